@@ -1,0 +1,37 @@
+// The tolerance policy: what "close enough" means for each output, written down once.
+//
+// An element passes when |t - s| <= atol + rtol * |s| (numpy.isclose with the source on the right).
+// Integer and bool outputs compare exactly whatever the tolerances. Per-output overrides win over
+// the global values. Every report records the policy it applied.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "convgate/core/status.h"
+
+namespace convgate::compare {
+
+struct Tolerance {
+  // LEAPP's defaults (compile_graph(validate=True, rtol=1e-3, atol=1e-5)), which DESIGN.md adopts:
+  // loose enough for reordered fp32 accumulation, tight enough to catch a 1% weight change.
+  double atol = 1e-5;
+  double rtol = 1e-3;
+};
+
+struct Policy {
+  Tolerance global;
+  std::map<std::string, double> atol_per_output;
+  std::map<std::string, double> rtol_per_output;
+
+  Tolerance For(std::string_view output) const;
+};
+
+// Applies one --atol / --rtol argument ("1e-4" or "name:1e-4"; split at the last ':').
+// Values must be finite and >= 0.
+Status AddAtol(std::string_view text, Policy& policy);
+Status AddRtol(std::string_view text, Policy& policy);
+
+}  // namespace convgate::compare

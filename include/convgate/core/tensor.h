@@ -1,0 +1,115 @@
+// A dense, row-major tensor that owns its bytes. Move-only: copies are explicit (Clone()), because
+// model outputs can be gigabytes and an accidental copy is a memory bug, not a convenience.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "convgate/core/dtype.h"
+#include "convgate/core/shape.h"
+#include "convgate/core/status.h"
+
+namespace convgate {
+
+class Tensor {
+ public:
+  Tensor() = default;  // an empty float32 scalar-less tensor; use Allocate for real ones
+  Tensor(Tensor&&) noexcept = default;
+  Tensor& operator=(Tensor&&) noexcept = default;
+  Tensor(const Tensor&) = delete;
+  Tensor& operator=(const Tensor&) = delete;
+
+  // Zero-filled tensor. Fails only if the byte size cannot be represented.
+  static Result<Tensor> Allocate(DType dtype, Shape shape);
+  // Copies bytes; fails unless bytes.size() == NumElements * DTypeSize.
+  static Result<Tensor> FromBytes(DType dtype, Shape shape, std::span<const std::byte> bytes);
+  // Convenience for tests and generated data. REQUIRES: values.size() == shape.NumElements().
+  template <typename T>
+  static Tensor FromVector(DType dtype, Shape shape, const std::vector<T>& values);
+
+  Tensor Clone() const;
+
+  DType dtype() const { return dtype_; }
+  const Shape& shape() const { return shape_; }
+  int64_t num_elements() const { return shape_.NumElements(); }
+  size_t byte_size() const { return byte_size_; }
+
+  std::span<std::byte> bytes() { return {data_.get(), byte_size_}; }
+  std::span<const std::byte> bytes() const { return {data_.get(), byte_size_}; }
+
+  // Typed views. REQUIRES: sizeof(T) == DTypeSize(dtype()) (fp16/bf16 are viewed as uint16_t).
+  template <typename T>
+  std::span<T> data() {
+    return {reinterpret_cast<T*>(data_.get()), static_cast<size_t>(num_elements())};
+  }
+  template <typename T>
+  std::span<const T> data() const {
+    return {reinterpret_cast<const T*>(data_.get()), static_cast<size_t>(num_elements())};
+  }
+
+  // Element `flat` as double (fp16/bf16 widened exactly; int64 beyond 2^53 rounds).
+  double GetDouble(int64_t flat) const;
+  // Stores `value` converted to dtype() (float rounding to nearest even; integers truncate toward
+  // zero and saturate; bool is value != 0).
+  void SetDouble(int64_t flat, double value);
+
+  // Same dtype, same shape, same bytes.
+  bool BitwiseEquals(const Tensor& other) const;
+  // "float32[1, 3, 224, 224]".
+  std::string Describe() const;
+
+ private:
+  DType dtype_ = DType::kFloat32;
+  Shape shape_;
+  size_t byte_size_ = 0;
+  std::unique_ptr<std::byte[]> data_;
+};
+
+// An ordered collection of named tensors: one sample's inputs or a model's outputs. Order is the
+// model's declaration order where there is one; lookups are by exact name.
+class TensorMap {
+ public:
+  struct Entry {
+    std::string name;
+    Tensor tensor;
+  };
+
+  // Fails if the name is already present.
+  Status Insert(std::string name, Tensor tensor);
+  // Replaces an existing entry or appends.
+  void InsertOrAssign(std::string name, Tensor tensor);
+  const Tensor* Find(std::string_view name) const;
+  Tensor* Find(std::string_view name);
+  bool Contains(std::string_view name) const { return Find(name) != nullptr; }
+  std::vector<std::string> Names() const;
+  TensorMap Clone() const;
+
+  size_t size() const { return entries_.size(); }
+  bool empty() const { return entries_.empty(); }
+  const Entry& operator[](size_t idx) const { return entries_[idx]; }
+  Entry& operator[](size_t idx) { return entries_[idx]; }
+  std::vector<Entry>::const_iterator begin() const { return entries_.begin(); }
+  std::vector<Entry>::const_iterator end() const { return entries_.end(); }
+  std::vector<Entry>::iterator begin() { return entries_.begin(); }
+  std::vector<Entry>::iterator end() { return entries_.end(); }
+
+ private:
+  std::vector<Entry> entries_;
+};
+
+template <typename T>
+Tensor Tensor::FromVector(DType dtype, Shape shape, const std::vector<T>& values) {
+  Result<Tensor> tensor = FromBytes(
+      dtype, std::move(shape),
+      std::span<const std::byte>(reinterpret_cast<const std::byte*>(values.data()),
+                                 values.size() * sizeof(T)));
+  if (!tensor.ok()) std::abort();  // programmer error: sizes must match
+  return std::move(tensor).value();
+}
+
+}  // namespace convgate

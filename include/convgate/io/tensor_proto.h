@@ -1,0 +1,42 @@
+// ONNX TensorProto files (.pb), as in ONNX test cases (test_data_set_N/input_K.pb).
+//
+// Reads raw_data and the typed fields (float_data, double_data, int32_data for int8/16/uint8/16/
+// bool/float16/bfloat16 as the ONNX spec packs them, int64_data, uint64_data). ONNX 1.12's test data
+// stores some bfloat16 tensors as UINT16: they are read as uint16 and the caller may reinterpret
+// them (see ReinterpretAs). Unsupported element types (string, complex, float8) and external data
+// give Unimplemented naming the file, the tensor and the type. Sequence/optional/map protos are not
+// tensors and give Unimplemented too.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include "convgate/core/status.h"
+#include "convgate/core/tensor.h"
+
+namespace convgate::io {
+
+struct NamedTensorProto {
+  std::string name;  // TensorProto.name; may be empty
+  Tensor tensor;
+};
+
+Result<NamedTensorProto> ParseTensorProto(std::string_view bytes, std::string_view what);
+Result<NamedTensorProto> ReadTensorProto(const std::filesystem::path& path);
+
+// Serialized TensorProto with raw_data (little-endian), dims and name.
+std::string SerializeTensorProto(const Tensor& tensor, std::string_view name);
+Status WriteTensorProto(const std::filesystem::path& path, const Tensor& tensor,
+                        std::string_view name);
+
+// Converts between the ONNX TensorProto.DataType numbering and DType. nullopt / 0 when unsupported.
+std::optional<DType> DTypeFromOnnx(int onnx_elem_type);
+int OnnxFromDType(DType dtype);
+// Name of an ONNX element type for messages: "FLOAT", "STRING", "COMPLEX64", ... ("type 42").
+std::string OnnxElemTypeName(int onnx_elem_type);
+
+// Same bytes, a dtype of the same element size (uint16 -> bfloat16 for ONNX 1.12 test data).
+Result<Tensor> ReinterpretAs(Tensor tensor, DType dtype);
+
+}  // namespace convgate::io

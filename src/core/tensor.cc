@@ -1,0 +1,187 @@
+#include "convgate/core/tensor.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "convgate/core/float16.h"
+
+namespace convgate {
+namespace {
+
+template <typename T>
+T Load(const std::byte* base, int64_t flat) {
+  T value;
+  std::memcpy(&value, base + flat * static_cast<int64_t>(sizeof(T)), sizeof(T));
+  return value;
+}
+
+template <typename T>
+void Store(std::byte* base, int64_t flat, T value) {
+  std::memcpy(base + flat * static_cast<int64_t>(sizeof(T)), &value, sizeof(T));
+}
+
+// Saturating, truncating double -> integer conversion; NaN becomes 0.
+template <typename T>
+T ToInteger(double value) {
+  if (std::isnan(value)) return 0;
+  if (value <= static_cast<double>(std::numeric_limits<T>::lowest())) {
+    return std::numeric_limits<T>::lowest();
+  }
+  if (value >= static_cast<double>(std::numeric_limits<T>::max())) {
+    return std::numeric_limits<T>::max();
+  }
+  return static_cast<T>(value);
+}
+
+}  // namespace
+
+Result<Tensor> Tensor::Allocate(DType dtype, Shape shape) {
+  const size_t element_size = DTypeSize(dtype);
+  // Shape guarantees NumElements() <= 2^60, so the product below cannot overflow size_t.
+  const size_t byte_size = static_cast<size_t>(shape.NumElements()) * element_size;
+  Tensor tensor;
+  tensor.dtype_ = dtype;
+  tensor.shape_ = std::move(shape);
+  tensor.byte_size_ = byte_size;
+  tensor.data_.reset(new (std::nothrow) std::byte[byte_size == 0 ? 1 : byte_size]());
+  if (!tensor.data_) {
+    return Status::Unavailable("cannot allocate " + std::to_string(byte_size) + " bytes for a " +
+                               std::string(DTypeName(dtype)) + tensor.shape_.ToString() +
+                               " tensor");
+  }
+  return tensor;
+}
+
+Result<Tensor> Tensor::FromBytes(DType dtype, Shape shape, std::span<const std::byte> bytes) {
+  const size_t expected = static_cast<size_t>(shape.NumElements()) * DTypeSize(dtype);
+  if (bytes.size() != expected) {
+    return Status::InvalidArgument(std::string(DTypeName(dtype)) + shape.ToString() + " needs " +
+                                   std::to_string(expected) + " bytes, got " +
+                                   std::to_string(bytes.size()));
+  }
+  CONVGATE_ASSIGN_OR_RETURN(Tensor tensor, Allocate(dtype, std::move(shape)));
+  if (!bytes.empty()) std::memcpy(tensor.data_.get(), bytes.data(), bytes.size());
+  return tensor;
+}
+
+Tensor Tensor::Clone() const {
+  Result<Tensor> copy = FromBytes(dtype_, shape_, bytes());
+  if (!copy.ok()) std::abort();  // only allocation can fail here; treat like operator new
+  return std::move(copy).value();
+}
+
+double Tensor::GetDouble(int64_t flat) const {
+  const std::byte* base = data_.get();
+  switch (dtype_) {
+    case DType::kFloat32:
+      return Load<float>(base, flat);
+    case DType::kFloat64:
+      return Load<double>(base, flat);
+    case DType::kFloat16:
+      return HalfToFloat(Load<uint16_t>(base, flat));
+    case DType::kBFloat16:
+      return BFloat16ToFloat(Load<uint16_t>(base, flat));
+    case DType::kInt8:
+      return Load<int8_t>(base, flat);
+    case DType::kInt16:
+      return Load<int16_t>(base, flat);
+    case DType::kInt32:
+      return Load<int32_t>(base, flat);
+    case DType::kInt64:
+      return static_cast<double>(Load<int64_t>(base, flat));
+    case DType::kUInt8:
+      return Load<uint8_t>(base, flat);
+    case DType::kUInt16:
+      return Load<uint16_t>(base, flat);
+    case DType::kUInt32:
+      return Load<uint32_t>(base, flat);
+    case DType::kUInt64:
+      return static_cast<double>(Load<uint64_t>(base, flat));
+    case DType::kBool:
+      return Load<uint8_t>(base, flat) != 0 ? 1.0 : 0.0;
+  }
+  return 0.0;
+}
+
+void Tensor::SetDouble(int64_t flat, double value) {
+  std::byte* base = data_.get();
+  switch (dtype_) {
+    case DType::kFloat32:
+      return Store<float>(base, flat, static_cast<float>(value));
+    case DType::kFloat64:
+      return Store<double>(base, flat, value);
+    case DType::kFloat16:
+      return Store<uint16_t>(base, flat, FloatToHalf(static_cast<float>(value)));
+    case DType::kBFloat16:
+      return Store<uint16_t>(base, flat, FloatToBFloat16(static_cast<float>(value)));
+    case DType::kInt8:
+      return Store<int8_t>(base, flat, ToInteger<int8_t>(value));
+    case DType::kInt16:
+      return Store<int16_t>(base, flat, ToInteger<int16_t>(value));
+    case DType::kInt32:
+      return Store<int32_t>(base, flat, ToInteger<int32_t>(value));
+    case DType::kInt64:
+      return Store<int64_t>(base, flat, ToInteger<int64_t>(value));
+    case DType::kUInt8:
+      return Store<uint8_t>(base, flat, ToInteger<uint8_t>(value));
+    case DType::kUInt16:
+      return Store<uint16_t>(base, flat, ToInteger<uint16_t>(value));
+    case DType::kUInt32:
+      return Store<uint32_t>(base, flat, ToInteger<uint32_t>(value));
+    case DType::kUInt64:
+      return Store<uint64_t>(base, flat, ToInteger<uint64_t>(value));
+    case DType::kBool:
+      return Store<uint8_t>(base, flat, value != 0.0 ? 1 : 0);
+  }
+}
+
+bool Tensor::BitwiseEquals(const Tensor& other) const {
+  return dtype_ == other.dtype_ && shape_ == other.shape_ && byte_size_ == other.byte_size_ &&
+         (byte_size_ == 0 || std::memcmp(data_.get(), other.data_.get(), byte_size_) == 0);
+}
+
+std::string Tensor::Describe() const { return std::string(DTypeName(dtype_)) + shape_.ToString(); }
+
+Status TensorMap::Insert(std::string name, Tensor tensor) {
+  if (Contains(name)) return Status::InvalidArgument("duplicate tensor name '" + name + "'");
+  entries_.push_back({std::move(name), std::move(tensor)});
+  return Status::OK();
+}
+
+void TensorMap::InsertOrAssign(std::string name, Tensor tensor) {
+  if (Tensor* existing = Find(name)) {
+    *existing = std::move(tensor);
+    return;
+  }
+  entries_.push_back({std::move(name), std::move(tensor)});
+}
+
+const Tensor* TensorMap::Find(std::string_view name) const {
+  for (const Entry& entry : entries_) {
+    if (entry.name == name) return &entry.tensor;
+  }
+  return nullptr;
+}
+
+Tensor* TensorMap::Find(std::string_view name) {
+  for (Entry& entry : entries_) {
+    if (entry.name == name) return &entry.tensor;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> TensorMap::Names() const {
+  std::vector<std::string> names;
+  names.reserve(entries_.size());
+  for (const Entry& entry : entries_) names.push_back(entry.name);
+  return names;
+}
+
+TensorMap TensorMap::Clone() const {
+  TensorMap copy;
+  for (const Entry& entry : entries_) copy.entries_.push_back({entry.name, entry.tensor.Clone()});
+  return copy;
+}
+
+}  // namespace convgate
