@@ -3,7 +3,8 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
+#include <iterator>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -29,28 +30,35 @@ struct ValueSummary {
 };
 
 // Non-finite values, split by where they come from (DESIGN.md, "Comparison semantics"):
-//   introduced: non-finite in the target where the source is finite  -> always a failure
-//   inherited:  non-finite in the source where the target differs    -> a mismatch; the source itself
-//               is unstable
-//   shared:     the same non-finite value on both sides (NaN/NaN, +Inf/+Inf) -> equal, but reported
+//   introduced: non-finite in the target where the source is finite: always a failure.
+//   inherited:  non-finite in the source where the target differs: a mismatch, reported as the
+//               source itself being unstable. A source +Inf against a target NaN is inherited.
+//   shared:     the same non-finite value on both sides (NaN/NaN, +Inf/+Inf, -Inf/-Inf): equal,
+//               not a mismatch, but counted and noted.
 struct NonFiniteSplit {
   int64_t introduced_nan = 0;
-  int64_t introduced_inf = 0;
+  int64_t introduced_inf = 0;  // +Inf and -Inf
   int64_t inherited = 0;
   int64_t shared_nan = 0;
   int64_t shared_inf = 0;
-  int64_t first_introduced = -1;  // flat index, -1 when none
+  // Flat indices, -1 when none. first_introduced is the earlier of the two kinds.
+  int64_t first_introduced = -1;
+  int64_t first_introduced_nan = -1;
+  int64_t first_introduced_inf = -1;
   int64_t first_inherited = -1;
 };
 
+// One element, located in the source's shape (the reference; when shapes differ but element counts
+// agree, elements are paired in row-major order).
 struct ElementReport {
   int64_t flat = -1;  // -1 when there is no such element
   std::vector<int64_t> index;
+  // As double: int64/uint64 beyond 2^53 round here; failure messages print such values exactly.
   double source = 0.0;
   double target = 0.0;
-  double abs_error = 0.0;
-  double rel_error = 0.0;
-  double allowed = 0.0;  // atol + rtol * |s| at this element
+  double abs_error = 0.0;  // |t - s|; NaN or Inf for a non-finite element
+  double rel_error = 0.0;  // abs_error / max(|s|, kRelErrorFloor)
+  double allowed = 0.0;    // atol + rtol * |s| at this element; 0 for an exact comparison
 };
 
 struct ErrorStats {
@@ -70,7 +78,10 @@ struct TensorComparison {
   bool dtype_match = true;
   bool shape_match = true;
   bool values_compared = false;  // false when shapes disagree in element count
-  bool exact = false;            // integer/bool comparison: tolerances not used
+  // Both dtypes are integer or bool: elements compare exactly in the integer domain (int64/uint64
+  // beyond 2^53 included) and the tolerances are not used. When only one side is an integer type
+  // the comparison uses the tolerances in double.
+  bool exact = false;
 
   Tolerance tolerance;
   int64_t num_elements = 0;
@@ -78,26 +89,54 @@ struct TensorComparison {
   ValueSummary target_values;
   NonFiniteSplit non_finite;
   ErrorStats errors;
-  // Elements failing the tolerance (including introduced and inherited non-finite values).
+  // Elements failing the tolerance (or unequal, when exact), including introduced and inherited
+  // non-finite values; mismatch_fraction = mismatches / num_elements (0 when empty).
   int64_t mismatches = 0;
   double mismatch_fraction = 0.0;
-  // The element that exceeds its allowance by the largest factor |t - s| / allowed (-1 when none
-  // fails). Names the place to look first.
+  // The failing element to look at first (flat -1 when none fails), in this order of precedence:
+  //   1. the first introduced NaN/Inf;
+  //   2. the finite element exceeding its allowance by the largest factor |t - s| / allowed
+  //      (an element allowed 0 counts as an infinite factor, ties go to the larger |t - s|, then
+  //      to the lower index); for an exact comparison, the largest |t - s|;
+  //   3. the first inherited non-finite element.
   ElementReport worst;
 
-  bool passed = false;
-  // Why it failed, one sentence each, most important first ("dtype mismatch: source float32,
-  // target float16", "introduced NaN: 3 of 10 elements, first at [0, 2]",
-  // "12 of 1000 elements (1.2%) outside atol 1e-05 + rtol 0.001 * |source|; worst at [0, 7]: ...").
+  // The smallest tolerances under which every finite element would pass, each with the other
+  // tolerance kept: atol_to_pass = max(|t - s| - rtol * |s|, 0) and rtol_to_pass =
+  // max((|t - s| - atol) / |s|, 0) over finite pairs (Inf when an element with s = 0 exceeds atol,
+  // which no rtol can absorb). 0 for exact comparisons. They turn a failure into a concrete
+  // --atol/--rtol suggestion, so a reader can judge whether that much error is acceptable.
+  double atol_to_pass = 0.0;
+  double rtol_to_pass = 0.0;
+
+  bool passed = false;  // failures.empty()
+  // Why it failed, one sentence each, in this order: dtype mismatch, shape mismatch, introduced
+  // NaN, introduced Inf, values outside the tolerance, inherited non-finite. For example
+  //   "dtype mismatch: source float32, target float16"
+  //   "introduced NaN: 3 of 10 elements (30%) are NaN in the target where the source is finite;
+  //    first at [0, 2] (source 0.5)"
+  //   "12 of 1000 elements (1.2%) outside atol 1e-05 + rtol 0.001 * |source|; worst at [0, 7]:
+  //    source 0.5012, target 0.5123 (|diff| 0.0111, allowed 0.000511)"
   std::vector<std::string> failures;
+  // Observations that do not fail the check, one sentence each ("shared NaN: 3 of 10 elements
+  // (30%) are NaN in both source and target (treated as equal)").
+  std::vector<std::string> notes;
 };
 
-// Source is the reference. Never fails: structural problems are reported in the result.
+// Source is the reference. Never fails: structural problems are reported in the result. Values are
+// compared (flattened, row-major) whenever the element counts agree, even if dtype or shape differ.
+// Memory: one double per element for the percentiles, plus fixed-size chunk buffers.
 TensorComparison CompareTensors(const Tensor& source, const Tensor& target,
                                 const Tolerance& tolerance);
 
-// numpy.percentile(values, q) with the default 'linear' method. Reorders `values`.
-// REQUIRES: !values.empty(), 0 <= q <= 100.
+// Min/max/mean over finite values and NaN/Inf counts of one tensor (the run gate's summary).
+ValueSummary SummarizeValues(const Tensor& tensor);
+
+// numpy.percentile(values, q) with the default 'linear' method, bit-for-bit (same interpolation
+// formula). Reorders `values`. REQUIRES: !values.empty(), values has no NaN, 0 <= q <= 100.
 double Percentile(std::vector<double>& values, double q);
+// Several percentiles with one sequence of partial selections (no full sort): out[i] is
+// Percentile(values, q[i]). Reorders `values`. REQUIRES: as Percentile, q.size() == out.size().
+void Percentiles(std::vector<double>& values, std::span<const double> q, std::span<double> out);
 
 }  // namespace convgate::compare

@@ -26,11 +26,15 @@ struct Policy {
   std::map<std::string, double> atol_per_output;
   std::map<std::string, double> rtol_per_output;
 
+  // The global values with this output's overrides applied.
   Tolerance For(std::string_view output) const;
 };
 
-// Applies one --atol / --rtol argument ("1e-4" or "name:1e-4"; split at the last ':').
-// Values must be finite and >= 0.
+// Applies one --atol / --rtol argument: "1e-4" sets the global value, "name:1e-4" the value for
+// one output. The name ends at the last ':' because tensor names contain ':' (tf2onnx's
+// "input:0"; "input:0:1e-4" is valid). Later arguments override earlier ones. Returns
+// InvalidArgument quoting the text, and leaves the policy unchanged, when the value is not a
+// number, negative, NaN or infinite, or the name before ':' is empty.
 Status AddAtol(std::string_view text, Policy& policy);
 Status AddRtol(std::string_view text, Policy& policy);
 

@@ -1,0 +1,67 @@
+// numpy.percentile with method='linear' (numpy 1.22+, numpy/lib/function_base.py): the virtual
+// index is (n - 1) * (q / 100), and the two neighbouring order statistics are blended with numpy's
+// _lerp, whose second branch (b - (b - a) * (1 - t) for t >= 0.5) we copy so results match bit for
+// bit, not just to rounding.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <numeric>
+#include <vector>
+
+#include "convgate/compare/tensor_compare.h"
+
+namespace convgate::compare {
+namespace {
+
+struct Rank {
+  size_t lower;  // order statistic below the virtual index
+  size_t upper;  // lower + 1, clipped to the last element
+  double gamma;  // weight of upper
+};
+
+Rank RankOf(size_t count, double q) {
+  const double virtual_index = static_cast<double>(count - 1) * (q / 100.0);
+  const double floor_index = std::floor(virtual_index);
+  if (virtual_index >= static_cast<double>(count - 1)) return Rank{count - 1, count - 1, 0.0};
+  const auto lower = static_cast<size_t>(floor_index);
+  return Rank{lower, lower + 1, virtual_index - floor_index};
+}
+
+double Lerp(double a, double b, double t) {
+  const double diff = b - a;
+  return t >= 0.5 ? b - diff * (1.0 - t) : a + diff * t;
+}
+
+}  // namespace
+
+double Percentile(std::vector<double>& values, double q) {
+  double result = 0.0;
+  Percentiles(values, std::span<const double>(&q, 1), std::span<double>(&result, 1));
+  return result;
+}
+
+void Percentiles(std::vector<double>& values, std::span<const double> q, std::span<double> out) {
+  std::vector<size_t> order(q.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return q[a] < q[b]; });
+  // Ranks are visited in ascending order. After nth_element puts rank r in place, everything at
+  // [r + 1, end) is the set of larger elements, so the next selection only partitions that suffix:
+  // k percentiles cost about one selection over n plus shrinking ones, never a full sort.
+  size_t settled = 0;  // ranks below this are already in place
+  auto select = [&](size_t rank) {
+    if (rank >= settled) {
+      std::nth_element(values.begin() + static_cast<ptrdiff_t>(settled),
+                       values.begin() + static_cast<ptrdiff_t>(rank), values.end());
+      settled = rank + 1;
+    }
+    return values[rank];
+  };
+  for (size_t idx : order) {
+    const Rank rank = RankOf(values.size(), q[idx]);
+    const double lower = select(rank.lower);
+    const double upper = select(rank.upper);
+    out[idx] = Lerp(lower, upper, rank.gamma);
+  }
+}
+
+}  // namespace convgate::compare
