@@ -15,38 +15,57 @@ namespace convgate::inputs {
 
 struct Dataset {
   std::vector<TensorMap> samples;
-  std::string origin;              // "generated (uniform, seed 1)" or the file it was loaded from
-  std::vector<std::string> notes;  // facts the report must carry ("dim 'batch' of input 'x' unbound: used 1")
+  // "generated: uniform, seed 1, 2 samples" or the path it was loaded from; error messages about
+  // the data name it.
+  std::string origin;
+  // Facts the report must carry ("input 'x' dim 0 ('batch') unbound: used 1; bind it with --dim
+  // batch=N").
+  std::vector<std::string> notes;
 };
 
 // Generates options.samples samples for every input of `signature`, in declaration order.
-// Shapes: --shape for that input wins; otherwise fixed dims are kept, symbolic dims take
-// --dim values, and unbound or unknown dims become 1 (each such default is recorded in notes).
-// A --shape that contradicts a fixed declared dim, or an input whose dtype convgate cannot hold
-// (string), is InvalidArgument naming the input. Names in options that match no input are
-// InvalidArgument too (a typo must not silently fall back to defaults).
+// Shapes: --shape for that input wins (it must have the declared rank and fixed dims, and it binds
+// the input's symbolic dims for the other inputs too); otherwise fixed dims are kept, symbolic dims
+// take --dim (or --shape-bound) values, and unbound or unknown dims become 1, each such default
+// recorded in notes (once per symbol). An input declaring no shape at all needs a --shape.
+// Values: see Fill and InputOptions::range. Sample s of input i draws from its own
+// Prng(DeriveSeed(seed, s, i)), so one input's values do not depend on the others.
+// InvalidArgument naming the input for: a --shape contradicting the declaration or a --dim or
+// another --shape, an input whose dtype convgate cannot hold (string), a uniform integer range
+// holding no value of the dtype. InvalidArgument too for names in options that match no input and
+// --dim symbols no input declares (a typo must not silently fall back to defaults), and for
+// samples < 1.
 Result<Dataset> GenerateDataset(const Signature& signature, const InputOptions& options);
 
 // Loads samples from:
-//  - an .npz: flat (one sample, member name = input name) or with every member named
-//    "sample_<i>/<input>" (several samples, as SaveDataset writes them);
-//  - a single .npy (one sample of a single-input model; named by `single_input_name`);
-//  - a folder of <input>.npy files (one sample);
-//  - an ONNX test-case folder or test_data_set_N folder (one sample per data set; input_K.pb named
-//    by position from `signature`).
-// Errors name the file.
+//  - an .npz: flat (one sample, member name = input name) or, when every member is named
+//    "sample_<i>/<input>", one sample per i (i must run from 0 without gaps, else DataLoss);
+//  - a single .npy: one sample of a single-input model, named after the signature's only input
+//    (InvalidArgument for a model with any other number of inputs);
+//  - a folder of .npy files: one sample, each tensor named by its file's stem;
+//  - an ONNX test-case folder or test_data_set_N folder: one sample per data set, input_K.pb named
+//    by position from `signature` (output_K.pb files are not read).
+// Only names come from `signature`; nothing is checked against it (see ValidateDataset).
+// origin is set to the path. Errors name the file.
 Result<Dataset> LoadDataset(const std::filesystem::path& path, const Signature& signature);
 
-// .npz (layout as above: flat for one sample) or, when `path` has no .npz extension, an ONNX test
-// case folder (test_data_set_<i>/input_K.pb in signature order).
+// An .npz (flat for one sample, "sample_<i>/<input>" members for several) or, when `path` has no
+// .npz extension, an ONNX test case folder (test_data_set_<i>/input_K.pb, the signature's inputs
+// first in declaration order, then any other tensors). The folder is created if needed and data
+// sets already in it are overwritten; one numbered beyond the dataset's samples would be read back
+// as an extra sample, so its presence is FailedPrecondition. An .npy path is InvalidArgument (one
+// tensor cannot hold a dataset); a dataset with no samples is FailedPrecondition.
 Status SaveDataset(const std::filesystem::path& path, const Dataset& dataset,
                    const Signature& signature);
 
 // Checks every sample against the signature: each declared input present (missing ones named,
 // with the file), dtype equal to the declared one, rank and fixed dims equal to the declared ones,
 // symbolic dims bound consistently within a sample. FailedPrecondition naming the sample, the
-// input, the file (dataset.origin) and both values. Tensors the model does not take are dropped
-// from the samples and named in dataset.notes (an npz may hold inputs and outputs together).
+// input, the file (dataset.origin) and both values; Unimplemented for a declared input whose type
+// convgate cannot hold; FailedPrecondition for a dataset with no samples. On success, every sample
+// holds exactly the declared inputs in declaration order: tensors the model does not take are
+// dropped and named in dataset.notes (an npz may hold inputs and outputs together). On failure the
+// dataset is unchanged.
 Status ValidateDataset(Dataset& dataset, const Signature& signature);
 
 }  // namespace convgate::inputs

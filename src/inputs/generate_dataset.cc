@@ -1,0 +1,230 @@
+// GenerateDataset: resolve each input's shape, dtype, fill and range from the signature and the
+// options (all checks happen before any value is drawn), then draw the values.
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "convgate/inputs/dataset.h"
+#include "convgate/inputs/prng.h"
+#include "inputs/fill.h"
+
+namespace convgate::inputs {
+namespace {
+
+std::string Join(const std::vector<std::string>& names) {
+  std::string text;
+  for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;
+  return text;
+}
+
+std::string InputList(const Signature& signature) {
+  std::vector<std::string> names;
+  for (const TensorInfo& info : signature.inputs) names.push_back(info.name);
+  return names.empty() ? "the model has no inputs" : "its inputs are: " + Join(names);
+}
+
+template <typename Value>
+Status CheckInputNames(const std::map<std::string, Value>& per_input, std::string_view flag,
+                       const Signature& signature) {
+  for (const auto& [name, value] : per_input) {
+    if (signature.FindInput(name) != nullptr) continue;
+    return Status::InvalidArgument(std::string(flag) + " names input '" + name +
+                                   "', which the model does not have; " + InputList(signature));
+  }
+  return Status::OK();
+}
+
+// A --dim for a symbol no input declares is a typo, not a harmless extra.
+Status CheckDimSymbols(const Signature& signature, const InputOptions& options) {
+  std::set<std::string> symbols;
+  for (const TensorInfo& info : signature.inputs) {
+    for (const Dim& dim : info.shape) {
+      if (!dim.is_fixed() && !dim.symbol.empty()) symbols.insert(dim.symbol);
+    }
+  }
+  for (const auto& [symbol, value] : options.dim_per_symbol) {
+    if (symbols.count(symbol) != 0) continue;
+    const std::string known =
+        symbols.empty() ? "the model's inputs have no symbolic dims"
+                        : "the model's symbolic dims are: " +
+                              Join(std::vector<std::string>(symbols.begin(), symbols.end()));
+    return Status::InvalidArgument("--dim names symbol '" + symbol + "', which no input uses; " +
+                                   known);
+  }
+  return Status::OK();
+}
+
+Status CheckOptions(const Signature& signature, const InputOptions& options) {
+  if (options.samples < 1) {
+    return Status::InvalidArgument("--samples must be at least 1, got " +
+                                   std::to_string(options.samples));
+  }
+  CONVGATE_RETURN_IF_ERROR(CheckInputNames(options.fill_per_input, "--fill", signature));
+  CONVGATE_RETURN_IF_ERROR(CheckInputNames(options.range_per_input, "--val-range", signature));
+  CONVGATE_RETURN_IF_ERROR(CheckInputNames(options.shape_per_input, "--shape", signature));
+  return CheckDimSymbols(signature, options);
+}
+
+// A symbol's value and the argument that set it, for conflict messages.
+struct Binding {
+  int64_t value;
+  std::string source;
+};
+using Bindings = std::map<std::string, Binding>;
+
+// A --shape must agree with the declaration's rank and fixed dims. Its values for symbolic dims
+// bind those symbols for the other inputs too, so that generated inputs are consistent with each
+// other (ValidateDataset would reject a sample where 'batch' is 2 in one input and 1 in another).
+Status ApplyShapeOverride(const TensorInfo& info, const Shape& shape, Bindings& bindings) {
+  if (!info.has_shape) return Status::OK();
+  std::string source = "--shape " + info.name + ":";
+  for (size_t axis = 0; axis < shape.rank(); ++axis) {
+    source += (axis == 0 ? "" : "x") + std::to_string(shape.dim(axis));
+  }
+  bool matches = shape.rank() == info.shape.size();
+  for (size_t axis = 0; matches && axis < shape.rank(); ++axis) {
+    const Dim& dim = info.shape[axis];
+    matches = !dim.is_fixed() || dim.value == shape.dim(axis);
+  }
+  if (!matches) {
+    return Status::InvalidArgument("--shape for input '" + info.name + "' is " + shape.ToString() +
+                                   " but the model declares " + FormatDims(info));
+  }
+  for (size_t axis = 0; axis < shape.rank(); ++axis) {
+    const Dim& dim = info.shape[axis];
+    if (dim.is_fixed() || dim.symbol.empty()) continue;
+    auto [it, inserted] = bindings.try_emplace(dim.symbol, Binding{shape.dim(axis), source});
+    if (inserted || it->second.value == shape.dim(axis)) continue;
+    return Status::InvalidArgument(source + " sets dim '" + dim.symbol + "' to " +
+                                   std::to_string(shape.dim(axis)) + ", but " + it->second.source +
+                                   " sets it to " + std::to_string(it->second.value));
+  }
+  return Status::OK();
+}
+
+// Declared dims with symbols bound; unbound and unknown dims become 1 and are noted (once per
+// symbol, so a 'batch' shared by ten inputs gives one note).
+Result<Shape> DeclaredShape(const TensorInfo& info, const Bindings& bindings,
+                            std::set<std::string>& noted_symbols, std::vector<std::string>& notes) {
+  if (!info.has_shape) {
+    return Status::InvalidArgument("input '" + info.name +
+                                   "' declares no shape; give one with --shape " + info.name +
+                                   ":DIMS");
+  }
+  std::vector<int64_t> dims;
+  for (size_t axis = 0; axis < info.shape.size(); ++axis) {
+    const Dim& dim = info.shape[axis];
+    const std::string where = "input '" + info.name + "' dim " + std::to_string(axis);
+    if (dim.is_fixed()) {
+      dims.push_back(dim.value);
+    } else if (dim.symbol.empty()) {
+      dims.push_back(1);
+      notes.push_back(where + " unknown: used 1; set the shape with --shape " + info.name +
+                      ":DIMS");
+    } else if (auto it = bindings.find(dim.symbol); it != bindings.end()) {
+      dims.push_back(it->second.value);
+    } else {
+      dims.push_back(1);
+      if (noted_symbols.insert(dim.symbol).second) {
+        notes.push_back(where + " ('" + dim.symbol + "') unbound: used 1; bind it with --dim " +
+                        dim.symbol + "=N");
+      }
+    }
+  }
+  Result<Shape> shape = Shape::Make(std::move(dims));
+  if (!shape.ok()) return shape.status().WithContext("input '" + info.name + "'");
+  return shape;
+}
+
+// Everything needed to draw one input's values.
+struct InputPlan {
+  const TensorInfo* info;
+  DType dtype;
+  Shape shape;
+  Fill fill;
+  ValueRange range;
+};
+
+Result<InputPlan> PlanInput(const TensorInfo& info, const InputOptions& options,
+                            const Bindings& bindings, std::set<std::string>& noted_symbols,
+                            std::vector<std::string>& notes) {
+  if (!info.dtype) {
+    return Status::InvalidArgument("input '" + info.name + "' has type " + info.type_name +
+                                   ", which convgate cannot generate");
+  }
+  InputPlan plan{&info, *info.dtype, Shape(), options.fill, ValueRange()};
+  if (auto it = options.shape_per_input.find(info.name); it != options.shape_per_input.end()) {
+    plan.shape = it->second;
+  } else {
+    CONVGATE_ASSIGN_OR_RETURN(plan.shape, DeclaredShape(info, bindings, noted_symbols, notes));
+  }
+  if (auto it = options.fill_per_input.find(info.name); it != options.fill_per_input.end()) {
+    plan.fill = it->second;
+  }
+  plan.range = options.range.value_or(DefaultValueRange(plan.dtype, plan.fill));
+  if (auto it = options.range_per_input.find(info.name); it != options.range_per_input.end()) {
+    plan.range = it->second;
+  }
+  Status range_ok = CheckFillRange(plan.dtype, plan.fill, plan.range);
+  if (!range_ok.ok()) return range_ok.WithContext("input '" + info.name + "'");
+  return plan;
+}
+
+Result<std::vector<InputPlan>> PlanInputs(const Signature& signature, const InputOptions& options,
+                                          std::vector<std::string>& notes) {
+  Bindings bindings;
+  for (const auto& [symbol, value] : options.dim_per_symbol) {
+    bindings[symbol] = Binding{value, "--dim " + symbol + "=" + std::to_string(value)};
+  }
+  for (const TensorInfo& info : signature.inputs) {
+    auto it = options.shape_per_input.find(info.name);
+    if (it != options.shape_per_input.end()) {
+      CONVGATE_RETURN_IF_ERROR(ApplyShapeOverride(info, it->second, bindings));
+    }
+  }
+  std::vector<InputPlan> plans;
+  std::set<std::string> noted_symbols;
+  for (const TensorInfo& info : signature.inputs) {
+    CONVGATE_ASSIGN_OR_RETURN(InputPlan plan,
+                              PlanInput(info, options, bindings, noted_symbols, notes));
+    plans.push_back(std::move(plan));
+  }
+  return plans;
+}
+
+// "generated: uniform (mask: ones), seed 1, 2 samples".
+std::string DescribeGeneration(const InputOptions& options) {
+  std::string text = "generated: " + std::string(FillName(options.fill));
+  std::vector<std::string> overrides;
+  for (const auto& [name, fill] : options.fill_per_input) {
+    overrides.push_back(name + ": " + std::string(FillName(fill)));
+  }
+  if (!overrides.empty()) text += " (" + Join(overrides) + ")";
+  text += ", seed " + std::to_string(options.seed) + ", " + std::to_string(options.samples);
+  return text + (options.samples == 1 ? " sample" : " samples");
+}
+
+}  // namespace
+
+Result<Dataset> GenerateDataset(const Signature& signature, const InputOptions& options) {
+  CONVGATE_RETURN_IF_ERROR(CheckOptions(signature, options));
+  Dataset dataset;
+  CONVGATE_ASSIGN_OR_RETURN(std::vector<InputPlan> plans,
+                            PlanInputs(signature, options, dataset.notes));
+  dataset.origin = DescribeGeneration(options);
+  for (int sample_idx = 0; sample_idx < options.samples; ++sample_idx) {
+    TensorMap sample;
+    for (size_t input_idx = 0; input_idx < plans.size(); ++input_idx) {
+      const InputPlan& plan = plans[input_idx];
+      CONVGATE_ASSIGN_OR_RETURN(Tensor tensor, Tensor::Allocate(plan.dtype, plan.shape));
+      Prng prng(DeriveSeed(options.seed, static_cast<uint64_t>(sample_idx), input_idx));
+      FillTensor(tensor, plan.fill, plan.range, prng);
+      CONVGATE_RETURN_IF_ERROR(sample.Insert(plan.info->name, std::move(tensor)));
+    }
+    dataset.samples.push_back(std::move(sample));
+  }
+  return dataset;
+}
+
+}  // namespace convgate::inputs

@@ -1,0 +1,199 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+
+#include "convgate/inputs/dataset.h"
+#include "convgate/inputs/prng.h"
+#include "inputs/test_util.h"
+
+namespace convgate::inputs {
+namespace {
+
+using test_util::Fix;
+using test_util::Input;
+using test_util::MakeSignature;
+using test_util::ShapelessInput;
+using test_util::Sym;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+Dataset Generate(const Signature& signature, const InputOptions& options = {}) {
+  Result<Dataset> dataset = GenerateDataset(signature, options);
+  if (!dataset.ok()) ADD_FAILURE() << dataset.status().ToString();
+  return dataset.ok() ? std::move(dataset).value() : Dataset();
+}
+
+Status GenerateError(const Signature& signature, const InputOptions& options) {
+  Result<Dataset> dataset = GenerateDataset(signature, options);
+  return dataset.status();
+}
+
+TEST(GenerateDataset, ShapesFromDeclarationDimsAndDefaults) {
+  const Signature signature = MakeSignature({
+      Input("ids", DType::kInt64, {Sym("batch"), Sym("seq")}),
+      Input("mask", DType::kInt64, {Sym("batch"), Sym("seq")}),
+      Input("image", DType::kFloat32, {Sym("batch"), Fix(3), Dim::Unknown(), Fix(4)}),
+  });
+  InputOptions options;
+  options.dim_per_symbol["seq"] = 7;
+  const Dataset dataset = Generate(signature, options);
+  ASSERT_EQ(dataset.samples.size(), 1u);
+  const TensorMap& sample = dataset.samples[0];
+  EXPECT_EQ(sample.Names(), (std::vector<std::string>{"ids", "mask", "image"}));
+  EXPECT_EQ(sample.Find("ids")->shape(), Shape::Of({1, 7}));
+  EXPECT_EQ(sample.Find("mask")->shape(), Shape::Of({1, 7}));
+  EXPECT_EQ(sample.Find("image")->shape(), Shape::Of({1, 3, 1, 4}));
+  // One note for 'batch' although three inputs use it, one for the unnamed dim.
+  EXPECT_THAT(dataset.notes,
+              ElementsAre("input 'ids' dim 0 ('batch') unbound: used 1; bind it with --dim batch=N",
+                          "input 'image' dim 2 unknown: used 1; set the shape with --shape "
+                          "image:DIMS"));
+}
+
+TEST(GenerateDataset, ShapeOverrideWinsAndBindsSymbolsForOtherInputs) {
+  const Signature signature = MakeSignature({
+      Input("ids", DType::kInt64, {Sym("batch"), Sym("seq")}),
+      Input("mask", DType::kInt64, {Sym("batch"), Sym("seq")}),
+      ShapelessInput("extra", DType::kFloat32),
+  });
+  InputOptions options;
+  options.shape_per_input.insert_or_assign("ids", Shape::Of({2, 5}));
+  options.shape_per_input.insert_or_assign("extra", Shape::Of({4}));
+  const Dataset dataset = Generate(signature, options);
+  ASSERT_EQ(dataset.samples.size(), 1u);
+  EXPECT_EQ(dataset.samples[0].Find("ids")->shape(), Shape::Of({2, 5}));
+  EXPECT_EQ(dataset.samples[0].Find("mask")->shape(), Shape::Of({2, 5}));
+  EXPECT_EQ(dataset.samples[0].Find("extra")->shape(), Shape::Of({4}));
+  EXPECT_TRUE(dataset.notes.empty());
+}
+
+TEST(GenerateDataset, ShapeOverrideMustMatchTheDeclaration) {
+  const Signature signature =
+      MakeSignature({Input("x", DType::kFloat32, {Sym("batch"), Fix(3), Fix(224), Fix(224)})});
+  InputOptions options;
+  options.shape_per_input.insert_or_assign("x", Shape::Of({1, 3, 224}));
+  Status status = GenerateError(signature, options);
+  EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(status.message(),
+            "--shape for input 'x' is [1, 3, 224] but the model declares [batch, 3, 224, 224]");
+
+  options.shape_per_input.insert_or_assign("x", Shape::Of({1, 4, 224, 224}));
+  status = GenerateError(signature, options);
+  EXPECT_EQ(status.message(),
+            "--shape for input 'x' is [1, 4, 224, 224] but the model declares "
+            "[batch, 3, 224, 224]");
+}
+
+TEST(GenerateDataset, ConflictingSymbolBindingsAreRejected) {
+  const Signature signature = MakeSignature({
+      Input("a", DType::kFloat32, {Sym("batch")}),
+      Input("b", DType::kFloat32, {Sym("batch")}),
+  });
+  InputOptions options;
+  options.dim_per_symbol["batch"] = 4;
+  options.shape_per_input.insert_or_assign("a", Shape::Of({2}));
+  Status status = GenerateError(signature, options);
+  EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(status.message(), "--shape a:2 sets dim 'batch' to 2, but --dim batch=4 sets it to 4");
+
+  options.dim_per_symbol.clear();
+  options.shape_per_input.insert_or_assign("b", Shape::Of({3}));
+  status = GenerateError(signature, options);
+  EXPECT_EQ(status.message(), "--shape b:3 sets dim 'batch' to 3, but --shape a:2 sets it to 2");
+}
+
+TEST(GenerateDataset, ShapelessInputNeedsAShape) {
+  Status status = GenerateError(MakeSignature({ShapelessInput("x", DType::kFloat32)}), {});
+  EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(status.message(), "input 'x' declares no shape; give one with --shape x:DIMS");
+}
+
+TEST(GenerateDataset, UnknownNamesAndSymbolsAreErrors) {
+  const Signature signature = MakeSignature({
+      Input("ids", DType::kInt64, {Sym("batch"), Sym("seq")}),
+      Input("mask", DType::kInt64, {Sym("batch"), Sym("seq")}),
+  });
+  InputOptions options;
+  options.dim_per_symbol["btach"] = 2;
+  Status status = GenerateError(signature, options);
+  EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(status.message(),
+            "--dim names symbol 'btach', which no input uses; the model's symbolic dims are: "
+            "batch, seq");
+
+  options = InputOptions();
+  options.fill_per_input["input_ids"] = Fill::kOnes;
+  status = GenerateError(signature, options);
+  EXPECT_EQ(status.message(),
+            "--fill names input 'input_ids', which the model does not have; "
+            "its inputs are: ids, mask");
+  options = InputOptions();
+  options.range_per_input["x"] = ValueRange{0, 2};
+  EXPECT_THAT(GenerateError(signature, options).message(), HasSubstr("--val-range names input"));
+  options = InputOptions();
+  options.shape_per_input.insert_or_assign("x", Shape::Of({1}));
+  EXPECT_THAT(GenerateError(signature, options).message(), HasSubstr("--shape names input 'x'"));
+
+  options = InputOptions();
+  options.dim_per_symbol["batch"] = 1;
+  status = GenerateError(MakeSignature({Input("x", DType::kFloat32, {Fix(2)})}), options);
+  EXPECT_EQ(status.message(),
+            "--dim names symbol 'batch', which no input uses; the model's "
+            "inputs have no symbolic dims");
+}
+
+TEST(GenerateDataset, RejectsTypesConvgateCannotHoldAndZeroSamples) {
+  TensorInfo text = ShapelessInput("text", DType::kFloat32);
+  text.dtype = std::nullopt;
+  text.type_name = "string";
+  text.has_shape = true;
+  Status status = GenerateError(MakeSignature({text}), {});
+  EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(status.message(), "input 'text' has type string, which convgate cannot generate");
+
+  InputOptions options;
+  options.samples = 0;
+  status = GenerateError(MakeSignature({Input("x", DType::kFloat32, {})}), options);
+  EXPECT_EQ(status.message(), "--samples must be at least 1, got 0");
+}
+
+TEST(GenerateDataset, OriginAndSampleCount) {
+  InputOptions options;
+  options.samples = 3;
+  options.seed = 9;
+  options.fill_per_input["m"] = Fill::kOnes;
+  const Signature signature =
+      MakeSignature({Input("x", DType::kFloat32, {Fix(2)}), Input("m", DType::kBool, {Fix(2)})});
+  const Dataset dataset = Generate(signature, options);
+  EXPECT_EQ(dataset.samples.size(), 3u);
+  EXPECT_EQ(dataset.origin, "generated: uniform (m: ones), seed 9, 3 samples");
+  EXPECT_EQ(Generate(signature).origin.substr(0, 28), "generated: uniform, seed 1, ");
+}
+
+TEST(GenerateDataset, EachSampleAndInputHasItsOwnStream) {
+  const Signature one = MakeSignature({Input("x", DType::kFloat32, {Fix(16)})});
+  const Signature two = MakeSignature(
+      {Input("x", DType::kFloat32, {Fix(16)}), Input("y", DType::kFloat32, {Fix(16)})});
+  InputOptions options;
+  options.samples = 2;
+  const Dataset a = Generate(one, options);
+  const Dataset b = Generate(two, options);
+  const Dataset again = Generate(two, options);
+  ASSERT_EQ(b.samples.size(), 2u);
+  // Adding input y leaves x's values unchanged; the same options reproduce the same bytes.
+  EXPECT_TRUE(a.samples[1].Find("x")->BitwiseEquals(*b.samples[1].Find("x")));
+  EXPECT_TRUE(b.samples[1].Find("y")->BitwiseEquals(*again.samples[1].Find("y")));
+  EXPECT_FALSE(b.samples[0].Find("x")->BitwiseEquals(*b.samples[1].Find("x")));
+  EXPECT_FALSE(b.samples[0].Find("x")->BitwiseEquals(*b.samples[0].Find("y")));
+  options.seed = 2;
+  EXPECT_FALSE(Generate(one, options).samples[0].Find("x")->BitwiseEquals(*a.samples[0].Find("x")));
+
+  // The documented stream: sample 1, input 1 draws from Prng(DeriveSeed(seed, 1, 1)).
+  Prng prng(DeriveSeed(1, 1, 1));
+  EXPECT_EQ(b.samples[1].Find("y")->data<float>()[0], static_cast<float>(prng.NextDouble()));
+}
+
+}  // namespace
+}  // namespace convgate::inputs
