@@ -1,6 +1,6 @@
-// What runs a model. A Backend loads model files into Models; a Model reports its signature and runs
-// samples. Implementations live in src/backends/<name>/ and are the only code that includes their
-// SDK's headers; their exceptions never escape (they become Status).
+// What runs a model. A Backend loads model files into Models; a Model reports its signature and
+// runs samples. Implementations live in src/backends/<name>/ and are the only code that includes
+// their SDK's headers; their exceptions never escape (they become Status).
 #pragma once
 
 #include <filesystem>
@@ -20,16 +20,24 @@ struct LoadOptions {
   int intra_op_threads = 0;
 };
 
+// Thread safety: callers serialize Run calls on one Model (or load one Model per thread) unless
+// the backend documents more; the "ort" backend's Models allow concurrent Run calls.
 class Model {
  public:
   virtual ~Model() = default;
 
+  // What the model declares (names, dtypes, symbolic shapes), in declaration order. Valid for the
+  // Model's lifetime.
   virtual const Signature& signature() const = 0;
 
-  // Runs one sample. `output_names` empty means all declared outputs, in declaration order;
-  // otherwise exactly those, in that order. A name may be any intermediate tensor the backend can
-  // expose (see Backend::SupportsIntermediates). Errors name the model path and, where the runtime
-  // says, the node.
+  // Runs one sample. `inputs` must hold exactly the declared inputs with their declared dtypes
+  // and shapes compatible with the declared ones (FailedPrecondition naming the input otherwise,
+  // before the runtime is called). `output_names` empty means all declared outputs, in
+  // declaration order; otherwise exactly those, in that order. A name may be any intermediate
+  // tensor the backend can expose (see Backend::SupportsIntermediates); an unknown name is
+  // NotFound, a repeated one InvalidArgument. Outputs convgate cannot hold (sequences, maps,
+  // strings) are Unimplemented naming the output; a failure inside the runtime is Unavailable.
+  // Errors name the model path and, where the runtime says, the node.
   virtual Result<TensorMap> Run(const TensorMap& inputs,
                                 const std::vector<std::string>& output_names) = 0;
 };
@@ -44,6 +52,9 @@ class Backend {
   virtual std::string version() const = 0;
   virtual bool SupportsIntermediates() const = 0;
 
+  // Loads a model file. Errors name the file: NotFound (no such file, or a missing external data
+  // file), DataLoss (not parseable), InvalidArgument (a model the runtime rejects),
+  // Unimplemented (an op or opset the runtime has no kernel for), Unavailable (anything else).
   virtual Result<std::unique_ptr<Model>> Load(const std::filesystem::path& model_path,
                                               const LoadOptions& options) = 0;
 };

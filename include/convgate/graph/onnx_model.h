@@ -1,10 +1,16 @@
 // Reading and editing ONNX ModelProtos with libonnx (protobuf types never appear in this header).
+//
+// All functions are pure (no global state) and safe to call from several threads at once.
+// Protobuf cannot parse or serialize a message over 2 GB, so models larger than that must keep
+// their weights as external data; such an oversized file is reported as Unimplemented, not
+// DataLoss.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "convgate/core/signature.h"
@@ -20,7 +26,7 @@ struct OpsetImport {
 struct ModelSummary {
   std::filesystem::path path;
   std::string format = "onnx";
-  std::string sha256;
+  std::string sha256;  // empty when summarised from bytes (SummarizeOnnxModelBytes)
   int64_t file_bytes = 0;
   int64_t ir_version = 0;
   std::vector<OpsetImport> opsets;
@@ -29,27 +35,41 @@ struct ModelSummary {
   std::string graph_name;
   Signature signature;  // graph inputs that are not initializers, and graph outputs
   // Op type ("Conv", or "com.microsoft.FusedConv" for other domains) -> node count, including
-  // nodes inside subgraphs (If/Loop/Scan bodies).
+  // nodes inside subgraphs (If/Loop/Scan bodies). Bodies of model-local functions are definitions,
+  // not nodes, and are not counted.
   std::map<std::string, int64_t> op_histogram;
   int64_t node_count = 0;  // including subgraph nodes
+  // The three below include initializers of subgraphs (If/Loop/Scan bodies).
   int64_t initializer_count = 0;
-  int64_t parameter_count = 0;    // elements over all initializers
-  int64_t initializer_bytes = 0;  // bytes those elements take (raw or typed storage)
-  bool has_external_data = false;
+  int64_t parameter_count = 0;     // elements over all initializers
+  int64_t initializer_bytes = 0;   // bytes those elements take (raw, typed or external storage)
+  bool has_external_data = false;  // some initializer lives in a side file
+  // Distinct 'location' entries of those initializers, sorted, as written in the model: paths
+  // relative to the model's directory.
+  std::vector<std::string> external_data_files;
 };
 
 // Parses and summarises an ONNX model file. A file that is not a parseable ModelProto (truncated,
-// not ONNX) is DataLoss naming the file; a model without a graph is DataLoss too.
+// not ONNX) is DataLoss naming the file; a model without a graph is DataLoss too. A missing file is
+// NotFound.
 Result<ModelSummary> SummarizeOnnxModel(const std::filesystem::path& path);
 
-// Serialized copy of the model whose graph outputs are `output_names` (existing outputs first,
-// in their order, then the requested extra value names). Types of new outputs come from the
-// model's value_info or ONNX shape inference; a name no node produces is NotFound naming it.
+// The same from bytes already in memory; `path` is recorded and used in messages. sha256 is left
+// empty (hashing a large model costs seconds that a backend loading it does not need).
+Result<ModelSummary> SummarizeOnnxModelBytes(std::string_view model_bytes,
+                                             const std::filesystem::path& path);
+
+// Serialized copy of the model whose graph outputs are its existing outputs (in their order)
+// followed by those of `output_names` that are not already outputs (in the order given, duplicates
+// dropped). The types of new outputs come from the model's value_info, or ONNX shape inference;
+// when neither knows one the output is added without a type and the runtime infers it. A name that
+// no main-graph node, initializer or graph input produces is NotFound naming it and the model.
 Result<std::string> WithOutputs(const std::string& model_bytes,
                                 const std::vector<std::string>& output_names,
                                 const std::filesystem::path& model_path_for_messages);
 
-// Every value name produced by a node of the main graph, in topological (node) order.
+// Every value name produced by a node of the main graph, in node order (ONNX requires nodes to be
+// topologically sorted), skipping the empty names of omitted optional outputs.
 Result<std::vector<std::string>> IntermediateNames(const std::string& model_bytes);
 
 }  // namespace convgate::graph

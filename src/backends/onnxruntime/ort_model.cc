@@ -1,0 +1,224 @@
+#include "backends/onnxruntime/ort_model.h"
+
+#include <algorithm>
+#include <set>
+
+#include "backends/onnxruntime/ort_env.h"
+#include "backends/onnxruntime/ort_session.h"
+#include "backends/onnxruntime/ort_tensor.h"
+#include "convgate/core/file_util.h"
+#include "convgate/graph/onnx_model.h"
+
+namespace convgate::backends {
+namespace {
+
+// Each intermediate-value session holds its own copy of the weights, so only a few are kept:
+// per-node comparison asks for one chunk of names after another and never returns to old ones.
+constexpr size_t kMaxCachedSessions = 2;
+
+std::string JoinNames(const std::vector<TensorInfo>& infos) {
+  std::string joined;
+  for (const TensorInfo& info : infos) joined += (joined.empty() ? "" : ", ") + info.name;
+  return joined.empty() ? "(none)" : joined;
+}
+
+std::string DescribeDeclared(const TensorInfo& info) {
+  return info.type_name + (info.has_shape ? FormatDims(info) : " of any shape");
+}
+
+bool ShapeMatches(const TensorInfo& declared, const Shape& shape) {
+  if (!declared.has_shape) return true;
+  if (declared.shape.size() != shape.rank()) return false;
+  for (size_t axis = 0; axis < shape.rank(); ++axis) {
+    const Dim& dim = declared.shape[axis];
+    if (dim.is_fixed() && dim.value != shape.dim(axis)) return false;
+  }
+  return true;
+}
+
+// ORT reports a missing side file as a generic failure; this names it and is NotFound.
+Status CheckExternalDataFiles(const std::filesystem::path& model_path,
+                              const std::vector<std::string>& files) {
+  for (const std::string& file : files) {
+    const std::filesystem::path path = model_path.parent_path() / file;
+    std::error_code error;
+    if (!std::filesystem::exists(path, error)) {
+      return Status::NotFound(model_path.string() + ": external data file " + path.string() +
+                              " does not exist");
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Result<OrtModel::FileStamp> OrtModel::StampOf(const std::filesystem::path& path) {
+  std::error_code error;
+  FileStamp stamp;
+  stamp.size = std::filesystem::file_size(path, error);
+  if (!error) stamp.mtime = std::filesystem::last_write_time(path, error);
+  if (error) {
+    Status status(error == std::errc::no_such_file_or_directory ? StatusCode::kNotFound
+                                                                : StatusCode::kUnavailable,
+                  "cannot open " + path.string() + ": " + error.message());
+    return status;
+  }
+  return stamp;
+}
+
+Result<std::unique_ptr<OrtModel>> OrtModel::Load(const std::filesystem::path& model_path,
+                                                 const LoadOptions& options) {
+  if (options.intra_op_threads < 0) {
+    return Status::InvalidArgument("intra_op_threads must be >= 0, got " +
+                                   std::to_string(options.intra_op_threads));
+  }
+  std::unique_ptr<OrtModel> model(new OrtModel());
+  model->path_ = model_path;
+  model->options_ = options;
+  CONVGATE_ASSIGN_OR_RETURN(model->env_, GetOrtEnv());
+  CONVGATE_ASSIGN_OR_RETURN(model->stamp_, StampOf(model_path));
+  // The bytes are dropped after loading; a session for intermediate values re-reads the file
+  // (checking its stamp) rather than keeping a second copy of every model in memory.
+  CONVGATE_ASSIGN_OR_RETURN(std::string bytes, ReadFile(model_path));
+  CONVGATE_ASSIGN_OR_RETURN(graph::ModelSummary summary,
+                            graph::SummarizeOnnxModelBytes(bytes, model_path));
+  model->signature_ = std::move(summary.signature);
+  model->has_external_data_ = summary.has_external_data;
+  CONVGATE_RETURN_IF_ERROR(CheckExternalDataFiles(model_path, summary.external_data_files));
+  CONVGATE_ASSIGN_OR_RETURN(model->session_,
+                            CreateOrtSession(*model->env_, bytes, model->SessionConfig()));
+  CONVGATE_RETURN_IF_ERROR(
+      CheckSessionMatchesGraph(*model->session_, model->signature_, model_path));
+  return model;
+}
+
+Result<TensorMap> OrtModel::Run(const TensorMap& inputs,
+                                const std::vector<std::string>& output_names) {
+  CONVGATE_RETURN_IF_ERROR(CheckInputs(inputs));
+  std::vector<std::string> names = output_names;
+  if (names.empty()) {
+    for (const TensorInfo& output : signature_.outputs) names.push_back(output.name);
+  }
+  CONVGATE_RETURN_IF_ERROR(CheckOutputNames(names));
+  CONVGATE_ASSIGN_OR_RETURN(std::shared_ptr<Ort::Session> session, SessionFor(names));
+  return RunSession(*session, inputs, names);
+}
+
+Status OrtModel::CheckInputs(const TensorMap& inputs) const {
+  for (const TensorInfo& declared : signature_.inputs) {
+    const Tensor* tensor = inputs.Find(declared.name);
+    if (tensor == nullptr) {
+      return Status::FailedPrecondition(
+          path_.string() + ": input '" + declared.name + "' (" + DescribeDeclared(declared) +
+          ") is missing; the model's inputs are " + JoinNames(signature_.inputs));
+    }
+    CONVGATE_RETURN_IF_ERROR(CheckInput(declared, *tensor));
+  }
+  for (const TensorMap::Entry& entry : inputs) {
+    if (signature_.FindInput(entry.name) == nullptr) {
+      return Status::FailedPrecondition(path_.string() + ": '" + entry.name +
+                                        "' is not an input of the model; its inputs are " +
+                                        JoinNames(signature_.inputs));
+    }
+  }
+  return Status::OK();
+}
+
+Status OrtModel::CheckInput(const TensorInfo& declared, const Tensor& tensor) const {
+  const std::string prefix = path_.string() + ": input '" + declared.name + "' ";
+  if (!declared.dtype) {
+    return Status::Unimplemented(prefix + "has type " + declared.type_name +
+                                 ", which convgate cannot feed");
+  }
+  if (*declared.dtype != tensor.dtype() || !ShapeMatches(declared, tensor.shape())) {
+    return Status::FailedPrecondition(prefix + "is " + tensor.Describe() + ", the model wants " +
+                                      DescribeDeclared(declared));
+  }
+  return Status::OK();
+}
+
+Status OrtModel::CheckOutputNames(const std::vector<std::string>& names) const {
+  std::set<std::string> seen;
+  for (const std::string& name : names) {
+    if (!seen.insert(name).second) {
+      return Status::InvalidArgument(path_.string() + ": output '" + name + "' requested twice");
+    }
+    const TensorInfo* declared = signature_.FindOutput(name);
+    if (declared != nullptr && !declared->dtype) {
+      return Status::Unimplemented(path_.string() + ": output '" + name + "' has type " +
+                                   declared->type_name +
+                                   "; convgate handles numeric and bool tensors only");
+    }
+  }
+  return Status::OK();
+}
+
+Result<std::shared_ptr<Ort::Session>> OrtModel::SessionFor(const std::vector<std::string>& names) {
+  std::vector<std::string> extra;
+  for (const std::string& name : names) {
+    if (signature_.FindOutput(name) == nullptr) extra.push_back(name);
+  }
+  if (extra.empty()) return session_;
+  std::sort(extra.begin(), extra.end());
+  std::lock_guard<std::mutex> lock(cache_mutex_);
+  for (auto cached = cache_.begin(); cached != cache_.end(); ++cached) {
+    if (cached->extra_outputs != extra) continue;
+    cache_.splice(cache_.begin(), cache_, cached);
+    return cache_.front().session;
+  }
+  CONVGATE_ASSIGN_OR_RETURN(std::shared_ptr<Ort::Session> session,
+                            CreateIntermediateSession(extra));
+  cache_.push_front(CachedSession{std::move(extra), session});
+  if (cache_.size() > kMaxCachedSessions) cache_.pop_back();
+  return session;
+}
+
+Result<std::shared_ptr<Ort::Session>> OrtModel::CreateIntermediateSession(
+    const std::vector<std::string>& extra_outputs) {
+  CONVGATE_ASSIGN_OR_RETURN(FileStamp stamp, StampOf(path_));
+  if (!(stamp == stamp_)) {
+    return Status::FailedPrecondition(path_.string() +
+                                      " changed on disk since it was loaded; load it again to "
+                                      "fetch intermediate values");
+  }
+  CONVGATE_ASSIGN_OR_RETURN(std::string bytes, ReadFile(path_));
+  CONVGATE_ASSIGN_OR_RETURN(std::string marked, graph::WithOutputs(bytes, extra_outputs, path_));
+  bytes.clear();
+  bytes.shrink_to_fit();
+  return CreateOrtSession(*env_, marked, SessionConfig());
+}
+
+Result<TensorMap> OrtModel::RunSession(Ort::Session& session, const TensorMap& inputs,
+                                       const std::vector<std::string>& names) const {
+  try {
+    std::vector<const char*> input_names;
+    std::vector<Ort::Value> input_values;
+    for (const TensorInfo& declared : signature_.inputs) {
+      input_names.push_back(declared.name.c_str());
+      input_values.push_back(OrtValueView(*inputs.Find(declared.name)));
+    }
+    std::vector<const char*> output_names;
+    for (const std::string& name : names) output_names.push_back(name.c_str());
+    // Kernel failures come back as the exception turned into our Status below; at ERROR level
+    // ORT would also print the same message to stderr.
+    Ort::RunOptions run_options;
+    run_options.SetRunLogSeverityLevel(ORT_LOGGING_LEVEL_FATAL);
+    std::vector<Ort::Value> values =
+        session.Run(run_options, input_names.data(), input_values.data(), input_values.size(),
+                    output_names.data(), output_names.size());
+    TensorMap outputs;
+    for (size_t output_idx = 0; output_idx < names.size(); ++output_idx) {
+      Result<Tensor> tensor = TensorFromOrtValue(values[output_idx], names[output_idx]);
+      if (!tensor.ok()) return tensor.status().WithContext(path_.string());
+      CONVGATE_RETURN_IF_ERROR(outputs.Insert(names[output_idx], std::move(tensor).value()));
+    }
+    return outputs;
+  } catch (const Ort::Exception& error) {
+    return Status::Unavailable("ONNX Runtime failed running " + path_.string() + ": " +
+                               CleanOrtMessage(error.what()));
+  } catch (const std::bad_alloc&) {
+    return Status::Unavailable("ONNX Runtime failed running " + path_.string() + ": out of memory");
+  }
+}
+
+}  // namespace convgate::backends

@@ -1,0 +1,73 @@
+// A model loaded into ONNX Runtime.
+#pragma once
+
+#include <onnxruntime_cxx_api.h>
+
+#include <filesystem>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "backends/onnxruntime/ort_session.h"
+#include "convgate/backends/backend.h"
+
+namespace convgate::backends {
+
+// signature() is the ONNX graph's declaration (graph::SummarizeOnnxModel), not ORT's view: ORT
+// fills in shapes it inferred where the model declares none, but `run` checks outputs against what
+// the model declares. Load verifies that both agree on names and element types.
+//
+// Run may be called from several threads at once (ORT sessions are thread-safe; the cache of
+// sessions that expose intermediate values is guarded by a mutex).
+class OrtModel : public Model {
+ public:
+  static Result<std::unique_ptr<OrtModel>> Load(const std::filesystem::path& model_path,
+                                                const LoadOptions& options);
+
+  const Signature& signature() const override { return signature_; }
+  Result<TensorMap> Run(const TensorMap& inputs,
+                        const std::vector<std::string>& output_names) override;
+
+ private:
+  // What identifies the file the model was loaded from, to notice it changing before it is
+  // re-read for an intermediate-value session.
+  struct FileStamp {
+    uintmax_t size = 0;
+    std::filesystem::file_time_type mtime;
+    bool operator==(const FileStamp&) const = default;
+  };
+  struct CachedSession {
+    std::vector<std::string> extra_outputs;  // sorted
+    std::shared_ptr<Ort::Session> session;
+  };
+
+  OrtModel() = default;
+  static Result<FileStamp> StampOf(const std::filesystem::path& path);
+  OrtSessionConfig SessionConfig() const {
+    return {path_, options_.intra_op_threads, has_external_data_};
+  }
+
+  Status CheckInputs(const TensorMap& inputs) const;
+  Status CheckInput(const TensorInfo& declared, const Tensor& tensor) const;
+  Status CheckOutputNames(const std::vector<std::string>& names) const;
+  Result<std::shared_ptr<Ort::Session>> SessionFor(const std::vector<std::string>& names);
+  Result<std::shared_ptr<Ort::Session>> CreateIntermediateSession(
+      const std::vector<std::string>& extra_outputs);
+  Result<TensorMap> RunSession(Ort::Session& session, const TensorMap& inputs,
+                               const std::vector<std::string>& names) const;
+
+  std::filesystem::path path_;
+  LoadOptions options_;
+  Ort::Env* env_ = nullptr;  // process-wide, never destroyed
+  Signature signature_;
+  bool has_external_data_ = false;
+  FileStamp stamp_;
+  std::shared_ptr<Ort::Session> session_;
+
+  std::mutex cache_mutex_;
+  std::list<CachedSession> cache_;  // most recently used first
+};
+
+}  // namespace convgate::backends

@@ -1,0 +1,117 @@
+#include "backends/onnxruntime/ort_tensor.h"
+
+#include <array>
+#include <vector>
+
+namespace convgate::backends {
+namespace {
+
+struct TypePair {
+  DType dtype;
+  ONNXTensorElementDataType ort;
+};
+
+// fp16 and bf16 travel as their 16-bit patterns, which is also how ORT stores them; ORT's bool is
+// one byte like convgate's.
+constexpr std::array<TypePair, 13> kTypePairs = {{
+    {DType::kFloat32, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT},
+    {DType::kFloat64, ONNX_TENSOR_ELEMENT_DATA_TYPE_DOUBLE},
+    {DType::kFloat16, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16},
+    {DType::kBFloat16, ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16},
+    {DType::kInt8, ONNX_TENSOR_ELEMENT_DATA_TYPE_INT8},
+    {DType::kInt16, ONNX_TENSOR_ELEMENT_DATA_TYPE_INT16},
+    {DType::kInt32, ONNX_TENSOR_ELEMENT_DATA_TYPE_INT32},
+    {DType::kInt64, ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64},
+    {DType::kUInt8, ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT8},
+    {DType::kUInt16, ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT16},
+    {DType::kUInt32, ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT32},
+    {DType::kUInt64, ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT64},
+    {DType::kBool, ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL},
+}};
+
+const OrtMemoryInfo* CpuMemoryInfo() {
+  // Describes plain host memory; created once because every input of every run needs it.
+  static const Ort::MemoryInfo info =
+      Ort::MemoryInfo::CreateCpu(OrtDeviceAllocator, OrtMemTypeDefault);
+  return info;
+}
+
+std::string OnnxTypeName(ONNXType type) {
+  switch (type) {
+    case ONNX_TYPE_SEQUENCE:
+      return "a sequence";
+    case ONNX_TYPE_MAP:
+      return "a map";
+    case ONNX_TYPE_OPTIONAL:
+      return "an optional";
+    case ONNX_TYPE_SPARSETENSOR:
+      return "a sparse tensor";
+    default:
+      return "not a tensor";
+  }
+}
+
+}  // namespace
+
+ONNXTensorElementDataType OrtElementType(DType dtype) {
+  for (const TypePair& pair : kTypePairs) {
+    if (pair.dtype == dtype) return pair.ort;
+  }
+  return ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
+}
+
+std::optional<DType> DTypeFromOrt(ONNXTensorElementDataType element_type) {
+  for (const TypePair& pair : kTypePairs) {
+    if (pair.ort == element_type) return pair.dtype;
+  }
+  return std::nullopt;
+}
+
+std::string OrtElementTypeName(ONNXTensorElementDataType element_type) {
+  if (std::optional<DType> dtype = DTypeFromOrt(element_type)) {
+    return std::string(DTypeName(*dtype));
+  }
+  switch (element_type) {
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING:
+      return "string";
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_COMPLEX64:
+      return "complex64";
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_COMPLEX128:
+      return "complex128";
+    default:
+      return "element type " + std::to_string(static_cast<int>(element_type));
+  }
+}
+
+Ort::Value OrtValueView(const Tensor& tensor) {
+  const std::vector<int64_t>& dims = tensor.shape().dims();
+  // ORT's API takes a mutable pointer for inputs and outputs alike; it only reads inputs.
+  void* data = const_cast<std::byte*>(tensor.bytes().data());
+  return Ort::Value::CreateTensor(CpuMemoryInfo(), data, tensor.byte_size(), dims.data(),
+                                  dims.size(), OrtElementType(tensor.dtype()));
+}
+
+Result<Tensor> TensorFromOrtValue(const Ort::Value& value, const std::string& name) {
+  if (!value.IsTensor()) {
+    return Status::Unimplemented("output '" + name + "' is " +
+                                 OnnxTypeName(value.GetTypeInfo().GetONNXType()) +
+                                 "; convgate handles tensor outputs only");
+  }
+  const Ort::TensorTypeAndShapeInfo info = value.GetTensorTypeAndShapeInfo();
+  const std::optional<DType> dtype = DTypeFromOrt(info.GetElementType());
+  if (!dtype) {
+    return Status::Unimplemented("output '" + name + "' has element type " +
+                                 OrtElementTypeName(info.GetElementType()) +
+                                 ", which convgate cannot hold");
+  }
+  Result<Shape> shape = Shape::Make(info.GetShape());
+  if (!shape.ok()) return shape.status().WithContext("output '" + name + "'");
+  const size_t byte_size = static_cast<size_t>(shape->NumElements()) * DTypeSize(*dtype);
+  // ORT may hand out a null buffer for an empty tensor.
+  if (byte_size == 0) return Tensor::Allocate(*dtype, std::move(shape).value());
+  const std::byte* data = static_cast<const std::byte*>(value.GetTensorRawData());
+  return Tensor::FromBytes(*dtype, std::move(shape).value(),
+                           std::span<const std::byte>(data, byte_size));
+}
+
+}  // namespace convgate::backends

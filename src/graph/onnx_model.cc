@@ -1,0 +1,144 @@
+// SummarizeOnnxModel: what `inspect` shows about an ONNX file.
+#include "convgate/graph/onnx_model.h"
+
+#include <algorithm>
+#include <limits>
+#include <set>
+#include <string>
+
+#include "convgate/core/file_util.h"
+#include "graph/model_proto.h"
+#include "graph/onnx_types.h"
+
+namespace convgate::graph {
+namespace {
+
+constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
+
+// Sums that saturate instead of wrapping: counts come from untrusted files.
+int64_t SaturatingAdd(int64_t a, int64_t b) { return a > kInt64Max - b ? kInt64Max : a + b; }
+
+int64_t SaturatingMul(int64_t a, int64_t b) {
+  if (a == 0 || b == 0) return 0;
+  return a > kInt64Max / b ? kInt64Max : a * b;
+}
+
+std::string OpKey(const onnx::NodeProto& node) {
+  if (node.domain().empty() || node.domain() == "ai.onnx") return node.op_type();
+  return node.domain() + "." + node.op_type();
+}
+
+int64_t ElementCount(const onnx::TensorProto& tensor) {
+  int64_t count = 1;
+  for (int64_t dim : tensor.dims()) {
+    if (dim < 0) return 0;  // invalid; the checker reports it, the summary just does not count it
+    count = SaturatingMul(count, dim);
+  }
+  return count;
+}
+
+// Bytes the elements of `tensor` occupy, wherever they are stored.
+int64_t StoredBytes(const onnx::TensorProto& tensor, int64_t elements) {
+  if (tensor.data_location() == onnx::TensorProto::EXTERNAL) {
+    for (const onnx::StringStringEntryProto& entry : tensor.external_data()) {
+      if (entry.key() != "length") continue;
+      try {
+        return std::stoll(entry.value());
+      } catch (const std::exception&) {
+        break;  // a malformed length: fall back to the size the dims imply
+      }
+    }
+  } else if (tensor.has_raw_data()) {
+    return static_cast<int64_t>(tensor.raw_data().size());
+  } else if (tensor.data_type() == onnx::TensorProto::STRING) {
+    int64_t bytes = 0;
+    for (const std::string& value : tensor.string_data()) {
+      bytes = SaturatingAdd(bytes, static_cast<int64_t>(value.size()));
+    }
+    return bytes;
+  }
+  // Typed fields (float_data, int32_data for fp16, ...) are counted at the element type's own
+  // size, which is what the tensor takes in memory, not the wider protobuf field.
+  const int64_t total_bits = SaturatingMul(elements, OnnxElemTypeBits(tensor.data_type()));
+  return total_bits / 8 + (total_bits % 8 != 0 ? 1 : 0);
+}
+
+void AddExternalFile(const onnx::TensorProto& tensor, ModelSummary* summary) {
+  summary->has_external_data = true;
+  for (const onnx::StringStringEntryProto& entry : tensor.external_data()) {
+    if (entry.key() != "location") continue;
+    std::vector<std::string>& files = summary->external_data_files;
+    auto position = std::lower_bound(files.begin(), files.end(), entry.value());
+    if (position == files.end() || *position != entry.value())
+      files.insert(position, entry.value());
+  }
+}
+
+void AddInitializer(const onnx::TensorProto& tensor, ModelSummary* summary) {
+  const int64_t elements = ElementCount(tensor);
+  ++summary->initializer_count;
+  summary->parameter_count = SaturatingAdd(summary->parameter_count, elements);
+  summary->initializer_bytes =
+      SaturatingAdd(summary->initializer_bytes, StoredBytes(tensor, elements));
+  if (tensor.data_location() == onnx::TensorProto::EXTERNAL) AddExternalFile(tensor, summary);
+}
+
+// Counts nodes and initializers of `graph` and, recursively, of the subgraphs in node attributes
+// (If branches, Loop and Scan bodies, and GRAPHS attributes of custom ops).
+void CountGraph(const onnx::GraphProto& graph, ModelSummary* summary) {
+  for (const onnx::TensorProto& tensor : graph.initializer()) AddInitializer(tensor, summary);
+  for (const onnx::NodeProto& node : graph.node()) {
+    ++summary->node_count;
+    ++summary->op_histogram[OpKey(node)];
+    for (const onnx::AttributeProto& attribute : node.attribute()) {
+      if (attribute.has_g()) CountGraph(attribute.g(), summary);
+      for (const onnx::GraphProto& subgraph : attribute.graphs()) CountGraph(subgraph, summary);
+    }
+  }
+}
+
+Signature GraphSignature(const onnx::GraphProto& graph) {
+  // Before IR version 4 every initializer was also listed as a graph input; those are weights
+  // with a default, not inputs a caller has to feed.
+  std::set<std::string> initializer_names;
+  for (const onnx::TensorProto& tensor : graph.initializer())
+    initializer_names.insert(tensor.name());
+  Signature signature;
+  for (const onnx::ValueInfoProto& input : graph.input()) {
+    if (initializer_names.count(input.name()) != 0) continue;
+    signature.inputs.push_back(TensorInfoFromValueInfo(input));
+  }
+  for (const onnx::ValueInfoProto& output : graph.output()) {
+    signature.outputs.push_back(TensorInfoFromValueInfo(output));
+  }
+  return signature;
+}
+
+}  // namespace
+
+Result<ModelSummary> SummarizeOnnxModelBytes(std::string_view model_bytes,
+                                             const std::filesystem::path& path) {
+  CONVGATE_ASSIGN_OR_RETURN(onnx::ModelProto model, ParseModelProto(model_bytes, path));
+  ModelSummary summary;
+  summary.path = path;
+  summary.file_bytes = static_cast<int64_t>(model_bytes.size());
+  summary.ir_version = model.ir_version();
+  for (const onnx::OperatorSetIdProto& opset : model.opset_import()) {
+    summary.opsets.push_back(OpsetImport{opset.domain(), opset.version()});
+  }
+  summary.producer_name = model.producer_name();
+  summary.producer_version = model.producer_version();
+  summary.graph_name = model.graph().name();
+  summary.signature = GraphSignature(model.graph());
+  CountGraph(model.graph(), &summary);
+  return summary;
+}
+
+Result<ModelSummary> SummarizeOnnxModel(const std::filesystem::path& path) {
+  CONVGATE_ASSIGN_OR_RETURN(std::string bytes, ReadFile(path));
+  CONVGATE_ASSIGN_OR_RETURN(ModelSummary summary, SummarizeOnnxModelBytes(bytes, path));
+  summary.sha256 = Sha256Hex(bytes);
+  return summary;
+}
+
+}  // namespace convgate::graph

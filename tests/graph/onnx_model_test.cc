@@ -1,0 +1,209 @@
+#include "convgate/graph/onnx_model.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "convgate/core/file_util.h"
+#include "graph/onnx_test_util.h"
+
+namespace convgate::graph {
+namespace {
+
+using ::convgate::testing::ParseOnnxText;
+using ::convgate::testing::ScopedTempDir;
+using ::convgate::testing::Serialize;
+using ::convgate::testing::WriteModel;
+
+// Add, then an If whose branches hold one node each; w is a float[2] initializer (8 bytes), s an
+// int64[3] one (24 bytes).
+constexpr char kIfModel[] = R"(
+<ir_version: 8, opset_import: ["" : 15, "com.example" : 1], producer_name: "convgate-test",
+ producer_version: "0.1">
+main_graph (float[N, 2] x, bool c, int64[3] s) => (float[N, 2] y, float[?, unk] y2)
+  <float[2] w = {1.0, 2.0}, int64[3] s = {1, 2, 3}>
+{
+  t = Add(x, w)
+  y = If(c) <then_branch = g1 () => (float[N, 2] a) { a = Identity(t) },
+             else_branch = g2 () => (float[N, 2] b) { b = Neg(t) }>
+  y2 = com.example.Custom(t)
+}
+)";
+
+std::string Message(const Status& status) { return status.message(); }
+
+TEST(SummarizeOnnxModel, ReportsOpsetsHistogramAndParameters) {
+  ScopedTempDir dir;
+  const std::filesystem::path path = dir.path() / "if.onnx";
+  WriteModel(ParseOnnxText(kIfModel), path);
+
+  Result<ModelSummary> summary = SummarizeOnnxModel(path);
+  ASSERT_TRUE(summary.ok()) << summary.status().ToString();
+  EXPECT_EQ(summary->path, path);
+  EXPECT_EQ(summary->format, "onnx");
+  EXPECT_EQ(summary->sha256, *Sha256File(path));
+  EXPECT_EQ(summary->file_bytes, static_cast<int64_t>(std::filesystem::file_size(path)));
+  EXPECT_EQ(summary->ir_version, 8);
+  ASSERT_EQ(summary->opsets.size(), 2u);
+  EXPECT_EQ(summary->opsets[0].domain, "");
+  EXPECT_EQ(summary->opsets[0].version, 15);
+  EXPECT_EQ(summary->opsets[1].domain, "com.example");
+  EXPECT_EQ(summary->producer_name, "convgate-test");
+  EXPECT_EQ(summary->producer_version, "0.1");
+  EXPECT_EQ(summary->graph_name, "main_graph");
+
+  const std::map<std::string, int64_t> expected_histogram = {
+      {"Add", 1}, {"If", 1}, {"Identity", 1}, {"Neg", 1}, {"com.example.Custom", 1}};
+  EXPECT_EQ(summary->op_histogram, expected_histogram);
+  EXPECT_EQ(summary->node_count, 5);
+  EXPECT_EQ(summary->initializer_count, 2);
+  EXPECT_EQ(summary->parameter_count, 5);
+  EXPECT_EQ(summary->initializer_bytes, 2 * 4 + 3 * 8);
+  EXPECT_FALSE(summary->has_external_data);
+}
+
+TEST(SummarizeOnnxModel, SignatureSkipsInitializersAndKeepsSymbolicDims) {
+  ScopedTempDir dir;
+  const std::filesystem::path path = dir.path() / "if.onnx";
+  WriteModel(ParseOnnxText(kIfModel), path);
+  Result<ModelSummary> summary = SummarizeOnnxModel(path);
+  ASSERT_TRUE(summary.ok()) << summary.status().ToString();
+
+  // s is both an input and an initializer (the pre-IR-4 style): a weight, not an input.
+  const Signature& signature = summary->signature;
+  ASSERT_EQ(signature.inputs.size(), 2u);
+  EXPECT_EQ(signature.inputs[0].name, "x");
+  EXPECT_EQ(signature.inputs[0].dtype, DType::kFloat32);
+  EXPECT_EQ(signature.inputs[0].type_name, "float32");
+  EXPECT_EQ(FormatDims(signature.inputs[0]), "[N, 2]");
+  EXPECT_EQ(signature.inputs[1].dtype, DType::kBool);
+  EXPECT_EQ(FormatDims(signature.inputs[1]), "[]");
+  ASSERT_EQ(signature.outputs.size(), 2u);
+  EXPECT_EQ(signature.outputs[0].name, "y");
+  // The parser writes '?' as a dimension with neither value nor symbol.
+  EXPECT_EQ(FormatDims(signature.outputs[1]), "[?, unk]");
+  EXPECT_TRUE(signature.outputs[1].shape[1].symbol == "unk");
+}
+
+onnx::ValueInfoProto* AddValue(google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>* list,
+                               const std::string& name) {
+  onnx::ValueInfoProto* info = list->Add();
+  info->set_name(name);
+  return info;
+}
+
+TEST(SummarizeOnnxModel, NamesTypesConvgateCannotHold) {
+  onnx::ModelProto model = ParseOnnxText(R"(
+<ir_version: 8, opset_import: ["" : 15]>
+g (float x) => (float y) { y = Identity(x) }
+)");
+  onnx::GraphProto* graph = model.mutable_graph();
+  graph->mutable_input(0)->mutable_type()->mutable_tensor_type()->set_elem_type(
+      onnx::TensorProto::STRING);
+  graph->mutable_input(0)->mutable_type()->mutable_tensor_type()->clear_shape();
+  onnx::TypeProto* seq = AddValue(graph->mutable_output(), "seq")->mutable_type();
+  seq->mutable_sequence_type()->mutable_elem_type()->mutable_tensor_type()->set_elem_type(1);
+  onnx::TypeProto* opt = AddValue(graph->mutable_output(), "opt")->mutable_type();
+  opt->mutable_optional_type()->mutable_elem_type()->mutable_tensor_type()->set_elem_type(1);
+  onnx::TypeProto* map = AddValue(graph->mutable_output(), "map")->mutable_type();
+  map->mutable_map_type()->set_key_type(onnx::TensorProto::INT64);
+  map->mutable_map_type()->mutable_value_type()->mutable_tensor_type()->set_elem_type(1);
+  AddValue(graph->mutable_output(), "c64")
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->set_elem_type(onnx::TensorProto::COMPLEX64);
+  AddValue(graph->mutable_output(), "f8")->mutable_type()->mutable_tensor_type()->set_elem_type(17);
+
+  ScopedTempDir dir;
+  WriteModel(model, dir.path() / "types.onnx");
+  Result<ModelSummary> summary = SummarizeOnnxModel(dir.path() / "types.onnx");
+  ASSERT_TRUE(summary.ok()) << summary.status().ToString();
+  const Signature& signature = summary->signature;
+  EXPECT_EQ(signature.inputs[0].dtype, std::nullopt);
+  EXPECT_EQ(signature.inputs[0].type_name, "string");
+  EXPECT_FALSE(signature.inputs[0].has_shape);
+  const std::vector<std::string> expected = {
+      "float32",   "seq(tensor(float))", "optional(tensor(float))", "map(int64,tensor(float))",
+      "complex64", "float8e4m3fn"};
+  ASSERT_EQ(signature.outputs.size(), expected.size());
+  for (size_t output_idx = 0; output_idx < expected.size(); ++output_idx) {
+    EXPECT_EQ(signature.outputs[output_idx].type_name, expected[output_idx]);
+    EXPECT_EQ(signature.outputs[output_idx].dtype.has_value(), output_idx == 0);
+  }
+}
+
+TEST(SummarizeOnnxModel, CountsRawTypedAndExternalInitializerBytes) {
+  onnx::ModelProto model = ParseOnnxText(R"(
+<ir_version: 8, opset_import: ["" : 15]>
+g (float x) => (float y) { y = Identity(x) }
+)");
+  onnx::GraphProto* graph = model.mutable_graph();
+  onnx::TensorProto* raw = graph->add_initializer();  // fp16[3] in raw_data: 6 bytes
+  raw->set_name("raw");
+  raw->set_data_type(onnx::TensorProto::FLOAT16);
+  raw->add_dims(3);
+  raw->set_raw_data(std::string(6, '\0'));
+  onnx::TensorProto* typed = graph->add_initializer();  // fp16[2, 2] in int32_data: 8 bytes
+  typed->set_name("typed");
+  typed->set_data_type(onnx::TensorProto::FLOAT16);
+  typed->add_dims(2);
+  typed->add_dims(2);
+  for (int value_idx = 0; value_idx < 4; ++value_idx) typed->add_int32_data(0);
+  onnx::TensorProto* external = graph->add_initializer();  // float[10, 10] in a side file
+  external->set_name("external");
+  external->set_data_type(onnx::TensorProto::FLOAT);
+  external->add_dims(10);
+  external->add_dims(10);
+  external->set_data_location(onnx::TensorProto::EXTERNAL);
+  onnx::StringStringEntryProto* location = external->add_external_data();
+  location->set_key("location");
+  location->set_value("weights.bin");
+  onnx::StringStringEntryProto* length = external->add_external_data();
+  length->set_key("length");
+  length->set_value("400");
+
+  Result<ModelSummary> summary = SummarizeOnnxModelBytes(Serialize(model), "mem.onnx");
+  ASSERT_TRUE(summary.ok()) << summary.status().ToString();
+  EXPECT_EQ(summary->initializer_count, 3);
+  EXPECT_EQ(summary->parameter_count, 3 + 4 + 100);
+  EXPECT_EQ(summary->initializer_bytes, 6 + 8 + 400);
+  EXPECT_TRUE(summary->has_external_data);
+  EXPECT_EQ(summary->external_data_files, std::vector<std::string>{"weights.bin"});
+  EXPECT_TRUE(summary->sha256.empty());
+}
+
+TEST(SummarizeOnnxModel, TruncatedFileIsDataLossNamingTheFile) {
+  ScopedTempDir dir;
+  const std::string bytes = Serialize(ParseOnnxText(kIfModel));
+  const std::filesystem::path path = dir.path() / "model.onnx";
+  std::ofstream(path, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+
+  Result<ModelSummary> summary = SummarizeOnnxModel(path);
+  ASSERT_FALSE(summary.ok());
+  EXPECT_EQ(summary.status().code(), StatusCode::kDataLoss);
+  EXPECT_EQ(Message(summary.status()),
+            path.string() +
+                ": not a valid ONNX model (protobuf parse failed; the file may be truncated)");
+}
+
+TEST(SummarizeOnnxModel, EmptyOrForeignFileIsDataLoss) {
+  ScopedTempDir dir;
+  std::ofstream(dir.path() / "empty.onnx", std::ios::binary).flush();
+  std::ofstream(dir.path() / "text.onnx", std::ios::binary) << "hello, this is not a model\n";
+  for (const char* name : {"empty.onnx", "text.onnx"}) {
+    Result<ModelSummary> summary = SummarizeOnnxModel(dir.path() / name);
+    ASSERT_FALSE(summary.ok()) << name;
+    EXPECT_EQ(summary.status().code(), StatusCode::kDataLoss) << name;
+    EXPECT_NE(Message(summary.status()).find(name), std::string::npos)
+        << summary.status().ToString();
+  }
+}
+
+TEST(SummarizeOnnxModel, MissingFileIsNotFound) {
+  Result<ModelSummary> summary = SummarizeOnnxModel("/nonexistent/convgate/model.onnx");
+  ASSERT_FALSE(summary.ok());
+  EXPECT_EQ(summary.status().code(), StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace convgate::graph
