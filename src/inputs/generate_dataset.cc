@@ -194,15 +194,32 @@ Result<std::vector<InputPlan>> PlanInputs(const Signature& signature, const Inpu
 }
 
 // "generated: uniform (mask: ones), seed 1, 2 samples".
-std::string DescribeGeneration(const InputOptions& options) {
-  std::string text = "generated: " + std::string(FillName(options.fill));
-  std::vector<std::string> overrides;
-  for (const auto& [name, fill] : options.fill_per_input) {
-    overrides.push_back(name + ": " + std::string(FillName(fill)));
+// How one input was filled, e.g. "image uniform [0, 1)", "ids uniform integers [0, 9]",
+// "mask random bits", "x normal mean 0 std 1".
+std::string DescribePlan(const InputPlan& plan) {
+  const std::string& name = plan.info->name;
+  const std::string lo = FormatNumber(plan.range.lo), hi = FormatNumber(plan.range.hi);
+  if (plan.fill == Fill::kZeros || plan.fill == Fill::kOnes) {
+    return name + " " + std::string(FillName(plan.fill));
   }
-  if (!overrides.empty()) text += " (" + Join(overrides) + ")";
-  text += ", seed " + std::to_string(options.seed) + ", " + std::to_string(options.samples);
-  return text + (options.samples == 1 ? " sample" : " samples");
+  if (plan.dtype == DType::kBool) return name + " random bits";
+  if (plan.fill == Fill::kNormal) {
+    return name + " normal mean " + FormatNumber((plan.range.lo + plan.range.hi) / 2) + " std " +
+           FormatNumber((plan.range.hi - plan.range.lo) / 2);
+  }
+  if (IsInteger(plan.dtype)) return name + " uniform integers [" + lo + ", " + hi + "]";
+  return name + " uniform [" + lo + ", " + hi + ")";
+}
+
+// "generated (seed 1, 2 samples): image uniform [0, 1); ids uniform integers [0, 1]".
+std::string DescribeGeneration(const InputOptions& options, const std::vector<InputPlan>& plans) {
+  std::string text = "generated (seed " + std::to_string(options.seed) + ", " +
+                     std::to_string(options.samples) +
+                     (options.samples == 1 ? " sample)" : " samples)");
+  for (size_t idx = 0; idx < plans.size(); ++idx) {
+    text += (idx == 0 ? ": " : "; ") + DescribePlan(plans[idx]);
+  }
+  return text;
 }
 
 }  // namespace
@@ -212,7 +229,7 @@ Result<Dataset> GenerateDataset(const Signature& signature, const InputOptions& 
   Dataset dataset;
   CONVGATE_ASSIGN_OR_RETURN(std::vector<InputPlan> plans,
                             PlanInputs(signature, options, dataset.notes));
-  dataset.origin = DescribeGeneration(options);
+  dataset.origin = DescribeGeneration(options, plans);
   for (int sample_idx = 0; sample_idx < options.samples; ++sample_idx) {
     TensorMap sample;
     for (size_t input_idx = 0; input_idx < plans.size(); ++input_idx) {

@@ -168,8 +168,15 @@ TEST(GenerateDataset, OriginAndSampleCount) {
       MakeSignature({Input("x", DType::kFloat32, {Fix(2)}), Input("m", DType::kBool, {Fix(2)})});
   const Dataset dataset = Generate(signature, options);
   EXPECT_EQ(dataset.samples.size(), 3u);
-  EXPECT_EQ(dataset.origin, "generated: uniform (m: ones), seed 9, 3 samples");
-  EXPECT_EQ(Generate(signature).origin.substr(0, 28), "generated: uniform, seed 1, ");
+  EXPECT_EQ(dataset.origin, "generated (seed 9, 3 samples): x uniform [0, 1); m ones");
+  EXPECT_EQ(Generate(signature).origin,
+            "generated (seed 1, 1 sample): x uniform [0, 1); m random bits");
+  const Signature ints = MakeSignature({Input("ids", DType::kInt64, {Fix(2)})});
+  EXPECT_EQ(Generate(ints).origin, "generated (seed 1, 1 sample): ids uniform integers [0, 1]");
+  options.fill = Fill::kNormal;
+  options.fill_per_input.clear();
+  EXPECT_EQ(Generate(ints, options).origin.substr(0, 46),
+            "generated (seed 9, 3 samples): ids normal mean");
 }
 
 TEST(GenerateDataset, EachSampleAndInputHasItsOwnStream) {

@@ -3,22 +3,37 @@
 #pragma once
 
 #include <filesystem>
+#include <string_view>
 
 #include "convgate/core/status.h"
 #include "convgate/core/tensor.h"
 
 namespace convgate::io {
 
-// Tensors in archive order. A member that is not a valid .npy fails the whole read with DataLoss
-// naming the archive and the member. A file that is not a zip archive is DataLoss too.
+// Tensors in archive order. Every error names the archive (and the member, where there is one):
+// - not a zip archive, an empty file, a damaged member (CRC, truncation) or a member that is not
+//   a valid .npy: DataLoss;
+// - a member whose name does not end in ".npy": DataLoss. numpy only writes .npy members and hands
+//   anything else back as raw bytes, which convgate cannot compare, so such an archive was not
+//   written by np.savez and is reported rather than half read. Directory entries ("dir/") are
+//   skipped: zip tools add them and they hold no data;
+// - two members with the same name: DataLoss;
+// - encrypted members or compression methods libzip lacks: Unimplemented.
+// ReadNpz streams members from the file; ParseNpz reads an archive held in memory (for fuzzing and
+// for archives received over a pipe), with `what` naming it in messages.
 Result<TensorMap> ReadNpz(const std::filesystem::path& path);
+Result<TensorMap> ParseNpz(std::string_view bytes, std::string_view what);
 
 struct NpzWriteOptions {
-  // np.savez stores members uncompressed; keep that default so numpy-side reads are as fast as ours.
+  // np.savez stores members uncompressed; keep that default so numpy-side reads are as fast as
+  // ours.
   bool compress = false;
 };
 
-// Writes atomically: to a temporary file beside `path`, then renamed over it.
+// Writes atomically: to a temporary file beside `path`, then renamed over it, so on any failure
+// the previous file (if there was one) is left as it was. Members are written in map order with a
+// fixed modification time, so the same tensors always give the same bytes (content-addressed caches
+// depend on it). An empty map gives an empty zip archive, as np.savez() does.
 Status WriteNpz(const std::filesystem::path& path, const TensorMap& tensors,
                 const NpzWriteOptions& options = {});
 

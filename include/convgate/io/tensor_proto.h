@@ -1,14 +1,25 @@
 // ONNX TensorProto files (.pb), as in ONNX test cases (test_data_set_N/input_K.pb).
 //
 // Reads raw_data and the typed fields (float_data, double_data, int32_data for int8/16/uint8/16/
-// bool/float16/bfloat16 as the ONNX spec packs them, int64_data, uint64_data). ONNX 1.12's test data
-// stores some bfloat16 tensors as UINT16: they are read as uint16 and the caller may reinterpret
-// them (see ReinterpretAs). Unsupported element types (string, complex, float8) and external data
-// give Unimplemented naming the file, the tensor and the type. Sequence/optional/map protos are not
-// tensors and give Unimplemented too.
+// bool/float16/bfloat16 as the ONNX spec packs them, int64_data, uint64_data). ONNX 1.12's test
+// data stores some bfloat16 tensors as UINT16: they are read as uint16 and the caller may
+// reinterpret them (see ReinterpretAs). Bool values other than 0 read as 1.
+//
+// Unimplemented, naming the file, the tensor and the type: element types convgate cannot hold
+// (string, complex, float8, 4-bit), external data, segmented tensors, and protos that are not
+// tensors at all. Sequence, optional and map .pb files often parse as a TensorProto anyway
+// (protobuf is lenient); they are recognised by data_type UNDEFINED, a segment (where their
+// contained values land), dims without data, or a string in field 1 (their name, where a tensor
+// has dims) together with a failed data check, and reported as "not a tensor".
+//
+// DataLoss, naming the file and the tensor: bytes protobuf cannot parse, negative or overflowing
+// dims, a value count or raw_data size that does not match the dims, more than one value field or
+// the wrong one for the type (the rules of onnx's checker). Nothing is allocated for a tensor
+// before its data has been checked against its dims.
 #pragma once
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -26,6 +37,7 @@ Result<NamedTensorProto> ParseTensorProto(std::string_view bytes, std::string_vi
 Result<NamedTensorProto> ReadTensorProto(const std::filesystem::path& path);
 
 // Serialized TensorProto with raw_data (little-endian), dims and name.
+// REQUIRES: tensor.byte_size() < 2 GiB (protobuf's message limit); WriteTensorProto checks it.
 std::string SerializeTensorProto(const Tensor& tensor, std::string_view name);
 Status WriteTensorProto(const std::filesystem::path& path, const Tensor& tensor,
                         std::string_view name);

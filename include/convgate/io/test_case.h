@@ -31,11 +31,16 @@ struct TestCaseNames {
 bool IsTestCasePath(const std::filesystem::path& path);
 
 // Reads every data set. Errors name the .pb file. A data set folder with neither inputs nor outputs
-// is DataLoss. `load_outputs` false skips output_K.pb (when only inputs are wanted).
+// is DataLoss, and so is a gap in the numbering (input_0.pb, input_2.pb) because names are matched
+// by position, and two files whose tensors end up with the same name. Other files in the folders
+// are ignored. A missing folder, or one with no test_data_set_N inside, is NotFound.
+// `load_outputs` false skips output_K.pb (when only inputs are wanted).
 Result<std::vector<TestDataSet>> ReadTestCase(const std::filesystem::path& path,
                                               const TestCaseNames& names, bool load_outputs = true);
 
-// Writes `dir`/test_data_set_<index>/input_K.pb and output_K.pb (either map may be empty).
+// Writes `case_dir`/test_data_set_<index>/input_K.pb and output_K.pb (either map may be empty),
+// each atomically, with TensorProto.name set to the map's name. input_K.pb / output_K.pb files left
+// from an earlier write with more tensors are deleted so the folder reads back as written.
 Status WriteTestDataSet(const std::filesystem::path& case_dir, int index, const TensorMap& inputs,
                         const TensorMap& outputs);
 

@@ -1,0 +1,119 @@
+// What the gate workflows produce: plain values that the report module renders. Every verdict in
+// a report can be explained from these fields alone (which output, which sample, which element,
+// by how much, under which policy).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "convgate/compare/tensor_compare.h"
+#include "convgate/compare/tolerance.h"
+#include "convgate/core/status.h"
+
+namespace convgate::gate {
+
+enum class Verdict { kPass, kFail, kError };
+std::string_view VerdictName(Verdict verdict);  // "pass", "fail", "error"
+
+// Where in a workflow an error stopped it. Decides the exit code (see ExitCodeFor).
+enum class Stage {
+  kFlags,     // a flag or argument is wrong (exit 2)
+  kLoad,      // a model or saved-outputs file could not be loaded (exit 3)
+  kInputs,    // inputs could not be generated, loaded or do not fit the model (exit 3)
+  kRun,       // the runtime failed during inference (exit 3)
+  kWrite,     // a result file could not be written (exit 3)
+  kInternal,  // a bug in convgate (exit 4)
+};
+std::string_view StageName(Stage stage);
+
+struct GateError {
+  Stage stage = Stage::kInternal;
+  Status status;
+};
+
+// Documented exit codes: 0 gate passed, 1 a check failed, 2 usage, 3 a model or input could not
+// be loaded or run, 4 internal error.
+int ExitCodeFor(Verdict verdict, const std::optional<GateError>& error);
+
+// One side of a workflow: a model that ran, or outputs saved earlier.
+struct SideRecord {
+  std::string role;  // "model", "source", "target"
+  std::string path;
+  std::string kind;     // "model" or "outputs"
+  std::string format;   // "onnx", "npz", "npy", "npy-folder", "onnx-test-case"
+  std::string backend;  // "ort", or "outputs" for saved outputs
+  std::string backend_version;
+  std::string sha256;  // of the file; empty for folders
+  double load_seconds = 0.0;
+  double run_seconds = 0.0;  // summed over samples
+  std::vector<std::string> output_names;
+};
+
+struct InputRecord {
+  std::string name;
+  std::string dtype;
+  std::vector<int64_t> shape;  // of sample 0
+};
+
+struct DatasetRecord {
+  std::string origin;  // "generated: uniform [0, 1), seed 1" or a file path
+  int samples = 0;
+  std::vector<InputRecord> tensors;
+  std::vector<std::string> notes;  // unbound dims defaulted, dropped extra tensors, ...
+  std::string saved_to;            // --save-inputs target, if any
+};
+
+// `convgate run`: one output of one sample against the end-to-end sanity rules.
+struct SanityCheck {
+  int sample = 0;
+  std::string output;
+  std::string dtype;
+  std::vector<int64_t> shape;
+  std::string declared_dtype;
+  std::string declared_shape;
+  compare::ValueSummary values;
+  int64_t num_elements = 0;
+  bool passed = true;
+  std::vector<std::string> failures;
+};
+
+struct RunReport {
+  SideRecord model;
+  DatasetRecord inputs;
+  // "batch=1 (from input 'image' dim 0)", per sample 0; the symbolic dims the check bound.
+  std::vector<std::string> bindings;
+  std::vector<SanityCheck> checks;
+  Verdict verdict = Verdict::kError;
+  std::optional<GateError> error;
+};
+
+// `convgate compare`: one output of one sample.
+struct OutputCheck {
+  int sample = 0;
+  std::string output;
+  compare::Tolerance tolerance;
+  std::optional<compare::TensorComparison> comparison;  // absent when a side lacks the output
+  bool passed = false;
+  std::vector<std::string> failures;
+  std::vector<std::string> hints;  // what to try next
+};
+
+struct CompareReport {
+  SideRecord source;
+  SideRecord target;
+  DatasetRecord inputs;  // empty origin when both sides are saved outputs
+  compare::Policy policy;
+  // Output count and name mismatches; each one fails the gate.
+  std::vector<std::string> structure_failures;
+  std::vector<OutputCheck> checks;
+  Verdict verdict = Verdict::kError;
+  std::optional<GateError> error;
+
+  // The first failing check in (sample, output) order, or null.
+  const OutputCheck* FirstFailure() const;
+};
+
+}  // namespace convgate::gate

@@ -1,0 +1,45 @@
+// The verification workflows behind `convgate run` and `convgate compare`. They never throw and
+// always return a report: a failed or errored gate still produces every result file.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+
+#include "convgate/compare/tolerance.h"
+#include "convgate/gate/results.h"
+#include "convgate/inputs/input_options.h"
+
+namespace convgate::gate {
+
+struct DataOptions {
+  inputs::InputOptions generate;                     // used when no inputs are loaded
+  std::optional<std::filesystem::path> load_inputs;  // --load-inputs
+  std::optional<std::filesystem::path> save_inputs;  // --save-inputs
+  int threads = 0;                                   // intra-op threads; 0 = runtime default
+};
+
+struct RunOptions {
+  std::filesystem::path model;
+  std::string backend;  // empty: from the model's format
+  DataOptions data;
+};
+
+// Loads and runs the model on every sample, then checks each output: non-empty, no NaN/Inf,
+// the declared dtype, and a shape consistent with the declared one (symbolic dims bound
+// consistently across inputs and outputs).
+RunReport RunModelGate(const RunOptions& options);
+
+struct CompareOptions {
+  std::string source;  // a model file, or saved outputs: .npz, .npy, an ONNX test-case folder
+  std::string target;
+  std::string source_backend;  // empty: from the format
+  std::string target_backend;
+  DataOptions data;
+  compare::Policy policy;
+};
+
+// Runs (or loads) both sides on the same samples and compares every output under the policy.
+CompareReport CompareModelsGate(const CompareOptions& options);
+
+}  // namespace convgate::gate

@@ -1,0 +1,58 @@
+// Rendering gate results: report.json, verify_result.json (OpenVINO verify-conversion's schema),
+// junit.xml and the console table. Rendering never fails; writing files returns a Status.
+#pragma once
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "convgate/gate/results.h"
+#include "convgate/graph/onnx_model.h"
+
+namespace convgate::report {
+
+// Bumped whenever a field changes meaning or disappears (adding fields does not bump it).
+inline constexpr int kSchemaVersion = 1;
+
+// How the tool was invoked, for the report header.
+struct Invocation {
+  std::string command;  // "run", "compare"
+  std::vector<std::string> argv;
+  std::string started_at;  // ISO 8601 UTC
+  double seconds = 0.0;
+};
+
+nlohmann::json RunReportJson(const gate::RunReport& report, const Invocation& invocation);
+nlohmann::json CompareReportJson(const gate::CompareReport& report, const Invocation& invocation);
+nlohmann::json ModelSummaryJson(const graph::ModelSummary& summary);
+
+// verify_result.json, exactly the reference's fields:
+// {"verify_passed", "e2e_passed", "conversion_path", "task", "e2e_detail", "error"}.
+nlohmann::json VerifyResultJson(const gate::RunReport& report);
+nlohmann::json VerifyResultJson(const gate::CompareReport& report);
+
+// JUnit XML: one <testcase> per output per sample; an error verdict is one <testcase> with
+// <error>.
+std::string JUnitXml(const gate::RunReport& report, const Invocation& invocation);
+std::string JUnitXml(const gate::CompareReport& report, const Invocation& invocation);
+
+// Human-readable summary for the terminal. `color` adds ANSI colours (only on a TTY).
+std::string ConsoleText(const gate::RunReport& report, bool color);
+std::string ConsoleText(const gate::CompareReport& report, bool color);
+std::string ModelSummaryText(const graph::ModelSummary& summary);
+
+// The one-line error for stderr: "convgate: error (load): target: model.onnx: ...".
+std::string ErrorLine(const gate::GateError& error);
+
+// Writes report.json, verify_result.json and junit.xml into `dir` (created if needed), each
+// atomically. Files written before a failure are kept.
+Status WriteResultFiles(const std::filesystem::path& dir, const nlohmann::json& report,
+                        const nlohmann::json& verify_result, const std::string& junit);
+
+// Current UTC time as ISO 8601 ("2026-11-25T21:40:00Z").
+std::string UtcNow();
+// hostname, os, kernel, cpu model, logical cores, memory.
+nlohmann::json HostJson();
+
+}  // namespace convgate::report

@@ -1,0 +1,65 @@
+// `convgate compare SOURCE TARGET`: both sides on the same samples, every output judged.
+#include "command.h"
+#include "convgate/gate/workflows.h"
+
+namespace convgate::cli {
+namespace {
+
+class CompareCommand : public Command {
+ public:
+  CLI::App* Register(CLI::App& parent) override {
+    CLI::App* app = parent.add_subcommand(
+        "compare",
+        "Run SOURCE and TARGET on the same inputs and compare every output under the tolerance "
+        "policy. Either side may be a model (.onnx) or saved outputs (.npz, .npy, a folder of "
+        ".npy, an ONNX test-case folder)");
+    app->add_option("SOURCE", source_, "The reference: a model or saved outputs")->required();
+    app->add_option("TARGET", target_, "The converted model, or saved outputs")->required();
+    app->add_option("--source-backend", source_backend_,
+                    "Backend for SOURCE (default: from the format; 'outputs' for saved outputs)");
+    app->add_option("--target-backend", target_backend_, "Backend for TARGET (as above)");
+    AddToleranceFlags(*app, tolerance_);
+    AddDataFlags(*app, data_);
+    AddOutputFlags(*app, output_);
+    return app;
+  }
+
+  int Execute(report::Invocation& invocation) override {
+    Result<gate::DataOptions> data = ToDataOptions(data_);
+    if (!data.ok()) return UsageError(data.status());
+    Result<compare::Policy> policy = ToPolicy(tolerance_);
+    if (!policy.ok()) return UsageError(policy.status());
+    gate::CompareOptions options;
+    options.source = source_;
+    options.target = target_;
+    options.source_backend = source_backend_;
+    options.target_backend = target_backend_;
+    options.data = std::move(data).value();
+    options.policy = std::move(policy).value();
+    gate::CompareReport result = gate::CompareModelsGate(options);
+    invocation.seconds = ProcessSeconds();
+    Rendered rendered;
+    rendered.report = report::CompareReportJson(result, invocation);
+    rendered.verify_result = report::VerifyResultJson(result);
+    rendered.junit = report::JUnitXml(result, invocation);
+    rendered.console = report::ConsoleText(result, UseColor(output_));
+    rendered.error = result.error;
+    rendered.exit_code = gate::ExitCodeFor(result.verdict, result.error);
+    return Finish(output_, rendered);
+  }
+
+ private:
+  std::string source_;
+  std::string target_;
+  std::string source_backend_;
+  std::string target_backend_;
+  ToleranceFlags tolerance_;
+  DataFlags data_;
+  OutputFlags output_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> MakeCompareCommand() { return std::make_unique<CompareCommand>(); }
+
+}  // namespace convgate::cli

@@ -1,0 +1,52 @@
+// `convgate run MODEL`: the end-to-end sanity gate.
+#include "command.h"
+#include "convgate/gate/workflows.h"
+
+namespace convgate::cli {
+namespace {
+
+class RunCommand : public Command {
+ public:
+  CLI::App* Register(CLI::App& parent) override {
+    CLI::App* app = parent.add_subcommand(
+        "run",
+        "Load, compile and run a model; every output must be non-empty, free of NaN/Inf, of the "
+        "declared dtype and of a shape consistent with the declared one");
+    app->add_option("MODEL", model_, "Model file (.onnx)")->required();
+    app->add_option("--backend", backend_, "Backend to run the model (default: from the format)");
+    AddDataFlags(*app, data_);
+    AddOutputFlags(*app, output_);
+    return app;
+  }
+
+  int Execute(report::Invocation& invocation) override {
+    Result<gate::DataOptions> data = ToDataOptions(data_);
+    if (!data.ok()) return UsageError(data.status());
+    gate::RunOptions options;
+    options.model = model_;
+    options.backend = backend_;
+    options.data = std::move(data).value();
+    gate::RunReport result = gate::RunModelGate(options);
+    invocation.seconds = ProcessSeconds();
+    Rendered rendered;
+    rendered.report = report::RunReportJson(result, invocation);
+    rendered.verify_result = report::VerifyResultJson(result);
+    rendered.junit = report::JUnitXml(result, invocation);
+    rendered.console = report::ConsoleText(result, UseColor(output_));
+    rendered.error = result.error;
+    rendered.exit_code = gate::ExitCodeFor(result.verdict, result.error);
+    return Finish(output_, rendered);
+  }
+
+ private:
+  std::string model_;
+  std::string backend_;
+  DataFlags data_;
+  OutputFlags output_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> MakeRunCommand() { return std::make_unique<RunCommand>(); }
+
+}  // namespace convgate::cli

@@ -1,0 +1,239 @@
+// `convgate compare`: both sides on the same samples, every output under the tolerance policy.
+#include <chrono>
+
+#include "convgate/gate/workflows.h"
+#include "dataset_setup.h"
+#include "hints.h"
+#include "side.h"
+
+namespace convgate::gate {
+namespace {
+
+using internal::LoadedModel;
+using internal::ResolvedSide;
+using internal::SavedOutputs;
+using internal::SideKind;
+
+// One side as the workflow holds it: a loaded model or its saved outputs.
+struct Side {
+  ResolvedSide resolved;
+  std::optional<LoadedModel> model;
+  std::optional<SavedOutputs> saved;
+  SideRecord* record = nullptr;
+
+  const Signature* signature() const { return model ? &model->model->signature() : nullptr; }
+};
+
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string text;
+  for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;
+  return text.empty() ? "none" : text;
+}
+
+std::optional<GateError> ResolveAndLoad(const std::string& spec, const std::string& backend,
+                                        int threads, Side& side) {
+  Result<ResolvedSide> resolved = internal::ResolveSide(spec, backend);
+  if (!resolved.ok()) {
+    Stage stage = resolved.status().code() == StatusCode::kNotFound ? Stage::kLoad : Stage::kFlags;
+    return GateError{stage, resolved.status().WithContext(side.record->role)};
+  }
+  side.resolved = std::move(resolved).value();
+  internal::DescribeSide(side.resolved, *side.record);
+  if (side.resolved.kind != SideKind::kModel) return std::nullopt;
+  Result<LoadedModel> loaded = internal::LoadModel(side.resolved, threads, *side.record);
+  if (!loaded.ok()) return GateError{Stage::kLoad, loaded.status().WithContext(side.record->role)};
+  side.model = std::move(loaded).value();
+  return std::nullopt;
+}
+
+std::optional<GateError> LoadSaved(Side& side, const Signature* other) {
+  if (side.resolved.kind != SideKind::kOutputs) return std::nullopt;
+  Result<SavedOutputs> saved = internal::LoadSavedOutputs(side.resolved, other, *side.record);
+  if (!saved.ok()) return GateError{Stage::kLoad, saved.status().WithContext(side.record->role)};
+  side.saved = std::move(saved).value();
+  return std::nullopt;
+}
+
+// A per-output tolerance naming no output is a typo that would silently not apply.
+std::optional<GateError> CheckPolicyNames(const compare::Policy& policy, const Side& source,
+                                          const Side& target) {
+  auto known = [&](const std::string& name) {
+    for (const Side* side : {&source, &target}) {
+      for (const std::string& output : side->record->output_names) {
+        if (output == name) return true;
+      }
+    }
+    return false;
+  };
+  for (const auto* per_output : {&policy.atol_per_output, &policy.rtol_per_output}) {
+    for (const auto& [name, value] : *per_output) {
+      if (known(name)) continue;
+      return GateError{Stage::kFlags,
+                       Status::InvalidArgument("a tolerance names output '" + name +
+                                               "', which neither side has (source outputs: " +
+                                               JoinNames(source.record->output_names) + ")")};
+    }
+  }
+  return std::nullopt;
+}
+
+void CheckStructure(const TensorMap& source, const TensorMap& target, CompareReport& report) {
+  if (source.size() != target.size()) {
+    report.structure_failures.push_back(
+        "output count differs: the source has " + std::to_string(source.size()) + " (" +
+        JoinNames(source.Names()) + "), the target has " + std::to_string(target.size()) + " (" +
+        JoinNames(target.Names()) + ")");
+  }
+  for (const auto& entry : target) {
+    if (source.Find(entry.name) == nullptr) {
+      report.structure_failures.push_back("the target has an output '" + entry.name +
+                                          "' that the source lacks");
+    }
+  }
+}
+
+void CompareSample(int sample_idx, const TensorMap& source, const TensorMap& target,
+                   CompareReport& report) {
+  if (sample_idx == 0) CheckStructure(source, target, report);
+  for (const auto& entry : source) {
+    OutputCheck check;
+    check.sample = sample_idx;
+    check.output = entry.name;
+    check.tolerance = report.policy.For(entry.name);
+    const Tensor* other = target.Find(entry.name);
+    if (other == nullptr) {
+      check.failures.push_back("missing: the target has no output '" + entry.name +
+                               "' (target outputs: " + JoinNames(target.Names()) + ")");
+      check.hints.push_back(
+          "if the converter renamed the output, compare saved outputs whose names agree");
+    } else {
+      check.comparison = compare::CompareTensors(entry.tensor, *other, check.tolerance);
+      check.passed = check.comparison->passed;
+      check.failures = check.comparison->failures;
+    }
+    report.checks.push_back(std::move(check));
+  }
+}
+
+Result<TensorMap> OutputsOf(Side& side, int sample_idx, const TensorMap* sample) {
+  if (side.saved.has_value()) {
+    return std::move(side.saved->samples[sample_idx]);
+  }
+  const auto start = std::chrono::steady_clock::now();
+  Result<TensorMap> outputs = side.model->model->Run(*sample, {});
+  side.record->run_seconds +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!outputs.ok()) {
+    return outputs.status().WithContext(side.record->role + " sample " +
+                                        std::to_string(sample_idx));
+  }
+  return outputs;
+}
+
+CompareReport Errored(CompareReport report, GateError error) {
+  report.error = std::move(error);
+  report.verdict = Verdict::kError;
+  return report;
+}
+
+// Decides the dataset: from the model side(s), a test case, --load-inputs; or none when both
+// sides are saved outputs. Returns the sample count.
+std::optional<GateError> SetUpSamples(const CompareOptions& options, Side& source, Side& target,
+                                      CompareReport& report,
+                                      std::optional<inputs::Dataset>& dataset, size_t& samples) {
+  Side* runner = source.model ? &source : (target.model ? &target : nullptr);
+  if (runner == nullptr) {
+    if (options.data.load_inputs.has_value()) {
+      return GateError{Stage::kFlags,
+                       Status::InvalidArgument("--load-inputs has no effect: both sides are saved "
+                                               "outputs, nothing runs")};
+    }
+    samples = source.saved->samples.size();
+    return std::nullopt;
+  }
+  std::optional<inputs::Dataset> provided;
+  for (Side* side : {&source, &target}) {
+    if (side->saved && side->saved->inputs && !provided) provided = std::move(side->saved->inputs);
+  }
+  const bool has_saved = source.saved.has_value() || target.saved.has_value();
+  if (has_saved && !provided && !options.data.load_inputs.has_value()) {
+    const Side& saved = source.saved ? source : target;
+    return GateError{Stage::kFlags,
+                     Status::InvalidArgument(
+                         saved.record->role + " " + saved.record->path +
+                         " holds saved outputs: pass the inputs they were computed from with "
+                         "--load-inputs (an ONNX test-case folder carries them itself)")};
+  }
+  std::optional<GateError> error;
+  dataset = internal::PrepareDataset(options.data, *runner->signature(), std::move(provided),
+                                     report.inputs, error);
+  if (!dataset.has_value()) return error;
+  if (source.model && target.model) {
+    Status fits = internal::CheckDatasetFits(*dataset, *target.signature(), target.record->path);
+    if (!fits.ok()) return GateError{Stage::kInputs, fits};
+  }
+  samples = dataset->samples.size();
+  return std::nullopt;
+}
+
+std::optional<GateError> CheckSavedCounts(const Side& side, size_t samples) {
+  if (!side.saved.has_value() || side.saved->samples.size() == samples) return std::nullopt;
+  return GateError{Stage::kInputs,
+                   Status::FailedPrecondition(
+                       side.record->role + " " + side.record->path + " holds " +
+                       std::to_string(side.saved->samples.size()) + " samples of outputs, but " +
+                       std::to_string(samples) + " samples are being compared")};
+}
+
+}  // namespace
+
+CompareReport CompareModelsGate(const CompareOptions& options) {
+  CompareReport report;
+  report.policy = options.policy;
+  report.source.role = "source";
+  report.target.role = "target";
+  report.source.path = options.source;
+  report.target.path = options.target;
+  Side source, target;
+  source.record = &report.source;
+  target.record = &report.target;
+  const int threads = options.data.threads;
+  if (auto e = ResolveAndLoad(options.source, options.source_backend, threads, source)) {
+    return Errored(std::move(report), *e);
+  }
+  if (auto e = ResolveAndLoad(options.target, options.target_backend, threads, target)) {
+    return Errored(std::move(report), *e);
+  }
+  if (auto e = LoadSaved(source, target.signature())) return Errored(std::move(report), *e);
+  if (auto e = LoadSaved(target, source.signature())) return Errored(std::move(report), *e);
+  if (auto e = CheckPolicyNames(options.policy, source, target)) {
+    return Errored(std::move(report), *e);
+  }
+  std::optional<inputs::Dataset> dataset;
+  size_t samples = 0;
+  if (auto e = SetUpSamples(options, source, target, report, dataset, samples)) {
+    return Errored(std::move(report), *e);
+  }
+  for (const Side* side : {&source, &target}) {
+    if (auto e = CheckSavedCounts(*side, samples)) return Errored(std::move(report), *e);
+  }
+  for (size_t sample_idx = 0; sample_idx < samples; ++sample_idx) {
+    const int idx = static_cast<int>(sample_idx);
+    const TensorMap* sample = dataset ? &dataset->samples[sample_idx] : nullptr;
+    Result<TensorMap> source_outputs = OutputsOf(source, idx, sample);
+    if (!source_outputs.ok()) {
+      return Errored(std::move(report), GateError{Stage::kRun, source_outputs.status()});
+    }
+    Result<TensorMap> target_outputs = OutputsOf(target, idx, sample);
+    if (!target_outputs.ok()) {
+      return Errored(std::move(report), GateError{Stage::kRun, target_outputs.status()});
+    }
+    CompareSample(idx, *source_outputs, *target_outputs, report);
+  }
+  internal::AttachHints(report.checks);
+  const bool passed = report.structure_failures.empty() && report.FirstFailure() == nullptr;
+  report.verdict = passed ? Verdict::kPass : Verdict::kFail;
+  return report;
+}
+
+}  // namespace convgate::gate

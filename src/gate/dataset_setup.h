@@ -1,0 +1,30 @@
+// Producing the samples a workflow runs on: loaded (--load-inputs), carried by a test case, or
+// generated from the model's signature; then validated against the signature and saved on request.
+#pragma once
+
+#include <optional>
+
+#include "convgate/core/signature.h"
+#include "convgate/gate/results.h"
+#include "convgate/gate/workflows.h"
+#include "convgate/inputs/dataset.h"
+
+namespace convgate::gate::internal {
+
+// On failure, `error` says which stage failed (flags for bad generation options, inputs for
+// unreadable or unfitting input files).
+std::optional<inputs::Dataset> PrepareDataset(const DataOptions& options,
+                                              const Signature& signature,
+                                              std::optional<inputs::Dataset> provided,
+                                              DatasetRecord& record,
+                                              std::optional<GateError>& error);
+
+// Checks that a dataset prepared for one model also fits another (both sides of a compare must
+// take the same inputs). FailedPrecondition naming the model.
+Status CheckDatasetFits(inputs::Dataset& dataset, const Signature& signature,
+                        const std::string& model_path);
+
+// True if every floating-point input value of the sample is finite.
+bool AllInputsFinite(const TensorMap& sample);
+
+}  // namespace convgate::gate::internal

@@ -1,0 +1,28 @@
+// "What to try next" for a failing output comparison: factual, derived from the statistics only.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "convgate/compare/tensor_compare.h"
+#include "convgate/gate/results.h"
+
+namespace convgate::gate::internal {
+
+// The tolerances every sample of one output would need (the largest over samples).
+struct ToleranceToPass {
+  double atol = 0.0;
+  double rtol = 0.0;
+  int samples = 1;
+};
+
+// Hints for one failing check. `needed` spans all samples, so the suggestion is the same for each
+// sample's check and passes them all.
+std::vector<std::string> HintsFor(const std::string& output,
+                                  const compare::TensorComparison& comparison,
+                                  const ToleranceToPass& needed);
+
+// Replaces the hints of every failing check in `checks` (all samples compared).
+void AttachHints(std::vector<OutputCheck>& checks);
+
+}  // namespace convgate::gate::internal

@@ -1,0 +1,99 @@
+// `convgate run`: the end-to-end sanity gate on one model.
+#include <chrono>
+
+#include "convgate/gate/workflows.h"
+#include "dataset_setup.h"
+#include "sanity.h"
+#include "side.h"
+
+namespace convgate::gate {
+namespace {
+
+using internal::SideKind;
+
+RunReport Errored(RunReport report, Stage stage, Status status) {
+  report.error = GateError{stage, std::move(status)};
+  report.verdict = Verdict::kError;
+  return report;
+}
+
+// Path problems: a missing file cannot be loaded (exit 3); a path that is not a model is usage.
+Stage StageForResolve(const Status& status) {
+  return status.code() == StatusCode::kNotFound ? Stage::kLoad : Stage::kFlags;
+}
+
+void CheckSample(int sample_idx, const Signature& signature, const TensorMap& sample,
+                 const TensorMap& outputs, RunReport& report) {
+  internal::SymbolBindings bindings;
+  bindings.BindInputs(signature, sample);
+  const bool inputs_finite = internal::AllInputsFinite(sample);
+  for (const TensorInfo& declared : signature.outputs) {
+    const Tensor* tensor = outputs.Find(declared.name);
+    if (tensor == nullptr) {
+      SanityCheck missing;
+      missing.sample = sample_idx;
+      missing.output = declared.name;
+      missing.declared_dtype = declared.type_name;
+      missing.declared_shape = FormatDims(declared);
+      missing.passed = false;
+      missing.failures.push_back("missing: the runtime returned no output '" + declared.name + "'");
+      report.checks.push_back(std::move(missing));
+      continue;
+    }
+    report.checks.push_back(internal::CheckOutputSanity(sample_idx, declared.name, *tensor,
+                                                        &declared, inputs_finite, bindings));
+  }
+  for (const auto& entry : outputs) {
+    if (signature.FindOutput(entry.name) != nullptr) continue;
+    report.checks.push_back(internal::CheckOutputSanity(sample_idx, entry.name, entry.tensor,
+                                                        nullptr, inputs_finite, bindings));
+  }
+  if (sample_idx == 0) report.bindings = bindings.Describe();
+}
+
+}  // namespace
+
+RunReport RunModelGate(const RunOptions& options) {
+  RunReport report;
+  report.model.role = "model";
+  report.model.path = options.model.string();
+  Result<internal::ResolvedSide> side =
+      internal::ResolveSide(options.model.string(), options.backend);
+  if (!side.ok()) return Errored(std::move(report), StageForResolve(side.status()), side.status());
+  if (side->kind != SideKind::kModel) {
+    return Errored(std::move(report), Stage::kFlags,
+                   Status::InvalidArgument(options.model.string() +
+                                           " holds saved tensors, not a model: `convgate run` "
+                                           "needs a model file (e.g. .onnx)"));
+  }
+  internal::DescribeSide(*side, report.model);
+  Result<internal::LoadedModel> loaded =
+      internal::LoadModel(*side, options.data.threads, report.model);
+  if (!loaded.ok()) return Errored(std::move(report), Stage::kLoad, loaded.status());
+  backends::Model& model = *loaded->model;
+
+  std::optional<GateError> error;
+  std::optional<inputs::Dataset> dataset =
+      internal::PrepareDataset(options.data, model.signature(), std::nullopt, report.inputs, error);
+  if (!dataset.has_value()) return Errored(std::move(report), error->stage, error->status);
+
+  for (size_t sample_idx = 0; sample_idx < dataset->samples.size(); ++sample_idx) {
+    const TensorMap& sample = dataset->samples[sample_idx];
+    const auto start = std::chrono::steady_clock::now();
+    Result<TensorMap> outputs = model.Run(sample, {});
+    report.model.run_seconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!outputs.ok()) {
+      return Errored(std::move(report), Stage::kRun,
+                     outputs.status().WithContext("sample " + std::to_string(sample_idx)));
+    }
+    CheckSample(static_cast<int>(sample_idx), model.signature(), sample, *outputs, report);
+  }
+  report.verdict = Verdict::kPass;
+  for (const SanityCheck& check : report.checks) {
+    if (!check.passed) report.verdict = Verdict::kFail;
+  }
+  return report;
+}
+
+}  // namespace convgate::gate

@@ -1,0 +1,199 @@
+#include "side.h"
+
+#include <chrono>
+#include <regex>
+
+#include "convgate/backends/registry.h"
+#include "convgate/core/file_util.h"
+#include "convgate/graph/onnx_model.h"
+#include "convgate/io/tensor_proto.h"
+#include "convgate/io/test_case.h"
+
+namespace convgate::gate::internal {
+namespace {
+
+namespace fs = std::filesystem;
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+bool HasNpyFiles(const fs::path& dir) {
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    if (entry.path().extension() == ".npy") return true;
+  }
+  return false;
+}
+
+Result<ResolvedSide> ResolveDirectory(const fs::path& path) {
+  if (io::IsTestCasePath(path))
+    return ResolvedSide{SideKind::kOutputs, path, "onnx-test-case", "outputs"};
+  if (HasNpyFiles(path)) return ResolvedSide{SideKind::kOutputs, path, "npy-folder", "outputs"};
+  return Status::InvalidArgument(
+      path.string() + " is a folder with neither test_data_set_N folders nor .npy files");
+}
+
+// numpy's np.savez(file, a, b) names members arr_0, arr_1, ...: such files carry no names, so
+// they are matched by position to the other side's outputs.
+bool AllPositionalNames(const TensorMap& tensors) {
+  static const std::regex kPositional("arr_[0-9]+");
+  if (tensors.empty()) return false;
+  for (const auto& entry : tensors) {
+    if (!std::regex_match(entry.name, kPositional)) return false;
+  }
+  return true;
+}
+
+Status RenamePositional(TensorMap& tensors, const Signature& names, const fs::path& path) {
+  if (tensors.size() != names.outputs.size()) {
+    return Status::FailedPrecondition(path.string() + " holds " + std::to_string(tensors.size()) +
+                                      " unnamed arrays (arr_0, ...) but the other side has " +
+                                      std::to_string(names.outputs.size()) +
+                                      " outputs, so they cannot be matched by position");
+  }
+  TensorMap renamed;
+  for (size_t idx = 0; idx < tensors.size(); ++idx) {
+    const std::string wanted = "arr_" + std::to_string(idx);
+    Tensor* tensor = tensors.Find(wanted);
+    if (tensor == nullptr) return Status::DataLoss(path.string() + " lacks " + wanted);
+    renamed.InsertOrAssign(names.outputs[idx].name, std::move(*tensor));
+  }
+  tensors = std::move(renamed);
+  return Status::OK();
+}
+
+// Output names for a test case: the other side's, else those of the model.onnx in the case folder.
+Result<io::TestCaseNames> TestCaseNamesFor(const fs::path& path, const Signature* names) {
+  io::TestCaseNames result;
+  Signature from_case;
+  if (names == nullptr) {
+    fs::path model = io::TestCaseModelPath(path);
+    if (!model.empty()) {
+      CONVGATE_ASSIGN_OR_RETURN(graph::ModelSummary summary, graph::SummarizeOnnxModel(model));
+      from_case = std::move(summary.signature);
+      names = &from_case;
+    }
+  }
+  if (names != nullptr) {
+    for (const TensorInfo& info : names->inputs) result.inputs.push_back(info.name);
+    for (const TensorInfo& info : names->outputs) result.outputs.push_back(info.name);
+  }
+  return result;
+}
+
+// ONNX 1.12 writes bfloat16 test data as UINT16 TensorProtos (DESIGN.md): where the model
+// declares bfloat16 and the file holds uint16, the bits are bfloat16 and are read as such.
+Status ApplyBFloat16Quirk(TensorMap& tensors, const std::vector<TensorInfo>& declared) {
+  for (const TensorInfo& info : declared) {
+    Tensor* tensor = tensors.Find(info.name);
+    if (tensor == nullptr || info.dtype != DType::kBFloat16 || tensor->dtype() != DType::kUInt16) {
+      continue;
+    }
+    CONVGATE_ASSIGN_OR_RETURN(*tensor, io::ReinterpretAs(std::move(*tensor), DType::kBFloat16));
+  }
+  return Status::OK();
+}
+
+Result<SavedOutputs> LoadTestCaseOutputs(const fs::path& path, const Signature* names) {
+  CONVGATE_ASSIGN_OR_RETURN(io::TestCaseNames case_names, TestCaseNamesFor(path, names));
+  CONVGATE_ASSIGN_OR_RETURN(std::vector<io::TestDataSet> sets,
+                            io::ReadTestCase(path, case_names, /*load_outputs=*/true));
+  SavedOutputs saved;
+  inputs::Dataset dataset;
+  dataset.origin = path.string();
+  for (io::TestDataSet& set : sets) {
+    if (set.outputs.empty()) {
+      return Status::DataLoss(set.dir.string() + " has no output_K.pb files to compare");
+    }
+    if (names != nullptr) {
+      CONVGATE_RETURN_IF_ERROR(ApplyBFloat16Quirk(set.inputs, names->inputs));
+      CONVGATE_RETURN_IF_ERROR(ApplyBFloat16Quirk(set.outputs, names->outputs));
+    }
+    saved.samples.push_back(std::move(set.outputs));
+    dataset.samples.push_back(std::move(set.inputs));
+  }
+  // A test case always carries its inputs, even none at all (a Constant node takes no input).
+  saved.inputs = std::move(dataset);
+  return saved;
+}
+
+}  // namespace
+
+Result<ResolvedSide> ResolveSide(const std::string& spec, const std::string& backend_override) {
+  const fs::path path(spec);
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return Status::NotFound(spec + ": no such file or folder");
+  if (fs::is_directory(path, ec)) {
+    if (!backend_override.empty() && backend_override != "outputs") {
+      return Status::InvalidArgument(spec + " is a folder; backend '" + backend_override +
+                                     "' runs model files");
+    }
+    return ResolveDirectory(path);
+  }
+  const std::string ext = path.extension().string();
+  if (backend_override == "outputs" || ext == ".npz" || ext == ".npy") {
+    if (ext != ".npz" && ext != ".npy") {
+      return Status::InvalidArgument(spec + ": saved outputs must be an .npz, an .npy or a folder");
+    }
+    return ResolvedSide{SideKind::kOutputs, path, ext.substr(1), "outputs"};
+  }
+  std::string backend = backend_override;
+  if (backend.empty()) {
+    CONVGATE_ASSIGN_OR_RETURN(backend, backends::DefaultBackendFor(path));
+  }
+  return ResolvedSide{SideKind::kModel, path, ext.empty() ? "unknown" : ext.substr(1), backend};
+}
+
+void DescribeSide(const ResolvedSide& side, SideRecord& record) {
+  record.path = side.path.string();
+  record.kind = side.kind == SideKind::kModel ? "model" : "outputs";
+  record.format = side.format;
+  record.backend = side.backend;
+  std::error_code ec;
+  if (fs::is_regular_file(side.path, ec)) {
+    Result<std::string> digest = Sha256File(side.path);
+    if (digest.ok()) record.sha256 = *digest;
+  }
+}
+
+Result<LoadedModel> LoadModel(const ResolvedSide& side, int threads, SideRecord& record) {
+  const auto start = std::chrono::steady_clock::now();
+  LoadedModel loaded;
+  CONVGATE_ASSIGN_OR_RETURN(loaded.backend, backends::CreateBackend(side.backend));
+  record.backend_version = loaded.backend->version();
+  backends::LoadOptions options;
+  options.intra_op_threads = threads;
+  CONVGATE_ASSIGN_OR_RETURN(loaded.model, loaded.backend->Load(side.path, options));
+  record.load_seconds = SecondsSince(start);
+  for (const TensorInfo& info : loaded.model->signature().outputs) {
+    record.output_names.push_back(info.name);
+  }
+  return loaded;
+}
+
+Result<SavedOutputs> LoadSavedOutputs(const ResolvedSide& side, const Signature* names,
+                                      SideRecord& record) {
+  const auto start = std::chrono::steady_clock::now();
+  SavedOutputs saved;
+  if (side.format == "onnx-test-case") {
+    CONVGATE_ASSIGN_OR_RETURN(saved, LoadTestCaseOutputs(side.path, names));
+  } else {
+    // The dataset layouts (flat npz, sample_<i>/ npz, .npy, folder of .npy) are the same for
+    // outputs as for inputs; the other side's outputs name a lone .npy.
+    Signature as_inputs;
+    if (names != nullptr) as_inputs.inputs = names->outputs;
+    CONVGATE_ASSIGN_OR_RETURN(inputs::Dataset dataset, inputs::LoadDataset(side.path, as_inputs));
+    saved.samples = std::move(dataset.samples);
+  }
+  for (TensorMap& sample : saved.samples) {
+    if (names != nullptr && AllPositionalNames(sample) && !names->outputs.empty()) {
+      CONVGATE_RETURN_IF_ERROR(RenamePositional(sample, *names, side.path));
+    }
+  }
+  record.load_seconds = SecondsSince(start);
+  if (!saved.samples.empty()) record.output_names = saved.samples.front().Names();
+  return saved;
+}
+
+}  // namespace convgate::gate::internal

@@ -1,0 +1,53 @@
+// What a path on the command line names (a model, or outputs saved earlier), and loading it.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "convgate/backends/backend.h"
+#include "convgate/core/signature.h"
+#include "convgate/core/status.h"
+#include "convgate/core/tensor.h"
+#include "convgate/gate/results.h"
+#include "convgate/inputs/dataset.h"
+
+namespace convgate::gate::internal {
+
+enum class SideKind { kModel, kOutputs };
+
+struct ResolvedSide {
+  SideKind kind = SideKind::kModel;
+  std::filesystem::path path;
+  std::string format;   // "onnx", "npz", "npy", "npy-folder", "onnx-test-case"
+  std::string backend;  // model backend name, or "outputs"
+};
+
+// Decides from the path alone (no loading). NotFound when the path does not exist;
+// InvalidArgument when it exists but is nothing convgate can run or read.
+Result<ResolvedSide> ResolveSide(const std::string& spec, const std::string& backend_override);
+
+struct LoadedModel {
+  std::unique_ptr<backends::Backend> backend;
+  std::unique_ptr<backends::Model> model;
+};
+
+// Fills record.{role-independent fields}: path, kind, format, backend, version, sha256, timing.
+Result<LoadedModel> LoadModel(const ResolvedSide& side, int threads, SideRecord& record);
+
+struct SavedOutputs {
+  std::vector<TensorMap> samples;
+  std::optional<inputs::Dataset> inputs;  // test-case folders carry the inputs too
+};
+
+// Reads saved outputs. `names` is the other side's signature (output names by position for
+// test-case .pb files and numpy's positional arr_0, arr_1, ... keys); may be null.
+Result<SavedOutputs> LoadSavedOutputs(const ResolvedSide& side, const Signature* names,
+                                      SideRecord& record);
+
+// Fills the parts of a SideRecord that do not depend on loading.
+void DescribeSide(const ResolvedSide& side, SideRecord& record);
+
+}  // namespace convgate::gate::internal

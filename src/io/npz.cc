@@ -1,0 +1,280 @@
+#include "convgate/io/npz.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+#include <zip.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "convgate/core/file_util.h"
+#include "convgate/io/npy.h"
+
+namespace convgate::io {
+namespace {
+
+constexpr std::string_view kNpySuffix = ".npy";
+// Deflate cannot expand data by more than 1032:1 (RFC 1951: a 258-byte match costs at least two
+// bits). A member claiming more is corrupt or a zip bomb; refusing it avoids a huge allocation.
+constexpr zip_uint64_t kMaxDeflateRatio = 1032;
+// First buffer size for a member's data; large enough that typical members take one read.
+constexpr zip_uint64_t kFirstChunk = zip_uint64_t{1} << 20;
+// What np.savez() with no arrays writes: an end-of-central-directory record and nothing else.
+// libzip deletes an archive that ends up empty instead, so that case is written by hand.
+constexpr std::string_view kEmptyZip("PK\x05\x06\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 22);
+
+struct ZipCloser {
+  void operator()(zip_t* archive) const { zip_discard(archive); }
+};
+using ZipArchive = std::unique_ptr<zip_t, ZipCloser>;
+
+struct ZipFileCloser {
+  void operator()(zip_file_t* file) const { zip_fclose(file); }
+};
+using ZipFile = std::unique_ptr<zip_file_t, ZipFileCloser>;
+
+std::string ZipErrorString(int code) {
+  zip_error_t error;
+  zip_error_init_with_code(&error, code);
+  std::string text = zip_error_strerror(&error);
+  zip_error_fini(&error);
+  return text;
+}
+
+// Maps a libzip open failure: a missing file is NotFound, an unreadable one Unavailable, and
+// anything libzip could read but not make sense of is DataLoss.
+Status OpenError(std::string_view what, int code) {
+  const std::string message = std::string(what) + ": " + ZipErrorString(code);
+  switch (code) {
+    case ZIP_ER_NOENT:
+      return Status::NotFound(message);
+    case ZIP_ER_OPEN:
+    case ZIP_ER_READ:
+    case ZIP_ER_SEEK:
+    case ZIP_ER_MEMORY:
+      return Status::Unavailable(message);
+    default:
+      return Status::DataLoss(message + " (not a valid .npz archive)");
+  }
+}
+
+Status MemberOpenError(std::string_view member, zip_t* archive) {
+  const int code = zip_error_code_zip(zip_get_error(archive));
+  const std::string message = std::string(member) + ": " + zip_strerror(archive);
+  if (code == ZIP_ER_COMPNOTSUPP || code == ZIP_ER_ENCRNOTSUPP || code == ZIP_ER_NOPASSWD) {
+    return Status::Unimplemented(message);
+  }
+  return Status::DataLoss(message);
+}
+
+// The declared sizes decide how much memory a member gets, so they are checked against what the
+// archive can hold before anything is allocated: a forged header must not cost gigabytes.
+Status CheckMemberSizes(const zip_stat_t& stat, zip_uint64_t archive_size,
+                        std::string_view member) {
+  if (!(stat.valid & ZIP_STAT_SIZE) || !(stat.valid & ZIP_STAT_COMP_SIZE)) {
+    return Status::DataLoss(std::string(member) + ": sizes unknown");
+  }
+  if (stat.comp_size > archive_size) {
+    return Status::DataLoss(std::string(member) + ": claims " + std::to_string(stat.comp_size) +
+                            " compressed bytes in a " + std::to_string(archive_size) +
+                            "-byte archive");
+  }
+  const bool bounded = stat.comp_method == ZIP_CM_STORE || stat.comp_method == ZIP_CM_DEFLATE;
+  if (bounded && stat.size / kMaxDeflateRatio > stat.comp_size + 1) {
+    return Status::DataLoss(std::string(member) + ": claims " + std::to_string(stat.size) +
+                            " bytes from " + std::to_string(stat.comp_size) + " compressed bytes");
+  }
+  return Status::OK();
+}
+
+// Reads one member completely. Reading past the declared size makes libzip check the CRC.
+Result<std::string> ReadMember(zip_t* archive, zip_uint64_t index, const zip_stat_t& stat,
+                               zip_uint64_t archive_size, std::string_view member) {
+  CONVGATE_RETURN_IF_ERROR(CheckMemberSizes(stat, archive_size, member));
+  ZipFile file(zip_fopen_index(archive, index, 0));
+  if (!file) return MemberOpenError(member, archive);
+  // The buffer grows with the data actually decompressed (doubling, capped at the declared size),
+  // so a header that lies about the size of an unusual compression method costs nothing.
+  std::string data;
+  zip_uint64_t done = 0;
+  while (done < stat.size) {
+    if (done == data.size()) data.resize(std::min(stat.size, std::max(2 * done, kFirstChunk)));
+    const zip_int64_t n = zip_fread(file.get(), data.data() + done, data.size() - done);
+    if (n <= 0) {
+      const std::string problem = n < 0 ? zip_file_strerror(file.get()) : "unexpected end of data";
+      return Status::DataLoss(std::string(member) + ": " + problem);
+    }
+    done += static_cast<zip_uint64_t>(n);
+  }
+  char extra = 0;
+  const zip_int64_t n = zip_fread(file.get(), &extra, 1);
+  if (n != 0) {
+    const std::string problem = n < 0 ? zip_file_strerror(file.get()) : "longer than declared";
+    return Status::DataLoss(std::string(member) + ": " + problem);
+  }
+  return data;
+}
+
+Result<TensorMap> ReadMembers(zip_t* archive, zip_uint64_t archive_size, std::string_view what) {
+  const zip_int64_t count = zip_get_num_entries(archive, 0);
+  TensorMap tensors;
+  for (zip_int64_t entry_idx = 0; entry_idx < count; ++entry_idx) {
+    const zip_uint64_t index = static_cast<zip_uint64_t>(entry_idx);
+    zip_stat_t stat;
+    if (zip_stat_index(archive, index, 0, &stat) != 0 || !(stat.valid & ZIP_STAT_NAME)) {
+      return Status::DataLoss(std::string(what) + ": entry " + std::to_string(entry_idx) + ": " +
+                              zip_strerror(archive));
+    }
+    const std::string_view name = stat.name;
+    const std::string member = std::string(what) + " entry '" + std::string(name) + "'";
+    if (name.ends_with('/') && stat.size == 0) continue;
+    if (!name.ends_with(kNpySuffix)) {
+      return Status::DataLoss(member + ": not a .npy member (np.savez writes only NAME.npy)");
+    }
+    CONVGATE_ASSIGN_OR_RETURN(std::string bytes,
+                              ReadMember(archive, index, stat, archive_size, member));
+    CONVGATE_ASSIGN_OR_RETURN(Tensor tensor, ParseNpy(bytes, member));
+    std::string tensor_name(name.substr(0, name.size() - kNpySuffix.size()));
+    if (tensors.Contains(tensor_name)) {
+      return Status::DataLoss(member + ": a second member with the same name");
+    }
+    CONVGATE_RETURN_IF_ERROR(tensors.Insert(std::move(tensor_name), std::move(tensor)));
+  }
+  return tensors;
+}
+
+// The modification time of every member: 1980-01-01 00:00, the zip format's earliest date and what
+// np.savez stores (Python's zipfile default), so the same tensors always give the same bytes. zip
+// stores local time, hence mktime rather than a fixed time_t.
+time_t FixedMtime() {
+  std::tm date{};
+  date.tm_year = 80;
+  date.tm_mday = 1;
+  date.tm_isdst = -1;
+  return std::mktime(&date);
+}
+
+// Adds one member whose bytes are the .npy header followed by the tensor's own buffer, without
+// copying the tensor: libzip reads both fragments when the archive is closed.
+Status AddMember(zip_t* archive, const std::string& name, const std::string& header,
+                 const Tensor& tensor, const NpzWriteOptions& options) {
+  const zip_buffer_fragment_t fragments[] = {
+      {reinterpret_cast<zip_uint8_t*>(const_cast<char*>(header.data())), header.size()},
+      {reinterpret_cast<zip_uint8_t*>(const_cast<std::byte*>(tensor.bytes().data())),
+       tensor.byte_size()},
+  };
+  zip_error_t error;
+  zip_error_init(&error);
+  zip_source_t* source = zip_source_buffer_fragment_create(fragments, 2, 0, &error);
+  if (source == nullptr) {
+    Status status = Status::Unavailable("npz member '" + name + "': " + zip_error_strerror(&error));
+    zip_error_fini(&error);
+    return status;
+  }
+  zip_error_fini(&error);
+  const zip_int64_t index =
+      zip_file_add(archive, (name + ".npy").c_str(), source, ZIP_FL_ENC_UTF_8);
+  if (index < 0) {
+    zip_source_free(source);
+    return Status::Unavailable("npz member '" + name + "': " + zip_strerror(archive));
+  }
+  const zip_uint64_t member = static_cast<zip_uint64_t>(index);
+  if (zip_set_file_compression(archive, member, options.compress ? ZIP_CM_DEFLATE : ZIP_CM_STORE,
+                               0) != 0 ||
+      zip_file_set_mtime(archive, member, FixedMtime(), 0) != 0) {
+    return Status::Unavailable("npz member '" + name + "': " + zip_strerror(archive));
+  }
+  return Status::OK();
+}
+
+// libzip's zip_close writes its own temporary file and renames it, but does not fsync.
+Status SyncFile(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || ::fsync(fd) != 0) {
+    const int err = errno;
+    if (fd >= 0) ::close(fd);
+    return Status::Unavailable("cannot flush " + path.string() + ": " + std::strerror(err));
+  }
+  ::close(fd);
+  return Status::OK();
+}
+
+Status WriteArchive(const std::filesystem::path& tmp, const TensorMap& tensors,
+                    const NpzWriteOptions& options) {
+  int code = 0;
+  ZipArchive archive(zip_open(tmp.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &code));
+  if (!archive) {
+    return Status::Unavailable("cannot create " + tmp.string() + ": " + ZipErrorString(code));
+  }
+  // The fragments point into these headers until zip_close, so they live as long as the archive.
+  std::vector<std::string> headers;
+  headers.reserve(tensors.size());
+  for (const TensorMap::Entry& entry : tensors) {
+    headers.push_back(SerializeNpyHeader(entry.tensor.dtype(), entry.tensor.shape()));
+    CONVGATE_RETURN_IF_ERROR(
+        AddMember(archive.get(), entry.name, headers.back(), entry.tensor, options));
+  }
+  if (zip_close(archive.get()) != 0) {
+    return Status::Unavailable("cannot write " + tmp.string() + ": " + zip_strerror(archive.get()));
+  }
+  archive.release();  // zip_close freed it
+  return SyncFile(tmp);
+}
+
+}  // namespace
+
+Result<TensorMap> ParseNpz(std::string_view bytes, std::string_view what) {
+  // libzip treats an empty buffer as a new, empty archive; numpy rejects an empty file.
+  if (bytes.empty()) return Status::DataLoss(std::string(what) + ": empty file, not a zip archive");
+  zip_error_t error;
+  zip_error_init(&error);
+  zip_source_t* source = zip_source_buffer_create(bytes.data(), bytes.size(), 0, &error);
+  zip_t* raw = source == nullptr ? nullptr : zip_open_from_source(source, ZIP_RDONLY, &error);
+  const int code = zip_error_code_zip(&error);
+  zip_error_fini(&error);
+  if (raw == nullptr) {
+    zip_source_free(source);  // not taken over by a failed zip_open_from_source
+    return OpenError(what, code);
+  }
+  ZipArchive archive(raw);
+  return ReadMembers(archive.get(), bytes.size(), what);
+}
+
+Result<TensorMap> ReadNpz(const std::filesystem::path& path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    return Status::InvalidArgument("cannot read " + path.string() + ": it is a directory");
+  }
+  const uintmax_t size = std::filesystem::file_size(path, ec);
+  if (!ec && size == 0) return Status::DataLoss(path.string() + ": empty file, not a zip archive");
+  int code = 0;
+  ZipArchive archive(zip_open(path.c_str(), ZIP_RDONLY, &code));
+  if (!archive) return OpenError(path.string(), code);
+  // file_size failing after zip_open succeeded would be a race; skip the size bound then.
+  return ReadMembers(archive.get(), ec ? std::numeric_limits<zip_uint64_t>::max() : size,
+                     path.string());
+}
+
+Status WriteNpz(const std::filesystem::path& path, const TensorMap& tensors,
+                const NpzWriteOptions& options) {
+  if (tensors.empty()) return WriteFileAtomic(path, kEmptyZip);
+  const std::filesystem::path tmp = path.string() + ".tmp-" + std::to_string(::getpid());
+  Status status = WriteArchive(tmp, tensors, options);
+  if (status.ok() && ::rename(tmp.c_str(), path.c_str()) != 0) {
+    status = Status::Unavailable("cannot rename " + tmp.string() + " to " + path.string() + ": " +
+                                 std::strerror(errno));
+  }
+  if (!status.ok()) {
+    std::error_code ec;
+    std::filesystem::remove(tmp, ec);
+  }
+  return status;
+}
+
+}  // namespace convgate::io

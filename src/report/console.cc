@@ -1,0 +1,273 @@
+// The terminal summary: a table per check, then every failure with its hints, then the verdict.
+#include <algorithm>
+#include <set>
+#include <string>
+
+#include "convgate/report/report.h"
+#include "table.h"
+
+namespace convgate::report {
+namespace {
+
+using internal::Paint;
+using internal::Short;
+using internal::Table;
+
+std::string ShapeText(const std::vector<int64_t>& shape) { return FormatIndex(shape); }
+
+std::string SideLine(const gate::SideRecord& side) {
+  std::string text = side.path + "  (" + side.kind;
+  if (side.kind == "model") text += ", " + side.backend + " " + side.backend_version;
+  if (side.kind == "outputs") text += ", " + side.format;
+  return text + ")";
+}
+
+std::string InputsLine(const gate::DatasetRecord& inputs) {
+  if (inputs.origin.empty()) return "none (both sides are saved outputs)";
+  std::string text = inputs.origin;
+  for (const gate::InputRecord& input : inputs.tensors) {
+    text += "\n           " + input.name + " " + input.dtype + ShapeText(input.shape);
+  }
+  return text;
+}
+
+std::string Notes(const gate::DatasetRecord& inputs) {
+  std::string text;
+  for (const std::string& note : inputs.notes) text += "  note: " + note + "\n";
+  if (!inputs.saved_to.empty()) text += "  inputs saved to " + inputs.saved_to + "\n";
+  return text;
+}
+
+std::string Verdict(gate::Verdict verdict, bool color) {
+  switch (verdict) {
+    case gate::Verdict::kPass:
+      return Paint("PASS", internal::kGreen, color);
+    case gate::Verdict::kFail:
+      return Paint("FAIL", internal::kRed, color);
+    case gate::Verdict::kError:
+      return Paint("ERROR", internal::kYellow, color);
+  }
+  return "ERROR";
+}
+
+std::string ErrorBlock(const std::optional<gate::GateError>& error, bool color) {
+  if (!error) return "";
+  return Paint(ErrorLine(*error), internal::kYellow, color) + "\n";
+}
+
+std::string PolicyLine(const compare::Policy& policy) {
+  std::string text = "|t - s| <= atol + rtol * |s|, atol " + Short(policy.global.atol) + ", rtol " +
+                     Short(policy.global.rtol) + "; integers and bool exact";
+  for (const auto& [name, value] : policy.atol_per_output) {
+    text += "; " + name + ": atol " + Short(value);
+  }
+  for (const auto& [name, value] : policy.rtol_per_output) {
+    text += "; " + name + ": rtol " + Short(value);
+  }
+  return text;
+}
+
+std::vector<std::string> CompareRow(const gate::OutputCheck& check) {
+  std::vector<std::string> row{std::to_string(check.sample), check.output};
+  if (!check.comparison) {
+    row.insert(row.end(), {"-", "-", "-", "-", "-", "-", "missing"});
+  } else {
+    const compare::TensorComparison& cmp = *check.comparison;
+    row.push_back(cmp.target_desc);
+    row.push_back(Short(cmp.errors.max_abs_error));
+    row.push_back(Short(cmp.errors.mean_abs_error));
+    row.push_back(Short(cmp.errors.abs_error_percentiles[3]));  // p99
+    row.push_back(Short(cmp.errors.max_rel_error));
+    row.push_back(cmp.mismatches == 0
+                      ? "0"
+                      : std::to_string(cmp.mismatches) + "/" + std::to_string(cmp.num_elements));
+  }
+  row.push_back(check.passed ? "PASS" : "FAIL");
+  return row;
+}
+
+// Per-sample rows up to this many samples; beyond it, one row per output aggregated over samples
+// (the report files keep every sample).
+constexpr int kMaxSampleRows = 4;
+// Failing checks explained in full; the rest are counted (report.json has them all).
+constexpr size_t kMaxDetailedFailures = 6;
+
+// One output over all samples: the worst statistics and how many samples failed.
+struct OutputAggregate {
+  std::string output;
+  std::string target;
+  int samples = 0;
+  int failed = 0;
+  double max_abs = 0.0, sum_mean_abs = 0.0, max_p99 = 0.0, max_rel = 0.0;
+  int64_t mismatches = 0, elements = 0;
+};
+
+std::vector<OutputAggregate> Aggregate(const std::vector<gate::OutputCheck>& checks) {
+  std::vector<OutputAggregate> rows;
+  for (const gate::OutputCheck& check : checks) {
+    auto it = std::find_if(rows.begin(), rows.end(),
+                           [&](const OutputAggregate& row) { return row.output == check.output; });
+    if (it == rows.end()) it = rows.insert(rows.end(), OutputAggregate{check.output});
+    ++it->samples;
+    it->failed += check.passed ? 0 : 1;
+    if (!check.comparison) continue;
+    const compare::TensorComparison& cmp = *check.comparison;
+    it->target = cmp.target_desc;
+    it->max_abs = std::max(it->max_abs, cmp.errors.max_abs_error);
+    it->sum_mean_abs += cmp.errors.mean_abs_error;
+    it->max_p99 = std::max(it->max_p99, cmp.errors.abs_error_percentiles[3]);
+    it->max_rel = std::max(it->max_rel, cmp.errors.max_rel_error);
+    it->mismatches += cmp.mismatches;
+    it->elements += cmp.num_elements;
+  }
+  return rows;
+}
+
+std::string AggregateTable(const gate::CompareReport& report, bool color) {
+  Table table({"output", "target", "samples", "max|diff|", "mean|diff|", "max p99|diff|", "max rel",
+               "mismatches", "failed samples"});
+  for (const OutputAggregate& row : Aggregate(report.checks)) {
+    table.AddRow(
+        {row.output, row.target.empty() ? "-" : row.target, std::to_string(row.samples),
+         Short(row.max_abs), Short(row.sum_mean_abs / std::max(row.samples, 1)), Short(row.max_p99),
+         Short(row.max_rel),
+         row.mismatches == 0 ? "0"
+                             : std::to_string(row.mismatches) + "/" + std::to_string(row.elements),
+         std::to_string(row.failed) + "/" + std::to_string(row.samples)},
+        row.failed == 0 ? "" : internal::kRed);
+  }
+  return table.Render(color);
+}
+
+std::string SampleTable(const gate::CompareReport& report, bool color) {
+  Table table({"sample", "output", "target", "max|diff|", "mean|diff|", "p99|diff|", "max rel",
+               "mismatches", "verdict"});
+  for (const gate::OutputCheck& check : report.checks) {
+    table.AddRow(CompareRow(check), check.passed ? "" : internal::kRed);
+  }
+  return table.Render(color);
+}
+
+std::string RunSampleTable(const gate::RunReport& report, bool color) {
+  Table table(
+      {"sample", "output", "dtype", "shape", "declared", "min", "max", "NaN", "Inf", "verdict"});
+  for (const gate::SanityCheck& check : report.checks) {
+    table.AddRow({std::to_string(check.sample), check.output, check.dtype, ShapeText(check.shape),
+                  check.declared_dtype + check.declared_shape, Short(check.values.min),
+                  Short(check.values.max), std::to_string(check.values.nan),
+                  std::to_string(check.values.pos_inf + check.values.neg_inf),
+                  check.passed ? "PASS" : "FAIL"},
+                 check.passed ? "" : internal::kRed);
+  }
+  return table.Render(color);
+}
+
+std::string RunAggregateTable(const gate::RunReport& report, bool color) {
+  struct Row {
+    std::string output, dtype, declared;
+    double min = 0.0, max = 0.0;
+    int64_t nan = 0, inf = 0;
+    int samples = 0, failed = 0;
+  };
+  std::vector<Row> rows;
+  for (const gate::SanityCheck& check : report.checks) {
+    auto it = std::find_if(rows.begin(), rows.end(),
+                           [&](const Row& row) { return row.output == check.output; });
+    if (it == rows.end()) {
+      it = rows.insert(rows.end(),
+                       Row{check.output, check.dtype, check.declared_dtype + check.declared_shape,
+                           check.values.min, check.values.max});
+    }
+    it->min = std::min(it->min, check.values.min);
+    it->max = std::max(it->max, check.values.max);
+    it->nan += check.values.nan;
+    it->inf += check.values.pos_inf + check.values.neg_inf;
+    ++it->samples;
+    it->failed += check.passed ? 0 : 1;
+  }
+  Table table(
+      {"output", "dtype", "declared", "samples", "min", "max", "NaN", "Inf", "failed samples"});
+  for (const Row& row : rows) {
+    table.AddRow({row.output, row.dtype, row.declared, std::to_string(row.samples), Short(row.min),
+                  Short(row.max), std::to_string(row.nan), std::to_string(row.inf),
+                  std::to_string(row.failed) + "/" + std::to_string(row.samples)},
+                 row.failed == 0 ? "" : internal::kRed);
+  }
+  return table.Render(color);
+}
+
+std::string MoreFailures(size_t failed) {
+  if (failed <= kMaxDetailedFailures) return "";
+  return "... and " + std::to_string(failed - kMaxDetailedFailures) +
+         " more failing checks (every one is in report.json: --out DIR or --json)\n";
+}
+
+}  // namespace
+
+std::string ConsoleText(const gate::RunReport& report, bool color) {
+  std::string out = Paint("convgate run", internal::kBold, color) + "\n";
+  out += "  model    " + SideLine(report.model) + "\n";
+  out += "  inputs   " + InputsLine(report.inputs) + "\n" + Notes(report.inputs);
+  for (const std::string& binding : report.bindings) out += "  bound    " + binding + "\n";
+  out += "\n";
+  if (report.inputs.samples > kMaxSampleRows) {
+    out += RunAggregateTable(report, color) + "\n";
+  } else if (!report.checks.empty()) {
+    out += RunSampleTable(report, color) + "\n";
+  }
+  size_t failed = 0;
+  for (const gate::SanityCheck& check : report.checks) {
+    if (check.passed) continue;
+    if (++failed > kMaxDetailedFailures) continue;
+    out += "sample " + std::to_string(check.sample) + ", output '" + check.output + "':\n";
+    for (const std::string& failure : check.failures) out += "  - " + failure + "\n";
+  }
+  out += MoreFailures(failed);
+  out += ErrorBlock(report.error, color);
+  out += Verdict(report.verdict, color) + ": " + std::to_string(report.checks.size() - failed) +
+         " of " + std::to_string(report.checks.size()) + " output checks passed over " +
+         std::to_string(report.inputs.samples) + " sample(s)\n";
+  return out;
+}
+
+std::string ConsoleText(const gate::CompareReport& report, bool color) {
+  std::string out = Paint("convgate compare", internal::kBold, color) + "\n";
+  out += "  source   " + SideLine(report.source) + "\n";
+  out += "  target   " + SideLine(report.target) + "\n";
+  out += "  inputs   " + InputsLine(report.inputs) + "\n" + Notes(report.inputs);
+  out += "  policy   " + PolicyLine(report.policy) + "\n\n";
+  if (!report.checks.empty()) {
+    out += (report.inputs.samples > kMaxSampleRows ? AggregateTable(report, color)
+                                                   : SampleTable(report, color)) +
+           "\n";
+  }
+  for (const std::string& failure : report.structure_failures) {
+    out += "structure: " + failure + "\n";
+  }
+  size_t failed = 0;
+  std::set<std::string> hints_given;
+  for (const gate::OutputCheck& check : report.checks) {
+    if (check.passed) continue;
+    if (++failed > kMaxDetailedFailures) continue;
+    out += "sample " + std::to_string(check.sample) + ", output '" + check.output + "':\n";
+    for (const std::string& failure : check.failures) out += "  - " + failure + "\n";
+    for (const std::string& hint : check.hints) {
+      // The same advice for every sample of an output is given once.
+      if (hints_given.insert(hint).second) out += "  hint: " + hint + "\n";
+    }
+  }
+  out += MoreFailures(failed);
+  out += ErrorBlock(report.error, color);
+  out += Verdict(report.verdict, color) + ": " + std::to_string(report.checks.size() - failed) +
+         " of " + std::to_string(report.checks.size()) + " output checks passed";
+  if (const gate::OutputCheck* first = report.FirstFailure()) {
+    out += "; first failure: sample " + std::to_string(first->sample) + ", output '" +
+           first->output + "'";
+  }
+  if (!report.structure_failures.empty()) {
+    out += "; " + std::to_string(report.structure_failures.size()) + " structure failure(s)";
+  }
+  return out + "\n";
+}
+
+}  // namespace convgate::report

@@ -1,0 +1,112 @@
+// `convgate inspect`: a model's facts as JSON or as text.
+#include <algorithm>
+#include <cstdio>
+
+#include "convgate/report/report.h"
+#include "table.h"
+
+namespace convgate::report {
+
+using nlohmann::json;
+
+namespace {
+
+json TensorInfoJson(const TensorInfo& info) {
+  json dims = json::array();
+  for (const Dim& dim : info.shape) {
+    if (dim.is_fixed()) {
+      dims.push_back(dim.value);
+    } else {
+      dims.push_back(dim.symbol.empty() ? json(nullptr) : json(dim.symbol));
+    }
+  }
+  return json{{"name", info.name},
+              {"dtype", info.type_name},
+              {"supported", info.dtype.has_value()},
+              {"shape", info.has_shape ? dims : json(nullptr)}};
+}
+
+std::string Bytes(int64_t bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double value = static_cast<double>(bytes);
+  int unit = 0;
+  while (value >= 1024.0 && unit < 4) {
+    value /= 1024.0;
+    ++unit;
+  }
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), unit == 0 ? "%.0f %s" : "%.2f %s", value, units[unit]);
+  return buffer;
+}
+
+std::string OpsetText(const std::vector<graph::OpsetImport>& opsets) {
+  std::string text;
+  for (const graph::OpsetImport& opset : opsets) {
+    if (!text.empty()) text += ", ";
+    text += (opset.domain.empty() ? "ai.onnx" : opset.domain) + " " + std::to_string(opset.version);
+  }
+  return text;
+}
+
+}  // namespace
+
+json ModelSummaryJson(const graph::ModelSummary& summary) {
+  json opsets = json::array();
+  for (const graph::OpsetImport& opset : summary.opsets) {
+    opsets.push_back(
+        {{"domain", opset.domain.empty() ? "ai.onnx" : opset.domain}, {"version", opset.version}});
+  }
+  json inputs = json::array(), outputs = json::array();
+  for (const TensorInfo& info : summary.signature.inputs) inputs.push_back(TensorInfoJson(info));
+  for (const TensorInfo& info : summary.signature.outputs) outputs.push_back(TensorInfoJson(info));
+  return json{
+      {"schema_version", kSchemaVersion},
+      {"path", summary.path.string()},
+      {"format", summary.format},
+      {"sha256", summary.sha256},
+      {"file_bytes", summary.file_bytes},
+      {"ir_version", summary.ir_version},
+      {"opsets", opsets},
+      {"producer", {{"name", summary.producer_name}, {"version", summary.producer_version}}},
+      {"graph_name", summary.graph_name},
+      {"inputs", inputs},
+      {"outputs", outputs},
+      {"node_count", summary.node_count},
+      {"op_histogram", summary.op_histogram},
+      {"initializer_count", summary.initializer_count},
+      {"parameter_count", summary.parameter_count},
+      {"initializer_bytes", summary.initializer_bytes},
+      {"has_external_data", summary.has_external_data}};
+}
+
+std::string ModelSummaryText(const graph::ModelSummary& summary) {
+  std::string out = summary.path.string() + "\n";
+  out += "  format       " + summary.format + " (IR " + std::to_string(summary.ir_version) +
+         "; opsets " + OpsetText(summary.opsets) + ")\n";
+  out += "  sha256       " + summary.sha256 + "\n";
+  out += "  size         " + Bytes(summary.file_bytes) + "\n";
+  if (!summary.producer_name.empty()) {
+    out += "  producer     " + summary.producer_name + " " + summary.producer_version + "\n";
+  }
+  out += "  parameters   " + std::to_string(summary.parameter_count) + " in " +
+         std::to_string(summary.initializer_count) + " initializers (" +
+         Bytes(summary.initializer_bytes) + ")" +
+         (summary.has_external_data ? ", external data" : "") + "\n\n";
+  internal::Table io({"", "name", "dtype", "shape"});
+  for (const TensorInfo& info : summary.signature.inputs) {
+    io.AddRow({"input", info.name, info.type_name, FormatDims(info)});
+  }
+  for (const TensorInfo& info : summary.signature.outputs) {
+    io.AddRow({"output", info.name, info.type_name, FormatDims(info)});
+  }
+  out += io.Render(false) + "\n";
+  std::vector<std::pair<std::string, int64_t>> ops(summary.op_histogram.begin(),
+                                                   summary.op_histogram.end());
+  std::stable_sort(ops.begin(), ops.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  out += "  " + std::to_string(summary.node_count) + " nodes:";
+  for (const auto& [op, count] : ops) out += " " + op + " x" + std::to_string(count);
+  return out + "\n";
+}
+
+}  // namespace convgate::report

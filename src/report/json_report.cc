@@ -1,0 +1,88 @@
+// report.json: everything a reader needs to explain the verdict without re-running anything.
+#include "convgate/report/report.h"
+#include "json_util.h"
+
+namespace convgate::report {
+
+using nlohmann::json;
+
+namespace {
+
+json SanityJson(const gate::SanityCheck& check) {
+  return json{{"sample", check.sample},
+              {"output", check.output},
+              {"verdict", check.passed ? "pass" : "fail"},
+              {"failures", check.failures},
+              {"dtype", check.dtype},
+              {"shape", check.shape},
+              {"declared_dtype", check.declared_dtype},
+              {"declared_shape", check.declared_shape},
+              {"num_elements", check.num_elements},
+              {"values", internal::ValueSummaryJson(check.values)}};
+}
+
+json OutputCheckJson(const gate::OutputCheck& check) {
+  json out{{"sample", check.sample},
+           {"output", check.output},
+           {"verdict", check.passed ? "pass" : "fail"},
+           {"failures", check.failures},
+           {"hints", check.hints},
+           {"atol", check.tolerance.atol},
+           {"rtol", check.tolerance.rtol}};
+  out["stats"] = check.comparison ? internal::ComparisonJson(*check.comparison) : json(nullptr);
+  return out;
+}
+
+template <typename Check>
+json Summary(const std::vector<Check>& checks, size_t structure_failures) {
+  int64_t passed = 0;
+  json first = nullptr;
+  for (const Check& check : checks) {
+    if (check.passed) {
+      ++passed;
+    } else if (first.is_null()) {
+      first = json{{"sample", check.sample}, {"output", check.output}};
+    }
+  }
+  return json{{"checks", checks.size()},
+              {"passed", passed},
+              {"failed", static_cast<int64_t>(checks.size()) - passed},
+              {"structure_failures", structure_failures},
+              {"first_failure", first}};
+}
+
+}  // namespace
+
+json RunReportJson(const gate::RunReport& report, const Invocation& invocation) {
+  json out =
+      internal::Header(invocation, report.verdict, gate::ExitCodeFor(report.verdict, report.error));
+  out["error"] = internal::ErrorJson(report.error);
+  out["model"] = internal::SideJson(report.model);
+  out["inputs"] = internal::DatasetJson(report.inputs);
+  out["bindings"] = report.bindings;
+  out["rules"] = {"non-empty", "no NaN or Inf", "declared dtype",
+                  "shape consistent with the declaration (symbolic dims bound consistently)"};
+  json checks = json::array();
+  for (const gate::SanityCheck& check : report.checks) checks.push_back(SanityJson(check));
+  out["results"] = checks;
+  out["summary"] = Summary(report.checks, 0);
+  return out;
+}
+
+json CompareReportJson(const gate::CompareReport& report, const Invocation& invocation) {
+  json out =
+      internal::Header(invocation, report.verdict, gate::ExitCodeFor(report.verdict, report.error));
+  out["error"] = internal::ErrorJson(report.error);
+  out["source"] = internal::SideJson(report.source);
+  out["target"] = internal::SideJson(report.target);
+  out["inputs"] = internal::DatasetJson(report.inputs);
+  out["policy"] = internal::PolicyJson(report.policy);
+  out["structure_failures"] = report.structure_failures;
+  json checks = json::array();
+  for (const gate::OutputCheck& check : report.checks) checks.push_back(OutputCheckJson(check));
+  out["results"] = checks;
+  out["summary"] = Summary(report.checks, report.structure_failures.size());
+  return out;
+}
+
+}  // namespace convgate::report

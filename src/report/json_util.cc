@@ -1,0 +1,147 @@
+#include "json_util.h"
+
+#include <cmath>
+
+#include "convgate/version.h"
+
+namespace convgate::report::internal {
+
+using nlohmann::json;
+
+json Number(double value) {
+  if (std::isnan(value)) return "nan";
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  return value;
+}
+
+json SideJson(const gate::SideRecord& side) {
+  return json{{"role", side.role},
+              {"path", side.path},
+              {"kind", side.kind},
+              {"format", side.format},
+              {"backend", side.backend},
+              {"backend_version", side.backend_version},
+              {"sha256", side.sha256},
+              {"load_seconds", side.load_seconds},
+              {"run_seconds", side.run_seconds},
+              {"outputs", side.output_names}};
+}
+
+json DatasetJson(const gate::DatasetRecord& dataset) {
+  json tensors = json::array();
+  for (const gate::InputRecord& input : dataset.tensors) {
+    tensors.push_back({{"name", input.name}, {"dtype", input.dtype}, {"shape", input.shape}});
+  }
+  json out{{"origin", dataset.origin},
+           {"samples", dataset.samples},
+           {"tensors", tensors},
+           {"notes", dataset.notes}};
+  if (!dataset.saved_to.empty()) out["saved_to"] = dataset.saved_to;
+  return out;
+}
+
+json ErrorJson(const std::optional<gate::GateError>& error) {
+  if (!error.has_value()) return nullptr;
+  return json{{"stage", gate::StageName(error->stage)},
+              {"code", StatusCodeName(error->status.code())},
+              {"message", error->status.message()}};
+}
+
+json ValueSummaryJson(const compare::ValueSummary& values) {
+  return json{{"min", Number(values.min)},   {"max", Number(values.max)},
+              {"mean", Number(values.mean)}, {"finite", values.finite},
+              {"nan", values.nan},           {"pos_inf", values.pos_inf},
+              {"neg_inf", values.neg_inf}};
+}
+
+namespace {
+
+json ElementJson(const compare::ElementReport& element) {
+  if (element.flat < 0) return nullptr;
+  return json{{"flat_index", element.flat},
+              {"index", element.index},
+              {"source", Number(element.source)},
+              {"target", Number(element.target)},
+              {"abs_error", Number(element.abs_error)},
+              {"rel_error", Number(element.rel_error)},
+              {"allowed", Number(element.allowed)}};
+}
+
+json NonFiniteJson(const compare::NonFiniteSplit& nf) {
+  return json{{"introduced_nan", nf.introduced_nan},
+              {"introduced_inf", nf.introduced_inf},
+              {"inherited", nf.inherited},
+              {"shared_nan", nf.shared_nan},
+              {"shared_inf", nf.shared_inf},
+              {"first_introduced", nf.first_introduced},
+              {"first_inherited", nf.first_inherited}};
+}
+
+json ErrorStatsJson(const compare::ErrorStats& errors) {
+  json percentiles = json::object();
+  for (size_t idx = 0; idx < std::size(compare::kPercentiles); ++idx) {
+    char key[16];
+    std::snprintf(key, sizeof(key), "p%g", compare::kPercentiles[idx]);
+    percentiles[key] = Number(errors.abs_error_percentiles[idx]);
+  }
+  return json{{"compared", errors.compared},
+              {"max_abs_error", Number(errors.max_abs_error)},
+              {"mean_abs_error", Number(errors.mean_abs_error)},
+              {"max_rel_error", Number(errors.max_rel_error)},
+              {"mean_rel_error", Number(errors.mean_rel_error)},
+              {"abs_error_percentiles", percentiles},
+              {"max_abs_element", ElementJson(errors.max_abs)}};
+}
+
+}  // namespace
+
+json ComparisonJson(const compare::TensorComparison& cmp) {
+  return json{{"source", cmp.source_desc},
+              {"target", cmp.target_desc},
+              {"dtype_match", cmp.dtype_match},
+              {"shape_match", cmp.shape_match},
+              {"values_compared", cmp.values_compared},
+              {"exact", cmp.exact},
+              {"atol", cmp.tolerance.atol},
+              {"rtol", cmp.tolerance.rtol},
+              {"num_elements", cmp.num_elements},
+              {"source_values", ValueSummaryJson(cmp.source_values)},
+              {"target_values", ValueSummaryJson(cmp.target_values)},
+              {"non_finite", NonFiniteJson(cmp.non_finite)},
+              {"errors", ErrorStatsJson(cmp.errors)},
+              {"mismatches", cmp.mismatches},
+              {"mismatch_fraction", Number(cmp.mismatch_fraction)},
+              {"atol_to_pass", Number(cmp.atol_to_pass)},
+              {"rtol_to_pass", Number(cmp.rtol_to_pass)},
+              {"worst_element", ElementJson(cmp.worst)}};
+}
+
+json PolicyJson(const compare::Policy& policy) {
+  json per_output = json::object();
+  for (const auto& [name, value] : policy.atol_per_output) per_output[name]["atol"] = value;
+  for (const auto& [name, value] : policy.rtol_per_output) per_output[name]["rtol"] = value;
+  return json{{"formula", "|target - source| <= atol + rtol * |source|"},
+              {"atol", policy.global.atol},
+              {"rtol", policy.global.rtol},
+              {"per_output", per_output},
+              {"integers_and_bool", "exact"},
+              {"rel_error_floor", compare::kRelErrorFloor},
+              {"percentile_method", "linear (numpy default)"},
+              {"non_finite",
+               "introduced (target only) fails; shared (same NaN/Inf both sides) is equal; "
+               "inherited (source non-finite, target differs) is a mismatch"}};
+}
+
+json Header(const Invocation& invocation, gate::Verdict verdict, int exit_code) {
+  return json{{"schema_version", kSchemaVersion},
+              {"tool", {{"name", "convgate"}, {"version", kVersion}, {"commit", kBuildCommit}}},
+              {"command", invocation.command},
+              {"argv", invocation.argv},
+              {"host", HostJson()},
+              {"started_at", invocation.started_at},
+              {"seconds", invocation.seconds},
+              {"verdict", gate::VerdictName(verdict)},
+              {"exit_code", exit_code}};
+}
+
+}  // namespace convgate::report::internal

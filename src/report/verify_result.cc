@@ -1,0 +1,100 @@
+// verify_result.json in the exact schema of OpenVINO's verify-conversion gate
+// (../shared/reference/openvino-verify-conversion.txt): six fields, nothing more, so the
+// orchestrators that consume that file consume ours unchanged.
+#include "convgate/report/report.h"
+#include "json_util.h"
+
+namespace convgate::report {
+
+using nlohmann::json;
+
+namespace {
+
+std::string DatasetPhrase(const gate::DatasetRecord& inputs) {
+  std::string text =
+      std::to_string(inputs.samples) + (inputs.samples == 1 ? " sample" : " samples");
+  if (!inputs.origin.empty()) text += " (" + inputs.origin + ")";
+  return text;
+}
+
+template <typename Check>
+std::string FirstFailureText(const std::vector<Check>& checks) {
+  for (const Check& check : checks) {
+    if (!check.passed && !check.failures.empty()) {
+      return "sample " + std::to_string(check.sample) + ", output '" + check.output +
+             "': " + check.failures.front();
+    }
+  }
+  return "";
+}
+
+template <typename Check>
+size_t CountFailed(const std::vector<Check>& checks) {
+  size_t failed = 0;
+  for (const Check& check : checks) failed += check.passed ? 0 : 1;
+  return failed;
+}
+
+json Assemble(bool verify_passed, bool e2e_passed, const std::string& detail,
+              const std::string& error) {
+  // conversion_path: null because run/compare convert nothing; `convgate verify` fills it.
+  // task: null until task detection exists; never a guess.
+  return json{
+      {"verify_passed", verify_passed}, {"e2e_passed", e2e_passed},
+      {"conversion_path", nullptr},     {"task", nullptr},
+      {"e2e_detail", detail},           {"error", error.empty() ? json(nullptr) : json(error)}};
+}
+
+}  // namespace
+
+json VerifyResultJson(const gate::RunReport& report) {
+  const gate::SideRecord& model = report.model;
+  std::string detail = model.backend + " " + model.backend_version + " ran " + model.path;
+  if (report.error) {
+    return Assemble(false, false,
+                    detail + ": stopped at " + std::string(gate::StageName(report.error->stage)),
+                    report.error->status.message());
+  }
+  detail += " on " + DatasetPhrase(report.inputs) + "; checked " +
+            std::to_string(report.checks.size()) +
+            " output(s) for non-empty, no NaN/Inf, declared dtype and shape: " +
+            std::to_string(CountFailed(report.checks)) + " failed";
+  const bool passed = report.verdict == gate::Verdict::kPass;
+  return Assemble(passed, passed, detail, passed ? "" : FirstFailureText(report.checks));
+}
+
+json VerifyResultJson(const gate::CompareReport& report) {
+  const std::string sides = "source " + report.source.path + " (" + report.source.backend +
+                            ") vs target " + report.target.path + " (" + report.target.backend +
+                            ")";
+  if (report.error) {
+    // End-to-end inference passed unless the failure was in loading or running a side.
+    const bool e2e = report.error->stage == gate::Stage::kWrite;
+    return Assemble(false, e2e,
+                    sides + ": stopped at " + std::string(gate::StageName(report.error->stage)),
+                    report.error->status.message());
+  }
+  const std::string detail = sides + " on " + DatasetPhrase(report.inputs) + "; compared " +
+                             std::to_string(report.checks.size()) +
+                             " output check(s): " + std::to_string(CountFailed(report.checks)) +
+                             " failed, " + std::to_string(report.structure_failures.size()) +
+                             " structure failure(s)";
+  // The target's end-to-end inference is sane unless it produced NaN/Inf the source did not.
+  bool e2e = true;
+  for (const gate::OutputCheck& check : report.checks) {
+    if (check.comparison &&
+        check.comparison->non_finite.introduced_nan + check.comparison->non_finite.introduced_inf >
+            0) {
+      e2e = false;
+    }
+  }
+  const bool passed = report.verdict == gate::Verdict::kPass;
+  std::string error;
+  if (!passed) {
+    error = report.structure_failures.empty() ? FirstFailureText(report.checks)
+                                              : report.structure_failures.front();
+  }
+  return Assemble(passed, e2e, detail, error);
+}
+
+}  // namespace convgate::report

@@ -1,0 +1,288 @@
+// Writes the small ONNX models that the README example and the CLI tests use, from code, so no
+// model file is ever committed. Every model is deterministic (fixed-seed weights).
+//
+//   convgate-make-models OUT_DIR
+//
+// tinycnn.onnx            Conv -> BatchNormalization -> Relu -> GlobalAveragePool -> Flatten ->
+// Gemm
+//                         -> "logits" [batch, 10] -> Softmax -> "probs"; input "image"
+//                         [batch,3,16,16]
+// tinycnn_converted.onnx  what a converter makes of it: BatchNorm folded into the Conv weights,
+// Gemm
+//                         lowered to MatMul + Add (same function, different float rounding)
+// tinycnn_perturbed.onnx  the classifier weight scaled by 1.01 (a silently wrong conversion)
+// tinycnn_nan.onnx        one BatchNorm variance made negative: sqrt(var + eps) is NaN
+// tinycnn_badshape.onnx   the converted model, but "logits" declared [batch, 12] (it is [batch,
+// 10]) tokens.onnx             int64 "ids" [batch, seq] -> Gather(embedding) -> ReduceMean; bool
+// "mask"
+//                         -> Where; exercises integer and bool inputs and two symbolic dims
+#include <onnx/onnx_pb.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr int64_t kOpset = 13;
+constexpr int kChannels = 8;
+constexpr int kClasses = 10;
+
+// A tiny fixed generator for weights; tests never depend on the values, only on determinism.
+class Lcg {
+ public:
+  explicit Lcg(uint64_t seed) : state_(seed) {}
+  // Uniform in [-1, 1).
+  float Next() {
+    state_ = state_ * 6364136223846793005ULL + 1442695040888963407ULL;
+    return static_cast<float>((state_ >> 40) * (1.0 / (1 << 24))) * 2.0f - 1.0f;
+  }
+  std::vector<float> Vector(size_t n, float scale, float offset = 0.0f) {
+    std::vector<float> values(n);
+    for (float& v : values) v = offset + scale * Next();
+    return values;
+  }
+
+ private:
+  uint64_t state_;
+};
+
+struct Dim {
+  int64_t value;
+  const char* symbol;  // non-null for a symbolic dim
+};
+
+void SetType(onnx::ValueInfoProto* info, const std::string& name, int elem_type,
+             const std::vector<Dim>& dims) {
+  info->set_name(name);
+  auto* tensor_type = info->mutable_type()->mutable_tensor_type();
+  tensor_type->set_elem_type(elem_type);
+  auto* shape = tensor_type->mutable_shape();
+  for (const Dim& dim : dims) {
+    auto* d = shape->add_dim();
+    if (dim.symbol != nullptr) {
+      d->set_dim_param(dim.symbol);
+    } else {
+      d->set_dim_value(dim.value);
+    }
+  }
+}
+
+void AddFloatInitializer(onnx::GraphProto* graph, const std::string& name,
+                         const std::vector<int64_t>& dims, const std::vector<float>& values) {
+  auto* tensor = graph->add_initializer();
+  tensor->set_name(name);
+  tensor->set_data_type(onnx::TensorProto::FLOAT);
+  for (int64_t d : dims) tensor->add_dims(d);
+  tensor->set_raw_data(values.data(), values.size() * sizeof(float));
+}
+
+void AddInt64Initializer(onnx::GraphProto* graph, const std::string& name,
+                         const std::vector<int64_t>& dims, const std::vector<int64_t>& values) {
+  auto* tensor = graph->add_initializer();
+  tensor->set_name(name);
+  tensor->set_data_type(onnx::TensorProto::INT64);
+  for (int64_t d : dims) tensor->add_dims(d);
+  for (int64_t v : values) tensor->add_int64_data(v);
+}
+
+onnx::NodeProto* AddNode(onnx::GraphProto* graph, const std::string& op,
+                         const std::vector<std::string>& inputs,
+                         const std::vector<std::string>& outputs) {
+  auto* node = graph->add_node();
+  node->set_op_type(op);
+  node->set_name(op + "_" + outputs.front());
+  for (const auto& in : inputs) node->add_input(in);
+  for (const auto& out : outputs) node->add_output(out);
+  return node;
+}
+
+void SetInts(onnx::NodeProto* node, const std::string& name, const std::vector<int64_t>& values) {
+  auto* attr = node->add_attribute();
+  attr->set_name(name);
+  attr->set_type(onnx::AttributeProto::INTS);
+  for (int64_t v : values) attr->add_ints(v);
+}
+
+void SetInt(onnx::NodeProto* node, const std::string& name, int64_t value) {
+  auto* attr = node->add_attribute();
+  attr->set_name(name);
+  attr->set_type(onnx::AttributeProto::INT);
+  attr->set_i(value);
+}
+
+void SetFloat(onnx::NodeProto* node, const std::string& name, float value) {
+  auto* attr = node->add_attribute();
+  attr->set_name(name);
+  attr->set_type(onnx::AttributeProto::FLOAT);
+  attr->set_f(value);
+}
+
+onnx::ModelProto NewModel(const std::string& graph_name) {
+  onnx::ModelProto model;
+  model.set_ir_version(7);  // IR 7 pairs with opset 13
+  model.set_producer_name("convgate-make-models");
+  model.set_producer_version("1");
+  auto* opset = model.add_opset_import();
+  opset->set_domain("");
+  opset->set_version(kOpset);
+  model.mutable_graph()->set_name(graph_name);
+  return model;
+}
+
+// The weights every tinycnn variant is made from.
+struct TinyCnnWeights {
+  std::vector<float> conv_w, conv_b;                      // [8, 3, 3, 3], [8]
+  std::vector<float> bn_scale, bn_bias, bn_mean, bn_var;  // [8] each
+  std::vector<float> fc_w, fc_b;                          // Gemm B [10, 8] (transB=1), [10]
+  float bn_epsilon = 1e-5f;
+};
+
+TinyCnnWeights MakeWeights() {
+  Lcg rng(20261125);
+  TinyCnnWeights w;
+  w.conv_w = rng.Vector(kChannels * 3 * 3 * 3, 0.4f);
+  w.conv_b = rng.Vector(kChannels, 0.1f);
+  // Non-trivial BatchNorm statistics, so folding it away changes the arithmetic (DESIGN.md notes
+  // that neutral BatchNorms hide conversion bugs).
+  w.bn_scale = rng.Vector(kChannels, 0.5f, 1.0f);
+  w.bn_bias = rng.Vector(kChannels, 0.2f);
+  w.bn_mean = rng.Vector(kChannels, 0.3f);
+  w.bn_var = rng.Vector(kChannels, 0.4f, 0.6f);
+  w.fc_w = rng.Vector(kClasses * kChannels, 1.0f);
+  w.fc_b = rng.Vector(kClasses, 0.1f);
+  return w;
+}
+
+void AddTinyCnnIo(onnx::GraphProto* graph, int64_t declared_classes) {
+  SetType(graph->add_input(), "image", onnx::TensorProto::FLOAT,
+          {{0, "batch"}, {3, nullptr}, {16, nullptr}, {16, nullptr}});
+  SetType(graph->add_output(), "logits", onnx::TensorProto::FLOAT,
+          {{0, "batch"}, {declared_classes, nullptr}});
+  SetType(graph->add_output(), "probs", onnx::TensorProto::FLOAT,
+          {{0, "batch"}, {kClasses, nullptr}});
+}
+
+void AddConv(onnx::GraphProto* graph, const std::vector<float>& weight,
+             const std::vector<float>& bias, const std::string& output) {
+  AddFloatInitializer(graph, "conv.weight", {kChannels, 3, 3, 3}, weight);
+  AddFloatInitializer(graph, "conv.bias", {kChannels}, bias);
+  auto* conv = AddNode(graph, "Conv", {"image", "conv.weight", "conv.bias"}, {output});
+  SetInts(conv, "kernel_shape", {3, 3});
+  SetInts(conv, "pads", {1, 1, 1, 1});
+}
+
+void AddHeadAfterRelu(onnx::GraphProto* graph, const std::string& relu_input) {
+  AddNode(graph, "Relu", {relu_input}, {"relu"});
+  AddNode(graph, "GlobalAveragePool", {"relu"}, {"pooled"});
+  SetInt(AddNode(graph, "Flatten", {"pooled"}, {"features"}), "axis", 1);
+}
+
+onnx::ModelProto TinyCnn(const TinyCnnWeights& w) {
+  onnx::ModelProto model = NewModel("tinycnn");
+  auto* graph = model.mutable_graph();
+  AddTinyCnnIo(graph, kClasses);
+  AddConv(graph, w.conv_w, w.conv_b, "conv");
+  AddFloatInitializer(graph, "bn.scale", {kChannels}, w.bn_scale);
+  AddFloatInitializer(graph, "bn.bias", {kChannels}, w.bn_bias);
+  AddFloatInitializer(graph, "bn.mean", {kChannels}, w.bn_mean);
+  AddFloatInitializer(graph, "bn.var", {kChannels}, w.bn_var);
+  SetFloat(AddNode(graph, "BatchNormalization",
+                   {"conv", "bn.scale", "bn.bias", "bn.mean", "bn.var"}, {"bn"}),
+           "epsilon", w.bn_epsilon);
+  AddHeadAfterRelu(graph, "bn");
+  AddFloatInitializer(graph, "fc.weight", {kClasses, kChannels}, w.fc_w);
+  AddFloatInitializer(graph, "fc.bias", {kClasses}, w.fc_b);
+  SetInt(AddNode(graph, "Gemm", {"features", "fc.weight", "fc.bias"}, {"logits"}), "transB", 1);
+  SetInt(AddNode(graph, "Softmax", {"logits"}, {"probs"}), "axis", 1);
+  return model;
+}
+
+// BatchNorm folded into the Conv (computed in double, stored as float) and Gemm lowered to
+// MatMul + Add with the weight transposed: the rewrites real converters and optimizers perform.
+onnx::ModelProto TinyCnnConverted(const TinyCnnWeights& w, int64_t declared_classes) {
+  onnx::ModelProto model = NewModel("tinycnn_converted");
+  auto* graph = model.mutable_graph();
+  AddTinyCnnIo(graph, declared_classes);
+  std::vector<float> weight(w.conv_w.size()), bias(kChannels);
+  const size_t per_channel = w.conv_w.size() / kChannels;
+  for (int c = 0; c < kChannels; ++c) {
+    const double factor = w.bn_scale[c] / std::sqrt(double{w.bn_var[c]} + w.bn_epsilon);
+    for (size_t k = 0; k < per_channel; ++k) {
+      weight[c * per_channel + k] = static_cast<float>(w.conv_w[c * per_channel + k] * factor);
+    }
+    bias[c] = static_cast<float>((w.conv_b[c] - w.bn_mean[c]) * factor + w.bn_bias[c]);
+  }
+  AddConv(graph, weight, bias, "conv");
+  AddHeadAfterRelu(graph, "conv");
+  std::vector<float> transposed(w.fc_w.size());
+  for (int o = 0; o < kClasses; ++o) {
+    for (int i = 0; i < kChannels; ++i) transposed[i * kClasses + o] = w.fc_w[o * kChannels + i];
+  }
+  AddFloatInitializer(graph, "fc.weight_t", {kChannels, kClasses}, transposed);
+  AddFloatInitializer(graph, "fc.bias", {kClasses}, w.fc_b);
+  AddNode(graph, "MatMul", {"features", "fc.weight_t"}, {"fc.matmul"});
+  AddNode(graph, "Add", {"fc.matmul", "fc.bias"}, {"logits"});
+  SetInt(AddNode(graph, "Softmax", {"logits"}, {"probs"}), "axis", 1);
+  return model;
+}
+
+onnx::ModelProto Tokens() {
+  onnx::ModelProto model = NewModel("tokens");
+  auto* graph = model.mutable_graph();
+  SetType(graph->add_input(), "ids", onnx::TensorProto::INT64, {{0, "batch"}, {0, "seq"}});
+  SetType(graph->add_input(), "mask", onnx::TensorProto::BOOL, {{0, "batch"}, {0, "seq"}});
+  SetType(graph->add_output(), "pooled", onnx::TensorProto::FLOAT, {{0, "batch"}, {4, nullptr}});
+  SetType(graph->add_output(), "kept", onnx::TensorProto::INT64, {{0, "batch"}, {0, "seq"}});
+  Lcg rng(7);
+  AddFloatInitializer(graph, "embedding", {16, 4}, rng.Vector(16 * 4, 1.0f));
+  AddInt64Initializer(graph, "zero", {}, {0});
+  SetInt(AddNode(graph, "Gather", {"embedding", "ids"}, {"embedded"}), "axis", 0);
+  SetInt(AddNode(graph, "ReduceMean", {"embedded"}, {"pooled_keep"}), "keepdims", 0);
+  SetInts(graph->mutable_node(graph->node_size() - 1), "axes", {1});
+  AddNode(graph, "Identity", {"pooled_keep"}, {"pooled"});
+  AddNode(graph, "Where", {"mask", "ids", "zero"}, {"kept"});
+  return model;
+}
+
+bool Write(const std::filesystem::path& path, const onnx::ModelProto& model) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out || !model.SerializeToOstream(&out)) {
+    std::fprintf(stderr, "convgate-make-models: cannot write %s\n", path.c_str());
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: convgate-make-models OUT_DIR\n");
+    return 2;
+  }
+  const std::filesystem::path dir = argv[1];
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    std::fprintf(stderr, "convgate-make-models: cannot create %s: %s\n", dir.c_str(),
+                 ec.message().c_str());
+    return 1;
+  }
+  const TinyCnnWeights weights = MakeWeights();
+  TinyCnnWeights perturbed = weights;
+  for (float& v : perturbed.fc_w) v *= 1.01f;
+  TinyCnnWeights nan_weights = weights;
+  nan_weights.bn_var[3] = -1.0f;
+  bool ok = Write(dir / "tinycnn.onnx", TinyCnn(weights)) &&
+            Write(dir / "tinycnn_converted.onnx", TinyCnnConverted(weights, kClasses)) &&
+            Write(dir / "tinycnn_perturbed.onnx", TinyCnn(perturbed)) &&
+            Write(dir / "tinycnn_nan.onnx", TinyCnn(nan_weights)) &&
+            Write(dir / "tinycnn_badshape.onnx", TinyCnnConverted(weights, 12)) &&
+            Write(dir / "tokens.onnx", Tokens());
+  return ok ? 0 : 1;
+}
