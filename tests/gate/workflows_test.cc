@@ -1,0 +1,178 @@
+// The run and compare workflows in-process: saved outputs on both sides (no runtime), the example
+// models from tools/make_models.cc, exit codes and the hints attached to failures.
+#include "convgate/gate/workflows.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "convgate/io/npz.h"
+#include "gate/hints.h"
+
+namespace convgate::gate {
+namespace {
+
+namespace fs = std::filesystem;
+
+const fs::path kModels = fs::path(CONVGATE_BINARY_DIR) / "examples";
+
+class WorkflowsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("convgate_gate_" +
+            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" +
+            std::to_string(::getpid()));
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  std::string WriteOutputs(const std::string& file, TensorMap tensors) {
+    const fs::path path = dir_ / file;
+    EXPECT_TRUE(io::WriteNpz(path, tensors).ok());
+    return path.string();
+  }
+
+  fs::path dir_;
+};
+
+Tensor Floats(std::vector<float> values) {
+  return Tensor::FromVector<float>(DType::kFloat32,
+                                   Shape::Of({static_cast<int64_t>(values.size())}), values);
+}
+
+TensorMap Map(std::vector<std::pair<std::string, std::vector<float>>> entries) {
+  TensorMap map;
+  for (auto& [name, values] : entries) map.InsertOrAssign(name, Floats(values));
+  return map;
+}
+
+TEST(ExitCodes, FollowTheDocumentedTable) {
+  EXPECT_EQ(ExitCodeFor(Verdict::kPass, std::nullopt), 0);
+  EXPECT_EQ(ExitCodeFor(Verdict::kFail, std::nullopt), 1);
+  EXPECT_EQ(ExitCodeFor(Verdict::kError, GateError{Stage::kFlags, Status::InvalidArgument("x")}),
+            2);
+  for (Stage stage : {Stage::kLoad, Stage::kInputs, Stage::kRun, Stage::kWrite}) {
+    EXPECT_EQ(ExitCodeFor(Verdict::kError, GateError{stage, Status::DataLoss("x")}), 3);
+  }
+  EXPECT_EQ(ExitCodeFor(Verdict::kError, GateError{Stage::kRun, Status::Internal("bug")}), 4);
+  EXPECT_EQ(ExitCodeFor(Verdict::kError, GateError{Stage::kInternal, Status::DataLoss("x")}), 4);
+}
+
+TEST_F(WorkflowsTest, SavedOutputsCompareWithoutAnyModel) {
+  CompareOptions options;
+  options.source = WriteOutputs("a.npz", Map({{"y", {1, 2, 3}}, {"z", {0}}}));
+  options.target = WriteOutputs("b.npz", Map({{"y", {1, 2, 3.5}}, {"z", {0}}}));
+  CompareReport report = CompareModelsGate(options);
+  ASSERT_FALSE(report.error.has_value()) << report.error->status.ToString();
+  EXPECT_EQ(report.verdict, Verdict::kFail);
+  ASSERT_EQ(report.checks.size(), 2u);
+  EXPECT_FALSE(report.checks[0].passed);
+  EXPECT_TRUE(report.checks[1].passed);
+  EXPECT_EQ(report.FirstFailure()->output, "y");
+  EXPECT_EQ(report.source.kind, "outputs");
+  EXPECT_EQ(report.source.sha256.size(), 64u);
+  EXPECT_TRUE(report.inputs.origin.empty());
+}
+
+TEST_F(WorkflowsTest, MissingAndExtraOutputsAreStructureFailures) {
+  CompareOptions options;
+  options.source = WriteOutputs("a.npz", Map({{"y", {1}}, {"z", {2}}}));
+  options.target = WriteOutputs("b.npz", Map({{"y", {1}}, {"w", {2}}, {"v", {3}}}));
+  CompareReport report = CompareModelsGate(options);
+  EXPECT_EQ(report.verdict, Verdict::kFail);
+  ASSERT_EQ(report.structure_failures.size(), 3u);
+  EXPECT_EQ(report.structure_failures[0],
+            "output count differs: the source has 2 (y, z), the target has 3 (y, w, v)");
+  EXPECT_EQ(report.structure_failures[1], "the target has an output 'w' that the source lacks");
+  ASSERT_EQ(report.checks.size(), 2u);
+  EXPECT_EQ(report.checks[1].failures[0],
+            "missing: the target has no output 'z' (target outputs: y, w, v)");
+}
+
+TEST_F(WorkflowsTest, PositionalNpzMembersMatchTheModelsOutputsByPosition) {
+  CompareOptions reference;
+  reference.source = (kModels / "tinycnn.onnx").string();
+  reference.target = reference.source;
+  reference.data.save_inputs = (dir_ / "inputs.npz").string();
+  ASSERT_EQ(CompareModelsGate(reference).verdict, Verdict::kPass);
+  // np.savez(f, logits, probs) names its members arr_0 and arr_1: wrong values, right positions.
+  TensorMap positional;
+  positional.InsertOrAssign("arr_0", Tensor::FromVector<float>(DType::kFloat32, Shape::Of({1, 10}),
+                                                               std::vector<float>(10, 0.0f)));
+  positional.InsertOrAssign("arr_1", Tensor::FromVector<float>(DType::kFloat32, Shape::Of({1, 10}),
+                                                               std::vector<float>(10, 0.1f)));
+  CompareOptions options;
+  options.source = WriteOutputs("positional.npz", std::move(positional));
+  options.target = (kModels / "tinycnn.onnx").string();
+  options.data.load_inputs = dir_ / "inputs.npz";
+  CompareReport report = CompareModelsGate(options);
+  ASSERT_FALSE(report.error.has_value()) << report.error->status.ToString();
+  ASSERT_EQ(report.checks.size(), 2u);
+  EXPECT_EQ(report.checks[0].output, "logits");
+  EXPECT_EQ(report.checks[1].output, "probs");
+}
+
+TEST_F(WorkflowsTest, SampleCountsOfSavedOutputsMustMatch) {
+  TensorMap two;
+  two.InsertOrAssign("sample_0/y", Floats({1}));
+  two.InsertOrAssign("sample_1/y", Floats({1}));
+  CompareOptions options;
+  options.source = WriteOutputs("two.npz", std::move(two));
+  options.target = WriteOutputs("one.npz", Map({{"y", {1}}}));
+  CompareReport report = CompareModelsGate(options);
+  ASSERT_TRUE(report.error.has_value());
+  EXPECT_EQ(report.error->stage, Stage::kInputs);
+  EXPECT_NE(report.error->status.message().find("holds 1 samples"), std::string::npos)
+      << report.error->status.message();
+}
+
+TEST_F(WorkflowsTest, AnUnknownPathKindIsAUsageError) {
+  const fs::path text = dir_ / "notes.txt";
+  std::FILE* file = std::fopen(text.c_str(), "w");
+  std::fclose(file);
+  RunOptions options;
+  options.model = text;
+  RunReport report = RunModelGate(options);
+  ASSERT_TRUE(report.error.has_value());
+  EXPECT_EQ(report.error->stage, Stage::kFlags);
+  RunOptions missing;
+  missing.model = dir_ / "absent.onnx";
+  EXPECT_EQ(RunModelGate(missing).error->stage, Stage::kLoad);
+}
+
+TEST_F(WorkflowsTest, RunOnExampleModels) {
+  RunOptions options;
+  options.model = kModels / "tinycnn.onnx";
+  options.data.generate.samples = 2;
+  RunReport clean = RunModelGate(options);
+  EXPECT_EQ(clean.verdict, Verdict::kPass);
+  EXPECT_EQ(clean.checks.size(), 4u);
+  EXPECT_EQ(clean.model.backend, "ort");
+  EXPECT_FALSE(clean.model.backend_version.empty());
+  options.model = kModels / "tinycnn_nan.onnx";
+  RunReport nan = RunModelGate(options);
+  EXPECT_EQ(nan.verdict, Verdict::kFail);
+  EXPECT_EQ(nan.checks[0].values.nan, 10);
+}
+
+TEST(Hints, SuggestTheLargestToleranceOverSamples) {
+  std::vector<OutputCheck> checks(2);
+  const compare::Tolerance tolerance{1e-5, 1e-3};
+  for (int sample = 0; sample < 2; ++sample) {
+    checks[sample].sample = sample;
+    checks[sample].output = "y";
+    checks[sample].comparison = compare::CompareTensors(
+        Floats({1.0f, 2.0f}), Floats({1.0f, sample == 0 ? 2.01f : 2.05f}), tolerance);
+    checks[sample].passed = checks[sample].comparison->passed;
+  }
+  internal::AttachHints(checks);
+  ASSERT_FALSE(checks[0].hints.empty());
+  EXPECT_EQ(checks[0].hints, checks[1].hints);
+  // 0.05 - 0.002 = 0.048 is needed by sample 1; rounded up to two digits.
+  EXPECT_NE(checks[0].hints[0].find("--atol y:0.048 "), std::string::npos) << checks[0].hints[0];
+}
+
+}  // namespace
+}  // namespace convgate::gate
