@@ -8,12 +8,12 @@ cd "$(dirname "$0")/.."
 ./scripts/setup.sh
 export ORT_DISABLE_TELEMETRY=1
 cmake --preset default >/dev/null
-cmake --build build
+cmake --build build --target convgate examples   # the tests are built by scripts/test.sh
 
 echo
 echo "== convgate compare build/examples/tinycnn.onnx build/examples/tinycnn_converted.onnx"
 ./build/src/cli/convgate compare build/examples/tinycnn.onnx build/examples/tinycnn_converted.onnx \
-  --samples 4 --out build/quickstart
+  --dim batch=2 --samples 4 --out build/quickstart
 echo
 echo "verify_result.json:"
 cat build/quickstart/verify_result.json
