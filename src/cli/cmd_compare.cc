@@ -36,16 +36,7 @@ class CompareCommand : public Command {
     options.target_backend = target_backend_;
     options.data = std::move(data).value();
     options.policy = std::move(policy).value();
-    gate::CompareReport result = gate::CompareModelsGate(options);
-    invocation.seconds = ProcessSeconds();
-    Rendered rendered;
-    rendered.report = report::CompareReportJson(result, invocation);
-    rendered.verify_result = report::VerifyResultJson(result);
-    rendered.junit = report::JUnitXml(result, invocation);
-    rendered.console = report::ConsoleText(result, UseColor(output_));
-    rendered.error = result.error;
-    rendered.exit_code = gate::ExitCodeFor(result.verdict, result.error);
-    return Finish(output_, rendered);
+    return RenderAndFinish(gate::CompareModelsGate(options), invocation, output_);
   }
 
  private:

@@ -26,16 +26,7 @@ class RunCommand : public Command {
     options.model = model_;
     options.backend = backend_;
     options.data = std::move(data).value();
-    gate::RunReport result = gate::RunModelGate(options);
-    invocation.seconds = ProcessSeconds();
-    Rendered rendered;
-    rendered.report = report::RunReportJson(result, invocation);
-    rendered.verify_result = report::VerifyResultJson(result);
-    rendered.junit = report::JUnitXml(result, invocation);
-    rendered.console = report::ConsoleText(result, UseColor(output_));
-    rendered.error = result.error;
-    rendered.exit_code = gate::ExitCodeFor(result.verdict, result.error);
-    return Finish(output_, rendered);
+    return RenderAndFinish(gate::RunModelGate(options), invocation, output_);
   }
 
  private:

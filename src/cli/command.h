@@ -44,4 +44,20 @@ struct Rendered {
 };
 int Finish(const OutputFlags& flags, const Rendered& rendered);
 
+// Renders a workflow's report in every form and finishes (see Finish). Report is
+// gate::RunReport or gate::CompareReport.
+template <typename Report>
+int RenderAndFinish(const Report& result, report::Invocation& invocation,
+                    const OutputFlags& flags) {
+  invocation.seconds = ProcessSeconds();
+  Rendered rendered;
+  rendered.report = report::ReportJson(result, invocation);
+  rendered.verify_result = report::VerifyResultJson(result);
+  rendered.junit = report::JUnitXml(result, invocation);
+  rendered.console = report::ConsoleText(result, UseColor(flags));
+  rendered.error = result.error;
+  rendered.exit_code = gate::ExitCodeFor(result.verdict, result.error);
+  return Finish(flags, rendered);
+}
+
 }  // namespace convgate::cli

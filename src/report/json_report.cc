@@ -53,7 +53,7 @@ json Summary(const std::vector<Check>& checks, size_t structure_failures) {
 
 }  // namespace
 
-json RunReportJson(const gate::RunReport& report, const Invocation& invocation) {
+json ReportJson(const gate::RunReport& report, const Invocation& invocation) {
   json out =
       internal::Header(invocation, report.verdict, gate::ExitCodeFor(report.verdict, report.error));
   out["error"] = internal::ErrorJson(report.error);
@@ -69,7 +69,7 @@ json RunReportJson(const gate::RunReport& report, const Invocation& invocation) 
   return out;
 }
 
-json CompareReportJson(const gate::CompareReport& report, const Invocation& invocation) {
+json ReportJson(const gate::CompareReport& report, const Invocation& invocation) {
   json out =
       internal::Header(invocation, report.verdict, gate::ExitCodeFor(report.verdict, report.error));
   out["error"] = internal::ErrorJson(report.error);

@@ -88,7 +88,7 @@ TEST(ReportJson, NonFiniteNumbersAreStrings) {
   EXPECT_EQ(internal::Number(-std::numeric_limits<double>::infinity()), "-inf");
   EXPECT_EQ(internal::Number(0.25), 0.25);
   Invocation invocation{"compare", {"convgate", "compare"}, "2026-01-01T00:00:00Z", 1.5};
-  json report = CompareReportJson(FailingCompare(), invocation);
+  json report = ReportJson(FailingCompare(), invocation);
   EXPECT_EQ(report["schema_version"], kSchemaVersion);
   EXPECT_EQ(report["verdict"], "fail");
   EXPECT_EQ(report["exit_code"], 1);

@@ -23,8 +23,8 @@ struct Invocation {
   double seconds = 0.0;
 };
 
-nlohmann::json RunReportJson(const gate::RunReport& report, const Invocation& invocation);
-nlohmann::json CompareReportJson(const gate::CompareReport& report, const Invocation& invocation);
+nlohmann::json ReportJson(const gate::RunReport& report, const Invocation& invocation);
+nlohmann::json ReportJson(const gate::CompareReport& report, const Invocation& invocation);
 nlohmann::json ModelSummaryJson(const graph::ModelSummary& summary);
 
 // verify_result.json, exactly the reference's fields:
