@@ -122,8 +122,12 @@ void AddSharedNotes(TensorComparison& result) {
 }  // namespace
 
 std::string DTypeMismatchMessage(const Tensor& source, const Tensor& target) {
-  return "dtype mismatch: source " + std::string(DTypeName(source.dtype())) + ", target " +
-         std::string(DTypeName(target.dtype()));
+  std::string text = "dtype mismatch: source " + std::string(DTypeName(source.dtype())) +
+                     ", target " + std::string(DTypeName(target.dtype()));
+  if ((source.dtype() == DType::kString) != (target.dtype() == DType::kString)) {
+    text += "; values not compared (strings are not numbers)";
+  }
+  return text;
 }
 
 std::string ShapeMismatchMessage(const Tensor& source, const Tensor& target) {

@@ -10,7 +10,8 @@
 
 namespace convgate::compare::internal {
 
-// "dtype mismatch: source float32, target float16".
+// "dtype mismatch: source float32, target float16", plus why values were not compared when one
+// side holds strings and the other numbers.
 std::string DTypeMismatchMessage(const Tensor& source, const Tensor& target);
 // "shape mismatch: source [1, 10], target [10]", plus why values were not compared when the
 // element counts differ.

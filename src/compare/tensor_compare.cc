@@ -6,6 +6,7 @@
 
 #include "compare/accumulator.h"
 #include "compare/messages.h"
+#include "compare/string_compare.h"
 #include "compare/widen.h"
 
 namespace convgate::compare {
@@ -123,6 +124,7 @@ void CompareValues(const Tensor& source, const Tensor& target, TensorComparison&
 }  // namespace
 
 ValueSummary SummarizeValues(const Tensor& tensor) {
+  if (tensor.dtype() == DType::kString) return ValueSummary();
   internal::ValueAccumulator acc;
   const int64_t count = tensor.num_elements();
   std::vector<double> chunk(kChunkElements);
@@ -142,15 +144,24 @@ TensorComparison CompareTensors(const Tensor& source, const Tensor& target,
   result.target_desc = target.Describe();
   result.dtype_match = source.dtype() == target.dtype();
   result.shape_match = source.shape() == target.shape();
-  result.values_compared = source.num_elements() == target.num_elements();
-  result.exact = !IsFloating(source.dtype()) && !IsFloating(target.dtype());
+  const bool source_strings = source.dtype() == DType::kString;
+  const bool target_strings = target.dtype() == DType::kString;
+  // A string has no numeric value to pair with a number, so mixed pairs stop at the dtype mismatch.
+  result.values_compared =
+      source.num_elements() == target.num_elements() && source_strings == target_strings;
+  result.exact = source_strings == target_strings && !IsFloating(source.dtype()) &&
+                 !IsFloating(target.dtype());
   result.tolerance = tolerance;
   result.num_elements = source.num_elements();
   if (!result.dtype_match)
     result.failures.push_back(internal::DTypeMismatchMessage(source, target));
   if (!result.shape_match)
     result.failures.push_back(internal::ShapeMismatchMessage(source, target));
-  if (result.values_compared) CompareValues(source, target, result);
+  if (result.values_compared && source_strings) {
+    internal::CompareStrings(source, target, result);
+  } else if (result.values_compared) {
+    CompareValues(source, target, result);
+  }
   result.passed = result.failures.empty();
   return result;
 }

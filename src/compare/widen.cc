@@ -60,6 +60,8 @@ void WidenToDouble(const Tensor& tensor, int64_t begin, std::span<double> out) {
       // Any non-zero byte is true, as Tensor::GetDouble reads it.
       return WidenWith<uint8_t>(tensor, begin, out,
                                 [](uint8_t value) { return value != 0 ? 1.0 : 0.0; });
+    case DType::kString:
+      break;  // excluded by the REQUIRES clause
   }
 }
 
@@ -88,6 +90,7 @@ void WidenToBits(const Tensor& tensor, int64_t begin, std::span<uint64_t> out) {
     case DType::kFloat64:
     case DType::kFloat16:
     case DType::kBFloat16:
+    case DType::kString:
       break;  // excluded by the REQUIRES clause
   }
 }

@@ -10,12 +10,13 @@
 namespace convgate::compare::internal {
 
 // out[i] = element (begin + i) as double: fp16/bf16 widened exactly, integers converted (int64
-// and uint64 beyond 2^53 round), bool as 0/1. REQUIRES: begin + out.size() <= num_elements().
+// and uint64 beyond 2^53 round), bool as 0/1. REQUIRES: tensor.dtype() != kString,
+// begin + out.size() <= num_elements().
 void WidenToDouble(const Tensor& tensor, int64_t begin, std::span<double> out);
 
 // out[i] = element (begin + i) of an integer or bool tensor as 64 bits: signed types are
 // sign-extended (so the bits are the int64 value), unsigned types zero-extended, bool is 0/1.
-// REQUIRES: !IsFloating(tensor.dtype()), begin + out.size() <= num_elements().
+// REQUIRES: IsInteger(tensor.dtype()) or bool, begin + out.size() <= num_elements().
 void WidenToBits(const Tensor& tensor, int64_t begin, std::span<uint64_t> out);
 
 // Whether WidenToBits stores this dtype as an int64 (true) or a uint64 (false).

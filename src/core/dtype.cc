@@ -21,6 +21,8 @@ size_t DTypeSize(DType dtype) {
     case DType::kUInt8:
     case DType::kBool:
       return 1;
+    case DType::kString:
+      return 0;  // elements are std::strings held beside the (empty) byte buffer
   }
   return 0;
 }
@@ -53,6 +55,8 @@ std::string_view DTypeName(DType dtype) {
       return "uint64";
     case DType::kBool:
       return "bool";
+    case DType::kString:
+      return "string";
   }
   return "unknown";
 }
@@ -61,6 +65,7 @@ std::optional<DType> ParseDType(std::string_view name) {
   for (DType dtype : kAllDTypes) {
     if (DTypeName(dtype) == name) return dtype;
   }
+  if (name == DTypeName(DType::kString)) return DType::kString;
   return std::nullopt;
 }
 
@@ -69,7 +74,11 @@ bool IsFloating(DType dtype) {
          dtype == DType::kBFloat16;
 }
 
-bool IsInteger(DType dtype) { return !IsFloating(dtype) && dtype != DType::kBool; }
+bool IsInteger(DType dtype) {
+  return dtype == DType::kInt8 || dtype == DType::kInt16 || dtype == DType::kInt32 ||
+         dtype == DType::kInt64 || dtype == DType::kUInt8 || dtype == DType::kUInt16 ||
+         dtype == DType::kUInt32 || dtype == DType::kUInt64;
+}
 
 bool IsSigned(DType dtype) {
   return IsFloating(dtype) || dtype == DType::kInt8 || dtype == DType::kInt16 ||

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <new>
+#include <stdexcept>
 
 #include "convgate/core/float16.h"
 
@@ -34,9 +36,32 @@ T ToInteger(double value) {
   return static_cast<T>(value);
 }
 
+Status AllocationFailure(size_t element_count, size_t byte_size, DType dtype, const Shape& shape) {
+  const std::string what = dtype == DType::kString ? std::to_string(element_count) + " strings"
+                                                   : std::to_string(byte_size) + " bytes";
+  return Status::Unavailable("cannot allocate " + what + " for a " + std::string(DTypeName(dtype)) +
+                             shape.ToString() + " tensor");
+}
+
 }  // namespace
 
 Result<Tensor> Tensor::Allocate(DType dtype, Shape shape) {
+  if (dtype == DType::kString) {
+    const auto count = static_cast<size_t>(shape.NumElements());
+    Tensor tensor;
+    tensor.dtype_ = dtype;
+    tensor.shape_ = std::move(shape);
+    // Readers call this with counts taken from files; a count the vector cannot hold is reported
+    // like any other allocation failure rather than thrown across the module boundary.
+    try {
+      tensor.strings_.resize(count);
+    } catch (const std::bad_alloc&) {
+      return AllocationFailure(count, 0, dtype, tensor.shape_);
+    } catch (const std::length_error&) {
+      return AllocationFailure(count, 0, dtype, tensor.shape_);
+    }
+    return tensor;
+  }
   const size_t element_size = DTypeSize(dtype);
   // Shape guarantees NumElements() <= 2^60, so the product below cannot overflow size_t.
   const size_t byte_size = static_cast<size_t>(shape.NumElements()) * element_size;
@@ -45,15 +70,15 @@ Result<Tensor> Tensor::Allocate(DType dtype, Shape shape) {
   tensor.shape_ = std::move(shape);
   tensor.byte_size_ = byte_size;
   tensor.data_.reset(new (std::nothrow) std::byte[byte_size == 0 ? 1 : byte_size]());
-  if (!tensor.data_) {
-    return Status::Unavailable("cannot allocate " + std::to_string(byte_size) + " bytes for a " +
-                               std::string(DTypeName(dtype)) + tensor.shape_.ToString() +
-                               " tensor");
-  }
+  if (!tensor.data_) return AllocationFailure(0, byte_size, dtype, tensor.shape_);
   return tensor;
 }
 
 Result<Tensor> Tensor::FromBytes(DType dtype, Shape shape, std::span<const std::byte> bytes) {
+  if (dtype == DType::kString) {
+    return Status::InvalidArgument("string" + shape.ToString() +
+                                   " has no byte representation; build it from its strings");
+  }
   const size_t expected = static_cast<size_t>(shape.NumElements()) * DTypeSize(dtype);
   if (bytes.size() != expected) {
     return Status::InvalidArgument(std::string(DTypeName(dtype)) + shape.ToString() + " needs " +
@@ -65,7 +90,25 @@ Result<Tensor> Tensor::FromBytes(DType dtype, Shape shape, std::span<const std::
   return tensor;
 }
 
+Result<Tensor> Tensor::FromStrings(Shape shape, std::vector<std::string> values) {
+  if (values.size() != static_cast<size_t>(shape.NumElements())) {
+    return Status::InvalidArgument("string" + shape.ToString() + " needs " +
+                                   std::to_string(shape.NumElements()) + " strings, got " +
+                                   std::to_string(values.size()));
+  }
+  Tensor tensor;
+  tensor.dtype_ = DType::kString;
+  tensor.shape_ = std::move(shape);
+  tensor.strings_ = std::move(values);
+  return tensor;
+}
+
 Tensor Tensor::Clone() const {
+  if (dtype_ == DType::kString) {
+    Result<Tensor> copy = FromStrings(shape_, strings_);
+    if (!copy.ok()) std::abort();  // the sizes match by construction
+    return std::move(copy).value();
+  }
   Result<Tensor> copy = FromBytes(dtype_, shape_, bytes());
   if (!copy.ok()) std::abort();  // only allocation can fail here; treat like operator new
   return std::move(copy).value();
@@ -100,8 +143,10 @@ double Tensor::GetDouble(int64_t flat) const {
       return static_cast<double>(Load<uint64_t>(base, flat));
     case DType::kBool:
       return Load<uint8_t>(base, flat) != 0 ? 1.0 : 0.0;
+    case DType::kString:
+      break;  // excluded by the REQUIRES clause; NaN below keeps a misuse visible
   }
-  return 0.0;
+  return std::numeric_limits<double>::quiet_NaN();
 }
 
 void Tensor::SetDouble(int64_t flat, double value) {
@@ -133,11 +178,14 @@ void Tensor::SetDouble(int64_t flat, double value) {
       return Store<uint64_t>(base, flat, ToInteger<uint64_t>(value));
     case DType::kBool:
       return Store<uint8_t>(base, flat, value != 0.0 ? 1 : 0);
+    case DType::kString:
+      return;  // excluded by the REQUIRES clause: a string has no numeric value to set
   }
 }
 
 bool Tensor::BitwiseEquals(const Tensor& other) const {
   return dtype_ == other.dtype_ && shape_ == other.shape_ && byte_size_ == other.byte_size_ &&
+         strings_ == other.strings_ &&
          (byte_size_ == 0 || std::memcmp(data_.get(), other.data_.get(), byte_size_) == 0);
 }
 

@@ -20,7 +20,7 @@ constexpr std::array<ElemTypeEntry, 26> kElemTypes = {{
     {1, "float", 32, DType::kFloat32},     {2, "uint8", 8, DType::kUInt8},
     {3, "int8", 8, DType::kInt8},          {4, "uint16", 16, DType::kUInt16},
     {5, "int16", 16, DType::kInt16},       {6, "int32", 32, DType::kInt32},
-    {7, "int64", 64, DType::kInt64},       {8, "string", 0, std::nullopt},
+    {7, "int64", 64, DType::kInt64},       {8, "string", 0, DType::kString},
     {9, "bool", 8, DType::kBool},          {10, "float16", 16, DType::kFloat16},
     {11, "double", 64, DType::kFloat64},   {12, "uint32", 32, DType::kUInt32},
     {13, "uint64", 64, DType::kUInt64},    {14, "complex64", 64, std::nullopt},

@@ -12,8 +12,8 @@
 
 namespace convgate::graph {
 
-// The DType of an ONNX TensorProto.DataType value; nullopt for types convgate cannot hold (string,
-// complex, float8, int4, ...) and for values newer than this table.
+// The DType of an ONNX TensorProto.DataType value (STRING is DType::kString); nullopt for types
+// convgate cannot hold (complex, float8, int4, ...) and for values newer than this table.
 std::optional<DType> DTypeFromOnnx(int32_t elem_type);
 
 // ONNX's spelling of an element type as in "tensor(float)": "float", "float16", "string",
@@ -29,8 +29,8 @@ int OnnxElemTypeBits(int32_t elem_type);
 std::string OnnxTypeString(const onnx::TypeProto& type);
 
 // Name, dtype, type_name and declared shape of a graph input or output. Tensors convgate can hold
-// get dtype and the numpy spelling ("float32"); other tensors get dtype nullopt and ONNX's element
-// spelling ("string"); non-tensors get OnnxTypeString() and no shape.
+// get dtype and the numpy spelling ("float32", "string"); other tensors get dtype nullopt and
+// ONNX's element spelling ("complex64"); non-tensors get OnnxTypeString() and no shape.
 TensorInfo TensorInfoFromValueInfo(const onnx::ValueInfoProto& value_info);
 
 }  // namespace convgate::graph

@@ -153,6 +153,12 @@ Result<InputPlan> PlanInput(const TensorInfo& info, const InputOptions& options,
     return Status::InvalidArgument("input '" + info.name + "' has type " + info.type_name +
                                    ", which convgate cannot generate");
   }
+  if (*info.dtype == DType::kString) {
+    // Random strings would say nothing about a model: text inputs must be real text.
+    return Status::Unimplemented("cannot generate values for string input '" + info.name +
+                                 "': give them with --load-inputs (an .npz of a numpy str array, "
+                                 "or an ONNX test-case folder)");
+  }
   InputPlan plan{&info, *info.dtype, Shape(), options.fill, ValueRange()};
   if (auto it = options.shape_per_input.find(info.name); it != options.shape_per_input.end()) {
     plan.shape = it->second;

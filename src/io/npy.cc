@@ -1,11 +1,14 @@
 #include "convgate/io/npy.h"
 
 #include <bit>
+#include <charconv>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include "convgate/core/file_util.h"
 #include "io/byte_order.h"
+#include "io/npy_strings.h"
 #include "io/py_literal.h"
 
 namespace convgate::io {
@@ -27,6 +30,14 @@ constexpr size_t kAlign = 64;
 struct NpyDescr {
   DType dtype = DType::kFloat32;
   bool big_endian = false;
+  // kString only: numpy's 'U' (UTF-32) or 'S' (bytes) layout and its width in characters.
+  internal::NpyStringKind string_kind = internal::NpyStringKind::kUnicode;
+  size_t string_width = 0;
+
+  size_t ElementBytes() const {
+    if (dtype != DType::kString) return DTypeSize(dtype);
+    return internal::NpyStringElementBytes(string_kind, string_width);
+  }
 };
 
 struct NpyHeader {
@@ -63,6 +74,29 @@ std::optional<DType> DTypeFromTypeCode(std::string_view code) {
   return std::nullopt;
 }
 
+// 'U<n>' or 'S<n>' (the byte-order character already stripped); nullopt for other codes.
+std::optional<Result<NpyDescr>> ParseStringDescr(std::string_view code, const std::string& text) {
+  if (code.empty() || (code[0] != 'U' && code[0] != 'S')) return std::nullopt;
+  const std::string_view digits = code.substr(1);
+  size_t width = 0;
+  const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), width);
+  if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size()) {
+    return std::nullopt;  // 'U' alone, 'Ux': not a numpy dtype, reported below
+  }
+  // numpy never writes width 0 (np.array(['']) is '<U1'); refusing it also means every element
+  // costs file bytes, so a tiny file cannot demand billions of strings.
+  if (width == 0 || width > internal::kMaxNpyStringWidth) {
+    return Result<NpyDescr>(Status::DataLoss("string dtype '" + text + "' has width " +
+                                             std::string(digits) + " (numpy writes 1 to 2^32)"));
+  }
+  NpyDescr descr;
+  descr.dtype = DType::kString;
+  descr.string_kind =
+      code[0] == 'U' ? internal::NpyStringKind::kUnicode : internal::NpyStringKind::kBytes;
+  descr.string_width = width;
+  return Result<NpyDescr>(std::move(descr));
+}
+
 Result<NpyDescr> ParseDescr(const PyLiteral& literal) {
   if (literal.kind == PyLiteral::Kind::kList) {
     // A list of (name, type) pairs is how numpy spells a structured dtype.
@@ -79,16 +113,20 @@ Result<NpyDescr> ParseDescr(const PyLiteral& literal) {
   const char order = code.empty() ? '\0' : code[0];
   if (order == '<' || order == '>' || order == '|' || order == '=') code.remove_prefix(1);
   descr.big_endian = order == '>';
+  if (std::optional<Result<NpyDescr>> strings = ParseStringDescr(code, literal.text)) {
+    if (strings->ok()) (*strings)->big_endian = descr.big_endian;
+    return std::move(*strings);
+  }
   if (std::optional<DType> dtype = DTypeFromTypeCode(code)) {
     descr.dtype = *dtype;
     // A void has no byte order: numpy reads '>V2' as the same bytes as '|V2', and so do we.
     if (*dtype == DType::kBFloat16) descr.big_endian = false;
     return descr;
   }
-  // Types numpy writes that convgate cannot hold: object, unicode, bytes, void of other sizes,
-  // complex, datetime, timedelta, long double.
+  // Types numpy writes that convgate cannot hold: object, old-style bytes ('a'), void of other
+  // sizes, complex, datetime, timedelta, long double.
   const bool numpy_kind =
-      !code.empty() && std::string_view("OUSaVcMmgG").find(code[0]) != std::string_view::npos;
+      !code.empty() && std::string_view("OaVcMmgG").find(code[0]) != std::string_view::npos;
   if (numpy_kind || code == "f16" || code == "f12") {
     return Status::Unimplemented("dtype '" + literal.text + "' is not supported");
   }
@@ -222,6 +260,8 @@ std::string_view NpyDescrOf(DType dtype) {
       return "<u8";
     case DType::kBool:
       return "|b1";
+    case DType::kString:
+      break;  // the width depends on the strings: see SerializeNpyParts
   }
   return "";
 }
@@ -236,43 +276,28 @@ std::string ShapeRepr(const Shape& shape) {
   return text + (shape.rank() == 1 ? ",)" : ")");
 }
 
-}  // namespace
-
-Result<Tensor> ParseNpy(std::string_view bytes, std::string_view what) {
-  Result<NpyHeader> header = ParseHeader(bytes);
-  if (!header.ok()) return header.status().WithContext(what);
-  const NpyDescr& descr = header->descr;
-  const size_t elem_size = DTypeSize(descr.dtype);
-  // Shape caps the element count at 2^60, so the byte count fits.
-  const size_t needed = static_cast<size_t>(header->shape.NumElements()) * elem_size;
-  const size_t available = bytes.size() - header->data_offset;
-  if (available != needed) {
-    // Trailing bytes are rejected although numpy ignores them: they mean the header and the
-    // writer disagree about the array, and a checker must not guess which one is right.
-    return Status::DataLoss(std::string(what) + ": " + std::string(DTypeName(descr.dtype)) +
-                            header->shape.ToString() + " needs " + std::to_string(needed) +
-                            " data bytes, the file has " + std::to_string(available) +
-                            (available < needed ? " (truncated)" : " (trailing bytes)"));
+// String elements are fixed-width in the file, so Fortran order is undone on the raw bytes before
+// they are decoded. REQUIRES: data holds exactly the elements the header calls for.
+Result<Tensor> ParseStringData(std::string_view data, const NpyHeader& header,
+                               std::string_view what) {
+  const NpyDescr& descr = header.descr;
+  std::string c_order;
+  if (header.fortran_order && header.shape.NumElements() > 0) {
+    c_order.resize(data.size());
+    CopyFortranToC(reinterpret_cast<const std::byte*>(data.data()),
+                   reinterpret_cast<std::byte*>(c_order.data()), header.shape,
+                   descr.ElementBytes());
+    data = c_order;
   }
-  CONVGATE_ASSIGN_OR_RETURN(Tensor tensor, Tensor::Allocate(descr.dtype, header->shape));
-  const std::byte* src = reinterpret_cast<const std::byte*>(bytes.data() + header->data_offset);
-  if (header->fortran_order && tensor.num_elements() > 0) {
-    CopyFortranToC(src, tensor.bytes().data(), tensor.shape(), elem_size);
-  } else if (needed > 0) {
-    std::memcpy(tensor.bytes().data(), src, needed);
-  }
-  if (descr.big_endian) internal::SwapElementBytes(tensor.bytes(), elem_size);
-  if (descr.dtype == DType::kBool) internal::NormalizeBools(tensor.bytes());
+  Result<Tensor> tensor = internal::DecodeNpyStrings(data, header.shape, descr.string_kind,
+                                                     descr.string_width, descr.big_endian);
+  if (!tensor.ok()) return tensor.status().WithContext(what);
   return tensor;
 }
 
-Result<Tensor> ReadNpy(const std::filesystem::path& path) {
-  CONVGATE_ASSIGN_OR_RETURN(std::string bytes, ReadFile(path));
-  return ParseNpy(bytes, path.string());
-}
-
-std::string SerializeNpyHeader(DType dtype, const Shape& shape) {
-  std::string dict = "{'descr': '" + std::string(NpyDescrOf(dtype)) +
+// Magic, version, header length and the padded header dict for `descr`.
+std::string HeaderFor(std::string_view descr, const Shape& shape) {
+  std::string dict = "{'descr': '" + std::string(descr) +
                      "', 'fortran_order': False, 'shape': " + ShapeRepr(shape) + ", }";
   // Header = dict, space padding, '\n', sized so the data starts on a kAlign boundary; a header
   // too long for the uint16 length of version 1.0 moves to version 2.0 (as numpy does).
@@ -295,14 +320,83 @@ std::string SerializeNpyHeader(DType dtype, const Shape& shape) {
   return out;
 }
 
-std::string SerializeNpy(const Tensor& tensor) {
-  std::string out = SerializeNpyHeader(tensor.dtype(), tensor.shape());
-  out.append(reinterpret_cast<const char*>(tensor.bytes().data()), tensor.byte_size());
+}  // namespace
+
+Result<Tensor> ParseNpy(std::string_view bytes, std::string_view what) {
+  Result<NpyHeader> header = ParseHeader(bytes);
+  if (!header.ok()) return header.status().WithContext(what);
+  const NpyDescr& descr = header->descr;
+  const size_t elem_size = descr.ElementBytes();
+  // Shape caps the element count at 2^60 and ParseStringDescr the string width at 2^32, but
+  // together they can exceed size_t.
+  size_t needed = 0;
+  if (__builtin_mul_overflow(static_cast<size_t>(header->shape.NumElements()), elem_size,
+                             &needed)) {
+    return Status::DataLoss(std::string(what) + ": " + std::string(DTypeName(descr.dtype)) +
+                            header->shape.ToString() + " of " + std::to_string(elem_size) +
+                            "-byte elements needs more than 2^64 bytes");
+  }
+  const size_t available = bytes.size() - header->data_offset;
+  if (available != needed) {
+    // Trailing bytes are rejected although numpy ignores them: they mean the header and the
+    // writer disagree about the array, and a checker must not guess which one is right.
+    return Status::DataLoss(std::string(what) + ": " + std::string(DTypeName(descr.dtype)) +
+                            header->shape.ToString() + " needs " + std::to_string(needed) +
+                            " data bytes, the file has " + std::to_string(available) +
+                            (available < needed ? " (truncated)" : " (trailing bytes)"));
+  }
+  if (descr.dtype == DType::kString) {
+    return ParseStringData(bytes.substr(header->data_offset), *header, what);
+  }
+  CONVGATE_ASSIGN_OR_RETURN(Tensor tensor, Tensor::Allocate(descr.dtype, header->shape));
+  const std::byte* src = reinterpret_cast<const std::byte*>(bytes.data() + header->data_offset);
+  if (header->fortran_order && tensor.num_elements() > 0) {
+    CopyFortranToC(src, tensor.bytes().data(), tensor.shape(), elem_size);
+  } else if (needed > 0) {
+    std::memcpy(tensor.bytes().data(), src, needed);
+  }
+  if (descr.big_endian) internal::SwapElementBytes(tensor.bytes(), elem_size);
+  if (descr.dtype == DType::kBool) internal::NormalizeBools(tensor.bytes());
+  return tensor;
+}
+
+Result<Tensor> ReadNpy(const std::filesystem::path& path) {
+  CONVGATE_ASSIGN_OR_RETURN(std::string bytes, ReadFile(path));
+  return ParseNpy(bytes, path.string());
+}
+
+std::string SerializeNpyHeader(DType dtype, const Shape& shape) {
+  return HeaderFor(NpyDescrOf(dtype), shape);
+}
+
+Result<NpyParts> SerializeNpyParts(const Tensor& tensor) {
+  NpyParts parts;
+  if (tensor.dtype() != DType::kString) {
+    parts.header = SerializeNpyHeader(tensor.dtype(), tensor.shape());
+    return parts;
+  }
+  CONVGATE_ASSIGN_OR_RETURN(internal::EncodedNpyStrings encoded,
+                            internal::EncodeNpyUnicode(tensor));
+  parts.header = HeaderFor("<U" + std::to_string(encoded.width), tensor.shape());
+  parts.string_data = std::move(encoded.data);
+  return parts;
+}
+
+Result<std::string> SerializeNpy(const Tensor& tensor) {
+  CONVGATE_ASSIGN_OR_RETURN(NpyParts parts, SerializeNpyParts(tensor));
+  std::string out = std::move(parts.header);
+  if (tensor.dtype() == DType::kString) {
+    out += parts.string_data;
+  } else {
+    out.append(reinterpret_cast<const char*>(tensor.bytes().data()), tensor.byte_size());
+  }
   return out;
 }
 
 Status WriteNpy(const std::filesystem::path& path, const Tensor& tensor) {
-  return WriteFileAtomic(path, SerializeNpy(tensor));
+  Result<std::string> bytes = SerializeNpy(tensor);
+  if (!bytes.ok()) return bytes.status().WithContext("cannot write " + path.string());
+  return WriteFileAtomic(path, *bytes);
 }
 
 }  // namespace convgate::io

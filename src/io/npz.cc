@@ -10,6 +10,7 @@
 #include <ctime>
 #include <limits>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -160,14 +161,13 @@ time_t FixedMtime() {
   return std::mktime(&date);
 }
 
-// Adds one member whose bytes are the .npy header followed by the tensor's own buffer, without
-// copying the tensor: libzip reads both fragments when the archive is closed.
+// Adds one member whose bytes are the .npy header followed by the data (a numeric tensor's own
+// buffer, not copied): libzip reads both fragments when the archive is closed.
 Status AddMember(zip_t* archive, const std::string& name, const std::string& header,
-                 const Tensor& tensor, const NpzWriteOptions& options) {
+                 std::span<const std::byte> data, const NpzWriteOptions& options) {
   const zip_buffer_fragment_t fragments[] = {
       {reinterpret_cast<zip_uint8_t*>(const_cast<char*>(header.data())), header.size()},
-      {reinterpret_cast<zip_uint8_t*>(const_cast<std::byte*>(tensor.bytes().data())),
-       tensor.byte_size()},
+      {reinterpret_cast<zip_uint8_t*>(const_cast<std::byte*>(data.data())), data.size()},
   };
   zip_error_t error;
   zip_error_init(&error);
@@ -205,20 +205,40 @@ Status SyncFile(const std::filesystem::path& path) {
   return Status::OK();
 }
 
+// Every member's .npy header (and string data) before anything is written, so that a string that
+// numpy cannot hold fails the write without leaving a temporary file behind.
+Result<std::vector<NpyParts>> SerializeMembers(const std::filesystem::path& path,
+                                               const TensorMap& tensors) {
+  std::vector<NpyParts> parts;
+  parts.reserve(tensors.size());
+  for (const TensorMap::Entry& entry : tensors) {
+    Result<NpyParts> member = SerializeNpyParts(entry.tensor);
+    if (!member.ok()) {
+      return member.status().WithContext("cannot write " + path.string() + ": member '" +
+                                         entry.name + "'");
+    }
+    parts.push_back(std::move(member).value());
+  }
+  return parts;
+}
+
+// The fragments point into `parts` until zip_close, so it must not change while this runs.
 Status WriteArchive(const std::filesystem::path& tmp, const TensorMap& tensors,
-                    const NpzWriteOptions& options) {
+                    const std::vector<NpyParts>& parts, const NpzWriteOptions& options) {
   int code = 0;
   ZipArchive archive(zip_open(tmp.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &code));
   if (!archive) {
     return Status::Unavailable("cannot create " + tmp.string() + ": " + ZipErrorString(code));
   }
-  // The fragments point into these headers until zip_close, so they live as long as the archive.
-  std::vector<std::string> headers;
-  headers.reserve(tensors.size());
-  for (const TensorMap::Entry& entry : tensors) {
-    headers.push_back(SerializeNpyHeader(entry.tensor.dtype(), entry.tensor.shape()));
-    CONVGATE_RETURN_IF_ERROR(
-        AddMember(archive.get(), entry.name, headers.back(), entry.tensor, options));
+  for (size_t member_idx = 0; member_idx < tensors.size(); ++member_idx) {
+    const Tensor& tensor = tensors[member_idx].tensor;
+    const std::string& string_data = parts[member_idx].string_data;
+    const std::span<const std::byte> data =
+        tensor.dtype() == DType::kString
+            ? std::as_bytes(std::span<const char>(string_data.data(), string_data.size()))
+            : tensor.bytes();
+    CONVGATE_RETURN_IF_ERROR(AddMember(archive.get(), tensors[member_idx].name,
+                                       parts[member_idx].header, data, options));
   }
   if (zip_close(archive.get()) != 0) {
     return Status::Unavailable("cannot write " + tmp.string() + ": " + zip_strerror(archive.get()));
@@ -264,8 +284,9 @@ Result<TensorMap> ReadNpz(const std::filesystem::path& path) {
 Status WriteNpz(const std::filesystem::path& path, const TensorMap& tensors,
                 const NpzWriteOptions& options) {
   if (tensors.empty()) return WriteFileAtomic(path, kEmptyZip);
+  CONVGATE_ASSIGN_OR_RETURN(const std::vector<NpyParts> parts, SerializeMembers(path, tensors));
   const std::filesystem::path tmp = path.string() + ".tmp-" + std::to_string(::getpid());
-  Status status = WriteArchive(tmp, tensors, options);
+  Status status = WriteArchive(tmp, tensors, parts, options);
   if (status.ok() && ::rename(tmp.c_str(), path.c_str()) != 0) {
     status = Status::Unavailable("cannot rename " + tmp.string() + " to " + path.string() + ": " +
                                  std::strerror(errno));

@@ -4,6 +4,7 @@
 #include <google/protobuf/wire_format_lite.h>
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <bit>
 #include <climits>
 #include <cstring>
@@ -38,14 +39,16 @@ constexpr OnnxTypeMapping kOnnxTypes[] = {
     {onnx::TensorProto::INT32, DType::kInt32},     {onnx::TensorProto::INT64, DType::kInt64},
     {onnx::TensorProto::UINT8, DType::kUInt8},     {onnx::TensorProto::UINT16, DType::kUInt16},
     {onnx::TensorProto::UINT32, DType::kUInt32},   {onnx::TensorProto::UINT64, DType::kUInt64},
-    {onnx::TensorProto::BOOL, DType::kBool},
+    {onnx::TensorProto::BOOL, DType::kBool},       {onnx::TensorProto::STRING, DType::kString},
 };
 
 // The typed field the ONNX spec (onnx.proto, TensorProto) stores each element type in.
-enum class ValueField { kFloat, kDouble, kInt32, kInt64, kUInt64 };
+enum class ValueField { kFloat, kDouble, kInt32, kInt64, kUInt64, kString };
 
 ValueField FieldFor(DType dtype) {
   switch (dtype) {
+    case DType::kString:
+      return ValueField::kString;
     case DType::kFloat32:
       return ValueField::kFloat;
     case DType::kFloat64:
@@ -72,6 +75,8 @@ std::string_view FieldName(ValueField field) {
       return "int64_data";
     case ValueField::kUInt64:
       return "uint64_data";
+    case ValueField::kString:
+      return "string_data";
   }
   return "";
 }
@@ -122,6 +127,8 @@ int FieldSize(const onnx::TensorProto& proto, ValueField field) {
       return proto.int64_data_size();
     case ValueField::kUInt64:
       return proto.uint64_data_size();
+    case ValueField::kString:
+      return proto.string_data_size();
   }
   return 0;
 }
@@ -140,6 +147,9 @@ void FillFromTypedField(const onnx::TensorProto& proto, Tensor& tensor) {
       if (tensor.dtype() == DType::kUInt32)
         return CopyValues<uint32_t>(proto.uint64_data(), tensor);
       return CopyValues<uint64_t>(proto.uint64_data(), tensor);
+    case ValueField::kString:
+      std::copy(proto.string_data().begin(), proto.string_data().end(), tensor.strings().begin());
+      return;
   }
 }
 
@@ -161,6 +171,11 @@ Status CheckData(const onnx::TensorProto& proto, const std::vector<std::string_v
                             std::string(fields[1]) + "; ONNX allows one value field");
   }
   const size_t elements = static_cast<size_t>(shape.NumElements());
+  if (fields[0] == "raw_data" && dtype == DType::kString) {
+    // onnx.proto: "When this raw_data field is used to store tensor value, elem_type MUST NOT be
+    // STRING"; raw bytes cannot say where one string ends.
+    return Status::DataLoss("stores strings in raw_data; ONNX puts them in string_data");
+  }
   if (fields[0] == "raw_data") {
     const size_t needed = elements * DTypeSize(dtype);
     if (proto.raw_data().size() == needed) return Status::OK();
@@ -171,7 +186,8 @@ Status CheckData(const onnx::TensorProto& proto, const std::vector<std::string_v
   if (fields[0] != FieldName(field)) {
     return Status::DataLoss("stores " + std::string(DTypeName(dtype)) + " values in " +
                             std::string(fields[0]) + "; ONNX puts them in " +
-                            std::string(FieldName(field)) + " or raw_data");
+                            std::string(FieldName(field)) +
+                            (dtype == DType::kString ? "" : " or raw_data"));
   }
   const size_t count = static_cast<size_t>(FieldSize(proto, field));
   if (count == elements) return Status::OK();
@@ -253,6 +269,15 @@ bool LooksLikeContainerProto(std::string_view bytes, const onnx::TensorProto& pr
   return proto.name().empty() && !proto.has_raw_data() && HasLengthDelimitedField1(bytes);
 }
 
+// What the tensor's values take in the proto: the raw bytes, or every string plus up to 10 bytes
+// of tag and length prefix each (a protobuf varint length of a < 2 GiB string takes at most 5).
+size_t PayloadBytes(const Tensor& tensor) {
+  if (tensor.dtype() != DType::kString) return tensor.byte_size();
+  size_t total = 0;
+  for (const std::string& value : tensor.strings()) total += value.size() + 10;
+  return total;
+}
+
 }  // namespace
 
 std::optional<DType> DTypeFromOnnx(int onnx_elem_type) {
@@ -312,7 +337,11 @@ std::string SerializeTensorProto(const Tensor& tensor, std::string_view name) {
   proto.set_name(std::string(name));
   for (int64_t dim : tensor.shape().dims()) proto.add_dims(dim);
   proto.set_data_type(OnnxFromDType(tensor.dtype()));
-  proto.set_raw_data(tensor.bytes().data(), tensor.byte_size());
+  if (tensor.dtype() == DType::kString) {
+    for (const std::string& value : tensor.strings()) proto.add_string_data(value);
+  } else {
+    proto.set_raw_data(tensor.bytes().data(), tensor.byte_size());
+  }
   return proto.SerializeAsString();
 }
 
@@ -320,7 +349,7 @@ Status WriteTensorProto(const std::filesystem::path& path, const Tensor& tensor,
                         std::string_view name) {
   // Leaves room for the name, dims and field tags below protobuf's 2 GiB message limit.
   constexpr size_t kMaxRawBytes = static_cast<size_t>(INT_MAX) - (size_t{1} << 20);
-  if (tensor.byte_size() > kMaxRawBytes) {
+  if (PayloadBytes(tensor) > kMaxRawBytes) {
     return Status::Unimplemented("cannot write " + path.string() + ": " + tensor.Describe() +
                                  " is over the 2 GiB protobuf limit");
   }
@@ -328,6 +357,11 @@ Status WriteTensorProto(const std::filesystem::path& path, const Tensor& tensor,
 }
 
 Result<Tensor> ReinterpretAs(Tensor tensor, DType dtype) {
+  if (dtype == DType::kString || tensor.dtype() == DType::kString) {
+    return Status::InvalidArgument("cannot reinterpret " + tensor.Describe() + " as " +
+                                   std::string(DTypeName(dtype)) +
+                                   ": strings have no bytes to keep");
+  }
   if (DTypeSize(dtype) != DTypeSize(tensor.dtype())) {
     return Status::InvalidArgument("cannot reinterpret " + tensor.Describe() + " as " +
                                    std::string(DTypeName(dtype)) + ": element sizes differ");

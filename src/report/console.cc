@@ -16,14 +16,15 @@ using internal::Table;
 std::string ShapeText(const std::vector<int64_t>& shape) { return FormatIndex(shape); }
 
 std::string SideLine(const gate::SideRecord& side) {
+  if (side.kind.empty()) return side.path;  // stopped before it could be identified
   std::string text = side.path + "  (" + side.kind;
   if (side.kind == "model") text += ", " + side.backend + " " + side.backend_version;
   if (side.kind == "outputs") text += ", " + side.format;
   return text + ")";
 }
 
-std::string InputsLine(const gate::DatasetRecord& inputs) {
-  if (inputs.origin.empty()) return "none (both sides are saved outputs)";
+std::string InputsLine(const gate::DatasetRecord& inputs, bool both_saved) {
+  if (inputs.origin.empty()) return both_saved ? "none (both sides are saved outputs)" : "-";
   std::string text = inputs.origin;
   for (const gate::InputRecord& input : inputs.tensors) {
     text += "\n           " + input.name + " " + input.dtype + ShapeText(input.shape);
@@ -50,14 +51,16 @@ std::string Verdict(gate::Verdict verdict, bool color) {
   return "ERROR";
 }
 
-std::string ErrorBlock(const std::optional<gate::GateError>& error, bool color) {
-  if (!error) return "";
-  return Paint(ErrorLine(*error), internal::kYellow, color) + "\n";
+// The error itself goes to stderr (cli::Finish); the table ends by saying where the run stopped.
+std::string ErrorVerdict(const std::optional<gate::GateError>& error, bool color) {
+  return Paint("ERROR", internal::kYellow, color) + ": stopped at the " +
+         std::string(gate::StageName(error->stage)) + " stage, so no verdict (exit " +
+         std::to_string(gate::ExitCodeFor(gate::Verdict::kError, error)) + ")\n";
 }
 
 std::string PolicyLine(const compare::Policy& policy) {
   std::string text = "|t - s| <= atol + rtol * |s|, atol " + Short(policy.global.atol) + ", rtol " +
-                     Short(policy.global.rtol) + "; integers and bool exact";
+                     Short(policy.global.rtol) + "; integers, bool and strings exact";
   for (const auto& [name, value] : policy.atol_per_output) {
     text += "; " + name + ": atol " + Short(value);
   }
@@ -74,10 +77,12 @@ std::vector<std::string> CompareRow(const gate::OutputCheck& check) {
   } else {
     const compare::TensorComparison& cmp = *check.comparison;
     row.push_back(cmp.target_desc);
-    row.push_back(Short(cmp.errors.max_abs_error));
-    row.push_back(Short(cmp.errors.mean_abs_error));
-    row.push_back(Short(cmp.errors.abs_error_percentiles[3]));  // p99
-    row.push_back(Short(cmp.errors.max_rel_error));
+    // No numeric statistics exist when nothing numeric was compared (strings, all non-finite).
+    const bool numeric = cmp.errors.compared > 0;
+    row.push_back(numeric ? Short(cmp.errors.max_abs_error) : "-");
+    row.push_back(numeric ? Short(cmp.errors.mean_abs_error) : "-");
+    row.push_back(numeric ? Short(cmp.errors.abs_error_percentiles[3]) : "-");  // p99
+    row.push_back(numeric ? Short(cmp.errors.max_rel_error) : "-");
     row.push_back(cmp.mismatches == 0
                       ? "0"
                       : std::to_string(cmp.mismatches) + "/" + std::to_string(cmp.num_elements));
@@ -107,7 +112,10 @@ std::vector<OutputAggregate> Aggregate(const std::vector<gate::OutputCheck>& che
   for (const gate::OutputCheck& check : checks) {
     auto it = std::find_if(rows.begin(), rows.end(),
                            [&](const OutputAggregate& row) { return row.output == check.output; });
-    if (it == rows.end()) it = rows.insert(rows.end(), OutputAggregate{check.output});
+    if (it == rows.end()) {
+      it = rows.insert(rows.end(), OutputAggregate{});
+      it->output = check.output;
+    }
     ++it->samples;
     it->failed += check.passed ? 0 : 1;
     if (!check.comparison) continue;
@@ -207,7 +215,7 @@ std::string MoreFailures(size_t failed) {
 std::string ConsoleText(const gate::RunReport& report, bool color) {
   std::string out = Paint("convgate run", internal::kBold, color) + "\n";
   out += "  model    " + SideLine(report.model) + "\n";
-  out += "  inputs   " + InputsLine(report.inputs) + "\n" + Notes(report.inputs);
+  out += "  inputs   " + InputsLine(report.inputs, false) + "\n" + Notes(report.inputs);
   for (const std::string& binding : report.bindings) out += "  bound    " + binding + "\n";
   out += "\n";
   if (report.inputs.samples > kMaxSampleRows) {
@@ -223,7 +231,7 @@ std::string ConsoleText(const gate::RunReport& report, bool color) {
     for (const std::string& failure : check.failures) out += "  - " + failure + "\n";
   }
   out += MoreFailures(failed);
-  out += ErrorBlock(report.error, color);
+  if (report.error) return out + ErrorVerdict(report.error, color);
   out += Verdict(report.verdict, color) + ": " + std::to_string(report.checks.size() - failed) +
          " of " + std::to_string(report.checks.size()) + " output checks passed over " +
          std::to_string(report.inputs.samples) + " sample(s)\n";
@@ -234,7 +242,8 @@ std::string ConsoleText(const gate::CompareReport& report, bool color) {
   std::string out = Paint("convgate compare", internal::kBold, color) + "\n";
   out += "  source   " + SideLine(report.source) + "\n";
   out += "  target   " + SideLine(report.target) + "\n";
-  out += "  inputs   " + InputsLine(report.inputs) + "\n" + Notes(report.inputs);
+  const bool both_saved = report.source.kind == "outputs" && report.target.kind == "outputs";
+  out += "  inputs   " + InputsLine(report.inputs, both_saved) + "\n" + Notes(report.inputs);
   out += "  policy   " + PolicyLine(report.policy) + "\n\n";
   if (!report.checks.empty()) {
     out += (report.inputs.samples > kMaxSampleRows ? AggregateTable(report, color)
@@ -257,7 +266,7 @@ std::string ConsoleText(const gate::CompareReport& report, bool color) {
     }
   }
   out += MoreFailures(failed);
-  out += ErrorBlock(report.error, color);
+  if (report.error) return out + ErrorVerdict(report.error, color);
   out += Verdict(report.verdict, color) + ": " + std::to_string(report.checks.size() - failed) +
          " of " + std::to_string(report.checks.size()) + " output checks passed";
   if (const gate::OutputCheck* first = report.FirstFailure()) {

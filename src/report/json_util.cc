@@ -56,8 +56,15 @@ json ValueSummaryJson(const compare::ValueSummary& values) {
 
 namespace {
 
-json ElementJson(const compare::ElementReport& element) {
+// `strings`: the element belongs to a string comparison, whose values are texts, not numbers.
+json ElementJson(const compare::ElementReport& element, bool strings = false) {
   if (element.flat < 0) return nullptr;
+  if (strings) {
+    return json{{"flat_index", element.flat},
+                {"index", element.index},
+                {"source", element.source_text},
+                {"target", element.target_text}};
+  }
   return json{{"flat_index", element.flat},
               {"index", element.index},
               {"source", Number(element.source)},
@@ -65,6 +72,10 @@ json ElementJson(const compare::ElementReport& element) {
               {"abs_error", Number(element.abs_error)},
               {"rel_error", Number(element.rel_error)},
               {"allowed", Number(element.allowed)}};
+}
+
+bool IsStringComparison(const compare::TensorComparison& cmp) {
+  return cmp.source_desc.rfind("string[", 0) == 0 && cmp.target_desc.rfind("string[", 0) == 0;
 }
 
 json NonFiniteJson(const compare::NonFiniteSplit& nf) {
@@ -113,7 +124,7 @@ json ComparisonJson(const compare::TensorComparison& cmp) {
               {"mismatch_fraction", Number(cmp.mismatch_fraction)},
               {"atol_to_pass", Number(cmp.atol_to_pass)},
               {"rtol_to_pass", Number(cmp.rtol_to_pass)},
-              {"worst_element", ElementJson(cmp.worst)}};
+              {"worst_element", ElementJson(cmp.worst, IsStringComparison(cmp))}};
 }
 
 json PolicyJson(const compare::Policy& policy) {

@@ -203,21 +203,6 @@ g (float[2, 3] x, int64[2] shape) => (float[?, ?] y) { y = Reshape(x, shape) }
   EXPECT_TRUE(Contains(outputs.status(), "reshape_node")) << outputs.status().ToString();
 }
 
-TEST_F(OrtTest, StringInputIsUnimplemented) {
-  std::unique_ptr<Model> model = LoadText(R"(
-<ir_version: 8, opset_import: ["" : 17]>
-g (string[2] s) => (string[2] t) { t = Identity(s) }
-)");
-  ASSERT_NE(model, nullptr);
-  EXPECT_EQ(model->signature().inputs[0].type_name, "string");
-  TensorMap inputs;
-  ASSERT_TRUE(inputs.Insert("s", Zeros(DType::kUInt8, Shape::Of({2}))).ok());
-  Result<TensorMap> outputs = model->Run(inputs, {});
-  ASSERT_FALSE(outputs.ok());
-  EXPECT_EQ(outputs.status().code(), StatusCode::kUnimplemented);
-  EXPECT_TRUE(Contains(outputs.status(), "input 's'")) << outputs.status().ToString();
-}
-
 TEST_F(OrtTest, SequenceOutputIsUnimplementedNamingIt) {
   onnx::ModelProto proto = testing::ParseOnnxText(R"(
 <ir_version: 8, opset_import: ["" : 17]>

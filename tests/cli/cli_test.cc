@@ -356,3 +356,33 @@ TEST_F(CliTest, SuggestedTolerancesPass) {
 
 }  // namespace
 }  // namespace convgate
+
+namespace convgate {
+namespace {
+
+TEST_F(CliTest, StringOutputsCompareExactlyAndNameTheFirstDifference) {
+  TensorMap a, b;
+  ASSERT_TRUE(
+      a.Insert("day",
+               std::move(Tensor::FromStrings(Shape::Of({3}), {"monday", "tuesday", "x"}).value()))
+          .ok());
+  ASSERT_TRUE(
+      b.Insert("day",
+               std::move(Tensor::FromStrings(Shape::Of({3}), {"monday", "TUESDAY", "x"}).value()))
+          .ok());
+  ASSERT_TRUE(io::WriteNpz(dir_ / "a.npz", a).ok());
+  ASSERT_TRUE(io::WriteNpz(dir_ / "b.npz", b).ok());
+  ProcessResult r =
+      Convgate({"compare", (dir_ / "a.npz").string(), (dir_ / "b.npz").string(), "--json"});
+  ASSERT_EQ(r.exit_code, 1) << Describe(r);
+  json report = json::parse(r.out);
+  const json& stats = report["results"][0]["stats"];
+  EXPECT_EQ(stats["mismatches"], 1);
+  EXPECT_EQ(stats["worst_element"]["source"], "tuesday");
+  EXPECT_EQ(stats["worst_element"]["target"], "TUESDAY");
+  EXPECT_NE(report["results"][0]["failures"][0].get<std::string>().find("first at [1]"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace convgate

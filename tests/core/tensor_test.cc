@@ -59,6 +59,75 @@ TEST(Tensor, CloneIsDeepAndEqual) {
   EXPECT_EQ(a.data<float>()[0], 1.5f);
 }
 
+TEST(Tensor, AllocatesEmptyStrings) {
+  Result<Tensor> tensor = Tensor::Allocate(DType::kString, Shape::Of({2, 3}));
+  ASSERT_TRUE(tensor.ok());
+  EXPECT_EQ(tensor->Describe(), "string[2, 3]");
+  EXPECT_EQ(tensor->byte_size(), 0u);
+  EXPECT_TRUE(tensor->bytes().empty());
+  ASSERT_EQ(tensor->strings().size(), 6u);
+  for (const std::string& value : tensor->strings()) EXPECT_EQ(value, "");
+}
+
+TEST(Tensor, NumericTensorsHaveNoStrings) {
+  Tensor floats = std::move(Tensor::Allocate(DType::kFloat32, Shape::Of({4})).value());
+  EXPECT_TRUE(floats.strings().empty());
+}
+
+TEST(Tensor, FromStringsChecksTheCount) {
+  Result<Tensor> tensor = Tensor::FromStrings(Shape::Of({2}), {"a", std::string("b\0c", 3)});
+  ASSERT_TRUE(tensor.ok());
+  EXPECT_EQ(tensor->dtype(), DType::kString);
+  EXPECT_EQ(tensor->strings()[1], std::string("b\0c", 3));
+  Result<Tensor> wrong = Tensor::FromStrings(Shape::Of({3}), {"a"});
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_EQ(wrong.status().message(), "string[3] needs 3 strings, got 1");
+}
+
+TEST(Tensor, StringsHaveNoByteRepresentation) {
+  Result<Tensor> tensor = Tensor::FromBytes(DType::kString, Shape::Of({0}), {});
+  ASSERT_FALSE(tensor.ok());
+  EXPECT_EQ(tensor.status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST(Tensor, StringsCloneDeeplyAndCompareByContent) {
+  Tensor a = std::move(Tensor::FromStrings(Shape::Of({2}), {"monday", "Köln"}).value());
+  Tensor b = a.Clone();
+  EXPECT_TRUE(a.BitwiseEquals(b));
+  b.strings()[0] = "MONDAY";
+  EXPECT_FALSE(a.BitwiseEquals(b));
+  EXPECT_EQ(a.strings()[0], "monday");
+  // Same count and shape but a different dtype never compares equal.
+  Tensor empty_strings = std::move(Tensor::Allocate(DType::kString, Shape::Of({0})).value());
+  Tensor empty_floats = std::move(Tensor::Allocate(DType::kFloat32, Shape::Of({0})).value());
+  EXPECT_FALSE(empty_strings.BitwiseEquals(empty_floats));
+  EXPECT_TRUE(empty_strings.BitwiseEquals(empty_strings.Clone()));
+}
+
+TEST(Tensor, StringsReadAsNaNAndIgnoreSetDouble) {
+  Tensor tensor = std::move(Tensor::FromStrings(Shape(), {"7"}).value());
+  tensor.SetDouble(0, 1.0);
+  EXPECT_TRUE(std::isnan(tensor.GetDouble(0)));
+  EXPECT_EQ(tensor.strings()[0], "7");
+}
+
+TEST(DType, StringIsNeitherNumberNorBool) {
+  EXPECT_EQ(DTypeName(DType::kString), "string");
+  EXPECT_EQ(ParseDType("string"), DType::kString);
+  EXPECT_EQ(DTypeSize(DType::kString), 0u);
+  EXPECT_FALSE(IsFloating(DType::kString));
+  EXPECT_FALSE(IsInteger(DType::kString));
+  EXPECT_FALSE(IsSigned(DType::kString));
+  EXPECT_FALSE(IsInteger(DType::kBool));
+  EXPECT_TRUE(IsInteger(DType::kUInt64));
+  for (DType dtype : kAllDTypes) {
+    EXPECT_NE(dtype, DType::kString);
+    EXPECT_GT(DTypeSize(dtype), 0u) << DTypeName(dtype);
+    EXPECT_EQ(ParseDType(DTypeName(dtype)), dtype);
+  }
+  EXPECT_EQ(ParseDType("str"), std::nullopt);
+}
+
 TEST(TensorMap, KeepsInsertionOrderAndRejectsDuplicates) {
   TensorMap map;
   ASSERT_TRUE(map.Insert("b", Tensor::FromVector<float>(DType::kFloat32, Shape(), {1.0f})).ok());

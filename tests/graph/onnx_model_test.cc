@@ -92,6 +92,22 @@ onnx::ValueInfoProto* AddValue(google::protobuf::RepeatedPtrField<onnx::ValueInf
   return info;
 }
 
+TEST(SummarizeOnnxModel, StringTensorsAreDTypeString) {
+  ScopedTempDir dir;
+  WriteModel(ParseOnnxText(R"(
+<ir_version: 8, opset_import: ["" : 15]>
+g (string[N, 2] words) => (string[N, 2] same) { same = Identity(words) }
+)"),
+             dir.path() / "strings.onnx");
+  Result<ModelSummary> summary = SummarizeOnnxModel(dir.path() / "strings.onnx");
+  ASSERT_TRUE(summary.ok()) << summary.status().ToString();
+  for (const TensorInfo* info : {&summary->signature.inputs[0], &summary->signature.outputs[0]}) {
+    EXPECT_EQ(info->dtype, DType::kString) << info->name;
+    EXPECT_EQ(info->type_name, "string") << info->name;
+    EXPECT_EQ(FormatDims(*info), "[N, 2]") << info->name;
+  }
+}
+
 TEST(SummarizeOnnxModel, NamesTypesConvgateCannotHold) {
   onnx::ModelProto model = ParseOnnxText(R"(
 <ir_version: 8, opset_import: ["" : 15]>
@@ -119,7 +135,7 @@ g (float x) => (float y) { y = Identity(x) }
   Result<ModelSummary> summary = SummarizeOnnxModel(dir.path() / "types.onnx");
   ASSERT_TRUE(summary.ok()) << summary.status().ToString();
   const Signature& signature = summary->signature;
-  EXPECT_EQ(signature.inputs[0].dtype, std::nullopt);
+  EXPECT_EQ(signature.inputs[0].dtype, DType::kString);
   EXPECT_EQ(signature.inputs[0].type_name, "string");
   EXPECT_FALSE(signature.inputs[0].has_shape);
   const std::vector<std::string> expected = {

@@ -145,13 +145,13 @@ TEST(GenerateDataset, UnknownNamesAndSymbolsAreErrors) {
 }
 
 TEST(GenerateDataset, RejectsTypesConvgateCannotHoldAndZeroSamples) {
-  TensorInfo text = ShapelessInput("text", DType::kFloat32);
-  text.dtype = std::nullopt;
-  text.type_name = "string";
-  text.has_shape = true;
-  Status status = GenerateError(MakeSignature({text}), {});
+  TensorInfo wave = ShapelessInput("wave", DType::kFloat32);
+  wave.dtype = std::nullopt;
+  wave.type_name = "complex64";
+  wave.has_shape = true;
+  Status status = GenerateError(MakeSignature({wave}), {});
   EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(status.message(), "input 'text' has type string, which convgate cannot generate");
+  EXPECT_EQ(status.message(), "input 'wave' has type complex64, which convgate cannot generate");
 
   InputOptions options;
   options.samples = 0;

@@ -130,16 +130,16 @@ TEST(ValidateDataset, NoSamplesAndUnsupportedTypes) {
   EXPECT_EQ(status.code(), StatusCode::kFailedPrecondition);
   EXPECT_EQ(status.message(), "no samples in empty.npz");
 
-  TensorInfo text = ShapelessInput("text", DType::kFloat32);
-  text.dtype = std::nullopt;
-  text.type_name = "string";
+  TensorInfo wave = ShapelessInput("wave", DType::kFloat32);
+  wave.dtype = std::nullopt;
+  wave.type_name = "complex64";
   TensorMap sample;
-  ASSERT_TRUE(sample.Insert("text", Zeros(DType::kUInt8, Shape::Of({1}))).ok());
-  Dataset strings = OneSample(std::move(sample));
-  status = ValidateDataset(strings, MakeSignature({text}));
+  ASSERT_TRUE(sample.Insert("wave", Zeros(DType::kUInt8, Shape::Of({1}))).ok());
+  Dataset complex = OneSample(std::move(sample));
+  status = ValidateDataset(complex, MakeSignature({wave}));
   EXPECT_EQ(status.code(), StatusCode::kUnimplemented);
   EXPECT_EQ(status.message(),
-            "the model's input 'text' has type string, which convgate cannot feed");
+            "the model's input 'wave' has type complex64, which convgate cannot feed");
 }
 
 }  // namespace

@@ -57,7 +57,7 @@ TEST(Npy, RoundTripsEveryDTypeAndShape) {
   for (DType dtype : kAllDTypes) {
     for (const Shape& shape : shapes) {
       const Tensor tensor = PatternTensor(dtype, shape, static_cast<uint32_t>(dtype));
-      Result<Tensor> back = ParseNpy(SerializeNpy(tensor), "round trip");
+      Result<Tensor> back = ParseNpy(SerializeNpy(tensor).value(), "round trip");
       ASSERT_TRUE(back.ok()) << tensor.Describe() << ": " << back.status().ToString();
       EXPECT_TRUE(back->BitwiseEquals(tensor)) << tensor.Describe();
     }
@@ -74,7 +74,7 @@ TEST(Npy, WriteThenReadFile) {
 }
 
 TEST(Npy, WritesNumpysHeaderLayout) {
-  const std::string npy = SerializeNpy(PatternTensor(DType::kFloat32, Shape::Of({3})));
+  const std::string npy = SerializeNpy(PatternTensor(DType::kFloat32, Shape::Of({3}))).value();
   ASSERT_GE(npy.size(), 10u);
   EXPECT_EQ(npy.substr(0, 8), std::string("\x93NUMPY\x01\x00", 8));
   const size_t header_length = static_cast<uint8_t>(npy[8]) | (static_cast<uint8_t>(npy[9]) << 8);
@@ -105,7 +105,7 @@ TEST(Npy, HugeRankUsesVersion2Header) {
   Result<Shape> shape = Shape::Make(std::vector<int64_t>(22000, 1));
   ASSERT_TRUE(shape.ok());
   const Tensor tensor = PatternTensor(DType::kInt32, *shape);
-  const std::string npy = SerializeNpy(tensor);
+  const std::string npy = SerializeNpy(tensor).value();
   EXPECT_EQ(npy[6], '\x02');
   Result<Tensor> back = ParseNpy(npy, "v2");
   ASSERT_TRUE(back.ok()) << back.status().ToString();
@@ -250,8 +250,22 @@ std::vector<BadNpy> BadNpyCases() {
        StatusCode::kDataLoss, "'descr': expected a string"},
       {"complex", MakeNpy(Dict("<c8", "()")), StatusCode::kUnimplemented, "'<c8'"},
       {"object", MakeNpy(Dict("|O", "()")), StatusCode::kUnimplemented, "'|O'"},
-      {"unicode", MakeNpy(Dict("<U3", "()")), StatusCode::kUnimplemented, "'<U3'"},
-      {"bytes", MakeNpy(Dict("|S3", "()")), StatusCode::kUnimplemented, "'|S3'"},
+      {"unicode without width", MakeNpy(Dict("<U", "()")), StatusCode::kDataLoss, "bad descr '<U'"},
+      {"unicode width not a number", MakeNpy(Dict("<U3x", "()")), StatusCode::kDataLoss,
+       "bad descr '<U3x'"},
+      {"unicode width 0", MakeNpy(Dict("<U0", "(5,)")), StatusCode::kDataLoss, "width 0"},
+      {"bytes width beyond 2^32", MakeNpy(Dict("|S4294967297", "()")), StatusCode::kDataLoss,
+       "width 4294967297"},
+      {"unicode width beyond size_t", MakeNpy(Dict("<U99999999999999999999", "()")),
+       StatusCode::kDataLoss, "bad descr"},
+      {"strings overflow size_t", MakeNpy(Dict("<U4294967296", "(1152921504606846976,)")),
+       StatusCode::kDataLoss, "more than 2^64 bytes"},
+      {"unicode truncated", MakeNpy(Dict("<U2", "(2,)"), std::string(12, 'a')),
+       StatusCode::kDataLoss, "string[2] needs 16 data bytes, the file has 12"},
+      {"surrogate", MakeNpy(Dict("<U1", "(2,)"), std::string("a\0\0\0\0\xd8\0\0", 8)),
+       StatusCode::kDataLoss, "element [1]: character 0 is 0xD800"},
+      {"beyond U+10FFFF", MakeNpy(Dict(">U1", "()"), std::string("\0\x11\0\0", 4)),
+       StatusCode::kDataLoss, "element []: character 0 is 0x110000"},
       {"datetime", MakeNpy(Dict("<M8[D]", "()")), StatusCode::kUnimplemented, "'<M8[D]'"},
       {"long double", MakeNpy(Dict("<f16", "()")), StatusCode::kUnimplemented, "'<f16'"},
       {"void of 4", MakeNpy(Dict("|V4", "()")), StatusCode::kUnimplemented, "'|V4'"},
@@ -291,7 +305,7 @@ TEST(Npy, MissingFileIsNotFound) {
 }
 
 TEST(Npy, EveryTruncationAndByteFlipFailsCleanly) {
-  const std::string npy = SerializeNpy(PatternTensor(DType::kInt16, Shape::Of({2, 3})));
+  const std::string npy = SerializeNpy(PatternTensor(DType::kInt16, Shape::Of({2, 3}))).value();
   for (size_t length = 0; length < npy.size(); ++length) {
     Result<Tensor> tensor = ParseNpy(npy.substr(0, length), "prefix");
     ASSERT_FALSE(tensor.ok()) << length;

@@ -115,7 +115,7 @@ TEST(Npz, FailedWriteKeepsTheOldFile) {
 }
 
 TEST(Npz, ReadsHandWrittenArchives) {
-  const std::string npy = SerializeNpy(PatternTensor(DType::kInt32, Shape::Of({2})));
+  const std::string npy = SerializeNpy(PatternTensor(DType::kInt32, Shape::Of({2}))).value();
   // Directory entries are skipped; names keep their '/' and ':'.
   Result<TensorMap> tensors =
       ParseNpz(testing::MakeZip({{"dir/", ""}, {"dir/a:0.npy", npy}, {"b.npy", npy}}), "hand.npz");
@@ -131,7 +131,7 @@ struct BadNpz {
 };
 
 std::vector<BadNpz> BadNpzCases() {
-  const std::string npy = SerializeNpy(PatternTensor(DType::kFloat32, Shape::Of({4})));
+  const std::string npy = SerializeNpy(PatternTensor(DType::kFloat32, Shape::Of({4}))).value();
   std::string stored;
   {
     TempDir dir;

@@ -6,12 +6,15 @@ Run with Debian's /usr/bin/python3, which has python3-numpy.
   numpy_interop.py write DIR   writes .npy/.npz files with numpy into DIR, plus
                                DIR/expected.tsv: one line per array, "file<TAB>key<TAB>dtype<TAB>
                                dims<TAB>hex", where hex is the array's little-endian C-order bytes
-                               and key is the npz member name ("" for .npy files); and
+                               (for str and bytes arrays: each element's UTF-8 or bytes, as numpy
+                               returns them, in hex, joined by ",") and key is the npz member name
+                               ("" for .npy files); and
                                DIR/unsupported.tsv: "file<TAB>status code" for arrays convgate
                                must refuse.
   numpy_interop.py read FILE...  loads each file with numpy and prints lines in the same format.
 
-dtype names are convgate's DTypeName spellings; a 2-byte void ('V2') is bfloat16 (see npy.h).
+dtype names are convgate's DTypeName spellings; a 2-byte void ('V2') is bfloat16 (see npy.h),
+and str ('U') and bytes ('S') arrays are "string".
 """
 
 import os
@@ -27,14 +30,24 @@ INT_DTYPES = ["i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8"]
 def dtype_name(dtype):
     if dtype.kind == "V" and dtype.itemsize == 2:
         return "bfloat16"
+    if dtype.kind in "US":
+        return "string"
     return dtype.newbyteorder("=").name
 
 
+def element_hex(element):
+    return (element.encode("utf-8") if isinstance(element, str) else element).hex()
+
+
 def describe(arr):
-    little = arr.astype(arr.dtype.newbyteorder("<")) if arr.dtype.kind != "V" else arr
-    data = np.ascontiguousarray(little).tobytes(order="C")
     dims = ",".join(str(d) for d in arr.shape)
-    return "%s\t%s\t%s" % (dtype_name(arr.dtype), dims, data.hex())
+    if arr.dtype.kind in "US":
+        # Elements as numpy hands them out (trailing NULs stripped), in C order.
+        data = ",".join(element_hex(e) for e in arr.ravel(order="C").tolist())
+        return "%s\t%s\t%s" % (dtype_name(arr.dtype), dims, data)
+    little = arr.astype(arr.dtype.newbyteorder("<")) if arr.dtype.kind != "V" else arr
+    data = np.ascontiguousarray(little).tobytes(order="C").hex()
+    return "%s\t%s\t%s" % (dtype_name(arr.dtype), dims, data)
 
 
 def int_values(code, count):
@@ -65,6 +78,14 @@ def arrays():
     out.append(("rank1.npy", np.array([1, 2, 3], dtype="<i8")))
     out.append(("empty_1d.npy", np.zeros((0,), dtype="<f4")))
     out.append(("empty_3d.npy", np.zeros((2, 0, 3), dtype="<i2")))
+    words = np.array(["monday", "K\u00f6ln", "", "\U0001F600", "a\x00b", "tab\there"])
+    words = words.reshape(2, 3)
+    out.append(("unicode.npy", words))
+    out.append(("unicode_be.npy", words.astype(">U9")))
+    out.append(("unicode_fortran.npy", np.asfortranarray(words)))
+    out.append(("unicode_scalar.npy", np.array("x")))
+    out.append(("unicode_empty.npy", np.array([], dtype=str)))
+    out.append(("bytes.npy", np.array([b"abc", b"", b"a\x00b", b"\xff\xfe"])))
     return out
 
 
@@ -86,6 +107,7 @@ def write(directory):
         "out:0": np.array(True),
         "empty": np.zeros((0, 2), dtype="<u2"),
         "f16": np.array(FLOAT_VALUES, dtype="<f2"),
+        "words": np.array(["monday", "MONDAY", "K\u00f6ln"]),
     }
     for name, save in [("stored.npz", np.savez), ("deflated.npz", np.savez_compressed)]:
         save(os.path.join(directory, name), **members)
@@ -97,8 +119,6 @@ def write(directory):
 
     unsupported = [
         ("complex.npy", np.array([1 + 2j], dtype="<c8")),
-        ("unicode.npy", np.array(["abc"])),
-        ("bytes.npy", np.array([b"abc"])),
         ("structured.npy", np.zeros(2, dtype=[("a", "<i4"), ("b", "<f4")])),
         ("object.npy", np.array([{"a": 1}, None], dtype=object)),
         ("datetime.npy", np.array(["2020-01-01"], dtype="datetime64[D]")),

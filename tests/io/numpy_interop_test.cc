@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <span>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -51,11 +52,25 @@ std::string DimsText(const Shape& shape) {
   return text;
 }
 
+// numpy_interop.py's "hex" column: the bytes, or for strings each element's bytes joined by ",".
+std::string DataHex(const Tensor& tensor) {
+  if (tensor.dtype() != DType::kString) return Hex(tensor.bytes());
+  std::string hex;
+  for (size_t idx = 0; idx < tensor.strings().size(); ++idx) {
+    hex += (idx > 0 ? "," : "") + Hex(std::as_bytes(std::span<const char>(tensor.strings()[idx])));
+  }
+  return hex;
+}
+
 void ExpectMatches(const Tensor& tensor, const ArrayLine& line) {
   const std::string label = line.file + " " + line.key;
   EXPECT_EQ(DTypeName(tensor.dtype()), line.dtype) << label;
   EXPECT_EQ(DimsText(tensor.shape()), line.dims) << label;
-  EXPECT_EQ(Hex(tensor.bytes()), line.hex) << label;
+  EXPECT_EQ(DataHex(tensor), line.hex) << label;
+}
+
+Tensor Strings(Shape shape, std::vector<std::string> values) {
+  return std::move(Tensor::FromStrings(std::move(shape), std::move(values)).value());
 }
 
 std::pair<int, std::string> RunScript(const std::string& args) {
@@ -107,7 +122,7 @@ TEST_F(NumpyInterop, WeReadWhatNumpyWrites) {
   }
   // Member order is numpy's (archive) order.
   EXPECT_EQ(archives["stored.npz"].Names(),
-            (std::vector<std::string>{"x", "scope/a/b", "out:0", "empty", "f16"}));
+            (std::vector<std::string>{"x", "scope/a/b", "out:0", "empty", "f16", "words"}));
   Result<TensorMap> none = ReadNpz(numpy_dir / "no_arrays.npz");
   ASSERT_TRUE(none.ok()) << none.status().ToString();
   EXPECT_TRUE(none->empty());
@@ -139,12 +154,21 @@ TEST_F(NumpyInterop, NumpyReadsWhatWeWrite) {
       ASSERT_TRUE(WriteNpy(dir_ / file, written.back().second).ok());
     }
   }
+  written.emplace_back("words.npy", Strings(Shape::Of({2, 2}), {"monday", "K\xC3\xB6ln", "",
+                                                                "\xF0\x9F\x98\x80 tab\t"}));
+  written.emplace_back("word.npy", Strings(Shape(), {"x"}));
+  written.emplace_back("no_words.npy", Strings(Shape::Of({0}), {}));
+  written.emplace_back("blanks.npy", Strings(Shape::Of({2}), {"", ""}));
+  for (size_t idx = written.size() - 4; idx < written.size(); ++idx) {
+    ASSERT_TRUE(WriteNpy(dir_ / written[idx].first, written[idx].second).ok());
+  }
   TensorMap members;
   ASSERT_TRUE(members.Insert("x", PatternTensor(DType::kFloat32, Shape::Of({3}), 90)).ok());
   ASSERT_TRUE(
       members.Insert("scope/a:0", PatternTensor(DType::kInt64, Shape::Of({2, 2}), 91)).ok());
   ASSERT_TRUE(members.Insert("flag", PatternTensor(DType::kBool, Shape(), 92)).ok());
   ASSERT_TRUE(members.Insert("bf", PatternTensor(DType::kBFloat16, Shape::Of({5}), 93)).ok());
+  ASSERT_TRUE(members.Insert("say", Strings(Shape::Of({3}), {"a", "", "bc"})).ok());
   ASSERT_TRUE(WriteNpz(dir_ / "stored.npz", members).ok());
   ASSERT_TRUE(WriteNpz(dir_ / "deflated.npz", members, {.compress = true}).ok());
 

@@ -75,13 +75,13 @@ TEST(TensorProto, TypeNumbersFollowOnnxProto) {
       {DType::kFloat32, 1},   {DType::kUInt8, 2},    {DType::kInt8, 3},    {DType::kUInt16, 4},
       {DType::kInt16, 5},     {DType::kInt32, 6},    {DType::kInt64, 7},   {DType::kBool, 9},
       {DType::kFloat16, 10},  {DType::kFloat64, 11}, {DType::kUInt32, 12}, {DType::kUInt64, 13},
-      {DType::kBFloat16, 16},
+      {DType::kBFloat16, 16}, {DType::kString, 8},
   };
   for (const auto& [dtype, number] : expected) {
     EXPECT_EQ(OnnxFromDType(dtype), number) << DTypeName(dtype);
     EXPECT_EQ(DTypeFromOnnx(number), dtype) << number;
   }
-  for (int unsupported : {0, 8, 14, 15, 17, 23, 99, -1}) {
+  for (int unsupported : {0, 14, 15, 17, 23, 99, -1}) {
     EXPECT_FALSE(DTypeFromOnnx(unsupported).has_value()) << unsupported;
   }
   EXPECT_EQ(OnnxElemTypeName(1), "FLOAT");
@@ -146,6 +146,39 @@ TEST(TensorProto, ReadsTypedFieldsAsTheSpecPacksThem) {
   EXPECT_EQ(MustParse(uint64s).data<uint64_t>()[0], std::numeric_limits<uint64_t>::max());
 }
 
+TEST(TensorProto, ReadsStringData) {
+  onnx::TensorProto proto = MakeProto(onnx::TensorProto::STRING, {2, 2}, "s");
+  for (const std::string& value : {std::string("monday"), std::string(""),
+                                   std::string("K\xC3\xB6ln"), std::string("\xff\0x", 3)}) {
+    proto.add_string_data(value);
+  }
+  const Tensor tensor = MustParse(proto);
+  EXPECT_EQ(tensor.Describe(), "string[2, 2]");
+  EXPECT_EQ(std::vector<std::string>(tensor.strings().begin(), tensor.strings().end()),
+            (std::vector<std::string>{"monday", "", "K\xC3\xB6ln", std::string("\xff\0x", 3)}));
+  EXPECT_EQ(MustParse(MakeProto(onnx::TensorProto::STRING, {0})).Describe(), "string[0]");
+}
+
+TEST(TensorProto, WritesStringsInStringData) {
+  const Tensor tensor =
+      std::move(Tensor::FromStrings(Shape::Of({3}), {"a", "", std::string("\0\xfe", 2)}).value());
+  const std::string bytes = SerializeTensorProto(tensor, "words");
+  onnx::TensorProto proto;
+  ASSERT_TRUE(proto.ParseFromString(bytes));
+  EXPECT_EQ(proto.data_type(), onnx::TensorProto::STRING);
+  EXPECT_FALSE(proto.has_raw_data());
+  ASSERT_EQ(proto.string_data_size(), 3);
+  EXPECT_EQ(proto.string_data(2), std::string("\0\xfe", 2));
+  Result<NamedTensorProto> back = ParseTensorProto(bytes, "round trip");
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_TRUE(back->tensor.BitwiseEquals(tensor));
+  TempDir dir;
+  ASSERT_TRUE(WriteTensorProto(dir / "output_0.pb", tensor, "").ok());
+  Result<NamedTensorProto> file = ReadTensorProto(dir / "output_0.pb");
+  ASSERT_TRUE(file.ok()) << file.status().ToString();
+  EXPECT_TRUE(file->tensor.BitwiseEquals(tensor));
+}
+
 TEST(TensorProto, EmptyTensorsNeedNoData) {
   EXPECT_EQ(MustParse(MakeProto(onnx::TensorProto::FLOAT, {0, 3})).shape(), Shape::Of({0, 3}));
   onnx::TensorProto empty_raw = MakeProto(onnx::TensorProto::INT64, {0});
@@ -173,8 +206,12 @@ std::vector<BadProto> BadProtoCases() {
   onnx::StringStringEntryProto* location = external.add_external_data();
   location->set_key("location");
   location->set_value("weights.bin");
-  onnx::TensorProto strings = MakeProto(onnx::TensorProto::STRING, {1}, "s");
-  strings.add_string_data("hello");
+  onnx::TensorProto strings_too_few = MakeProto(onnx::TensorProto::STRING, {2}, "s");
+  strings_too_few.add_string_data("hello");
+  onnx::TensorProto floats_as_strings = floats4;
+  for (int idx = 0; idx < 4; ++idx) floats_as_strings.add_string_data("1");
+  onnx::TensorProto strings_as_ints = MakeProto(onnx::TensorProto::STRING, {1}, "s");
+  strings_as_ints.add_int32_data(1);
   onnx::TensorProto segmented = floats4;
   segmented.mutable_segment()->set_begin(0);
   onnx::TensorProto short_floats = floats4;
@@ -193,8 +230,14 @@ std::vector<BadProto> BadProtoCases() {
        "not a valid TensorProto"},
       {"text file", "this is not a protobuf\n", StatusCode::kDataLoss, "not a valid TensorProto"},
       {"external data", WithRaw(external, ""), StatusCode::kUnimplemented, "EXTERNAL"},
-      {"string", strings.SerializeAsString(), StatusCode::kUnimplemented,
-       "tensor 's': element type STRING"},
+      {"strings in raw_data", WithRaw(MakeProto(onnx::TensorProto::STRING, {1}, "s"), "hello"),
+       StatusCode::kDataLoss, "tensor 's': stores strings in raw_data"},
+      {"too few strings", strings_too_few.SerializeAsString(), StatusCode::kDataLoss,
+       "string_data holds 1 values, string[2] needs 2"},
+      {"floats in string_data", floats_as_strings.SerializeAsString(), StatusCode::kDataLoss,
+       "stores float32 values in string_data"},
+      {"strings in int32_data", strings_as_ints.SerializeAsString(), StatusCode::kDataLoss,
+       "stores string values in int32_data; ONNX puts them in string_data"},
       {"complex", WithRaw(MakeProto(onnx::TensorProto::COMPLEX64, {1}), std::string(8, '\0')),
        StatusCode::kUnimplemented, "COMPLEX64"},
       {"float8", WithRaw(MakeProto(17, {1}), std::string(1, '\0')), StatusCode::kUnimplemented,
@@ -310,6 +353,10 @@ TEST(TensorProto, ReinterpretKeepsBytes) {
   Result<Tensor> wrong = ReinterpretAs(bits.Clone(), DType::kFloat32);
   ASSERT_FALSE(wrong.ok());
   EXPECT_EQ(wrong.status().code(), StatusCode::kInvalidArgument);
+  const Tensor strings = std::move(Tensor::FromStrings(Shape(), {"ab"}).value());
+  EXPECT_FALSE(ReinterpretAs(strings.Clone(), DType::kUInt16).ok());
+  EXPECT_FALSE(ReinterpretAs(strings.Clone(), DType::kString).ok());
+  EXPECT_FALSE(ReinterpretAs(bits.Clone(), DType::kString).ok());
 }
 
 }  // namespace

@@ -59,6 +59,9 @@ struct ElementReport {
   double abs_error = 0.0;  // |t - s|; NaN or Inf for a non-finite element
   double rel_error = 0.0;  // abs_error / max(|s|, kRelErrorFloor)
   double allowed = 0.0;    // atol + rtol * |s| at this element; 0 for an exact comparison
+  // String tensors only: the two elements as stored (the numbers above then stay 0).
+  std::string source_text;
+  std::string target_text;
 };
 
 struct ErrorStats {
@@ -80,7 +83,8 @@ struct TensorComparison {
   bool values_compared = false;  // false when shapes disagree in element count
   // Both dtypes are integer or bool: elements compare exactly in the integer domain (int64/uint64
   // beyond 2^53 included) and the tolerances are not used. When only one side is an integer type
-  // the comparison uses the tolerances in double.
+  // the comparison uses the tolerances in double. Both dtypes string: elements compare as exact
+  // byte strings (no Unicode normalization, no case folding).
   bool exact = false;
 
   Tolerance tolerance;
@@ -99,6 +103,7 @@ struct TensorComparison {
   //      (an element allowed 0 counts as an infinite factor, ties go to the larger |t - s|, then
   //      to the lower index); for an exact comparison, the largest |t - s|;
   //   3. the first inherited non-finite element.
+  // For strings: the first unequal element, with source_text and target_text set.
   ElementReport worst;
 
   // The smallest tolerances under which every finite element would pass, each with the other
@@ -117,6 +122,7 @@ struct TensorComparison {
   //    first at [0, 2] (source 0.5)"
   //   "12 of 1000 elements (1.2%) outside atol 1e-05 + rtol 0.001 * |source|; worst at [0, 7]:
   //    source 0.5012, target 0.5123 (|diff| 0.0111, allowed 0.000511)"
+  //   "2 of 6 strings (33.3%) differ; first at [1]: source "monday", target "MONDAY""
   std::vector<std::string> failures;
   // Observations that do not fail the check, one sentence each ("shared NaN: 3 of 10 elements
   // (30%) are NaN in both source and target (treated as equal)").
@@ -124,12 +130,16 @@ struct TensorComparison {
 };
 
 // Source is the reference. Never fails: structural problems are reported in the result. Values are
-// compared (flattened, row-major) whenever the element counts agree, even if dtype or shape differ.
+// compared (flattened, row-major) whenever the element counts agree, even if dtype or shape differ,
+// except that strings are never compared with numbers (a dtype mismatch, values_compared false).
+// String against string counts unequal elements as mismatches; errors, value summaries,
+// non-finite counts and the tolerances to pass all stay 0.
 // Memory: one double per element for the percentiles, plus fixed-size chunk buffers.
 TensorComparison CompareTensors(const Tensor& source, const Tensor& target,
                                 const Tolerance& tolerance);
 
 // Min/max/mean over finite values and NaN/Inf counts of one tensor (the run gate's summary).
+// All zero for a string tensor: strings have no numeric value and are never NaN or Inf.
 ValueSummary SummarizeValues(const Tensor& tensor);
 
 // numpy.percentile(values, q) with the default 'linear' method, bit-for-bit (same interpolation

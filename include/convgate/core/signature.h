@@ -23,12 +23,12 @@ struct Dim {
 
 struct TensorInfo {
   std::string name;
-  // nullopt when the declared element type is one convgate cannot hold (string, complex, fp8, ...);
+  // nullopt when the declared element type is one convgate cannot hold (complex, fp8, ...);
   // type_name then says what it is.
   std::optional<DType> dtype;
-  std::string type_name;     // "float32", "string", "seq(tensor(float))", ...
-  bool has_shape = false;    // false when the model declares no shape at all (rank unknown)
-  std::vector<Dim> shape;    // valid when has_shape
+  std::string type_name;   // "float32", "string", "seq(tensor(float))", ...
+  bool has_shape = false;  // false when the model declares no shape at all (rank unknown)
+  std::vector<Dim> shape;  // valid when has_shape
 };
 
 struct Signature {

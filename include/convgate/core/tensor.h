@@ -1,5 +1,11 @@
 // A dense, row-major tensor that owns its bytes. Move-only: copies are explicit (Clone()), because
 // model outputs can be gigabytes and an accidental copy is a memory bug, not a convenience.
+//
+// String tensors (DType::kString) hold one std::string per element, in row-major order, beside an
+// empty byte buffer: byte_size() is 0, bytes() is empty, data<T>() must not be used, and
+// strings() holds the elements. A string is any sequence of bytes, as ONNX allows (UTF-8 by
+// convention; the numpy writer is the one place that requires it). Numeric tensors have an empty
+// strings().
 #pragma once
 
 #include <cstddef>
@@ -24,11 +30,17 @@ class Tensor {
   Tensor(const Tensor&) = delete;
   Tensor& operator=(const Tensor&) = delete;
 
-  // Zero-filled tensor. Fails only if the byte size cannot be represented.
+  // Zero-filled tensor (empty strings for kString). Fails (Unavailable) only if the memory cannot
+  // be allocated.
   static Result<Tensor> Allocate(DType dtype, Shape shape);
-  // Copies bytes; fails unless bytes.size() == NumElements * DTypeSize.
+  // Copies bytes; fails unless bytes.size() == NumElements * DTypeSize. InvalidArgument for
+  // kString, which has no byte representation (use FromStrings).
   static Result<Tensor> FromBytes(DType dtype, Shape shape, std::span<const std::byte> bytes);
-  // Convenience for tests and generated data. REQUIRES: values.size() == shape.NumElements().
+  // A kString tensor holding `values` in row-major order; InvalidArgument unless values.size() ==
+  // shape.NumElements().
+  static Result<Tensor> FromStrings(Shape shape, std::vector<std::string> values);
+  // Convenience for tests and generated data. REQUIRES: values.size() == shape.NumElements(),
+  // dtype != kString (see FromStrings).
   template <typename T>
   static Tensor FromVector(DType dtype, Shape shape, const std::vector<T>& values);
 
@@ -42,7 +54,12 @@ class Tensor {
   std::span<std::byte> bytes() { return {data_.get(), byte_size_}; }
   std::span<const std::byte> bytes() const { return {data_.get(), byte_size_}; }
 
-  // Typed views. REQUIRES: sizeof(T) == DTypeSize(dtype()) (fp16/bf16 are viewed as uint16_t).
+  // The elements of a kString tensor; empty for every other dtype.
+  std::span<std::string> strings() { return strings_; }
+  std::span<const std::string> strings() const { return strings_; }
+
+  // Typed views. REQUIRES: sizeof(T) == DTypeSize(dtype()) (fp16/bf16 are viewed as uint16_t), so
+  // never for kString.
   template <typename T>
   std::span<T> data() {
     return {reinterpret_cast<T*>(data_.get()), static_cast<size_t>(num_elements())};
@@ -53,14 +70,15 @@ class Tensor {
   }
 
   // Element `flat` as double (fp16/bf16 widened exactly; int64 beyond 2^53 rounds).
+  // REQUIRES: dtype() != kString; a string tensor reads as NaN, never as a plausible number.
   double GetDouble(int64_t flat) const;
   // Stores `value` converted to dtype() (float rounding to nearest even; integers truncate toward
-  // zero and saturate; bool is value != 0).
+  // zero and saturate; bool is value != 0). REQUIRES: dtype() != kString (ignored for strings).
   void SetDouble(int64_t flat, double value);
 
-  // Same dtype, same shape, same bytes.
+  // Same dtype, same shape, same bytes (for strings: the same bytes in every element).
   bool BitwiseEquals(const Tensor& other) const;
-  // "float32[1, 3, 224, 224]".
+  // "float32[1, 3, 224, 224]", "string[2]".
   std::string Describe() const;
 
  private:
@@ -68,6 +86,7 @@ class Tensor {
   Shape shape_;
   size_t byte_size_ = 0;
   std::unique_ptr<std::byte[]> data_;
+  std::vector<std::string> strings_;  // kString only
 };
 
 // An ordered collection of named tensors: one sample's inputs or a model's outputs. Order is the
@@ -104,10 +123,10 @@ class TensorMap {
 
 template <typename T>
 Tensor Tensor::FromVector(DType dtype, Shape shape, const std::vector<T>& values) {
-  Result<Tensor> tensor = FromBytes(
-      dtype, std::move(shape),
-      std::span<const std::byte>(reinterpret_cast<const std::byte*>(values.data()),
-                                 values.size() * sizeof(T)));
+  Result<Tensor> tensor =
+      FromBytes(dtype, std::move(shape),
+                std::span<const std::byte>(reinterpret_cast<const std::byte*>(values.data()),
+                                           values.size() * sizeof(T)));
   if (!tensor.ok()) std::abort();  // programmer error: sizes must match
   return std::move(tensor).value();
 }

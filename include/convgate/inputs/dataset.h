@@ -31,10 +31,11 @@ struct Dataset {
 // Values: see Fill and InputOptions::range. Sample s of input i draws from its own
 // Prng(DeriveSeed(seed, s, i)), so one input's values do not depend on the others.
 // InvalidArgument naming the input for: a --shape contradicting the declaration or a --dim or
-// another --shape, an input whose dtype convgate cannot hold (string), a uniform integer range
-// holding no value of the dtype. InvalidArgument too for names in options that match no input and
-// --dim symbols no input declares (a typo must not silently fall back to defaults), and for
-// samples < 1.
+// another --shape, an input whose type convgate cannot hold (complex, sequence, ...), a uniform
+// integer range holding no value of the dtype. InvalidArgument too for names in options that match
+// no input and --dim symbols no input declares (a typo must not silently fall back to defaults),
+// and for samples < 1. Unimplemented naming the input for a string input: made-up text says
+// nothing about a model, so string inputs must be loaded (LoadDataset).
 Result<Dataset> GenerateDataset(const Signature& signature, const InputOptions& options);
 
 // Loads samples from:
@@ -46,7 +47,8 @@ Result<Dataset> GenerateDataset(const Signature& signature, const InputOptions& 
 //  - an ONNX test-case folder or test_data_set_N folder: one sample per data set, input_K.pb named
 //    by position from `signature` (output_K.pb files are not read).
 // Only names come from `signature`; nothing is checked against it (see ValidateDataset).
-// origin is set to the path. Errors name the file.
+// origin is set to the path. Errors name the file. String inputs come from numpy str or bytes
+// arrays or from TensorProto string_data (see io/npy.h and io/tensor_proto.h).
 Result<Dataset> LoadDataset(const std::filesystem::path& path, const Signature& signature);
 
 // An .npz (flat for one sample, "sample_<i>/<input>" members for several) or, when `path` has no
@@ -54,18 +56,20 @@ Result<Dataset> LoadDataset(const std::filesystem::path& path, const Signature& 
 // first in declaration order, then any other tensors). The folder is created if needed and data
 // sets already in it are overwritten; one numbered beyond the dataset's samples would be read back
 // as an extra sample, so its presence is FailedPrecondition. An .npy path is InvalidArgument (one
-// tensor cannot hold a dataset); a dataset with no samples is FailedPrecondition.
+// tensor cannot hold a dataset); a dataset with no samples is FailedPrecondition. String tensors
+// become numpy str arrays in an .npz (InvalidArgument for one that is not UTF-8) and string_data
+// in a test case.
 Status SaveDataset(const std::filesystem::path& path, const Dataset& dataset,
                    const Signature& signature);
 
 // Checks every sample against the signature: each declared input present (missing ones named,
-// with the file), dtype equal to the declared one, rank and fixed dims equal to the declared ones,
-// symbolic dims bound consistently within a sample. FailedPrecondition naming the sample, the
-// input, the file (dataset.origin) and both values; Unimplemented for a declared input whose type
-// convgate cannot hold; FailedPrecondition for a dataset with no samples. On success, every sample
-// holds exactly the declared inputs in declaration order: tensors the model does not take are
-// dropped and named in dataset.notes (an npz may hold inputs and outputs together). On failure the
-// dataset is unchanged.
+// with the file), dtype equal to the declared one (string included), rank and fixed dims equal to
+// the declared ones, symbolic dims bound consistently within a sample. FailedPrecondition naming
+// the sample, the input, the file (dataset.origin) and both values; Unimplemented for a declared
+// input whose type convgate cannot hold; FailedPrecondition for a dataset with no samples. On
+// success, every sample holds exactly the declared inputs in declaration order: tensors the model
+// does not take are dropped and named in dataset.notes (an npz may hold inputs and outputs
+// together). On failure the dataset is unchanged.
 Status ValidateDataset(Dataset& dataset, const Signature& signature);
 
 }  // namespace convgate::inputs

@@ -8,8 +8,16 @@
 // ('>V2' reads the same: a void has no byte order, numpy keeps its bytes as they are.) Bool bytes
 // other than 0 read as 1.
 //
-// Unimplemented: object arrays, strings, structured dtypes, complex numbers, datetimes, long
-// double, and format versions other than 1.0/2.0/3.0.
+// Strings: numpy str arrays ('<U<n>', '>U<n>', '=U<n>': n UTF-32 code points per element) read as
+// DType::kString in UTF-8, and bytes arrays ('|S<n>') as kString with the bytes as they are; as in
+// numpy, trailing NULs of each element are dropped (so a string ending in NUL does not round-trip,
+// in numpy either). String tensors are written as '<U<n>' with n the longest element in code
+// points (at least 1, as numpy does), so np.load gives a str array; an element that is not valid
+// UTF-8 cannot be written (InvalidArgument naming the element). A code point that is a surrogate
+// or above U+10FFFF, or a width of 0, is DataLoss.
+//
+// Unimplemented: object arrays, structured dtypes, complex numbers, datetimes, long double, and
+// format versions other than 1.0/2.0/3.0.
 //
 // DataLoss, with `what` named and the problem stated: bad magic, a truncated header, a header that
 // is not a dict with exactly the keys descr / fortran_order / shape (numpy requires the same), a
@@ -32,12 +40,23 @@ namespace convgate::io {
 Result<Tensor> ParseNpy(std::string_view bytes, std::string_view what);
 Result<Tensor> ReadNpy(const std::filesystem::path& path);
 
-// Version 1.0 header (2.0 when the header exceeds 65535 bytes), little-endian, C order.
-std::string SerializeNpy(const Tensor& tensor);
-// The part of SerializeNpy before the data (magic, version, length, padded header dict), for
-// writers that stream the tensor's bytes after it instead of copying them (npz members).
+// Version 1.0 header (2.0 when the header exceeds 65535 bytes), little-endian, C order. Fails only
+// for string tensors: InvalidArgument for an element that is not UTF-8, Unavailable when the
+// padded copy cannot be allocated.
+Result<std::string> SerializeNpy(const Tensor& tensor);
+
+// SerializeNpy in two parts, for writers that stream a numeric tensor's own bytes after the header
+// instead of copying them (npz members). The data is tensor.bytes(), except for string tensors,
+// whose .npy data (fixed-width UTF-32) is nothing the tensor holds: string_data carries it.
+struct NpyParts {
+  std::string header;       // magic, version, length, padded header dict
+  std::string string_data;  // kString tensors only
+};
+Result<NpyParts> SerializeNpyParts(const Tensor& tensor);
+// The header alone. REQUIRES: dtype != kString (a string header depends on the strings).
 std::string SerializeNpyHeader(DType dtype, const Shape& shape);
-// Atomic (see WriteFileAtomic).
+
+// Atomic (see WriteFileAtomic). Errors as SerializeNpy, naming `path`.
 Status WriteNpy(const std::filesystem::path& path, const Tensor& tensor);
 
 }  // namespace convgate::io

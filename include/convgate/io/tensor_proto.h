@@ -1,12 +1,13 @@
 // ONNX TensorProto files (.pb), as in ONNX test cases (test_data_set_N/input_K.pb).
 //
 // Reads raw_data and the typed fields (float_data, double_data, int32_data for int8/16/uint8/16/
-// bool/float16/bfloat16 as the ONNX spec packs them, int64_data, uint64_data). ONNX 1.12's test
-// data stores some bfloat16 tensors as UINT16: they are read as uint16 and the caller may
-// reinterpret them (see ReinterpretAs). Bool values other than 0 read as 1.
+// bool/float16/bfloat16 as the ONNX spec packs them, int64_data, uint64_data, string_data). ONNX
+// 1.12's test data stores some bfloat16 tensors as UINT16: they are read as uint16 and the caller
+// may reinterpret them (see ReinterpretAs). Bool values other than 0 read as 1. STRING tensors
+// become DType::kString with each string's bytes as stored (ONNX forbids raw_data for them).
 //
 // Unimplemented, naming the file, the tensor and the type: element types convgate cannot hold
-// (string, complex, float8, 4-bit), external data, segmented tensors, and protos that are not
+// (complex, float8, 4-bit), external data, segmented tensors, and protos that are not
 // tensors at all. Sequence, optional and map .pb files often parse as a TensorProto anyway
 // (protobuf is lenient); they are recognised by data_type UNDEFINED, a segment (where their
 // contained values land), dims without data, or a string in field 1 (their name, where a tensor
@@ -36,8 +37,9 @@ struct NamedTensorProto {
 Result<NamedTensorProto> ParseTensorProto(std::string_view bytes, std::string_view what);
 Result<NamedTensorProto> ReadTensorProto(const std::filesystem::path& path);
 
-// Serialized TensorProto with raw_data (little-endian), dims and name.
-// REQUIRES: tensor.byte_size() < 2 GiB (protobuf's message limit); WriteTensorProto checks it.
+// Serialized TensorProto with raw_data (little-endian), dims and name; string tensors use
+// string_data, as ONNX requires.
+// REQUIRES: the data is under 2 GiB (protobuf's message limit); WriteTensorProto checks it.
 std::string SerializeTensorProto(const Tensor& tensor, std::string_view name);
 Status WriteTensorProto(const std::filesystem::path& path, const Tensor& tensor,
                         std::string_view name);
@@ -49,6 +51,7 @@ int OnnxFromDType(DType dtype);
 std::string OnnxElemTypeName(int onnx_elem_type);
 
 // Same bytes, a dtype of the same element size (uint16 -> bfloat16 for ONNX 1.12 test data).
+// InvalidArgument for string tensors and string targets.
 Result<Tensor> ReinterpretAs(Tensor tensor, DType dtype);
 
 }  // namespace convgate::io

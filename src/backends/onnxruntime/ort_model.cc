@@ -147,7 +147,7 @@ Status OrtModel::CheckOutputNames(const std::vector<std::string>& names) const {
     if (declared != nullptr && !declared->dtype) {
       return Status::Unimplemented(path_.string() + ": output '" + name + "' has type " +
                                    declared->type_name +
-                                   "; convgate handles numeric and bool tensors only");
+                                   "; convgate handles numeric, bool and string tensors only");
     }
   }
   return Status::OK();
@@ -195,7 +195,7 @@ Result<TensorMap> OrtModel::RunSession(Ort::Session& session, const TensorMap& i
     std::vector<Ort::Value> input_values;
     for (const TensorInfo& declared : signature_.inputs) {
       input_names.push_back(declared.name.c_str());
-      input_values.push_back(OrtValueView(*inputs.Find(declared.name)));
+      input_values.push_back(OrtInputValue(*inputs.Find(declared.name)));
     }
     std::vector<const char*> output_names;
     for (const std::string& name : names) output_names.push_back(name.c_str());

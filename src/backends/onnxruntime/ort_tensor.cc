@@ -1,6 +1,8 @@
 #include "backends/onnxruntime/ort_tensor.h"
 
 #include <array>
+#include <cstring>
+#include <span>
 #include <vector>
 
 namespace convgate::backends {
@@ -12,8 +14,8 @@ struct TypePair {
 };
 
 // fp16 and bf16 travel as their 16-bit patterns, which is also how ORT stores them; ORT's bool is
-// one byte like convgate's.
-constexpr std::array<TypePair, 13> kTypePairs = {{
+// one byte like convgate's. Strings are copied element by element (see OrtInputValue).
+constexpr std::array<TypePair, 14> kTypePairs = {{
     {DType::kFloat32, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT},
     {DType::kFloat64, ONNX_TENSOR_ELEMENT_DATA_TYPE_DOUBLE},
     {DType::kFloat16, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT16},
@@ -27,6 +29,7 @@ constexpr std::array<TypePair, 13> kTypePairs = {{
     {DType::kUInt32, ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT32},
     {DType::kUInt64, ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT64},
     {DType::kBool, ONNX_TENSOR_ELEMENT_DATA_TYPE_BOOL},
+    {DType::kString, ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING},
 }};
 
 const OrtMemoryInfo* CpuMemoryInfo() {
@@ -51,6 +54,32 @@ std::string OnnxTypeName(ONNXType type) {
   }
 }
 
+// ORT owns string tensors' elements (std::string inside the value), so they cannot be viewed like
+// numbers: ORT's allocator makes the tensor and each element is copied in. The resized-buffer call
+// takes a length, so strings with NUL bytes arrive whole (FillStringTensor would cut them).
+Ort::Value OrtStringValue(const Tensor& tensor) {
+  const std::vector<int64_t>& dims = tensor.shape().dims();
+  Ort::AllocatorWithDefaultOptions allocator;
+  Ort::Value value = Ort::Value::CreateTensor(allocator, dims.data(), dims.size(),
+                                              ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING);
+  const std::span<const std::string> strings = tensor.strings();
+  for (size_t flat = 0; flat < strings.size(); ++flat) {
+    if (strings[flat].empty()) continue;  // elements start out empty
+    char* buffer = value.GetResizedStringTensorElementBuffer(flat, strings[flat].size());
+    std::memcpy(buffer, strings[flat].data(), strings[flat].size());
+  }
+  return value;
+}
+
+Result<Tensor> TensorFromOrtStrings(const Ort::Value& value, Shape shape) {
+  CONVGATE_ASSIGN_OR_RETURN(Tensor tensor, Tensor::Allocate(DType::kString, std::move(shape)));
+  const std::span<std::string> strings = tensor.strings();
+  for (size_t flat = 0; flat < strings.size(); ++flat) {
+    strings[flat] = value.GetStringTensorElement(flat);
+  }
+  return tensor;
+}
+
 }  // namespace
 
 ONNXTensorElementDataType OrtElementType(DType dtype) {
@@ -72,8 +101,6 @@ std::string OrtElementTypeName(ONNXTensorElementDataType element_type) {
     return std::string(DTypeName(*dtype));
   }
   switch (element_type) {
-    case ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING:
-      return "string";
     case ONNX_TENSOR_ELEMENT_DATA_TYPE_COMPLEX64:
       return "complex64";
     case ONNX_TENSOR_ELEMENT_DATA_TYPE_COMPLEX128:
@@ -83,7 +110,8 @@ std::string OrtElementTypeName(ONNXTensorElementDataType element_type) {
   }
 }
 
-Ort::Value OrtValueView(const Tensor& tensor) {
+Ort::Value OrtInputValue(const Tensor& tensor) {
+  if (tensor.dtype() == DType::kString) return OrtStringValue(tensor);
   const std::vector<int64_t>& dims = tensor.shape().dims();
   // ORT's API takes a mutable pointer for inputs and outputs alike; it only reads inputs.
   void* data = const_cast<std::byte*>(tensor.bytes().data());
@@ -106,6 +134,7 @@ Result<Tensor> TensorFromOrtValue(const Ort::Value& value, const std::string& na
   }
   Result<Shape> shape = Shape::Make(info.GetShape());
   if (!shape.ok()) return shape.status().WithContext("output '" + name + "'");
+  if (*dtype == DType::kString) return TensorFromOrtStrings(value, std::move(shape).value());
   const size_t byte_size = static_cast<size_t>(shape->NumElements()) * DTypeSize(*dtype);
   // ORT may hand out a null buffer for an empty tensor.
   if (byte_size == 0) return Tensor::Allocate(*dtype, std::move(shape).value());

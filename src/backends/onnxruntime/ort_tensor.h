@@ -13,17 +13,20 @@
 namespace convgate::backends {
 
 ONNXTensorElementDataType OrtElementType(DType dtype);
-// nullopt for element types convgate cannot hold (string, complex, float8, int4, ...).
+// nullopt for element types convgate cannot hold (complex, float8, int4, ...).
 std::optional<DType> DTypeFromOrt(ONNXTensorElementDataType element_type);
-// "string", "float8e4m3fn", ...: how ORT element types without a DType are named in messages.
+// DTypeName for types convgate holds; "complex64", "element type 17", ... for the others.
 std::string OrtElementTypeName(ONNXTensorElementDataType element_type);
 
-// A CPU Ort::Value viewing `tensor`'s bytes without copying them. REQUIRES: `tensor` outlives the
-// value and is not written while ORT reads it (ORT does not write inputs). Throws Ort::Exception.
-Ort::Value OrtValueView(const Tensor& tensor);
+// A CPU Ort::Value for an input. Numeric tensors are viewed without copying their bytes, so
+// REQUIRES: `tensor` outlives the value and is not written while ORT reads it (ORT does not write
+// inputs). String tensors are copied into a value ORT's allocator owns, since ORT keeps its own
+// string objects. Throws Ort::Exception.
+Ort::Value OrtInputValue(const Tensor& tensor);
 
-// Copies an output value into a Tensor. Unimplemented naming `name` for non-tensor values
-// (sequence, map, optional) and element types convgate cannot hold. Throws Ort::Exception.
+// Copies an output value into a Tensor (string outputs element by element). Unimplemented naming
+// `name` for non-tensor values (sequence, map, optional) and element types convgate cannot hold.
+// Throws Ort::Exception.
 Result<Tensor> TensorFromOrtValue(const Ort::Value& value, const std::string& name);
 
 }  // namespace convgate::backends
