@@ -14,7 +14,10 @@ class CompareCommand : public Command {
         "policy. Either side may be a model (.onnx) or saved outputs (.npz, .npy, a folder of "
         ".npy, an ONNX test-case folder)");
     app->add_option("SOURCE", source_, "The reference: a model or saved outputs")->required();
-    app->add_option("TARGET", target_, "The converted model, or saved outputs")->required();
+    app->add_option("TARGET", target_, "The converted model, or saved outputs");
+    app->add_option("--load-outputs", load_outputs_,
+                    "Use outputs saved with --save-outputs as the source instead of running a "
+                    "model; then give only TARGET (and the inputs, with --load-inputs)");
     app->add_option("--source-backend", source_backend_,
                     "Backend for SOURCE (default: from the format; 'outputs' for saved outputs)");
     app->add_option("--target-backend", target_backend_, "Backend for TARGET (as above)");
@@ -30,8 +33,8 @@ class CompareCommand : public Command {
     Result<compare::Policy> policy = ToPolicy(tolerance_);
     if (!policy.ok()) return UsageError(policy.status());
     gate::CompareOptions options;
-    options.source = source_;
-    options.target = target_;
+    Status sides = ResolveSides(options);
+    if (!sides.ok()) return UsageError(sides);
     options.source_backend = source_backend_;
     options.target_backend = target_backend_;
     options.data = std::move(data).value();
@@ -40,6 +43,23 @@ class CompareCommand : public Command {
   }
 
  private:
+  // SOURCE TARGET, or --load-outputs FILE TARGET (the one positional then being TARGET).
+  Status ResolveSides(gate::CompareOptions& options) const {
+    if (load_outputs_.empty()) {
+      if (target_.empty()) return Status::InvalidArgument("compare needs SOURCE and TARGET");
+      options.source = source_;
+      options.target = target_;
+      return Status::OK();
+    }
+    if (!target_.empty()) {
+      return Status::InvalidArgument("--load-outputs replaces SOURCE: give only TARGET");
+    }
+    options.source = load_outputs_;
+    options.target = source_;
+    return Status::OK();
+  }
+
+  std::string load_outputs_;
   std::string source_;
   std::string target_;
   std::string source_backend_;

@@ -26,6 +26,9 @@ void AddDataFlags(CLI::App& app, DataFlags& flags) {
                  "several samples), .npy, a folder of <name>.npy, or an ONNX test-case folder");
   app.add_option("--save-inputs", flags.save_inputs,
                  "Write the inputs used to an .npz (or, without .npz, an ONNX test-case folder)");
+  app.add_option("--save-outputs", flags.save_outputs,
+                 "Write the outputs (run: the model's; compare: the source's) to an .npz (or, "
+                 "without .npz, an ONNX test-case folder), to compare later targets against");
   app.add_option("--threads", flags.threads,
                  "Intra-op threads for inference (default: the runtime's choice)")
       ->check(CLI::Range(0, 1024));
@@ -50,6 +53,7 @@ Result<gate::DataOptions> ToDataOptions(const DataFlags& flags) {
   }
   if (!flags.load_inputs.empty()) options.load_inputs = flags.load_inputs;
   if (!flags.save_inputs.empty()) options.save_inputs = flags.save_inputs;
+  if (!flags.save_outputs.empty()) options.save_outputs = flags.save_outputs;
   options.threads = flags.threads;
   return options;
 }

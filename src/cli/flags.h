@@ -24,6 +24,7 @@ struct DataFlags {
   std::vector<std::string> dim;
   std::string load_inputs;
   std::string save_inputs;
+  std::string save_outputs;
   int threads = 0;
 };
 void AddDataFlags(CLI::App& app, DataFlags& flags);

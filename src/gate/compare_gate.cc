@@ -4,6 +4,7 @@
 #include "convgate/gate/workflows.h"
 #include "dataset_setup.h"
 #include "hints.h"
+#include "output_saver.h"
 #include "side.h"
 
 namespace convgate::gate {
@@ -217,6 +218,7 @@ CompareReport CompareModelsGate(const CompareOptions& options) {
   for (const Side* side : {&source, &target}) {
     if (auto e = CheckSavedCounts(*side, samples)) return Errored(std::move(report), *e);
   }
+  internal::OutputSaver saver(options.data.save_outputs);
   for (size_t sample_idx = 0; sample_idx < samples; ++sample_idx) {
     const int idx = static_cast<int>(sample_idx);
     const TensorMap* sample = dataset ? &dataset->samples[sample_idx] : nullptr;
@@ -224,11 +226,17 @@ CompareReport CompareModelsGate(const CompareOptions& options) {
     if (!source_outputs.ok()) {
       return Errored(std::move(report), GateError{Stage::kRun, source_outputs.status()});
     }
+    saver.Keep(*source_outputs);
     Result<TensorMap> target_outputs = OutputsOf(target, idx, sample);
     if (!target_outputs.ok()) {
       return Errored(std::move(report), GateError{Stage::kRun, target_outputs.status()});
     }
     CompareSample(idx, *source_outputs, *target_outputs, report);
+  }
+  const Signature* source_signature = source.signature();
+  if (auto e = saver.Write(source_signature ? source_signature->outputs : std::vector<TensorInfo>{},
+                           report.source)) {
+    return Errored(std::move(report), *e);
   }
   internal::AttachHints(report.checks);
   const bool passed = report.structure_failures.empty() && report.FirstFailure() == nullptr;

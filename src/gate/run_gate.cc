@@ -3,6 +3,7 @@
 
 #include "convgate/gate/workflows.h"
 #include "dataset_setup.h"
+#include "output_saver.h"
 #include "sanity.h"
 #include "side.h"
 
@@ -77,6 +78,7 @@ RunReport RunModelGate(const RunOptions& options) {
       internal::PrepareDataset(options.data, model.signature(), std::nullopt, report.inputs, error);
   if (!dataset.has_value()) return Errored(std::move(report), error->stage, error->status);
 
+  internal::OutputSaver saver(options.data.save_outputs);
   for (size_t sample_idx = 0; sample_idx < dataset->samples.size(); ++sample_idx) {
     const TensorMap& sample = dataset->samples[sample_idx];
     const auto start = std::chrono::steady_clock::now();
@@ -88,6 +90,10 @@ RunReport RunModelGate(const RunOptions& options) {
                      outputs.status().WithContext("sample " + std::to_string(sample_idx)));
     }
     CheckSample(static_cast<int>(sample_idx), model.signature(), sample, *outputs, report);
+    saver.Keep(*outputs);
+  }
+  if (auto e = saver.Write(model.signature().outputs, report.model)) {
+    return Errored(std::move(report), e->stage, e->status);
   }
   report.verdict = Verdict::kPass;
   for (const SanityCheck& check : report.checks) {

@@ -24,7 +24,8 @@ json SideJson(const gate::SideRecord& side) {
               {"sha256", side.sha256},
               {"load_seconds", side.load_seconds},
               {"run_seconds", side.run_seconds},
-              {"outputs", side.output_names}};
+              {"outputs", side.output_names},
+              {"outputs_saved_to", side.outputs_saved_to}};
 }
 
 json DatasetJson(const gate::DatasetRecord& dataset) {

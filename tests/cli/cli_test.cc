@@ -386,3 +386,43 @@ TEST_F(CliTest, StringOutputsCompareExactlyAndNameTheFirstDifference) {
 
 }  // namespace
 }  // namespace convgate
+
+namespace convgate {
+namespace {
+
+// A slow source runs once: its outputs are saved, and later targets compare against the file.
+TEST_F(CliTest, SavedSourceOutputsStandInForTheSource) {
+  const std::string inputs = (dir_ / "inputs.npz").string();
+  const std::string outputs = (dir_ / "source_outputs.npz").string();
+  ProcessResult first =
+      Convgate({"compare", Model("tinycnn.onnx"), Model("tinycnn_converted.onnx"), "--samples", "2",
+                "--save-inputs", inputs, "--save-outputs", outputs, "--json"});
+  ASSERT_EQ(first.exit_code, 0) << Describe(first);
+  EXPECT_EQ(json::parse(first.out)["source"]["outputs_saved_to"], outputs);
+  ProcessResult good = Convgate({"compare", "--load-outputs", outputs,
+                                 Model("tinycnn_converted.onnx"), "--load-inputs", inputs});
+  EXPECT_EQ(good.exit_code, 0) << Describe(good);
+  ProcessResult bad =
+      Convgate({"compare", "--load-outputs", outputs, Model("tinycnn_perturbed.onnx"),
+                "--load-inputs", inputs, "--json"});
+  ASSERT_EQ(bad.exit_code, 1) << Describe(bad);
+  json report = json::parse(bad.out);
+  EXPECT_EQ(report["source"]["kind"], "outputs");
+  EXPECT_EQ(report["summary"]["checks"], 4);
+  // Both positionals with --load-outputs is ambiguous: a usage error.
+  ProcessResult ambiguous = Convgate({"compare", "--load-outputs", outputs, Model("tinycnn.onnx"),
+                                      Model("tinycnn_converted.onnx")});
+  EXPECT_EQ(ambiguous.exit_code, 2) << Describe(ambiguous);
+}
+
+TEST_F(CliTest, RunSavesTheModelsOutputs) {
+  const std::string outputs = (dir_ / "outputs.npz").string();
+  ProcessResult r = Convgate({"run", Model("tinycnn.onnx"), "--save-outputs", outputs});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  Result<TensorMap> saved = io::ReadNpz(outputs);
+  ASSERT_TRUE(saved.ok()) << saved.status().ToString();
+  EXPECT_EQ(saved->Names(), (std::vector<std::string>{"logits", "probs"}));
+}
+
+}  // namespace
+}  // namespace convgate

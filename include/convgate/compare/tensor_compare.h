@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "convgate/compare/histogram.h"
 #include "convgate/compare/tolerance.h"
 #include "convgate/core/tensor.h"
 
@@ -74,6 +75,22 @@ struct ErrorStats {
   ElementReport max_abs;  // the element with the largest |t - s|
 };
 
+// Whole-tensor agreement metrics over the finite pairs (all 0 when none). Definitions, with
+// e = t - s summed over finite pairs:
+//   rmse    = sqrt(mean(e^2))
+//   nmse    = sum(e^2) / sum(s^2)                       (Inf when sum(s^2) = 0 < sum(e^2); 0 if both 0)
+//   cosine  = sum(s*t) / sqrt(sum(s^2) * sum(t^2))      (1 when both sides are all zero; 0 when one is)
+//   snr_db  = 10 * log10(sum(s^2) / sum(e^2))           (+Inf when e = 0 everywhere)
+//   psnr_db = 10 * log10(peak^2 / mean(e^2)), peak = max|s| (+Inf when e = 0 everywhere)
+struct Metrics {
+  double rmse = 0.0;
+  double nmse = 0.0;
+  double cosine = 0.0;
+  double snr_db = 0.0;
+  double psnr_db = 0.0;
+  double peak = 0.0;  // max |s| over finite pairs
+};
+
 struct TensorComparison {
   // Structure.
   std::string source_desc;  // "float32[1, 10]"
@@ -93,6 +110,9 @@ struct TensorComparison {
   ValueSummary target_values;
   NonFiniteSplit non_finite;
   ErrorStats errors;
+  Metrics metrics;
+  // The compact error summary report.json keeps for re-judging (see histogram.h).
+  ErrorSummary summary;
   // Elements failing the tolerance (or unequal, when exact), including introduced and inherited
   // non-finite values; mismatch_fraction = mismatches / num_elements (0 when empty).
   int64_t mismatches = 0;

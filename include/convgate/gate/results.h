@@ -50,6 +50,7 @@ struct SideRecord {
   double load_seconds = 0.0;
   double run_seconds = 0.0;  // summed over samples
   std::vector<std::string> output_names;
+  std::string outputs_saved_to;  // --save-outputs target, if this side's outputs were saved
 };
 
 struct InputRecord {

@@ -16,6 +16,10 @@ struct DataOptions {
   inputs::InputOptions generate;                     // used when no inputs are loaded
   std::optional<std::filesystem::path> load_inputs;  // --load-inputs
   std::optional<std::filesystem::path> save_inputs;  // --save-inputs
+  // --save-outputs: `run` saves the model's outputs, `compare` the source's (the reference, which
+  // is often the slow side: save once, then compare later targets against the file). Same layouts
+  // as inputs (.npz flat or sample_<i>/<name>; otherwise an ONNX test-case folder).
+  std::optional<std::filesystem::path> save_outputs;
   int threads = 0;                                   // intra-op threads; 0 = runtime default
 };
 
