@@ -1,6 +1,7 @@
 // `convgate compare`: both sides on the same samples, every output under the tolerance policy.
 #include <chrono>
 
+#include "aggregate.h"
 #include "convgate/gate/workflows.h"
 #include "dataset_setup.h"
 #include "hints.h"
@@ -239,6 +240,7 @@ CompareReport CompareModelsGate(const CompareOptions& options) {
     return Errored(std::move(report), *e);
   }
   internal::AttachHints(report.checks);
+  report.aggregates = internal::AggregateBySample(report.checks);
   const bool passed = report.structure_failures.empty() && report.FirstFailure() == nullptr;
   report.verdict = passed ? Verdict::kPass : Verdict::kFail;
   return report;

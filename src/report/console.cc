@@ -97,52 +97,27 @@ constexpr int kMaxSampleRows = 4;
 // Failing checks explained in full; the rest are counted (report.json has them all).
 constexpr size_t kMaxDetailedFailures = 6;
 
-// One output over all samples: the worst statistics and how many samples failed.
-struct OutputAggregate {
-  std::string output;
-  std::string target;
-  int samples = 0;
-  int failed = 0;
-  double max_abs = 0.0, sum_mean_abs = 0.0, max_p99 = 0.0, max_rel = 0.0;
-  int64_t mismatches = 0, elements = 0;
-};
-
-std::vector<OutputAggregate> Aggregate(const std::vector<gate::OutputCheck>& checks) {
-  std::vector<OutputAggregate> rows;
-  for (const gate::OutputCheck& check : checks) {
-    auto it = std::find_if(rows.begin(), rows.end(),
-                           [&](const OutputAggregate& row) { return row.output == check.output; });
-    if (it == rows.end()) {
-      it = rows.insert(rows.end(), OutputAggregate{});
-      it->output = check.output;
-    }
-    ++it->samples;
-    it->failed += check.passed ? 0 : 1;
-    if (!check.comparison) continue;
-    const compare::TensorComparison& cmp = *check.comparison;
-    it->target = cmp.target_desc;
-    it->max_abs = std::max(it->max_abs, cmp.errors.max_abs_error);
-    it->sum_mean_abs += cmp.errors.mean_abs_error;
-    it->max_p99 = std::max(it->max_p99, cmp.errors.abs_error_percentiles[3]);
-    it->max_rel = std::max(it->max_rel, cmp.errors.max_rel_error);
-    it->mismatches += cmp.mismatches;
-    it->elements += cmp.num_elements;
+// The target's description of an output (from its first compared sample), or "-".
+std::string TargetDesc(const gate::CompareReport& report, const std::string& output) {
+  for (const gate::OutputCheck& check : report.checks) {
+    if (check.output == output && check.comparison) return check.comparison->target_desc;
   }
-  return rows;
+  return "-";
 }
 
 std::string AggregateTable(const gate::CompareReport& report, bool color) {
-  Table table({"output", "target", "samples", "max|diff|", "mean|diff|", "max p99|diff|", "max rel",
-               "mismatches", "failed samples"});
-  for (const OutputAggregate& row : Aggregate(report.checks)) {
+  Table table({"output", "target", "samples", "max|diff|", "worst sample", "mean|diff|", "max rel",
+               "mismatches", "failed samples", "first failing"});
+  for (const gate::OutputAggregate& row : report.aggregates) {
     table.AddRow(
-        {row.output, row.target.empty() ? "-" : row.target, std::to_string(row.samples),
-         Short(row.max_abs), Short(row.sum_mean_abs / std::max(row.samples, 1)), Short(row.max_p99),
-         Short(row.max_rel),
+        {row.output, TargetDesc(report, row.output), std::to_string(row.samples),
+         Short(row.max_abs_error), row.worst_sample < 0 ? "-" : std::to_string(row.worst_sample),
+         Short(row.mean_abs_error), Short(row.max_rel_error),
          row.mismatches == 0 ? "0"
                              : std::to_string(row.mismatches) + "/" + std::to_string(row.elements),
-         std::to_string(row.failed) + "/" + std::to_string(row.samples)},
-        row.failed == 0 ? "" : internal::kRed);
+         std::to_string(row.failed_samples) + "/" + std::to_string(row.samples),
+         row.first_failing_sample < 0 ? "-" : "sample " + std::to_string(row.first_failing_sample)},
+        row.failed_samples == 0 ? "" : internal::kRed);
   }
   return table.Render(color);
 }

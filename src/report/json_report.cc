@@ -81,6 +81,21 @@ json ReportJson(const gate::CompareReport& report, const Invocation& invocation)
   json checks = json::array();
   for (const gate::OutputCheck& check : report.checks) checks.push_back(OutputCheckJson(check));
   out["results"] = checks;
+  json aggregates = json::array();
+  for (const gate::OutputAggregate& row : report.aggregates) {
+    aggregates.push_back({{"output", row.output},
+                          {"samples", row.samples},
+                          {"failed_samples", row.failed_samples},
+                          {"first_failing_sample", row.first_failing_sample},
+                          {"worst_sample", row.worst_sample},
+                          {"max_abs_error", internal::Number(row.max_abs_error)},
+                          {"mean_abs_error", internal::Number(row.mean_abs_error)},
+                          {"max_rel_error", internal::Number(row.max_rel_error)},
+                          {"mismatches", row.mismatches},
+                          {"elements", row.elements},
+                          {"introduced_non_finite", row.introduced_non_finite}});
+  }
+  out["aggregates"] = aggregates;
   out["summary"] = Summary(report.checks, report.structure_failures.size());
   return out;
 }

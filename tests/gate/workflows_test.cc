@@ -176,3 +176,34 @@ TEST(Hints, SuggestTheLargestToleranceOverSamples) {
 
 }  // namespace
 }  // namespace convgate::gate
+
+namespace convgate::gate {
+namespace {
+
+TEST_F(WorkflowsTest, AggregatesNameTheFirstFailingAndWorstSamples) {
+  TensorMap source, target;
+  for (int sample = 0; sample < 3; ++sample) {
+    const std::string key = "sample_" + std::to_string(sample) + "/y";
+    source.InsertOrAssign(key, Floats({1, 2, 3}));
+    // Sample 1 is off by 0.5, sample 2 by 0.1; sample 0 is exact.
+    const float delta = sample == 1 ? 0.5f : (sample == 2 ? 0.1f : 0.0f);
+    target.InsertOrAssign(key, Floats({1, 2, 3 + delta}));
+  }
+  CompareOptions options;
+  options.source = WriteOutputs("s.npz", std::move(source));
+  options.target = WriteOutputs("t.npz", std::move(target));
+  CompareReport report = CompareModelsGate(options);
+  ASSERT_EQ(report.aggregates.size(), 1u);
+  const OutputAggregate& row = report.aggregates[0];
+  EXPECT_EQ(row.samples, 3);
+  EXPECT_EQ(row.failed_samples, 2);
+  EXPECT_EQ(row.first_failing_sample, 1);
+  EXPECT_EQ(row.worst_sample, 1);
+  EXPECT_NEAR(row.max_abs_error, 0.5, 1e-6);
+  EXPECT_NEAR(row.mean_abs_error, 0.6 / 9, 1e-6);
+  EXPECT_EQ(row.mismatches, 2);
+  EXPECT_EQ(row.elements, 9);
+}
+
+}  // namespace
+}  // namespace convgate::gate

@@ -102,6 +102,22 @@ struct OutputCheck {
   std::vector<std::string> hints;  // what to try next
 };
 
+// One output over every sample: how many samples failed, where first, and the worst statistics
+// (LEAPP labels samples "sample 0", "sample 1", ...; so does convgate).
+struct OutputAggregate {
+  std::string output;
+  int samples = 0;
+  int failed_samples = 0;
+  int first_failing_sample = -1;
+  int worst_sample = -1;  // the sample with the largest max |diff|
+  double max_abs_error = 0.0;
+  double mean_abs_error = 0.0;  // over every finite pair of every sample
+  double max_rel_error = 0.0;
+  int64_t mismatches = 0;
+  int64_t elements = 0;
+  int64_t introduced_non_finite = 0;
+};
+
 struct CompareReport {
   SideRecord source;
   SideRecord target;
@@ -110,6 +126,7 @@ struct CompareReport {
   // Output count and name mismatches; each one fails the gate.
   std::vector<std::string> structure_failures;
   std::vector<OutputCheck> checks;
+  std::vector<OutputAggregate> aggregates;  // one per output, in first-seen order
   Verdict verdict = Verdict::kError;
   std::optional<GateError> error;
 
