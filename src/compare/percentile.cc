@@ -2,6 +2,8 @@
 // index is (n - 1) * (q / 100), and the two neighbouring order statistics are blended with numpy's
 // _lerp, whose second branch (b - (b - a) * (1 - t) for t >= 0.5) we copy so results match bit for
 // bit, not just to rounding.
+#include "compare/percentile.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -11,28 +13,22 @@
 #include "convgate/compare/tensor_compare.h"
 
 namespace convgate::compare {
-namespace {
+namespace internal {
 
-struct Rank {
-  size_t lower;  // order statistic below the virtual index
-  size_t upper;  // lower + 1, clipped to the last element
-  double gamma;  // weight of upper
-};
-
-Rank RankOf(size_t count, double q) {
+PercentileRank RankOf(int64_t count, double q) {
   const double virtual_index = static_cast<double>(count - 1) * (q / 100.0);
+  if (virtual_index >= static_cast<double>(count - 1)) return {count - 1, count - 1, 0.0};
   const double floor_index = std::floor(virtual_index);
-  if (virtual_index >= static_cast<double>(count - 1)) return Rank{count - 1, count - 1, 0.0};
-  const auto lower = static_cast<size_t>(floor_index);
-  return Rank{lower, lower + 1, virtual_index - floor_index};
+  const auto lower = static_cast<int64_t>(floor_index);
+  return {lower, lower + 1, virtual_index - floor_index};
 }
 
-double Lerp(double a, double b, double t) {
+double NumpyLerp(double a, double b, double t) {
   const double diff = b - a;
   return t >= 0.5 ? b - diff * (1.0 - t) : a + diff * t;
 }
 
-}  // namespace
+}  // namespace internal
 
 double Percentile(std::vector<double>& values, double q) {
   double result = 0.0;
@@ -57,10 +53,11 @@ void Percentiles(std::vector<double>& values, std::span<const double> q, std::sp
     return values[rank];
   };
   for (size_t idx : order) {
-    const Rank rank = RankOf(values.size(), q[idx]);
-    const double lower = select(rank.lower);
-    const double upper = select(rank.upper);
-    out[idx] = Lerp(lower, upper, rank.gamma);
+    const internal::PercentileRank rank =
+        internal::RankOf(static_cast<int64_t>(values.size()), q[idx]);
+    const double lower = select(static_cast<size_t>(rank.lower));
+    const double upper = select(static_cast<size_t>(rank.upper));
+    out[idx] = internal::NumpyLerp(lower, upper, rank.gamma);
   }
 }
 

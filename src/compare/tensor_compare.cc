@@ -2,10 +2,17 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <memory>
+#include <utility>
 #include <vector>
 
 #include "compare/accumulator.h"
 #include "compare/messages.h"
+#include "compare/parallel.h"
+#include "compare/percentile.h"
+#include "compare/select.h"
+#include "compare/simd_kernel.h"
 #include "compare/string_compare.h"
 #include "compare/widen.h"
 
@@ -13,45 +20,106 @@ namespace convgate::compare {
 namespace {
 
 using internal::Accumulator;
+using internal::kBlockElements;
+using internal::kChunkElements;
+using internal::Sums;
 
-// Elements widened per step: two 32 KiB double buffers stay in L1/L2, and the chunk is the unit a
-// later threaded version can hand out.
-constexpr int64_t kChunkElements = 4096;
+// Per-worker buffers: the two widened chunks and the histogram indices of the SIMD kernel.
+struct ChunkBuffers {
+  internal::LazyChunk<double> source;
+  internal::LazyChunk<double> target;
+  internal::LazyChunk<uint64_t> source_bits;
+  internal::LazyChunk<uint64_t> target_bits;
+  internal::ChunkScratch scratch;
+};
 
-Accumulator RunFloat(const Tensor& source, const Tensor& target, const Tolerance& tolerance) {
-  Accumulator acc;
-  const int64_t count = source.num_elements();
-  acc.abs_errors.reserve(static_cast<size_t>(count));
-  std::vector<double> source_chunk(kChunkElements);
-  std::vector<double> target_chunk(kChunkElements);
-  for (int64_t begin = 0; begin < count; begin += kChunkElements) {
-    const auto size = static_cast<size_t>(std::min(kChunkElements, count - begin));
-    std::span<double> source_view(source_chunk.data(), size);
-    std::span<double> target_view(target_chunk.data(), size);
-    internal::WidenToDouble(source, begin, source_view);
-    internal::WidenToDouble(target, begin, target_view);
-    internal::AccumulateFloat(source_view, target_view, begin, tolerance, acc);
+// A chunk of elements [begin, begin + size) through the SIMD kernel, reading float32 and float64
+// pairs in place and anything else widened; false when it holds a NaN or Inf (nothing added).
+bool AccumulateChunkSimd(const Tensor& source, const Tensor& target, const Tolerance& tolerance,
+                         internal::PairLayout layout, int64_t begin, size_t size,
+                         ChunkBuffers& buffers, Accumulator& acc, Sums& sums) {
+  const auto offset = static_cast<size_t>(begin);
+  switch (layout) {
+    case internal::PairLayout::kFloat32:
+      return internal::AccumulateFiniteChunk(source.data<float>().subspan(offset, size),
+                                             target.data<float>().subspan(offset, size), begin,
+                                             tolerance, buffers.scratch, acc, sums);
+    case internal::PairLayout::kFloat64:
+      return internal::AccumulateFiniteChunk(source.data<double>().subspan(offset, size),
+                                             target.data<double>().subspan(offset, size), begin,
+                                             tolerance, buffers.scratch, acc, sums);
+    case internal::PairLayout::kWidened:
+      break;
   }
-  return acc;
+  const std::span<double> source_view = buffers.source.First(size);
+  const std::span<double> target_view = buffers.target.First(size);
+  internal::WidenToDouble(source, begin, source_view);
+  internal::WidenToDouble(target, begin, target_view);
+  return internal::AccumulateFiniteChunk(std::span<const double>(source_view),
+                                         std::span<const double>(target_view), begin, tolerance,
+                                         buffers.scratch, acc, sums);
 }
 
-Accumulator RunExact(const Tensor& source, const Tensor& target) {
-  Accumulator acc;
-  const int64_t count = source.num_elements();
+// Elements [begin, end) of a floating comparison: each chunk goes through the SIMD kernel, or
+// through the scalar path when it holds a NaN or Inf.
+void AccumulateFloatBlock(const Tensor& source, const Tensor& target, const Tolerance& tolerance,
+                          int64_t begin, int64_t end, ChunkBuffers& buffers, Accumulator& acc,
+                          Sums& sums) {
+  const internal::PairLayout layout = internal::LayoutOf(source, target);
+  for (int64_t chunk = begin; chunk < end; chunk += kChunkElements) {
+    const auto size = static_cast<size_t>(std::min(kChunkElements, end - chunk));
+    if (AccumulateChunkSimd(source, target, tolerance, layout, chunk, size, buffers, acc, sums)) {
+      continue;
+    }
+    const std::span<double> source_view = buffers.source.First(size);
+    const std::span<double> target_view = buffers.target.First(size);
+    internal::WidenToDouble(source, chunk, source_view);
+    internal::WidenToDouble(target, chunk, target_view);
+    internal::AccumulateFloat(source_view, target_view, chunk, tolerance, acc, sums);
+  }
+}
+
+void AccumulateExactBlock(const Tensor& source, const Tensor& target, int64_t begin, int64_t end,
+                          ChunkBuffers& buffers, Accumulator& acc, Sums& sums) {
   const bool source_signed = internal::BitsAreSigned(source.dtype());
   const bool target_signed = internal::BitsAreSigned(target.dtype());
-  acc.abs_errors.reserve(static_cast<size_t>(count));
-  std::vector<uint64_t> source_chunk(kChunkElements);
-  std::vector<uint64_t> target_chunk(kChunkElements);
-  for (int64_t begin = 0; begin < count; begin += kChunkElements) {
-    const auto size = static_cast<size_t>(std::min(kChunkElements, count - begin));
-    std::span<uint64_t> source_view(source_chunk.data(), size);
-    std::span<uint64_t> target_view(target_chunk.data(), size);
-    internal::WidenToBits(source, begin, source_view);
-    internal::WidenToBits(target, begin, target_view);
-    internal::AccumulateExact(source_view, source_signed, target_view, target_signed, begin, acc);
+  for (int64_t chunk = begin; chunk < end; chunk += kChunkElements) {
+    const auto size = static_cast<size_t>(std::min(kChunkElements, end - chunk));
+    const std::span<uint64_t> source_view = buffers.source_bits.First(size);
+    const std::span<uint64_t> target_view = buffers.target_bits.First(size);
+    internal::WidenToBits(source, chunk, source_view);
+    internal::WidenToBits(target, chunk, target_view);
+    internal::AccumulateExact(source_view, source_signed, target_view, target_signed, chunk, acc,
+                              sums);
   }
-  return acc;
+}
+
+// Pass 1: every streaming statistic and the histograms, on `workers` threads. Sums are kept per
+// block and added in block order (accumulator.h), so the result does not depend on `workers`.
+std::pair<Accumulator, Sums> RunPassOne(const Tensor& source, const Tensor& target,
+                                        const TensorComparison& result, int workers) {
+  const int64_t count = source.num_elements();
+  const int64_t blocks = (count + kBlockElements - 1) / kBlockElements;
+  std::vector<Sums> block_sums(static_cast<size_t>(blocks));
+  std::vector<Accumulator> accumulators(static_cast<size_t>(workers));
+  std::vector<std::unique_ptr<ChunkBuffers>> buffers(static_cast<size_t>(workers));
+  internal::ForEachBlock(blocks, workers, [&](int worker, int64_t block) {
+    const auto slot = static_cast<size_t>(worker);
+    if (!buffers[slot]) buffers[slot] = std::make_unique<ChunkBuffers>();
+    const int64_t begin = block * kBlockElements;
+    const int64_t end = std::min(count, begin + kBlockElements);
+    Sums& sums = block_sums[static_cast<size_t>(block)];
+    if (result.exact) {
+      AccumulateExactBlock(source, target, begin, end, *buffers[slot], accumulators[slot], sums);
+    } else {
+      AccumulateFloatBlock(source, target, result.tolerance, begin, end, *buffers[slot],
+                           accumulators[slot], sums);
+    }
+  });
+  for (size_t worker = 1; worker < accumulators.size(); ++worker) {
+    accumulators[0].Merge(accumulators[worker]);
+  }
+  return {std::move(accumulators[0]), internal::MergeSums(block_sums)};
 }
 
 // Everything ElementReport says about element `flat`, read back from the tensors. Elements are
@@ -79,19 +147,73 @@ ElementReport MakeElementReport(const Tensor& source, const Tensor& target, int6
   return element;
 }
 
-ErrorStats FinishErrors(Accumulator& acc, const Tensor& source, const Tensor& target,
-                        const TensorComparison& result) {
+// The exact abs-error percentiles (numpy 'linear'), selected from the tensors (select.h).
+void FillPercentiles(const Tensor& source, const Tensor& target, const Accumulator& acc,
+                     const TensorComparison& result, int workers, const CompareOptions& options,
+                     ErrorStats& stats) {
+  std::vector<internal::PercentileRank> positions;
+  std::vector<int64_t> ranks;
+  for (double q : kPercentiles) {
+    positions.push_back(internal::RankOf(acc.compared, q));
+    ranks.push_back(positions.back().lower);
+    ranks.push_back(positions.back().upper);
+  }
+  const bool all_finite = acc.source.counts.finite == result.num_elements &&
+                          acc.target.counts.finite == result.num_elements;
+  const internal::SelectionInput input{
+      &source,         &target,    result.exact, &acc.summary.abs_error,
+      acc.zero_errors, all_finite, workers,      options.selection_scratch_values};
+  const std::vector<double> values = internal::SelectErrorRanks(input, ranks);
+  for (size_t idx = 0; idx < positions.size(); ++idx) {
+    stats.abs_error_percentiles[idx] =
+        internal::NumpyLerp(values[2 * idx], values[2 * idx + 1], positions[idx].gamma);
+  }
+}
+
+ErrorStats FinishErrors(const Accumulator& acc, const Sums& sums, const Tensor& source,
+                        const Tensor& target, const TensorComparison& result, int workers,
+                        const CompareOptions& options) {
   ErrorStats stats;
   stats.compared = acc.compared;
   if (acc.compared == 0) return stats;
   const auto compared = static_cast<double>(acc.compared);
   stats.max_abs_error = acc.max_abs_error;
-  stats.mean_abs_error = acc.sum_abs_error / compared;
+  stats.mean_abs_error = sums.abs_error / compared;
   stats.max_rel_error = acc.max_rel_error;
-  stats.mean_rel_error = acc.sum_rel_error / compared;
-  Percentiles(acc.abs_errors, kPercentiles, stats.abs_error_percentiles);
+  stats.mean_rel_error = sums.rel_error / compared;
+  FillPercentiles(source, target, acc, result, workers, options, stats);
   stats.max_abs = MakeElementReport(source, target, acc.max_abs_flat, result);
   return stats;
+}
+
+// Metrics per their definitions in tensor_compare.h.
+Metrics FinishMetrics(const Sums& sums, int64_t compared, double peak) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  Metrics metrics;
+  if (compared == 0) return metrics;
+  const double squared_error = sums.squared_error;
+  const double squared_source = sums.squared_source;
+  const double squared_target = sums.squared_target;
+  const double mean_squared_error = squared_error / static_cast<double>(compared);
+  metrics.peak = peak;
+  metrics.rmse = std::sqrt(mean_squared_error);
+  if (squared_source > 0.0) {
+    metrics.nmse = squared_error / squared_source;
+  } else {
+    metrics.nmse = squared_error > 0.0 ? kInf : 0.0;
+  }
+  if (squared_source == 0.0 || squared_target == 0.0) {
+    metrics.cosine = squared_source == squared_target ? 1.0 : 0.0;
+  } else {
+    // Two square roots rather than one of the product, which overflows for large values; clamped
+    // because rounding can put identical sides a hair above 1.
+    const double norms = std::sqrt(squared_source) * std::sqrt(squared_target);
+    metrics.cosine = std::clamp(sums.dot / norms, -1.0, 1.0);
+  }
+  metrics.snr_db = squared_error == 0.0 ? kInf : 10.0 * std::log10(squared_source / squared_error);
+  metrics.psnr_db =
+      squared_error == 0.0 ? kInf : 10.0 * std::log10(peak * peak / mean_squared_error);
+  return metrics;
 }
 
 // See TensorComparison::worst for the precedence.
@@ -101,13 +223,15 @@ int64_t WorstFlat(const Accumulator& acc) {
   return acc.non_finite.first_inherited;
 }
 
-void CompareValues(const Tensor& source, const Tensor& target, TensorComparison& result) {
-  Accumulator acc =
-      result.exact ? RunExact(source, target) : RunFloat(source, target, result.tolerance);
-  result.source_values = acc.source.Finish();
-  result.target_values = acc.target.Finish();
+void CompareValues(const Tensor& source, const Tensor& target, const CompareOptions& options,
+                   TensorComparison& result) {
+  const int workers = internal::WorkerCount(result.num_elements, options);
+  auto [acc, sums] = RunPassOne(source, target, result, workers);
+  result.source_values = acc.source.Finish(sums.source);
+  result.target_values = acc.target.Finish(sums.target);
   result.non_finite = acc.non_finite;
-  result.errors = FinishErrors(acc, source, target, result);
+  result.errors = FinishErrors(acc, sums, source, target, result, workers, options);
+  result.metrics = FinishMetrics(sums, acc.compared, acc.peak);
   result.mismatches = acc.value_mismatches + acc.non_finite.introduced_nan +
                       acc.non_finite.introduced_inf + acc.non_finite.inherited;
   if (result.num_elements > 0) {
@@ -117,6 +241,7 @@ void CompareValues(const Tensor& source, const Tensor& target, TensorComparison&
   result.worst = MakeElementReport(source, target, WorstFlat(acc), result);
   result.atol_to_pass = acc.atol_to_pass;
   result.rtol_to_pass = acc.rtol_to_pass;
+  result.summary = std::move(acc.summary);
   const ElementReport worst_value = MakeElementReport(source, target, acc.worst_value.flat, result);
   internal::AddValueMessages(source, target, worst_value, result);
 }
@@ -134,11 +259,16 @@ ValueSummary SummarizeValues(const Tensor& tensor) {
     internal::WidenToDouble(tensor, begin, view);
     for (double value : view) internal::AddValue(value, acc);
   }
-  return acc.Finish();
+  return acc.Finish(acc.sum);
 }
 
 TensorComparison CompareTensors(const Tensor& source, const Tensor& target,
                                 const Tolerance& tolerance) {
+  return CompareTensors(source, target, tolerance, CompareOptions());
+}
+
+TensorComparison CompareTensors(const Tensor& source, const Tensor& target,
+                                const Tolerance& tolerance, const CompareOptions& options) {
   TensorComparison result;
   result.source_desc = source.Describe();
   result.target_desc = target.Describe();
@@ -160,7 +290,7 @@ TensorComparison CompareTensors(const Tensor& source, const Tensor& target,
   if (result.values_compared && source_strings) {
     internal::CompareStrings(source, target, result);
   } else if (result.values_compared) {
-    CompareValues(source, target, result);
+    CompareValues(source, target, options, result);
   }
   result.passed = result.failures.empty();
   return result;

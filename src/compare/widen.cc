@@ -97,4 +97,11 @@ void WidenToBits(const Tensor& tensor, int64_t begin, std::span<uint64_t> out) {
 
 bool BitsAreSigned(DType dtype) { return IsInteger(dtype) && IsSigned(dtype); }
 
+PairLayout LayoutOf(const Tensor& source, const Tensor& target) {
+  if (source.dtype() != target.dtype()) return PairLayout::kWidened;
+  if (source.dtype() == DType::kFloat32) return PairLayout::kFloat32;
+  if (source.dtype() == DType::kFloat64) return PairLayout::kFloat64;
+  return PairLayout::kWidened;
+}
+
 }  // namespace convgate::compare::internal

@@ -22,4 +22,9 @@ void WidenToBits(const Tensor& tensor, int64_t begin, std::span<uint64_t> out);
 // Whether WidenToBits stores this dtype as an int64 (true) or a uint64 (false).
 bool BitsAreSigned(DType dtype);
 
+// How the SIMD loops read a floating pair: in place when both sides are float32 or both float64
+// (float32 widens in registers), otherwise through WidenToDouble buffers.
+enum class PairLayout { kFloat32, kFloat64, kWidened };
+PairLayout LayoutOf(const Tensor& source, const Tensor& target);
+
 }  // namespace convgate::compare::internal

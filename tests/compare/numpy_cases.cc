@@ -5,30 +5,15 @@
 #include <limits>
 #include <utility>
 
+#include "compare/test_rng.h"
+
 namespace convgate::compare {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// SplitMix64 (Steele, Lea, Flood 2014): our own generator, because <random> distributions differ
-// across standard libraries (STYLE.md section 6) and the data must be the same everywhere.
-class Rng {
- public:
-  explicit Rng(uint64_t seed) : state_(seed) {}
-  uint64_t Next() {
-    uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-  }
-  // Uniform in [0, 1) with 53 random bits.
-  double Uniform() { return static_cast<double>(Next() >> 11) * 0x1.0p-53; }
-  double Uniform(double lo, double hi) { return lo + (hi - lo) * Uniform(); }
-
- private:
-  uint64_t state_;
-};
+using Rng = TestRng;
 
 Tensor MakeTensor(DType dtype, const Shape& shape, const std::vector<double>& values) {
   Tensor tensor = std::move(Tensor::Allocate(dtype, shape).value());
@@ -149,6 +134,38 @@ NumpyCase Fixed(std::string name, DType dtype, std::vector<double> source,
   return c;
 }
 
+// Several blocks and a ragged tail (300009 is no multiple of any vector width or chunk), 0.3% of
+// elements well outside tolerance: the threaded, vectorized path end to end.
+NumpyCase LargeNoise() {
+  NumpyCase c = Noise("f32_large_blocks", DType::kFloat32, Shape::Of({3, 100003}), 1e-4, 11);
+  Rng rng(12);
+  for (int repeat = 0; repeat < 900; ++repeat) c.target[rng.Next() % c.target.size()] += 0.01;
+  return c;
+}
+
+// Errors from denormal to 1e30 with many exact zeros and exact ties: percentiles on the
+// histogram's awkward buckets (zero, denormals, equal values spanning ranks).
+NumpyCase HugeRange() {
+  NumpyCase c = NewCase("f64_huge_range", DType::kFloat64, Shape::Of({4099}), {1e-5, 1e-3});
+  Rng rng(13);
+  for (int64_t idx = 0; idx < 4099; ++idx) {
+    const double s = rng.Uniform(-1.0, 1.0) * std::pow(10.0, rng.Uniform(-300.0, 30.0));
+    const double u = rng.Uniform();
+    const double error = u < 0.3   ? 0.0
+                         : u < 0.4 ? 4.9e-324 * (1 + idx % 3)
+                         : u < 0.6 ? 0.125
+                                   : s * 1e-3;
+    c.source.push_back(s);
+    c.target.push_back(s + error);
+  }
+  return c;
+}
+
+NumpyCase WithTolerance(NumpyCase c, Tolerance tolerance) {
+  c.tolerance = tolerance;
+  return c;
+}
+
 }  // namespace
 
 Tensor NumpyCase::MakeSource() const { return MakeTensor(source_dtype, shape, source); }
@@ -170,6 +187,16 @@ std::vector<NumpyCase> MakeNumpyCases() {
   cases.push_back(Fixed("f64_pair", DType::kFloat64, {1.0, -1.0}, {1.25, -1.0}));
   cases.push_back(Fixed("f32_all_nan", DType::kFloat32, {kNaN, kNaN, kNaN}, {kNaN, kNaN, kNaN}));
   cases.push_back(Fixed("f16_inherited_only", DType::kFloat16, {kNaN, 1.0, kInf}, {2.0, 1.0, 4.0}));
+  cases.push_back(LargeNoise());
+  cases.push_back(HugeRange());
+  // Metric edges: both sides zero, one side zero, the other side zero.
+  cases.push_back(Fixed("f32_both_zero", DType::kFloat32, {0, 0, 0, 0}, {0, 0, 0, 0}));
+  cases.push_back(Fixed("f32_source_zero", DType::kFloat32, {0, 0, 0}, {1, -2, 0.5}));
+  cases.push_back(Fixed("f32_target_zero", DType::kFloat32, {1, -2, 0.5}, {0, 0, 0}));
+  // Integers compare exactly; with zero tolerances numpy.isclose agrees.
+  cases.push_back(WithTolerance(
+      Fixed("i32_exact", DType::kInt32, {1, -5, 7, 100000, 3, 3}, {1, -4, 7, 99000, 3, -3}),
+      Tolerance{0.0, 0.0}));
   return cases;
 }
 

@@ -95,12 +95,22 @@ void ExpectErrorsAgree(const ErrorStats& ours, const json& theirs) {
   ExpectElementAgrees(ours.max_abs, theirs["max_abs"], "max_abs");
 }
 
+void ExpectMetricsAgree(const Metrics& ours, const json& theirs) {
+  ExpectAgrees(ours.rmse, theirs["rmse"], "rmse");
+  ExpectAgrees(ours.nmse, theirs["nmse"], "nmse");
+  ExpectAgrees(ours.cosine, theirs["cosine"], "cosine");
+  ExpectAgrees(ours.snr_db, theirs["snr_db"], "snr_db");
+  ExpectAgrees(ours.psnr_db, theirs["psnr_db"], "psnr_db");
+  ExpectAgrees(ours.peak, theirs["peak"], "peak");
+}
+
 void ExpectComparisonAgrees(const TensorComparison& ours, const json& theirs) {
   EXPECT_EQ(ours.num_elements, theirs["num_elements"].get<int64_t>());
   ExpectSummaryAgrees(ours.source_values, theirs["source_values"], "source_values");
   ExpectSummaryAgrees(ours.target_values, theirs["target_values"], "target_values");
   ExpectSplitAgrees(ours.non_finite, theirs["non_finite"]);
   ExpectErrorsAgree(ours.errors, theirs["errors"]);
+  ExpectMetricsAgree(ours.metrics, theirs["metrics"]);
   EXPECT_EQ(ours.mismatches, theirs["mismatches"].get<int64_t>());
   ExpectAgrees(ours.mismatch_fraction, theirs["mismatch_fraction"], "mismatch_fraction");
   ExpectElementAgrees(ours.worst, theirs["worst"], "worst");

@@ -112,6 +112,31 @@ def error_stats(s, t, both_finite, atol, rtol):
     return stats
 
 
+def metrics(s, t, both_finite):
+    """RMSE, NMSE, cosine, SNR, PSNR over the finite pairs, as tensor_compare.h defines them."""
+    if not both_finite.any():
+        return {"rmse": 0.0, "nmse": 0.0, "cosine": 0.0, "snr_db": 0.0, "psnr_db": 0.0, "peak": 0.0}
+    src, tgt = s[both_finite], t[both_finite]
+    err = tgt - src
+    mse = np.mean(err ** 2)
+    sq_err, sq_src, sq_tgt = np.sum(err ** 2), np.sum(src ** 2), np.sum(tgt ** 2)
+    peak = np.max(np.abs(src))
+    if sq_src == 0 and sq_tgt == 0:
+        cosine = 1.0
+    elif sq_src == 0 or sq_tgt == 0:
+        cosine = 0.0
+    else:
+        cosine = np.dot(src, tgt) / (np.linalg.norm(src) * np.linalg.norm(tgt))
+    return {
+        "rmse": num(np.sqrt(mse)),
+        "nmse": num(sq_err / sq_src if sq_src > 0 else (np.inf if sq_err > 0 else 0.0)),
+        "cosine": num(cosine),
+        "snr_db": num(np.inf if sq_err == 0 else 10 * np.log10(sq_src / sq_err)),
+        "psnr_db": num(np.inf if sq_err == 0 else 10 * np.log10(peak ** 2 / mse)),
+        "peak": num(peak),
+    }
+
+
 def worst_flat(s, t, both_finite, close, split, atol, rtol):
     """First introduced non-finite, else the largest |t-s|/allowed, else the first inherited."""
     if split["first_introduced"] >= 0:
@@ -132,7 +157,7 @@ def compare(case, base):
     atol, rtol = case["atol"], case["rtol"]
     s = load(os.path.join(base, case["source"]), case["source_dtype"], shape)
     t = load(os.path.join(base, case["target"]), case["target_dtype"], shape)
-    with np.errstate(invalid="ignore", over="ignore"):
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
         close = np.isclose(t, s, rtol=rtol, atol=atol, equal_nan=True)  # source is the reference
         both_finite = np.isfinite(s) & np.isfinite(t)
         split = non_finite_split(s, t)
@@ -144,6 +169,7 @@ def compare(case, base):
             "target_values": value_summary(t),
             "non_finite": split,
             "errors": error_stats(s, t, both_finite, atol, rtol),
+            "metrics": metrics(s, t, both_finite),
             "mismatches": mismatches,
             "mismatch_fraction": mismatches / s.size if s.size else 0.0,
             "worst": element(s, t, worst, atol, rtol),

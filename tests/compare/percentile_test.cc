@@ -1,12 +1,16 @@
 // Percentile and the small internal helpers of the compare module.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "compare/accumulator.h"
 #include "compare/messages.h"
+#include "compare/test_rng.h"
 #include "convgate/compare/tensor_compare.h"
 
 namespace convgate::compare {
@@ -44,6 +48,90 @@ TEST(Percentile, ManyAtOnceEqualsOneAtATime) {
   for (size_t idx = 0; idx < std::size(q); ++idx) {
     std::vector<double> copy = values;
     EXPECT_EQ(many[idx], Percentile(copy, q[idx])) << q[idx];
+  }
+}
+
+// Exact abs-error percentiles of CompareTensors against sorting, on data that is hard for a
+// histogram-guided selection, whatever the scratch bound (1 value forces narrowing passes down to
+// the last bit) and the thread count.
+struct TrickyCase {
+  const char* name;
+  DType dtype;
+  std::vector<double> source;
+  std::vector<double> target;
+};
+
+std::vector<TrickyCase> TrickyCases() {
+  constexpr size_t kCount = 150'000;  // three blocks, so two workers both select
+  std::vector<TrickyCase> cases = {
+      {"ties", DType::kFloat64, {}, {}},         {"all_equal", DType::kFloat64, {}, {}},
+      {"all_zero", DType::kFloat32, {}, {}},     {"huge_range", DType::kFloat64, {}, {}},
+      {"denormals", DType::kFloat64, {}, {}},    {"int_ties", DType::kInt32, {}, {}},
+      {"with_nan_inf", DType::kFloat64, {}, {}},
+  };
+  TestRng rng(42);
+  for (size_t idx = 0; idx < kCount; ++idx) {
+    const double s = std::round(rng.Uniform(-100.0, 100.0));
+    const double u = rng.Uniform();
+    cases[0].source.push_back(s);
+    cases[0].target.push_back(s + std::round(rng.Uniform(0.0, 3.0)) / 64);
+    cases[1].source.push_back(s);
+    cases[1].target.push_back(s + 0.375);
+    cases[2].source.push_back(s);
+    cases[2].target.push_back(s);
+    cases[3].source.push_back(0.0);
+    cases[3].target.push_back(u < 0.2 ? 0.0 : std::pow(10.0, rng.Uniform(-300.0, 300.0)));
+    cases[4].source.push_back(0.0);
+    cases[4].target.push_back(u < 0.3 ? 0.0 : 4.9e-324 * static_cast<double>(rng.Next() % 50));
+    cases[5].source.push_back(s);
+    cases[5].target.push_back(s + static_cast<double>(rng.Next() % 3));
+    cases[6].source.push_back(u < 0.01 ? std::nan("") : s);
+    cases[6].target.push_back(u > 0.99 ? std::numeric_limits<double>::infinity() : s + u);
+  }
+  return cases;
+}
+
+std::vector<double> SortedReference(const TrickyCase& c) {
+  std::vector<double> errors;
+  for (size_t idx = 0; idx < c.source.size(); ++idx) {
+    if (std::isfinite(c.source[idx]) && std::isfinite(c.target[idx])) {
+      errors.push_back(std::abs(c.target[idx] - c.source[idx]));
+    }
+  }
+  std::sort(errors.begin(), errors.end());
+  std::vector<double> expected(std::size(kPercentiles));
+  Percentiles(errors, kPercentiles, expected);
+  return expected;
+}
+
+Tensor MakeTensor(DType dtype, const std::vector<double>& values) {
+  Tensor tensor =
+      std::move(Tensor::Allocate(dtype, Shape::Of({static_cast<int64_t>(values.size())})).value());
+  for (size_t idx = 0; idx < values.size(); ++idx) {
+    tensor.SetDouble(static_cast<int64_t>(idx), values[idx]);
+  }
+  return tensor;
+}
+
+TEST(ErrorPercentiles, ExactOnTrickyDataWhateverTheScratchAndThreads) {
+  for (const TrickyCase& c : TrickyCases()) {
+    const std::vector<double> expected = SortedReference(c);
+    const Tensor source = MakeTensor(c.dtype, c.source);
+    const Tensor target = MakeTensor(c.dtype, c.target);
+    for (const int64_t scratch : {int64_t{1} << 23, int64_t{1000}, int64_t{1}}) {
+      for (const int threads : {1, 2}) {
+        CompareOptions options;
+        options.threads = threads;
+        options.min_parallel_elements = 0;
+        options.selection_scratch_values = scratch;
+        const ErrorStats errors = CompareTensors(source, target, Tolerance(), options).errors;
+        for (size_t idx = 0; idx < expected.size(); ++idx) {
+          EXPECT_EQ(errors.abs_error_percentiles[idx], expected[idx])
+              << c.name << " p" << kPercentiles[idx] << " scratch " << scratch << " threads "
+              << threads;
+        }
+      }
+    }
   }
 }
 

@@ -78,9 +78,9 @@ struct ErrorStats {
 // Whole-tensor agreement metrics over the finite pairs (all 0 when none). Definitions, with
 // e = t - s summed over finite pairs:
 //   rmse    = sqrt(mean(e^2))
-//   nmse    = sum(e^2) / sum(s^2)                       (Inf when sum(s^2) = 0 < sum(e^2); 0 if both 0)
-//   cosine  = sum(s*t) / sqrt(sum(s^2) * sum(t^2))      (1 when both sides are all zero; 0 when one is)
-//   snr_db  = 10 * log10(sum(s^2) / sum(e^2))           (+Inf when e = 0 everywhere)
+//   nmse    = sum(e^2) / sum(s^2)                   (Inf when sum(s^2) = 0 < sum(e^2); 0 if both 0)
+//   cosine  = sum(s*t) / sqrt(sum(s^2) * sum(t^2))  (1 when both sides are all zero; 0 when one is)
+//   snr_db  = 10 * log10(sum(s^2) / sum(e^2))       (+Inf when e = 0 everywhere)
 //   psnr_db = 10 * log10(peak^2 / mean(e^2)), peak = max|s| (+Inf when e = 0 everywhere)
 struct Metrics {
   double rmse = 0.0;
@@ -149,14 +149,33 @@ struct TensorComparison {
   std::vector<std::string> notes;
 };
 
+// How CompareTensors runs, never what it computes: results are bit-identical for any options.
+struct CompareOptions {
+  // Worker threads for tensors of at least min_parallel_elements; 0 means
+  // std::thread::hardware_concurrency().
+  int threads = 0;
+  // Below this many elements everything runs on the calling thread: starting and joining threads
+  // (tens of microseconds) is then a noticeable share of a pass that takes about a millisecond.
+  int64_t min_parallel_elements = int64_t{1} << 20;
+  // Exact percentiles hold at most this many |t - s| values at once (8 bytes each, so 64 MiB):
+  // the ones in the histogram buckets around the wanted ranks. Buckets holding more are narrowed
+  // by one more pass over the tensors first. Enough for a single pass on ~10^9 elements of noise.
+  int64_t selection_scratch_values = int64_t{1} << 23;
+};
+
 // Source is the reference. Never fails: structural problems are reported in the result. Values are
 // compared (flattened, row-major) whenever the element counts agree, even if dtype or shape differ,
 // except that strings are never compared with numbers (a dtype mismatch, values_compared false).
 // String against string counts unequal elements as mismatches; errors, value summaries,
 // non-finite counts and the tolerances to pass all stay 0.
-// Memory: one double per element for the percentiles, plus fixed-size chunk buffers.
+// Memory: per thread, fixed-size chunk buffers and the histograms (KiBs to a few MiB), plus the
+// percentile selection's bounded scratch (CompareOptions); nothing per element. Time: one pass
+// over both tensors for every statistic and the histograms, then usually one more that reads them
+// again to select the exact percentiles.
 TensorComparison CompareTensors(const Tensor& source, const Tensor& target,
                                 const Tolerance& tolerance);
+TensorComparison CompareTensors(const Tensor& source, const Tensor& target,
+                                const Tolerance& tolerance, const CompareOptions& options);
 
 // Min/max/mean over finite values and NaN/Inf counts of one tensor (the run gate's summary).
 // All zero for a string tensor: strings have no numeric value and are never NaN or Inf.
