@@ -1,0 +1,56 @@
+// Classifier agreement read back from report.json (AddAgreementJson's inverse), so `convgate
+// check` carries it over: agreement does not depend on the tolerance policy, and a failed
+// agreement check must keep failing a re-judged report.
+#include "json_reader.h"
+#include "policy_json.h"
+
+namespace convgate::report::internal {
+namespace {
+
+// Reports cap the off-diagonal cells at kMaxJsonCells; the omitted ones cannot come back, and the
+// counts derived from them (OffDiagonalRows) are then low. The check verdicts are read as saved.
+compare::AgreementStats StatsFromJson(const JsonFields& json) {
+  compare::AgreementStats stats;
+  stats.kind = json.String("kind") == "labels" ? compare::PredictionKind::kLabels
+                                               : compare::PredictionKind::kScores;
+  stats.rows = json.Int("rows");
+  stats.classes = json.Int("classes");
+  stats.top1_agree = json.Object("top1").Int("agree");
+  for (const JsonFields& entry : json.Objects("top_k")) {
+    stats.top_k_agree.emplace_back(static_cast<int>(entry.Int("k")), entry.Int("agree"));
+  }
+  stats.flip_margin = json.Number("flip_margin");
+  stats.margin_rows = json.Int("margin_rows");
+  stats.flips = json.Int("flips");
+  stats.nan_rows = json.Int("nan_rows");
+  const JsonFields confusion = json.Object("confusion");
+  for (const JsonFields& cell : confusion.Objects("diagonal")) {
+    stats.diagonal[cell.Int("label")] = cell.Int("count");
+  }
+  for (const JsonFields& cell : confusion.Objects("off_diagonal")) {
+    stats.off_diagonal.push_back({cell.Int("source"), cell.Int("target"), cell.Int("count")});
+  }
+  return stats;
+}
+
+}  // namespace
+
+std::vector<gate::AgreementRecord> AgreementsFromJson(const JsonFields& report) {
+  std::vector<gate::AgreementRecord> records;
+  if (!report.Has("agreements")) return records;
+  for (const JsonFields& entry : report.Objects("agreements")) {
+    gate::AgreementRecord record;
+    record.output = entry.String("output");
+    record.selected_by = entry.String("selected_by");
+    if (!entry.Raw("error").is_null()) record.error = entry.String("error");
+    if (record.error.empty()) record.stats = StatsFromJson(entry);
+    for (const JsonFields& check : entry.Objects("checks")) {
+      record.checks.push_back(
+          {check.String("check"), check.String("verdict") == "pass", check.String("message")});
+    }
+    records.push_back(std::move(record));
+  }
+  return records;
+}
+
+}  // namespace convgate::report::internal

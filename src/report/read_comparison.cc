@@ -1,0 +1,104 @@
+// A result's "stats" in report.json back into a TensorComparison (the inverse of ComparisonJson).
+#include "json_util.h"
+#include "policy_json.h"
+
+namespace convgate::report::internal {
+namespace {
+
+compare::ValueSummary ValuesFromJson(const JsonFields& json) {
+  compare::ValueSummary values;
+  values.min = json.Number("min");
+  values.max = json.Number("max");
+  values.mean = json.Number("mean");
+  values.finite = json.Int("finite");
+  values.nan = json.Int("nan");
+  values.pos_inf = json.Int("pos_inf");
+  values.neg_inf = json.Int("neg_inf");
+  return values;
+}
+
+compare::NonFiniteSplit NonFiniteFromJson(const JsonFields& json) {
+  compare::NonFiniteSplit split;
+  split.introduced_nan = json.Int("introduced_nan");
+  split.introduced_inf = json.Int("introduced_inf");
+  split.inherited = json.Int("inherited");
+  split.shared_nan = json.Int("shared_nan");
+  split.shared_inf = json.Int("shared_inf");
+  split.first_introduced = json.Int("first_introduced");
+  split.first_inherited = json.Int("first_inherited");
+  return split;
+}
+
+// ElementJson's inverse; null is "no such element" (flat -1).
+compare::ElementReport ElementFromJson(const JsonFields& parent, std::string_view key) {
+  compare::ElementReport element;
+  if (parent.Raw(key).is_null()) return element;
+  const JsonFields json = parent.Object(key);
+  element.flat = json.Int("flat_index");
+  element.index = json.Ints("index");
+  if (json.Raw("source").is_string() && !json.Has("abs_error")) {  // a string comparison
+    element.source_text = json.String("source");
+    element.target_text = json.String("target");
+    return element;
+  }
+  element.source = json.Number("source");
+  element.target = json.Number("target");
+  element.abs_error = json.Number("abs_error");
+  element.rel_error = json.Number("rel_error");
+  element.allowed = json.Number("allowed");
+  return element;
+}
+
+compare::ErrorStats ErrorsFromJson(const JsonFields& json) {
+  compare::ErrorStats errors;
+  errors.compared = json.Int("compared");
+  errors.max_abs_error = json.Number("max_abs_error");
+  errors.mean_abs_error = json.Number("mean_abs_error");
+  errors.max_rel_error = json.Number("max_rel_error");
+  errors.mean_rel_error = json.Number("mean_rel_error");
+  const JsonFields percentiles = json.Object("abs_error_percentiles");
+  for (size_t idx = 0; idx < std::size(compare::kPercentiles); ++idx) {
+    char key[16];
+    std::snprintf(key, sizeof(key), "p%g", compare::kPercentiles[idx]);
+    errors.abs_error_percentiles[idx] = percentiles.Number(key);
+  }
+  errors.max_abs = ElementFromJson(json, "max_abs_element");
+  return errors;
+}
+
+void ReadStructure(const JsonFields& json, compare::TensorComparison& cmp) {
+  cmp.source_desc = json.String("source");
+  cmp.target_desc = json.String("target");
+  cmp.dtype_match = json.Bool("dtype_match");
+  cmp.shape_match = json.Bool("shape_match");
+  cmp.values_compared = json.Bool("values_compared");
+  cmp.exact = json.Bool("exact");
+  cmp.tolerance = {json.Number("atol"), json.Number("rtol")};
+  cmp.num_elements = json.Int("num_elements");
+}
+
+}  // namespace
+
+compare::TensorComparison ComparisonFromJson(const JsonFields& json,
+                                             const std::vector<std::string>& fallback_failures) {
+  compare::TensorComparison cmp;
+  ReadStructure(json, cmp);
+  cmp.source_values = ValuesFromJson(json.Object("source_values"));
+  cmp.target_values = ValuesFromJson(json.Object("target_values"));
+  cmp.non_finite = NonFiniteFromJson(json.Object("non_finite"));
+  cmp.errors = ErrorsFromJson(json.Object("errors"));
+  cmp.mismatches = json.Int("mismatches");
+  cmp.mismatch_fraction = json.Number("mismatch_fraction");
+  cmp.atol_to_pass = json.Number("atol_to_pass");
+  cmp.rtol_to_pass = json.Number("rtol_to_pass");
+  cmp.worst = ElementFromJson(json, "worst_element");
+  cmp.failures =
+      json.Has("comparison_failures") ? json.Strings("comparison_failures") : fallback_failures;
+  if (json.Has("comparison_notes")) cmp.notes = json.Strings("comparison_notes");
+  if (json.Has("metrics")) cmp.metrics = MetricsFromJson(json.Object("metrics"));
+  if (json.Has("error_summary")) cmp.summary = ErrorSummaryFromJson(json.Object("error_summary"));
+  cmp.passed = cmp.failures.empty();
+  return cmp;
+}
+
+}  // namespace convgate::report::internal

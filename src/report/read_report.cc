@@ -1,0 +1,124 @@
+// report.json back into a CompareReport, for `convgate check`.
+#include "convgate/report/read_report.h"
+
+#include <fstream>
+
+#include "convgate/report/report.h"
+#include "json_reader.h"
+#include "policy_json.h"
+
+namespace convgate::report {
+namespace {
+
+using internal::BadField;
+using internal::JsonFields;
+using nlohmann::json;
+
+std::string OptionalString(const JsonFields& json, std::string_view key) {
+  return json.Has(key) && json.Raw(key).is_string() ? json.String(key) : "";
+}
+
+gate::SideRecord SideFromJson(const JsonFields& json) {
+  gate::SideRecord side;
+  side.role = json.String("role");
+  side.path = json.String("path");
+  side.kind = OptionalString(json, "kind");
+  side.format = OptionalString(json, "format");
+  side.backend = OptionalString(json, "backend");
+  side.backend_version = OptionalString(json, "backend_version");
+  side.sha256 = OptionalString(json, "sha256");
+  side.load_seconds = json.OptionalNumber("load_seconds").value_or(0.0);
+  side.run_seconds = json.OptionalNumber("run_seconds").value_or(0.0);
+  side.output_names = json.Strings("outputs");
+  return side;
+}
+
+gate::DatasetRecord DatasetFromJson(const JsonFields& json) {
+  gate::DatasetRecord dataset;
+  dataset.origin = json.String("origin");
+  dataset.samples = static_cast<int>(json.Int("samples"));
+  for (const JsonFields& tensor : json.Objects("tensors")) {
+    dataset.tensors.push_back(
+        {tensor.String("name"), tensor.String("dtype"), tensor.Ints("shape")});
+  }
+  dataset.notes = json.Strings("notes");
+  dataset.saved_to = OptionalString(json, "saved_to");
+  return dataset;
+}
+
+gate::OutputCheck CheckFromJson(const JsonFields& json) {
+  gate::OutputCheck check;
+  check.sample = static_cast<int>(json.Int("sample"));
+  check.output = json.String("output");
+  check.passed = json.String("verdict") == "pass";
+  check.failures = json.Strings("failures");
+  check.hints = json.Strings("hints");
+  check.tolerance = {json.Number("atol"), json.Number("rtol")};
+  if (!json.Raw("stats").is_null()) {
+    check.comparison = internal::ComparisonFromJson(json.Object("stats"), check.failures);
+  }
+  return check;
+}
+
+// The header must say: this schema, a compare (or re-judged) report, and no error.
+void CheckHeader(const JsonFields& root) {
+  const int64_t schema = root.Int("schema_version");
+  if (schema != kSchemaVersion) {
+    root.Fail("schema_version", "is " + std::to_string(schema) + ", but this convgate reads " +
+                                    std::to_string(kSchemaVersion));
+  }
+  const std::string command = root.String("command");
+  if (command != "compare" && command != "check") {
+    root.Fail("command", "'" + command + "': not a compare report");
+  }
+  if (root.Has("error") && !root.Raw("error").is_null()) {
+    const JsonFields error = root.Object("error");
+    root.Fail("error", "the report records an error (" + OptionalString(error, "stage") +
+                           " stage): nothing was compared, so nothing can be re-judged");
+  }
+}
+
+gate::CompareReport FromDocument(const json& document) {
+  const JsonFields root(document, "");
+  CheckHeader(root);
+  gate::CompareReport report;
+  report.source = SideFromJson(root.Object("source"));
+  report.target = SideFromJson(root.Object("target"));
+  report.inputs = DatasetFromJson(root.Object("inputs"));
+  report.policy = internal::PolicyFromJson(root.Object("policy"));
+  report.structure_failures = root.Strings("structure_failures");
+  for (const JsonFields& result : root.Objects("results")) {
+    report.checks.push_back(CheckFromJson(result));
+  }
+  report.agreements = internal::AgreementsFromJson(root);
+  const std::string verdict = root.String("verdict");
+  report.verdict = verdict == "pass" ? gate::Verdict::kPass : gate::Verdict::kFail;
+  return report;
+}
+
+}  // namespace
+
+Result<gate::CompareReport> ReadCompareReport(const std::filesystem::path& path) {
+  const std::string name = path.string();
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(path, error)) {
+    return Status::NotFound(name + ": no such report file");
+  }
+  std::ifstream in(path, std::ios::binary);
+  json document;
+  try {
+    document = json::parse(in);
+  } catch (const json::exception& e) {
+    return Status::DataLoss(name + ": not a JSON report (" + e.what() + ")");
+  }
+  // The field readers throw BadField; this is where it stops.
+  try {
+    return FromDocument(document);
+  } catch (const BadField& bad) {
+    return Status::DataLoss(name + ": " + (bad.path.empty() ? "" : bad.path + ": ") + bad.what);
+  } catch (const json::exception& e) {
+    return Status::DataLoss(name + ": malformed report (" + std::string(e.what()) + ")");
+  }
+}
+
+}  // namespace convgate::report

@@ -1,0 +1,336 @@
+// The tolerance policy from the command line, end to end with the real binary: every knob, the
+// policy file, per-dtype defaults, and `convgate check` re-judging a saved report with the same
+// verdicts as a fresh `convgate compare` (or "indeterminate" where the histograms cannot decide).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "convgate/io/npz.h"
+#include "testing/subprocess.h"
+
+namespace convgate {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using testing::ProcessResult;
+using Args = std::vector<std::string>;
+
+const fs::path kBinary = fs::path(CONVGATE_BINARY_DIR) / "src/cli/convgate";
+const fs::path kModels = fs::path(CONVGATE_BINARY_DIR) / "examples";
+
+std::string Describe(const ProcessResult& r) {
+  return "exit " + std::to_string(r.exit_code) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err;
+}
+
+std::string Num(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%.17g", value);
+  return buffer;
+}
+
+std::string Model(const std::string& name) { return (kModels / name).string(); }
+
+class PolicyCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() /
+           ("convgate_policy_" + std::string(info->name()) + "_" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    if (!HasFailure()) fs::remove_all(dir_);
+  }
+
+  ProcessResult Convgate(Args args) {
+    args.insert(args.begin(), kBinary.string());
+    ProcessResult result = testing::RunProcess(args);
+    EXPECT_EQ(result.signal, 0) << "convgate crashed; stderr:\n" << result.err;
+    return result;
+  }
+
+  // `compare` of the clean model against the 1% weight perturbation, with extra flags.
+  ProcessResult ComparePerturbed(const Args& extra) {
+    Args args{"compare", Model("tinycnn.onnx"), Model("tinycnn_perturbed.onnx"), "--samples", "3"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return Convgate(args);
+  }
+
+  std::string Write(const std::string& name, const std::string& text) const {
+    const fs::path path = dir_ / name;
+    std::ofstream(path) << text;
+    return path.string();
+  }
+
+  json ReadJson(const fs::path& path) const {
+    std::ifstream in(path);
+    EXPECT_TRUE(in.good()) << "missing " << path;
+    return json::parse(in);
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(PolicyCliTest, BadPolicyFlagsAreUsageErrorsBeforeAnyModelLoads) {
+  const std::string unknown_key = Write("bad.yaml", "rtol: 0.01\noutputs:\n  logits: {atoll: 1}\n");
+  struct Case {
+    Args flags;
+    std::string message;
+  };
+  const Case cases[] = {
+      {{"--check-error-stat", "p101"}, "--check-error-stat: invalid check-error-stat 'p101'"},
+      {{"--check-error-stat", "logits:maximum"}, "'maximum' is not an error statistic"},
+      {{"--mismatch-ppm", "-1"}, "--mismatch-ppm: invalid mismatch ppm '-1'"},
+      {{"--min-cosine", "2"}, "a cosine similarity must be in [-1, 1], got 2"},
+      {{"--min-snr-db", "logits:x"}, "--min-snr-db: invalid min SNR 'logits:x'"},
+      {{"--policy", (dir_ / "missing.yaml").string()}, "missing.yaml: cannot be read"},
+      {{"--policy", unknown_key}, "bad.yaml: line 3: outputs.logits: unknown key 'atoll'"},
+  };
+  for (const Case& c : cases) {
+    // The models do not exist: a flag error must come first.
+    Args args{"compare", (dir_ / "no_source.onnx").string(), (dir_ / "no_target.onnx").string()};
+    args.insert(args.end(), c.flags.begin(), c.flags.end());
+    ProcessResult r = Convgate(args);
+    EXPECT_EQ(r.exit_code, 2) << Describe(r);
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << Describe(r);
+    Args check{"check", (dir_ / "no_report.json").string()};
+    check.insert(check.end(), c.flags.begin(), c.flags.end());
+    EXPECT_EQ(Convgate(check).exit_code, 2) << c.message;
+  }
+}
+
+TEST_F(PolicyCliTest, PerOutputSettingForAnUnknownOutputIsAUsageError) {
+  for (const Args& flags : {Args{"--check-error-stat", "logit:max"},
+                            Args{"--min-cosine", "prob:0.9"}, Args{"--mismatch-ppm", "logit:5"}}) {
+    ProcessResult r = ComparePerturbed(flags);
+    EXPECT_EQ(r.exit_code, 2) << Describe(r);
+    EXPECT_NE(r.err.find("names output"), std::string::npos) << Describe(r);
+  }
+}
+
+// Each knob from the command line on the perturbed model (max |diff| ~0.015 for logits, ~0.0018
+// for probs; SNR ~40 dB; 10 of 10 logits and 9 of 10 probs outside the default tolerance).
+TEST_F(PolicyCliTest, EveryKnobFromTheCommandLine) {
+  struct Case {
+    Args flags;
+    int exit_code;
+    std::string in_output;
+  };
+  const Case cases[] = {
+      {{}, 1, "outside atol 1e-05"},
+      {{"--check-error-stat", "max", "--atol", "0.02"}, 0, ""},
+      {{"--check-error-stat", "max", "--atol", "0.001", "--rtol", "0.001"},
+       1,
+       "(--check-error-stat max)"},
+      {{"--check-error-stat", "mean", "--atol", "0.01"}, 0, ""},
+      {{"--check-error-stat", "p99", "--atol", "0.001", "--rtol", "0"}, 1, "p99 |diff|"},
+      {{"--check-error-stat", "median", "--atol", "0.01"}, 0, ""},
+      {{"--mismatch-ppm", "1000000"}, 0, ""},
+      {{"--mismatch-ppm", "950000"},
+       1,
+       "1000000 ppm of elements outside tolerance > allowed 950000 ppm"},
+      {{"--mismatch-ppm", "1e6", "--min-snr-db", "50"}, 1, "dB < min 50 dB"},
+      {{"--mismatch-ppm", "1e6", "--min-snr-db", "30", "--min-cosine", "0.99"}, 0, ""},
+      {{"--mismatch-ppm", "1e6", "--min-cosine", "0.99999999"}, 1, "< min 0.99999999"},
+      {{"--check-error-stat", "logits:max", "--atol", "logits:0.02", "--atol", "probs:0.002"},
+       0,
+       ""},
+      {{"--check-error-stat", "logits:max", "--atol", "logits:0.02"}, 1, "output 'probs'"},
+  };
+  for (const Case& c : cases) {
+    ProcessResult r = ComparePerturbed(c.flags);
+    EXPECT_EQ(r.exit_code, c.exit_code) << Describe(r);
+    EXPECT_NE(r.out.find(c.in_output), std::string::npos) << Describe(r);
+  }
+}
+
+TEST_F(PolicyCliTest, PolicyFileAppliesAndFlagsOverrideIt) {
+  const std::string file = Write("policy.yaml",
+                                 "check_error_stat: max\n"
+                                 "atol: 1e-5\n"
+                                 "outputs:\n"
+                                 "  logits: {atol: 0.02}\n"
+                                 "  probs: {atol: 0.002, min_snr_db: 20}\n");
+  ProcessResult passed = ComparePerturbed({"--policy", file, "--out", (dir_ / "out").string()});
+  ASSERT_EQ(passed.exit_code, 0) << Describe(passed);
+  const json report = ReadJson(dir_ / "out" / "report.json");
+  EXPECT_EQ(report["policy"]["global_settings"]["check_error_stat"], "max");
+  EXPECT_EQ(report["policy"]["per_output"]["probs"]["min_snr_db"], 20.0);
+  const json& logits = report["results"][0];
+  EXPECT_EQ(logits["policy"]["atol"], 0.02);
+  EXPECT_EQ(logits["policy"]["atol_origin"], "output setting");
+  EXPECT_EQ(logits["policy"]["check_error_stat"], "max");
+  EXPECT_EQ(logits["verdict_basis"], "exact");
+  EXPECT_FALSE(logits["stats"]["error_summary"]["abs_error"]["buckets"].empty());
+  ProcessResult overridden = ComparePerturbed({"--policy", file, "--atol", "logits:1e-5"});
+  EXPECT_EQ(overridden.exit_code, 1) << Describe(overridden);
+  EXPECT_NE(overridden.out.find("max |diff|"), std::string::npos) << Describe(overridden);
+}
+
+// Two saved float16 outputs differing by ~0.3%: beyond LEAPP's float32 defaults, within the
+// float16 ones; an explicit --atol/--rtol beats the dtype default.
+TEST_F(PolicyCliTest, Float16OutputsGetTheFloat16DefaultsUnlessToleranceIsGiven) {
+  const Shape shape = Shape::Of({8});
+  Tensor source = std::move(Tensor::Allocate(DType::kFloat16, shape).value());
+  Tensor target = std::move(Tensor::Allocate(DType::kFloat16, shape).value());
+  for (int64_t idx = 0; idx < 8; ++idx) {
+    source.SetDouble(idx, 0.5 + 0.125 * static_cast<double>(idx));
+    target.SetDouble(idx, (0.5 + 0.125 * static_cast<double>(idx)) * 1.003);
+  }
+  TensorMap a, b;
+  ASSERT_TRUE(a.Insert("y", std::move(source)).ok());
+  ASSERT_TRUE(b.Insert("y", std::move(target)).ok());
+  ASSERT_TRUE(io::WriteNpz(dir_ / "a.npz", a).ok());
+  ASSERT_TRUE(io::WriteNpz(dir_ / "b.npz", b).ok());
+  const std::string a_path = (dir_ / "a.npz").string(), b_path = (dir_ / "b.npz").string();
+  ProcessResult defaults = Convgate({"compare", a_path, b_path, "--json"});
+  ASSERT_EQ(defaults.exit_code, 0) << Describe(defaults);
+  const json result = json::parse(defaults.out)["results"][0];
+  EXPECT_EQ(result["policy"]["atol"], 2.5e-3);
+  EXPECT_EQ(result["policy"]["rtol"], 5e-3);
+  EXPECT_EQ(result["policy"]["rtol_origin"], "float16 default: both outputs are float16");
+  ProcessResult explicit_tolerance =
+      Convgate({"compare", a_path, b_path, "--atol", "1e-5", "--rtol", "1e-3"});
+  EXPECT_EQ(explicit_tolerance.exit_code, 1) << Describe(explicit_tolerance);
+}
+
+// The key property: `check` on a saved report gives the verdicts a fresh `compare` gives under the
+// same policy. Thresholds are placed well away from the data (factors of 2 and more, not within a
+// histogram bucket), so every re-judged verdict is decided.
+TEST_F(PolicyCliTest, CheckGivesTheVerdictsOfAFreshCompare) {
+  const fs::path saved = dir_ / "saved";
+  ProcessResult base = ComparePerturbed({"--out", saved.string()});
+  ASSERT_EQ(base.exit_code, 1) << Describe(base);
+  const json report = ReadJson(saved / "report.json");
+  double max_abs = 0.0, min_max_abs = 1e9, max_p99 = 0.0;
+  for (const json& result : report["results"]) {
+    const double value = result["stats"]["errors"]["max_abs_error"].get<double>();
+    max_abs = std::max(max_abs, value);
+    min_max_abs = std::min(min_max_abs, value);
+    max_p99 =
+        std::max(max_p99, result["stats"]["errors"]["abs_error_percentiles"]["p99"].get<double>());
+  }
+  const std::vector<Args> policies = {
+      {},
+      {"--atol", Num(2 * max_abs)},
+      {"--check-error-stat", "max", "--atol", Num(min_max_abs / 2), "--rtol", "0"},
+      {"--check-error-stat", "mean"},
+      {"--check-error-stat", "p99", "--atol", Num(2 * max_p99)},
+      {"--check-error-stat", "median", "--atol", "0", "--rtol", "10"},
+      {"--check-error-stat", "p90", "--atol", "0", "--rtol", "1e-6"},
+      {"--mismatch-ppm", "1000000"},
+      {"--mismatch-ppm", "950000"},
+      {"--mismatch-ppm", "1e6", "--min-cosine", "0.99999999"},
+      {"--mismatch-ppm", "1e6", "--min-snr-db", "30"},
+      {"--check-error-stat", "logits:max", "--atol", "logits:1", "--mismatch-ppm", "probs:1e6"},
+  };
+  for (const Args& policy : policies) {
+    Args compare_args = policy;
+    compare_args.push_back("--json");
+    ProcessResult fresh = ComparePerturbed(compare_args);
+    Args check_args{"check", (saved / "report.json").string(), "--json"};
+    check_args.insert(check_args.end(), policy.begin(), policy.end());
+    ProcessResult rejudged = Convgate(check_args);
+    std::string label;
+    for (const std::string& arg : policy) label += arg + " ";
+    ASSERT_EQ(rejudged.exit_code, fresh.exit_code) << label << "\n" << Describe(rejudged);
+    const json fresh_report = json::parse(fresh.out);
+    const json check_report = json::parse(rejudged.out);
+    EXPECT_EQ(check_report["rejudged_from"], (saved / "report.json").string());
+    ASSERT_EQ(check_report["results"].size(), fresh_report["results"].size());
+    for (size_t idx = 0; idx < fresh_report["results"].size(); ++idx) {
+      const json& expected = fresh_report["results"][idx];
+      const json& got = check_report["results"][idx];
+      EXPECT_NE(got["verdict_basis"], "indeterminate") << label << idx;
+      EXPECT_EQ(got["verdict"], expected["verdict"]) << label << idx << "\n" << got["failures"];
+      EXPECT_EQ(got["policy"], expected["policy"]) << label << idx;
+    }
+  }
+}
+
+// A threshold inside the histogram cell of the data: `check` cannot decide, says so, and fails.
+TEST_F(PolicyCliTest, CheckSaysIndeterminateWhenAThresholdFallsInsideABucket) {
+  const fs::path saved = dir_ / "saved";
+  ASSERT_EQ(ComparePerturbed({"--out", saved.string()}).exit_code, 1);
+  const json report = ReadJson(saved / "report.json");
+  const json& logits = report["results"][0];
+  ASSERT_EQ(logits["output"], "logits");
+  const double max_abs = logits["stats"]["errors"]["max_abs_error"].get<double>();
+  const Args policy{"--atol", "logits:" + Num(max_abs * 0.999), "--rtol", "logits:0"};
+  Args check_args{"check", (saved / "report.json").string(), "--out", (dir_ / "check").string()};
+  check_args.insert(check_args.end(), policy.begin(), policy.end());
+  ProcessResult rejudged = Convgate(check_args);
+  EXPECT_EQ(rejudged.exit_code, 1) << Describe(rejudged);
+  EXPECT_NE(rejudged.out.find("indeterminate"), std::string::npos) << Describe(rejudged);
+  EXPECT_NE(rejudged.out.find("re-run `convgate compare`"), std::string::npos);
+  const json check_report = ReadJson(dir_ / "check" / "report.json");
+  EXPECT_EQ(check_report["command"], "check");
+  EXPECT_EQ(check_report["results"][0]["verdict_basis"], "indeterminate");
+  EXPECT_EQ(check_report["results"][0]["verdict"], "fail");
+  EXPECT_TRUE(fs::exists(dir_ / "check" / "verify_result.json"));
+  EXPECT_TRUE(fs::exists(dir_ / "check" / "junit.xml"));
+  // A fresh compare decides the same policy (sample 0's largest element fails it).
+  ProcessResult fresh = ComparePerturbed(policy);
+  EXPECT_EQ(fresh.exit_code, 1) << Describe(fresh);
+  // A re-judged report can itself be re-judged.
+  ProcessResult again = Convgate({"check", (dir_ / "check" / "report.json").string(), "--atol",
+                                  "logits:1", "--mismatch-ppm", "probs:1e6"});
+  EXPECT_EQ(again.exit_code, 0) << Describe(again);
+}
+
+// Classifier agreement does not depend on the policy: `check` carries a failed agreement check
+// over, so a looser tolerance cannot make that report pass.
+TEST_F(PolicyCliTest, CheckCarriesAgreementVerdictsOver) {
+  const fs::path saved = dir_ / "saved";
+  ASSERT_EQ(ComparePerturbed({"--agreement", "logits:flips==1", "--out", saved.string()}).exit_code,
+            1);
+  ProcessResult rejudged =
+      Convgate({"check", (saved / "report.json").string(), "--mismatch-ppm", "1e6", "--json"});
+  EXPECT_EQ(rejudged.exit_code, 1) << Describe(rejudged);
+  const json report = json::parse(rejudged.out);
+  EXPECT_EQ(report["summary"]["failed"], 0);
+  EXPECT_EQ(report["summary"]["agreement_checks_failed"], 1);
+  EXPECT_EQ(report["agreements"][0]["checks"][0]["check"], "logits:flips==1");
+  EXPECT_EQ(report["agreements"][0]["rows"], 3);
+}
+
+TEST_F(PolicyCliTest, CheckRejectsWhatIsNotACompareReport) {
+  const fs::path run_out = dir_ / "run";
+  ASSERT_EQ(Convgate({"run", Model("tinycnn.onnx"), "--out", run_out.string()}).exit_code, 0);
+  const fs::path saved = dir_ / "saved";
+  ASSERT_EQ(ComparePerturbed({"--out", saved.string()}).exit_code, 1);
+  json other_schema = ReadJson(saved / "report.json");
+  other_schema["schema_version"] = 99;
+  json mistyped = ReadJson(saved / "report.json");
+  mistyped["results"][1]["stats"]["errors"]["max_abs_error"] = "large";
+  struct Case {
+    std::string path;
+    std::string message;
+  };
+  const Case cases[] = {
+      {(dir_ / "missing.json").string(), "missing.json: no such report file"},
+      {Write("corrupt.json", "{\"schema_version\": 1, "), "corrupt.json: not a JSON report"},
+      {(run_out / "report.json").string(), "command: 'run': not a compare report"},
+      {Write("schema.json", other_schema.dump()),
+       "schema_version: is 99, but this convgate reads 1"},
+      {Write("mistyped.json", mistyped.dump()),
+       "results[1].stats.errors.max_abs_error: expected a number, got the string \"large\""},
+  };
+  for (const Case& c : cases) {
+    ProcessResult r = Convgate({"check", c.path});
+    EXPECT_EQ(r.exit_code, 3) << Describe(r);
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << Describe(r);
+  }
+}
+
+}  // namespace
+}  // namespace convgate

@@ -1,0 +1,129 @@
+// report.json read back (`convgate check`): every statistic, metric, histogram and policy knob
+// survives the round trip, so re-judging a saved report under its own policy changes nothing.
+#include "convgate/report/read_report.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+
+#include "convgate/gate/rejudge.h"
+#include "convgate/report/report.h"
+#include "report/json_util.h"
+
+namespace convgate::report {
+namespace {
+
+using nlohmann::json;
+
+Tensor Floats(DType dtype, const std::vector<double>& values) {
+  Tensor tensor =
+      std::move(Tensor::Allocate(dtype, Shape::Of({static_cast<int64_t>(values.size())})).value());
+  for (size_t idx = 0; idx < values.size(); ++idx) {
+    tensor.SetDouble(static_cast<int64_t>(idx), values[idx]);
+  }
+  return tensor;
+}
+
+gate::OutputCheck Check(const std::string& output, const Tensor& source, const Tensor& target,
+                        const compare::Policy& policy) {
+  gate::OutputCheck check;
+  check.output = output;
+  check.policy = policy.For(output, source.dtype(), target.dtype());
+  check.tolerance = check.policy.tolerance();
+  check.comparison = compare::CompareTensors(source, target, check.tolerance);
+  check.passed = check.comparison->passed;
+  check.failures = check.comparison->failures;
+  return check;
+}
+
+// Outputs covering every field kind: finite errors, an inherited NaN and an Inf, float16
+// (dtype defaults), integers (exact), and a policy with every knob set somewhere.
+gate::CompareReport Saved() {
+  gate::CompareReport report;
+  report.source.role = "source";
+  report.source.path = "a.npz";
+  report.source.output_names = {"y", "h", "ids"};
+  report.target = report.source;
+  report.target.role = "target";
+  report.target.path = "b.npz";
+  EXPECT_TRUE(compare::AddMismatchPpm("y:10", report.policy).ok());
+  EXPECT_TRUE(compare::AddCheckErrorStat("h:p95", report.policy).ok());
+  EXPECT_TRUE(compare::AddMinSnrDb("20", report.policy).ok());
+  report.policy.dtype_defaults[DType::kFloat16] = {1e-3, std::nullopt};
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  report.checks.push_back(Check("y", Floats(DType::kFloat32, {1, 2, nan, -3, 0, inf, 1e-3}),
+                                Floats(DType::kFloat32, {1.01, 2, 5, -3.1, 1e-7, inf, 2e-3}),
+                                report.policy));
+  report.checks.push_back(Check("h", Floats(DType::kFloat16, {0.5, 0.25, 8, 100}),
+                                Floats(DType::kFloat16, {0.5, 0.2501, 8.01, 99}), report.policy));
+  report.checks.push_back(Check("ids", Floats(DType::kInt64, {1, 2, 3}),
+                                Floats(DType::kInt64, {1, 2, 4}), report.policy));
+  report.verdict = gate::Verdict::kFail;
+  return report;
+}
+
+class ReadReportTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    path_ = std::filesystem::temp_directory_path() /
+            ("convgate_read_report_" + std::to_string(::getpid()) + ".json");
+  }
+  void TearDown() override { std::filesystem::remove(path_); }
+
+  void Write(const json& report) const { std::ofstream(path_) << report.dump(); }
+
+  std::filesystem::path path_;
+};
+
+TEST_F(ReadReportTest, EveryStatisticSurvivesTheRoundTrip) {
+  const gate::CompareReport saved = Saved();
+  Invocation invocation;
+  invocation.command = "compare";
+  Write(ReportJson(saved, invocation));
+  Result<gate::CompareReport> read = ReadCompareReport(path_);
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  ASSERT_EQ(read->checks.size(), saved.checks.size());
+  for (size_t idx = 0; idx < saved.checks.size(); ++idx) {
+    EXPECT_EQ(internal::ComparisonJson(*read->checks[idx].comparison),
+              internal::ComparisonJson(*saved.checks[idx].comparison))
+        << saved.checks[idx].output;
+    const compare::ErrorSummary& got = read->checks[idx].comparison->summary;
+    const compare::ErrorSummary& want = saved.checks[idx].comparison->summary;
+    EXPECT_TRUE(got.abs_error == want.abs_error && got.rel_error == want.rel_error &&
+                got.joint == want.joint)
+        << saved.checks[idx].output;
+  }
+  EXPECT_EQ(internal::PolicyJson(read->policy), internal::PolicyJson(saved.policy));
+  EXPECT_EQ(read->source.output_names, saved.source.output_names);
+}
+
+TEST_F(ReadReportTest, RejudgingUnderTheSamePolicyGivesTheSameResults) {
+  gate::CompareReport saved = Saved();
+  // The gate's own judging, as `compare` does it.
+  saved = gate::RejudgeCompareReport(std::move(saved), compare::Policy(), "");
+  Invocation invocation;
+  invocation.command = "compare";
+  Write(ReportJson(saved, invocation));
+  Result<gate::CompareReport> read = ReadCompareReport(path_);
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  const gate::CompareReport again =
+      gate::RejudgeCompareReport(std::move(read).value(), compare::Policy(), path_.string());
+  ASSERT_EQ(again.checks.size(), saved.checks.size());
+  for (size_t idx = 0; idx < saved.checks.size(); ++idx) {
+    EXPECT_EQ(again.checks[idx].passed, saved.checks[idx].passed) << idx;
+    EXPECT_EQ(again.checks[idx].failures, saved.checks[idx].failures) << idx;
+    EXPECT_EQ(again.checks[idx].notes, saved.checks[idx].notes) << idx;
+    EXPECT_EQ(again.checks[idx].policy.atol_origin, saved.checks[idx].policy.atol_origin) << idx;
+  }
+  EXPECT_EQ(again.checks[1].policy.atol, 1e-3);  // the float16 override survived
+  EXPECT_EQ(again.verdict, saved.verdict);
+  EXPECT_EQ(again.rejudged_from, path_.string());
+}
+
+}  // namespace
+}  // namespace convgate::report
