@@ -26,9 +26,17 @@
 #include <string>
 #include <vector>
 
+#include "onnx_builder.h"
+
 namespace {
 
-constexpr int64_t kOpset = 13;
+using convgate::tools::AddFloatInitializer;
+using convgate::tools::AddInt64Initializer;
+using convgate::tools::AddNode;
+using convgate::tools::SetFloat;
+using convgate::tools::SetInt;
+using convgate::tools::SetInts;
+using convgate::tools::SetType;
 constexpr int kChannels = 8;
 constexpr int kClasses = 10;
 
@@ -50,89 +58,6 @@ class Lcg {
  private:
   uint64_t state_;
 };
-
-struct Dim {
-  int64_t value;
-  const char* symbol;  // non-null for a symbolic dim
-};
-
-void SetType(onnx::ValueInfoProto* info, const std::string& name, int elem_type,
-             const std::vector<Dim>& dims) {
-  info->set_name(name);
-  auto* tensor_type = info->mutable_type()->mutable_tensor_type();
-  tensor_type->set_elem_type(elem_type);
-  auto* shape = tensor_type->mutable_shape();
-  for (const Dim& dim : dims) {
-    auto* d = shape->add_dim();
-    if (dim.symbol != nullptr) {
-      d->set_dim_param(dim.symbol);
-    } else {
-      d->set_dim_value(dim.value);
-    }
-  }
-}
-
-void AddFloatInitializer(onnx::GraphProto* graph, const std::string& name,
-                         const std::vector<int64_t>& dims, const std::vector<float>& values) {
-  auto* tensor = graph->add_initializer();
-  tensor->set_name(name);
-  tensor->set_data_type(onnx::TensorProto::FLOAT);
-  for (int64_t d : dims) tensor->add_dims(d);
-  tensor->set_raw_data(values.data(), values.size() * sizeof(float));
-}
-
-void AddInt64Initializer(onnx::GraphProto* graph, const std::string& name,
-                         const std::vector<int64_t>& dims, const std::vector<int64_t>& values) {
-  auto* tensor = graph->add_initializer();
-  tensor->set_name(name);
-  tensor->set_data_type(onnx::TensorProto::INT64);
-  for (int64_t d : dims) tensor->add_dims(d);
-  for (int64_t v : values) tensor->add_int64_data(v);
-}
-
-onnx::NodeProto* AddNode(onnx::GraphProto* graph, const std::string& op,
-                         const std::vector<std::string>& inputs,
-                         const std::vector<std::string>& outputs) {
-  auto* node = graph->add_node();
-  node->set_op_type(op);
-  node->set_name(op + "_" + outputs.front());
-  for (const auto& in : inputs) node->add_input(in);
-  for (const auto& out : outputs) node->add_output(out);
-  return node;
-}
-
-void SetInts(onnx::NodeProto* node, const std::string& name, const std::vector<int64_t>& values) {
-  auto* attr = node->add_attribute();
-  attr->set_name(name);
-  attr->set_type(onnx::AttributeProto::INTS);
-  for (int64_t v : values) attr->add_ints(v);
-}
-
-void SetInt(onnx::NodeProto* node, const std::string& name, int64_t value) {
-  auto* attr = node->add_attribute();
-  attr->set_name(name);
-  attr->set_type(onnx::AttributeProto::INT);
-  attr->set_i(value);
-}
-
-void SetFloat(onnx::NodeProto* node, const std::string& name, float value) {
-  auto* attr = node->add_attribute();
-  attr->set_name(name);
-  attr->set_type(onnx::AttributeProto::FLOAT);
-  attr->set_f(value);
-}
-
-onnx::ModelProto NewModel(const std::string& graph_name) {
-  onnx::ModelProto model;
-  model.set_ir_version(7);  // IR 7 pairs with opset 13
-  model.set_producer_name("convgate-make-models");
-  model.set_producer_version("1");
-  auto* opset = model.add_opset_import();
-  opset->set_domain("");
-  opset->set_version(kOpset);
-  model.mutable_graph()->set_name(graph_name);
-  return model;
-}
 
 // The weights every tinycnn variant is made from.
 struct TinyCnnWeights {
@@ -183,7 +108,7 @@ void AddHeadAfterRelu(onnx::GraphProto* graph, const std::string& relu_input) {
 }
 
 onnx::ModelProto TinyCnn(const TinyCnnWeights& w) {
-  onnx::ModelProto model = NewModel("tinycnn");
+  onnx::ModelProto model = convgate::tools::NewModel("convgate-make-models", "tinycnn");
   auto* graph = model.mutable_graph();
   AddTinyCnnIo(graph, kClasses);
   AddConv(graph, w.conv_w, w.conv_b, "conv");
@@ -205,7 +130,7 @@ onnx::ModelProto TinyCnn(const TinyCnnWeights& w) {
 // BatchNorm folded into the Conv (computed in double, stored as float) and Gemm lowered to
 // MatMul + Add with the weight transposed: the rewrites real converters and optimizers perform.
 onnx::ModelProto TinyCnnConverted(const TinyCnnWeights& w, int64_t declared_classes) {
-  onnx::ModelProto model = NewModel("tinycnn_converted");
+  onnx::ModelProto model = convgate::tools::NewModel("convgate-make-models", "tinycnn_converted");
   auto* graph = model.mutable_graph();
   AddTinyCnnIo(graph, declared_classes);
   std::vector<float> weight(w.conv_w.size()), bias(kChannels);
@@ -232,7 +157,7 @@ onnx::ModelProto TinyCnnConverted(const TinyCnnWeights& w, int64_t declared_clas
 }
 
 onnx::ModelProto Tokens() {
-  onnx::ModelProto model = NewModel("tokens");
+  onnx::ModelProto model = convgate::tools::NewModel("convgate-make-models", "tokens");
   auto* graph = model.mutable_graph();
   SetType(graph->add_input(), "ids", onnx::TensorProto::INT64, {{0, "batch"}, {0, "seq"}});
   SetType(graph->add_input(), "mask", onnx::TensorProto::BOOL, {{0, "batch"}, {0, "seq"}});
@@ -250,12 +175,9 @@ onnx::ModelProto Tokens() {
 }
 
 bool Write(const std::filesystem::path& path, const onnx::ModelProto& model) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out || !model.SerializeToOstream(&out)) {
-    std::fprintf(stderr, "convgate-make-models: cannot write %s\n", path.c_str());
-    return false;
-  }
-  return true;
+  if (convgate::tools::WriteModel(path, model)) return true;
+  std::fprintf(stderr, "convgate-make-models: cannot write %s\n", path.c_str());
+  return false;
 }
 
 }  // namespace

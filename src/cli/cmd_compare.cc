@@ -1,4 +1,5 @@
 // `convgate compare SOURCE TARGET`: both sides on the same samples, every output judged.
+#include "agreement_flags.h"
 #include "command.h"
 #include "convgate/gate/workflows.h"
 
@@ -22,6 +23,7 @@ class CompareCommand : public Command {
                     "Backend for SOURCE (default: from the format; 'outputs' for saved outputs)");
     app->add_option("--target-backend", target_backend_, "Backend for TARGET (as above)");
     AddToleranceFlags(*app, tolerance_);
+    AddAgreementFlags(*app, agreement_);
     AddDataFlags(*app, data_);
     AddOutputFlags(*app, output_);
     return app;
@@ -32,6 +34,8 @@ class CompareCommand : public Command {
     if (!data.ok()) return UsageError(data.status());
     Result<compare::Policy> policy = ToPolicy(tolerance_);
     if (!policy.ok()) return UsageError(policy.status());
+    Result<compare::AgreementConfig> agreement = ToAgreementConfig(agreement_);
+    if (!agreement.ok()) return UsageError(agreement.status());
     gate::CompareOptions options;
     Status sides = ResolveSides(options);
     if (!sides.ok()) return UsageError(sides);
@@ -39,6 +43,7 @@ class CompareCommand : public Command {
     options.target_backend = target_backend_;
     options.data = std::move(data).value();
     options.policy = std::move(policy).value();
+    options.agreement = std::move(agreement).value();
     return RenderAndFinish(gate::CompareModelsGate(options), invocation, output_);
   }
 
@@ -65,6 +70,7 @@ class CompareCommand : public Command {
   std::string source_backend_;
   std::string target_backend_;
   ToleranceFlags tolerance_;
+  AgreementFlags agreement_;
   DataFlags data_;
   OutputFlags output_;
 };

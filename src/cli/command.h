@@ -24,6 +24,7 @@ class Command {
 std::unique_ptr<Command> MakeInspectCommand();
 std::unique_ptr<Command> MakeRunCommand();
 std::unique_ptr<Command> MakeCompareCommand();
+std::unique_ptr<Command> MakeCheckCommand();
 
 // Seconds since the process started (the figure reports give as the invocation's duration).
 double ProcessSeconds();

@@ -73,23 +73,4 @@ bool UseColor(const OutputFlags& flags) {
   return ::isatty(STDOUT_FILENO) == 1 && (no_color == nullptr || no_color[0] == '\0');
 }
 
-void AddToleranceFlags(CLI::App& app, ToleranceFlags& flags) {
-  app.add_option("--atol", flags.atol,
-                 "Absolute tolerance, or NAME:VALUE for one output (default 1e-5)");
-  app.add_option("--rtol", flags.rtol,
-                 "Relative tolerance, or NAME:VALUE for one output (default 1e-3); an element "
-                 "passes when |target - source| <= atol + rtol * |source|");
-}
-
-Result<compare::Policy> ToPolicy(const ToleranceFlags& flags) {
-  compare::Policy policy;
-  for (const std::string& text : flags.atol) {
-    CONVGATE_RETURN_IF_ERROR(compare::AddAtol(text, policy).WithContext("--atol"));
-  }
-  for (const std::string& text : flags.rtol) {
-    CONVGATE_RETURN_IF_ERROR(compare::AddRtol(text, policy).WithContext("--rtol"));
-  }
-  return policy;
-}
-
 }  // namespace convgate::cli

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "convgate/compare/tolerance.h"
+#include "convgate/compare/policy.h"
 #include "convgate/core/status.h"
 #include "convgate/gate/workflows.h"
 
@@ -39,11 +39,18 @@ void AddOutputFlags(CLI::App& app, OutputFlags& flags);
 // True when console text should carry ANSI colours (auto: stdout is a TTY and NO_COLOR unset).
 bool UseColor(const OutputFlags& flags);
 
+// The tolerance policy's flags (policy_flags.cc): each value "X" or "NAME:X", and --policy FILE.
 struct ToleranceFlags {
   std::vector<std::string> atol;
   std::vector<std::string> rtol;
+  std::vector<std::string> check_error_stat;
+  std::vector<std::string> mismatch_ppm;
+  std::vector<std::string> min_cosine;
+  std::vector<std::string> min_snr_db;
+  std::string policy_file;
 };
 void AddToleranceFlags(CLI::App& app, ToleranceFlags& flags);
+// The policy file (if any) with the flags layered on top: a flag beats the file's value.
 Result<compare::Policy> ToPolicy(const ToleranceFlags& flags);
 
 }  // namespace convgate::cli

@@ -21,7 +21,7 @@ void Add(const OutputCheck& check, OutputAggregate& row, double& abs_error_sum, 
   // Weighted by the finite pairs of each sample, so the mean is over every pair compared.
   abs_error_sum += cmp.errors.mean_abs_error * static_cast<double>(cmp.errors.compared);
   compared += cmp.errors.compared;
-  row.mismatches += cmp.mismatches;
+  row.mismatches += check.mismatches.lo;  // the judged count (its lower bound when bracketed)
   row.elements += cmp.num_elements;
   row.introduced_non_finite += cmp.non_finite.introduced_nan + cmp.non_finite.introduced_inf;
 }

@@ -2,9 +2,11 @@
 #include <chrono>
 
 #include "aggregate.h"
+#include "agreement_checks.h"
 #include "convgate/gate/workflows.h"
 #include "dataset_setup.h"
 #include "hints.h"
+#include "judging.h"
 #include "output_saver.h"
 #include "side.h"
 
@@ -67,14 +69,12 @@ std::optional<GateError> CheckPolicyNames(const compare::Policy& policy, const S
     }
     return false;
   };
-  for (const auto* per_output : {&policy.atol_per_output, &policy.rtol_per_output}) {
-    for (const auto& [name, value] : *per_output) {
-      if (known(name)) continue;
-      return GateError{Stage::kFlags,
-                       Status::InvalidArgument("a tolerance names output '" + name +
-                                               "', which neither side has (source outputs: " +
-                                               JoinNames(source.record->output_names) + ")")};
-    }
+  for (const std::string& name : policy.NamedOutputs()) {
+    if (known(name)) continue;
+    return GateError{Stage::kFlags,
+                     Status::InvalidArgument("a tolerance names output '" + name +
+                                             "', which neither side has (source outputs: " +
+                                             JoinNames(source.record->output_names) + ")")};
   }
   return std::nullopt;
 }
@@ -101,8 +101,10 @@ void CompareSample(int sample_idx, const TensorMap& source, const TensorMap& tar
     OutputCheck check;
     check.sample = sample_idx;
     check.output = entry.name;
-    check.tolerance = report.policy.For(entry.name);
     const Tensor* other = target.Find(entry.name);
+    check.policy = report.policy.For(entry.name, entry.tensor.dtype(),
+                                     other ? std::optional(other->dtype()) : std::nullopt);
+    check.tolerance = check.policy.tolerance();
     if (other == nullptr) {
       check.failures.push_back("missing: the target has no output '" + entry.name +
                                "' (target outputs: " + JoinNames(target.Names()) + ")");
@@ -110,8 +112,7 @@ void CompareSample(int sample_idx, const TensorMap& source, const TensorMap& tar
           "if the converter renamed the output, compare saved outputs whose names agree");
     } else {
       check.comparison = compare::CompareTensors(entry.tensor, *other, check.tolerance);
-      check.passed = check.comparison->passed;
-      check.failures = check.comparison->failures;
+      internal::JudgeCheck(check, &entry.tensor, other);
     }
     report.checks.push_back(std::move(check));
   }
@@ -211,6 +212,10 @@ CompareReport CompareModelsGate(const CompareOptions& options) {
   if (auto e = CheckPolicyNames(options.policy, source, target)) {
     return Errored(std::move(report), *e);
   }
+  internal::AgreementTracker agreements(options.agreement);
+  if (auto e = agreements.CheckNames(report.source, report.target)) {
+    return Errored(std::move(report), *e);
+  }
   std::optional<inputs::Dataset> dataset;
   size_t samples = 0;
   if (auto e = SetUpSamples(options, source, target, report, dataset, samples)) {
@@ -233,6 +238,7 @@ CompareReport CompareModelsGate(const CompareOptions& options) {
       return Errored(std::move(report), GateError{Stage::kRun, target_outputs.status()});
     }
     CompareSample(idx, *source_outputs, *target_outputs, report);
+    agreements.Add(*source_outputs, *target_outputs);
   }
   const Signature* source_signature = source.signature();
   if (auto e = saver.Write(source_signature ? source_signature->outputs : std::vector<TensorInfo>{},
@@ -241,7 +247,9 @@ CompareReport CompareModelsGate(const CompareOptions& options) {
   }
   internal::AttachHints(report.checks);
   report.aggregates = internal::AggregateBySample(report.checks);
-  const bool passed = report.structure_failures.empty() && report.FirstFailure() == nullptr;
+  report.agreements = agreements.Finish();
+  const bool passed = report.structure_failures.empty() && report.FirstFailure() == nullptr &&
+                      report.FirstAgreementFailure() == nullptr;
   report.verdict = passed ? Verdict::kPass : Verdict::kFail;
   return report;
 }

@@ -61,4 +61,13 @@ const OutputCheck* CompareReport::FirstFailure() const {
   return nullptr;
 }
 
+const AgreementCheckResult* CompareReport::FirstAgreementFailure() const {
+  for (const AgreementRecord& record : agreements) {
+    for (const AgreementCheckResult& check : record.checks) {
+      if (!check.passed) return &check;
+    }
+  }
+  return nullptr;
+}
+
 }  // namespace convgate::gate

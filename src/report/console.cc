@@ -3,7 +3,9 @@
 #include <set>
 #include <string>
 
+#include "agreement_report.h"
 #include "convgate/report/report.h"
+#include "policy_json.h"
 #include "table.h"
 
 namespace convgate::report {
@@ -59,15 +61,15 @@ std::string ErrorVerdict(const std::optional<gate::GateError>& error, bool color
 }
 
 std::string PolicyLine(const compare::Policy& policy) {
-  std::string text = "|t - s| <= atol + rtol * |s|, atol " + Short(policy.global.atol) + ", rtol " +
-                     Short(policy.global.rtol) + "; integers, bool and strings exact";
-  for (const auto& [name, value] : policy.atol_per_output) {
-    text += "; " + name + ": atol " + Short(value);
-  }
-  for (const auto& [name, value] : policy.rtol_per_output) {
-    text += "; " + name + ": rtol " + Short(value);
-  }
-  return text;
+  return internal::PolicySummaryText(policy);
+}
+
+// "0", "12/1000", or "10-14/1000" when recounted from histograms (`convgate check`).
+std::string MismatchText(const compare::Bracket<int64_t>& mismatches, int64_t elements) {
+  if (mismatches.hi == 0) return "0";
+  std::string count = std::to_string(mismatches.lo);
+  if (!mismatches.exact()) count += "-" + std::to_string(mismatches.hi);
+  return count + "/" + std::to_string(elements);
 }
 
 std::vector<std::string> CompareRow(const gate::OutputCheck& check) {
@@ -83,9 +85,7 @@ std::vector<std::string> CompareRow(const gate::OutputCheck& check) {
     row.push_back(numeric ? Short(cmp.errors.mean_abs_error) : "-");
     row.push_back(numeric ? Short(cmp.errors.abs_error_percentiles[3]) : "-");  // p99
     row.push_back(numeric ? Short(cmp.errors.max_rel_error) : "-");
-    row.push_back(cmp.mismatches == 0
-                      ? "0"
-                      : std::to_string(cmp.mismatches) + "/" + std::to_string(cmp.num_elements));
+    row.push_back(MismatchText(check.mismatches, cmp.num_elements));
   }
   row.push_back(check.passed ? "PASS" : "FAIL");
   return row;
@@ -214,17 +214,23 @@ std::string ConsoleText(const gate::RunReport& report, bool color) {
 }
 
 std::string ConsoleText(const gate::CompareReport& report, bool color) {
-  std::string out = Paint("convgate compare", internal::kBold, color) + "\n";
+  const char* title = report.rejudged_from.empty() ? "convgate compare" : "convgate check";
+  std::string out = Paint(title, internal::kBold, color) + "\n";
   out += "  source   " + SideLine(report.source) + "\n";
   out += "  target   " + SideLine(report.target) + "\n";
   const bool both_saved = report.source.kind == "outputs" && report.target.kind == "outputs";
   out += "  inputs   " + InputsLine(report.inputs, both_saved) + "\n" + Notes(report.inputs);
-  out += "  policy   " + PolicyLine(report.policy) + "\n\n";
+  out += "  policy   " + PolicyLine(report.policy) + "\n";
+  if (!report.rejudged_from.empty()) {
+    out += "  re-judged from " + report.rejudged_from + " (nothing re-run)\n";
+  }
+  out += "\n";
   if (!report.checks.empty()) {
     out += (report.inputs.samples > kMaxSampleRows ? AggregateTable(report, color)
                                                    : SampleTable(report, color)) +
            "\n";
   }
+  out += internal::AgreementSection(report, color);
   for (const std::string& failure : report.structure_failures) {
     out += "structure: " + failure + "\n";
   }
@@ -251,6 +257,7 @@ std::string ConsoleText(const gate::CompareReport& report, bool color) {
   if (!report.structure_failures.empty()) {
     out += "; " + std::to_string(report.structure_failures.size()) + " structure failure(s)";
   }
+  out += internal::AgreementVerdictSuffix(report);
   return out + "\n";
 }
 

@@ -1,6 +1,8 @@
 // report.json: everything a reader needs to explain the verdict without re-running anything.
+#include "agreement_report.h"
 #include "convgate/report/report.h"
 #include "json_util.h"
+#include "policy_json.h"
 
 namespace convgate::report {
 
@@ -28,8 +30,11 @@ json OutputCheckJson(const gate::OutputCheck& check) {
            {"failures", check.failures},
            {"hints", check.hints},
            {"atol", check.tolerance.atol},
-           {"rtol", check.tolerance.rtol}};
+           {"rtol", check.tolerance.rtol},
+           // Under the judged tolerance; a [lo, hi] bracket when recounted by `convgate check`.
+           {"judged_mismatches", {{"lo", check.mismatches.lo}, {"hi", check.mismatches.hi}}}};
   out["stats"] = check.comparison ? internal::ComparisonJson(*check.comparison) : json(nullptr);
+  internal::AddJudgementJson(check, out);
   return out;
 }
 
@@ -77,6 +82,7 @@ json ReportJson(const gate::CompareReport& report, const Invocation& invocation)
   out["target"] = internal::SideJson(report.target);
   out["inputs"] = internal::DatasetJson(report.inputs);
   out["policy"] = internal::PolicyJson(report.policy);
+  if (!report.rejudged_from.empty()) out["rejudged_from"] = report.rejudged_from;
   out["structure_failures"] = report.structure_failures;
   json checks = json::array();
   for (const gate::OutputCheck& check : report.checks) checks.push_back(OutputCheckJson(check));
@@ -97,6 +103,7 @@ json ReportJson(const gate::CompareReport& report, const Invocation& invocation)
   }
   out["aggregates"] = aggregates;
   out["summary"] = Summary(report.checks, report.structure_failures.size());
+  internal::AddAgreementJson(report, out);
   return out;
 }
 

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "convgate/version.h"
+#include "policy_json.h"
 
 namespace convgate::report::internal {
 
@@ -125,23 +126,13 @@ json ComparisonJson(const compare::TensorComparison& cmp) {
               {"mismatch_fraction", Number(cmp.mismatch_fraction)},
               {"atol_to_pass", Number(cmp.atol_to_pass)},
               {"rtol_to_pass", Number(cmp.rtol_to_pass)},
-              {"worst_element", ElementJson(cmp.worst, IsStringComparison(cmp))}};
-}
-
-json PolicyJson(const compare::Policy& policy) {
-  json per_output = json::object();
-  for (const auto& [name, value] : policy.atol_per_output) per_output[name]["atol"] = value;
-  for (const auto& [name, value] : policy.rtol_per_output) per_output[name]["rtol"] = value;
-  return json{{"formula", "|target - source| <= atol + rtol * |source|"},
-              {"atol", policy.global.atol},
-              {"rtol", policy.global.rtol},
-              {"per_output", per_output},
-              {"integers_and_bool", "exact"},
-              {"rel_error_floor", compare::kRelErrorFloor},
-              {"percentile_method", "linear (numpy default)"},
-              {"non_finite",
-               "introduced (target only) fails; shared (same NaN/Inf both sides) is equal; "
-               "inherited (source non-finite, target differs) is a mismatch"}};
+              {"worst_element", ElementJson(cmp.worst, IsStringComparison(cmp))},
+              // What `convgate check` re-judges from (policy_json.cc): the comparison's own
+              // sentences, the metrics and the error histograms.
+              {"comparison_failures", cmp.failures},
+              {"comparison_notes", cmp.notes},
+              {"metrics", MetricsJson(cmp.metrics)},
+              {"error_summary", ErrorSummaryJson(cmp.summary)}};
 }
 
 json Header(const Invocation& invocation, gate::Verdict verdict, int exit_code) {

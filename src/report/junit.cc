@@ -2,6 +2,7 @@
 // "sample 0 / logits"; the failure text is the same sentence the console prints.
 #include <sstream>
 
+#include "agreement_report.h"
 #include "convgate/report/report.h"
 
 namespace convgate::report {
@@ -103,6 +104,9 @@ std::string JUnitXml(const gate::CompareReport& report, const Invocation& invoca
     if (check.passed) lines.clear();
     cases.push_back(
         {classname, "sample " + std::to_string(check.sample) + " / " + check.output, lines, false});
+  }
+  for (auto& [name, lines] : internal::AgreementCases(report)) {
+    cases.push_back({classname, name, lines, false});
   }
   if (report.error) cases.push_back(ErrorCase(classname, *report.error));
   return Render("convgate compare", cases, invocation.seconds);

@@ -1,6 +1,7 @@
 // verify_result.json in the exact schema of OpenVINO's verify-conversion gate
 // (../shared/reference/openvino-verify-conversion.txt): six fields, nothing more, so the
 // orchestrators that consume that file consume ours unchanged.
+#include "agreement_report.h"
 #include "convgate/report/report.h"
 #include "json_util.h"
 
@@ -74,11 +75,14 @@ json VerifyResultJson(const gate::CompareReport& report) {
                     sides + ": stopped at " + std::string(gate::StageName(report.error->stage)),
                     report.error->status.message());
   }
-  const std::string detail = sides + " on " + DatasetPhrase(report.inputs) + "; compared " +
-                             std::to_string(report.checks.size()) +
-                             " output check(s): " + std::to_string(CountFailed(report.checks)) +
-                             " failed, " + std::to_string(report.structure_failures.size()) +
-                             " structure failure(s)";
+  std::string detail = sides + " on " + DatasetPhrase(report.inputs) + "; compared " +
+                       std::to_string(report.checks.size()) +
+                       " output check(s): " + std::to_string(CountFailed(report.checks)) +
+                       " failed, " + std::to_string(report.structure_failures.size()) +
+                       " structure failure(s)";
+  if (const std::string agreement = internal::AgreementDetail(report); !agreement.empty()) {
+    detail += "; " + agreement;
+  }
   // The target's end-to-end inference is sane unless it produced NaN/Inf the source did not.
   bool e2e = true;
   for (const gate::OutputCheck& check : report.checks) {
@@ -93,6 +97,10 @@ json VerifyResultJson(const gate::CompareReport& report) {
   if (!passed) {
     error = report.structure_failures.empty() ? FirstFailureText(report.checks)
                                               : report.structure_failures.front();
+    const gate::AgreementCheckResult* agreement = report.FirstAgreementFailure();
+    if (error.empty() && agreement != nullptr) {
+      error = "agreement check failed: " + agreement->message;
+    }
   }
   return Assemble(passed, e2e, detail, error);
 }

@@ -9,8 +9,9 @@
 #include <string_view>
 #include <vector>
 
+#include "convgate/compare/agreement.h"
+#include "convgate/compare/policy.h"
 #include "convgate/compare/tensor_compare.h"
-#include "convgate/compare/tolerance.h"
 #include "convgate/core/status.h"
 
 namespace convgate::gate {
@@ -95,11 +96,22 @@ struct RunReport {
 struct OutputCheck {
   int sample = 0;
   std::string output;
-  compare::Tolerance tolerance;
+  compare::Tolerance tolerance;  // policy.tolerance()
+  // The policy this check was judged under, resolved for this output (compare/policy.h).
+  compare::OutputPolicy policy;
   std::optional<compare::TensorComparison> comparison;  // absent when a side lacks the output
   bool passed = false;
   std::vector<std::string> failures;
+  // Observations that do not fail the check (mismatches within mismatch_ppm, shared NaN, ...).
+  std::vector<std::string> notes;
   std::vector<std::string> hints;  // what to try next
+  // How the verdict was reached (compare/judge.h): false when a value came from the error
+  // histograms (`convgate check` under a new policy); indeterminate when they could not decide,
+  // which fails the check.
+  bool verdict_exact = true;
+  bool indeterminate = false;
+  // Elements outside the judged tolerance (compare::Judgement::mismatches).
+  compare::Bracket<int64_t> mismatches;
 };
 
 // One output over every sample: how many samples failed, where first, and the worst statistics
@@ -118,6 +130,26 @@ struct OutputAggregate {
   int64_t introduced_non_finite = 0;
 };
 
+// One --agreement check, judged on the output's agreement over every sample.
+struct AgreementCheckResult {
+  std::string check;  // as given: "logits:top1>=0.999"
+  bool passed = false;
+  std::string message;  // one sentence, for pass and fail alike (compare/agreement_check.h)
+};
+
+// Classifier agreement of one output, aggregated over every sample and row (compare/agreement.h).
+struct AgreementRecord {
+  std::string output;
+  // "named" (by --classifier or an --agreement check) or "detected" (by name, dtype and shape;
+  // reported only: detection never gates).
+  std::string selected_by;
+  compare::AgreementStats stats;
+  // Why agreement could not be counted ("sample 2: class scores need the same shape ..."); empty
+  // when it was. Every check on such an output fails.
+  std::string error;
+  std::vector<AgreementCheckResult> checks;
+};
+
 struct CompareReport {
   SideRecord source;
   SideRecord target;
@@ -127,11 +159,16 @@ struct CompareReport {
   std::vector<std::string> structure_failures;
   std::vector<OutputCheck> checks;
   std::vector<OutputAggregate> aggregates;  // one per output, in first-seen order
+  std::vector<AgreementRecord> agreements;  // classifier outputs, in first-seen order
+  // Set by `convgate check`: the saved report these checks were re-judged from.
+  std::string rejudged_from;
   Verdict verdict = Verdict::kError;
   std::optional<GateError> error;
 
   // The first failing check in (sample, output) order, or null.
   const OutputCheck* FirstFailure() const;
+  // The first failing --agreement check, or null.
+  const AgreementCheckResult* FirstAgreementFailure() const;
 };
 
 }  // namespace convgate::gate

@@ -6,7 +6,8 @@
 #include <optional>
 #include <string>
 
-#include "convgate/compare/tolerance.h"
+#include "convgate/compare/agreement_check.h"
+#include "convgate/compare/policy.h"
 #include "convgate/gate/results.h"
 #include "convgate/inputs/input_options.h"
 
@@ -41,6 +42,9 @@ struct CompareOptions {
   std::string target_backend;
   DataOptions data;
   compare::Policy policy;
+  // --classifier, --agreement, --flip-margin, --top-k: which outputs are classifier outputs and
+  // the agreement checks that gate on them (compare/agreement_check.h).
+  compare::AgreementConfig agreement;
 };
 
 // Runs (or loads) both sides on the same samples and compares every output under the policy.
