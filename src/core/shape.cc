@@ -26,8 +26,7 @@ Result<Shape> Shape::Make(std::vector<int64_t> dims) {
   for (int64_t dim : dims) {
     if (dim == 0) continue;
     if (count > kMaxElements / dim) {
-      return Status::InvalidArgument("shape " + FormatIndex(dims) +
-                                     " has more than 2^60 elements");
+      return Status::InvalidArgument("shape " + FormatIndex(dims) + " has more than 2^60 elements");
     }
     count *= dim;
   }

@@ -9,8 +9,8 @@ namespace convgate {
 namespace {
 
 std::filesystem::path TempDir() {
-  std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                              ("convgate_file_util_" + std::to_string(::getpid()));
+  std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("convgate_file_util_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   return dir;
 }

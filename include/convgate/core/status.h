@@ -66,7 +66,7 @@ class [[nodiscard]] Status {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : storage_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : storage_(std::move(value)) {}        // NOLINT: implicit by design
   Result(Status status) : storage_(std::move(status)) {  // NOLINT: implicit by design
     if (std::get<Status>(storage_).ok()) {
       storage_ = Status::Internal("Result constructed from an OK Status without a value");
@@ -94,10 +94,10 @@ class [[nodiscard]] Result {
 #define CONVGATE_CONCAT_INNER_(a, b) a##b
 #define CONVGATE_CONCAT_(a, b) CONVGATE_CONCAT_INNER_(a, b)
 
-#define CONVGATE_RETURN_IF_ERROR(expr)                    \
-  do {                                                    \
-    ::convgate::Status convgate_status_ = (expr);         \
-    if (!convgate_status_.ok()) return convgate_status_;  \
+#define CONVGATE_RETURN_IF_ERROR(expr)                   \
+  do {                                                   \
+    ::convgate::Status convgate_status_ = (expr);        \
+    if (!convgate_status_.ok()) return convgate_status_; \
   } while (0)
 
 #define CONVGATE_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \

@@ -21,7 +21,7 @@ struct DataOptions {
   // is often the slow side: save once, then compare later targets against the file). Same layouts
   // as inputs (.npz flat or sample_<i>/<name>; otherwise an ONNX test-case folder).
   std::optional<std::filesystem::path> save_outputs;
-  int threads = 0;                                   // intra-op threads; 0 = runtime default
+  int threads = 0;  // intra-op threads; 0 = runtime default
 };
 
 struct RunOptions {
