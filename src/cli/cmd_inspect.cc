@@ -5,6 +5,7 @@
 #include "command.h"
 #include "convgate/compare/tensor_compare.h"
 #include "convgate/core/file_util.h"
+#include "convgate/gate/task.h"
 #include "convgate/graph/onnx_model.h"
 #include "convgate/io/npy.h"
 #include "convgate/io/npz.h"
@@ -64,12 +65,18 @@ class InspectCommand : public Command {
     if (ext == ".npz" || ext == ".npy") return InspectTensors(path, ext);
     Result<graph::ModelSummary> summary = graph::SummarizeOnnxModel(path);
     if (!summary.ok()) return LoadError(summary.status());
+    const std::optional<gate::DetectedTask> task =
+        gate::DetectTask(summary->signature, summary->op_histogram);
     if (json_) {
       nlohmann::json out = report::ModelSummaryJson(*summary);
+      out["task"] = task ? nlohmann::json{{"task", task->task}, {"evidence", task->evidence}}
+                         : nlohmann::json(nullptr);
       out["tool"] = {{"name", "convgate"}, {"version", kVersion}, {"commit", kBuildCommit}};
       std::cout << out.dump(2) << "\n";
     } else {
       std::cout << report::ModelSummaryText(*summary);
+      std::cout << "  task: " << (task ? task->task + " (" + task->evidence + ")" : "not detected")
+                << "\n";
     }
     return 0;
   }
