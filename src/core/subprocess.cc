@@ -1,0 +1,311 @@
+#include "convgate/core/subprocess.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <memory>
+
+extern char** environ;
+
+namespace convgate {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Exit code of a forked body that threw (sysexits.h EX_SOFTWARE: internal software error).
+constexpr int kExitSoftware = 70;
+
+// Without a pidfd, how often the wait loop looks for the child's exit (milliseconds).
+constexpr int kPollFallbackMs = 20;
+
+double SecondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+class Fd {
+ public:
+  Fd() = default;
+  explicit Fd(int fd) : fd_(fd) {}
+  ~Fd() { Reset(); }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return fd_; }
+  void Reset(int fd = -1) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = fd;
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+struct Pipe {
+  Fd read;
+  Fd write;
+};
+
+Status MakePipe(Pipe& pipe) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) {
+    return Status::Unavailable(std::string("cannot create a pipe: ") + std::strerror(errno));
+  }
+  pipe.read.Reset(fds[0]);
+  pipe.write.Reset(fds[1]);
+  ::fcntl(pipe.read.get(), F_SETFL, O_NONBLOCK);
+  return Status::OK();
+}
+
+// Keeps the last `limit` bytes of a stream.
+struct Tail {
+  std::string data;
+  bool truncated = false;
+  void Append(const char* bytes, size_t n, size_t limit) {
+    data.append(bytes, n);
+    // Trim in batches (at twice the limit) so a chatty stream costs amortised O(1) per byte.
+    if (data.size() > 2 * limit) {
+      data.erase(0, data.size() - limit);
+      truncated = true;
+    }
+  }
+  void Finish(size_t limit) {
+    if (data.size() > limit) {
+      data.erase(0, data.size() - limit);
+      truncated = true;
+    }
+  }
+};
+
+// Reads what is available now; returns false at end of stream.
+bool Drain(int fd, Tail& tail, size_t limit) {
+  char buffer[1 << 14];
+  while (true) {
+    ssize_t n = ::read(fd, buffer, sizeof(buffer));
+    if (n > 0) {
+      tail.Append(buffer, static_cast<size_t>(n), limit);
+      continue;
+    }
+    if (n == 0) return false;
+    return errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK;
+  }
+}
+
+std::vector<std::string> MergedEnvironment(const std::vector<std::string>& extra) {
+  std::map<std::string, std::string> by_name;
+  for (char** entry = environ; *entry != nullptr; ++entry) {
+    std::string text(*entry);
+    by_name[text.substr(0, text.find('='))] = text;
+  }
+  for (const std::string& text : extra) by_name[text.substr(0, text.find('='))] = text;
+  std::vector<std::string> merged;
+  for (auto& [name, text] : by_name) merged.push_back(std::move(text));
+  return merged;
+}
+
+std::vector<char*> CStrings(std::vector<std::string>& strings) {
+  std::vector<char*> pointers;
+  for (std::string& s : strings) pointers.push_back(s.data());
+  pointers.push_back(nullptr);
+  return pointers;
+}
+
+Status SpawnError(const std::string& program, int err) {
+  const std::string prefix = "cannot run '" + program + "': ";
+  if (err == ENOENT) {
+    return Status::NotFound(prefix + (program.find('/') == std::string::npos
+                                          ? "no such program in PATH"
+                                          : "no such file"));
+  }
+  if (err == EACCES || err == ENOEXEC) {
+    return Status::FailedPrecondition(prefix + "not executable (" + std::strerror(err) + ")");
+  }
+  return Status::Unavailable(prefix + std::strerror(err));
+}
+
+Result<pid_t> SpawnArgv(const std::vector<std::string>& argv, const SubprocessOptions& options,
+                        int out_fd, int err_fd) {
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, out_fd, STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, err_fd, STDERR_FILENO);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  // Its own process group (so a timeout can kill all it started) and default signal handling.
+  sigset_t all, none;
+  sigfillset(&all);
+  sigemptyset(&none);
+  posix_spawnattr_setflags(&attr,
+                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
+  posix_spawnattr_setpgroup(&attr, 0);
+  posix_spawnattr_setsigdefault(&attr, &all);
+  posix_spawnattr_setsigmask(&attr, &none);
+  std::vector<std::string> args = argv;
+  std::vector<std::string> env = MergedEnvironment(options.extra_env);
+  std::vector<char*> c_args = CStrings(args);
+  std::vector<char*> c_env = CStrings(env);
+  pid_t pid = 0;
+  const int err = ::posix_spawnp(&pid, c_args[0], &actions, &attr, c_args.data(), c_env.data());
+  posix_spawnattr_destroy(&attr);
+  posix_spawn_file_actions_destroy(&actions);
+  if (err != 0) return SpawnError(argv[0], err);
+  return pid;
+}
+
+[[noreturn]] void RunChildBody(const std::function<int()>& body, int out_fd, int err_fd) {
+  ::setpgid(0, 0);
+  int null_fd = ::open("/dev/null", O_RDONLY);
+  if (null_fd >= 0) ::dup2(null_fd, STDIN_FILENO);
+  ::dup2(out_fd, STDOUT_FILENO);
+  ::dup2(err_fd, STDERR_FILENO);
+  int code = kExitSoftware;
+  try {
+    code = body();
+  } catch (...) {
+    code = kExitSoftware;
+  }
+  ::_exit(code);
+}
+
+// True once `pid` has ended; it stays a zombie (not reaped) so its pid, which is also its
+// process group id, cannot be reused before the group is killed.
+bool HasEnded(pid_t pid) {
+  siginfo_t info{};
+  if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) != 0) {
+    return errno != EINTR;  // ECHILD: nothing left to wait for
+  }
+  return info.si_pid == pid;
+}
+
+// Milliseconds poll() may sleep: until the next deadline, and at most kPollFallbackMs when there
+// is no pidfd to wake it on exit. -1 means no limit.
+int PollTimeoutMs(double next_deadline, double elapsed, bool have_pidfd) {
+  int wait_ms = have_pidfd ? -1 : kPollFallbackMs;
+  if (next_deadline > 0) {
+    const int until = static_cast<int>(std::ceil((next_deadline - elapsed) * 1000.0));
+    wait_ms = wait_ms < 0 ? std::max(until, 0) : std::clamp(until, 0, wait_ms);
+  }
+  return wait_ms;
+}
+
+struct Capture {
+  Tail out, err;
+  bool out_open = true, err_open = true;
+  void Read(const Pipe& out_pipe, const Pipe& err_pipe, size_t limit) {
+    if (out_open) out_open = Drain(out_pipe.read.get(), out, limit);
+    if (err_open) err_open = Drain(err_pipe.read.get(), err, limit);
+  }
+};
+
+// Waits for `pid` while capturing both pipes and enforcing the timeout, then reaps it.
+SubprocessResult WaitAndCapture(pid_t pid, Pipe& out, Pipe& err, const SubprocessOptions& options,
+                                Clock::time_point start) {
+  out.write.Reset();
+  err.write.Reset();
+  Fd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
+  SubprocessResult result;
+  Capture capture;
+  bool term_sent = false, kill_sent = false;
+  double kill_at = 0.0;
+  while (!HasEnded(pid)) {
+    const double elapsed = SecondsSince(start);
+    if (options.timeout_seconds > 0 && !term_sent && elapsed >= options.timeout_seconds) {
+      ::kill(-pid, SIGTERM);
+      term_sent = result.timed_out = true;
+      kill_at = elapsed + options.kill_grace_seconds;
+    }
+    if (term_sent && !kill_sent && elapsed >= kill_at) {
+      ::kill(-pid, SIGKILL);
+      kill_sent = true;
+    }
+    const double next_deadline = !term_sent ? options.timeout_seconds : (kill_sent ? 0.0 : kill_at);
+    pollfd fds[3] = {{capture.out_open ? out.read.get() : -1, POLLIN, 0},
+                     {capture.err_open ? err.read.get() : -1, POLLIN, 0},
+                     {pidfd.get(), POLLIN, 0}};
+    ::poll(fds, 3, PollTimeoutMs(next_deadline, elapsed, pidfd.get() >= 0));
+    capture.Read(out, err, options.max_captured_bytes);
+  }
+  // The child has ended but is not reaped, so its group id is still reserved: kill whatever it
+  // left running in the group (a helper holding the pipes open), read what is left, then reap.
+  ::kill(-pid, SIGKILL);
+  capture.Read(out, err, options.max_captured_bytes);
+  int wait_status = 0;
+  while (::waitpid(pid, &wait_status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(wait_status)) result.exit_code = WEXITSTATUS(wait_status);
+  if (WIFSIGNALED(wait_status)) result.signal = WTERMSIG(wait_status);
+  result.seconds = SecondsSince(start);
+  capture.out.Finish(options.max_captured_bytes);
+  capture.err.Finish(options.max_captured_bytes);
+  result.stdout_tail = std::move(capture.out.data);
+  result.stderr_tail = std::move(capture.err.data);
+  result.stdout_truncated = capture.out.truncated;
+  result.stderr_truncated = capture.err.truncated;
+  return result;
+}
+
+std::string FormatSeconds(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.3g", seconds);
+  return text;
+}
+
+}  // namespace
+
+std::string SubprocessResult::Describe() const {
+  if (timed_out) return "timed out after " + FormatSeconds(seconds) + " s";
+  if (signal != 0) {
+    return "was killed by signal " + std::to_string(signal) + " (" + ::strsignal(signal) + ")";
+  }
+  return "exited with code " + std::to_string(exit_code);
+}
+
+Result<SubprocessResult> RunSubprocess(const std::vector<std::string>& argv,
+                                       const SubprocessOptions& options) {
+  if (argv.empty()) return Status::InvalidArgument("cannot run an empty command");
+  Pipe out, err;
+  CONVGATE_RETURN_IF_ERROR(MakePipe(out));
+  CONVGATE_RETURN_IF_ERROR(MakePipe(err));
+  const Clock::time_point start = Clock::now();
+  CONVGATE_ASSIGN_OR_RETURN(pid_t pid, SpawnArgv(argv, options, out.write.get(), err.write.get()));
+  return WaitAndCapture(pid, out, err, options, start);
+}
+
+Result<SubprocessResult> RunInForkedChild(const std::function<int()>& body,
+                                          const SubprocessOptions& options) {
+  Pipe out, err;
+  CONVGATE_RETURN_IF_ERROR(MakePipe(out));
+  CONVGATE_RETURN_IF_ERROR(MakePipe(err));
+  const Clock::time_point start = Clock::now();
+  pid_t pid = ::fork();
+  if (pid < 0) return Status::Unavailable(std::string("cannot fork: ") + std::strerror(errno));
+  if (pid == 0) RunChildBody(body, out.write.get(), err.write.get());
+  // Also set here: whichever of parent and child runs first, the group exists before any kill.
+  ::setpgid(pid, pid);
+  return WaitAndCapture(pid, out, err, options, start);
+}
+
+std::string TailLines(std::string_view text, size_t max_lines) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.remove_suffix(1);
+  if (max_lines == 0) return "";
+  size_t begin = text.size();
+  for (size_t line = 0; line < max_lines; ++line) {
+    const size_t newline = begin == 0 ? std::string_view::npos : text.rfind('\n', begin - 1);
+    if (newline == std::string_view::npos) return std::string(text);
+    begin = newline;
+  }
+  return std::string(text.substr(begin + 1));
+}
+
+}  // namespace convgate
