@@ -6,6 +6,13 @@
 #if CONVGATE_WITH_ONNXRUNTIME
 #include "backends/onnxruntime/ort_backend.h"
 #endif
+#if CONVGATE_WITH_TORCH
+#include "backends/torch/torch_backend.h"
+#endif
+#if CONVGATE_WITH_OPENCV
+#include "backends/opencv/opencv_backend.h"
+#endif
+#include "backends/exec/exec_backend.h"
 
 namespace convgate::backends {
 namespace {
@@ -15,9 +22,14 @@ struct FormatEntry {
   std::string_view backend;
 };
 
-// Model file formats by extension and the backend that runs each by default.
+// Model file formats by extension and the backend that runs each by default. Listed whether or
+// not the backend is built, so that a .pt in a build without libtorch says what is missing.
 constexpr FormatEntry kFormats[] = {
     {".onnx", "ort"},
+    // TorchScript archives (torch.jit.save); PyTorch users name them all three ways.
+    {".pt", "torch"},
+    {".pth", "torch"},
+    {".torchscript", "torch"},
 };
 
 std::string JoinOrNone(const std::vector<std::string>& names) {
@@ -33,6 +45,13 @@ std::vector<std::string> AvailableBackends() {
 #if CONVGATE_WITH_ONNXRUNTIME
   names.push_back("ort");
 #endif
+#if CONVGATE_WITH_TORCH
+  names.push_back("torch");
+#endif
+#if CONVGATE_WITH_OPENCV
+  names.push_back("opencv");
+#endif
+  names.push_back("exec");
   return names;
 }
 
@@ -40,6 +59,27 @@ Result<std::unique_ptr<Backend>> CreateBackend(std::string_view name) {
 #if CONVGATE_WITH_ONNXRUNTIME
   if (name == "ort") return CreateOrtBackend();
 #endif
+#if CONVGATE_WITH_TORCH
+  if (name == "torch") return CreateTorchBackend();
+#else
+  if (name == "torch") {
+    return Status::NotFound(
+        "backend 'torch' (TorchScript) is not in this build: it needs libtorch-dev at configure "
+        "time (CONVGATE_WITH_TORCH); this build has: " +
+        JoinOrNone(AvailableBackends()));
+  }
+#endif
+#if CONVGATE_WITH_OPENCV
+  if (name == "opencv") return CreateOpenCvBackend();
+#else
+  if (name == "opencv") {
+    return Status::NotFound(
+        "backend 'opencv' (OpenCV DNN) is not in this build: it needs libopencv-dnn-dev at "
+        "configure time (CONVGATE_WITH_OPENCV); this build has: " +
+        JoinOrNone(AvailableBackends()));
+  }
+#endif
+  if (name == "exec") return CreateExecBackend();
   return Status::NotFound("unknown backend '" + std::string(name) +
                           "'; this build has: " + JoinOrNone(AvailableBackends()));
 }

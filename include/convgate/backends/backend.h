@@ -18,6 +18,14 @@ struct LoadOptions {
   // Threads for one inference; 0 lets the runtime choose. Comparisons are deterministic only with
   // a fixed thread count for some kernels, so the CLI passes what the user asked for.
   int intra_op_threads = 0;
+  // The "exec" backend's command, one argv element per entry (never a shell string), with
+  // {model}, {inputs} and {outputs} substituted wherever they appear in an element. Ignored by
+  // other backends; the CLI fills it from --exec / --source-exec / --target-exec.
+  std::vector<std::string> exec_argv = {};
+  // The "exec" backend's wall-clock limit per run of the command, in seconds; <= 0 means none.
+  // 600 s matches the conversion timeout: long enough for a large model on a 2-core machine,
+  // short enough that a hung runtime does not stall a pipeline for good (--exec-timeout).
+  double timeout_seconds = 600.0;
 };
 
 // Thread safety: callers serialize Run calls on one Model (or load one Model per thread) unless
@@ -40,6 +48,10 @@ class Model {
   // Errors name the model path and, where the runtime says, the node.
   virtual Result<TensorMap> Run(const TensorMap& inputs,
                                 const std::vector<std::string>& output_names) = 0;
+
+  // What the runtime printed during the last Run, for the report: the "exec" backend keeps its
+  // command's stderr (the last 64 KiB), successful or not. Empty for in-process runtimes.
+  virtual std::string last_log() const { return {}; }
 };
 
 class Backend {

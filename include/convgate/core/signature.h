@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "convgate/core/dtype.h"
@@ -23,17 +24,30 @@ struct Dim {
 
 struct TensorInfo {
   std::string name;
-  // nullopt when the declared element type is one convgate cannot hold (complex, fp8, ...);
-  // type_name then says what it is.
+  // nullopt when the declared element type is one convgate cannot hold (complex, fp8, ...), or
+  // when the model declares none (TorchScript); type_name then says what it is (kUntypedTensor
+  // for a tensor of any element type).
   std::optional<DType> dtype;
-  std::string type_name;   // "float32", "string", "seq(tensor(float))", ...
+  std::string type_name;   // "float32", "string", "seq(tensor(float))", "tensor", ...
   bool has_shape = false;  // false when the model declares no shape at all (rank unknown)
   std::vector<Dim> shape;  // valid when has_shape
 };
 
+// type_name of a tensor input whose element type the model does not declare (TorchScript's
+// forward() says only "Tensor"); dtype is then nullopt and has_shape false.
+inline constexpr std::string_view kUntypedTensor = "tensor";
+
 struct Signature {
   std::vector<TensorInfo> inputs;
   std::vector<TensorInfo> outputs;
+  // The backend takes inputs by position: Model::Run feeds the TensorMap's tensors in the order
+  // given, whatever their names, and input names (Python argument names for TorchScript) need not
+  // match any other format's. Another model's dataset is passed in that model's input order.
+  bool positional_inputs = false;
+  // The backend names outputs by position, output_0, output_1, ... (a model returning a dict
+  // keeps its keys), and `outputs` is empty: they are unknown until the model runs. Comparisons
+  // rename them in order to the other side's output names.
+  bool positional_outputs = false;
 
   const TensorInfo* FindInput(const std::string& name) const;
   const TensorInfo* FindOutput(const std::string& name) const;

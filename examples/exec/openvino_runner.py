@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""Runs a model with OpenVINO for convgate's exec backend.
+
+    convgate compare model.onnx model.xml \
+        --target-exec 'python3 examples/exec/openvino_runner.py {model} {inputs} {outputs}'
+
+argv[1] is anything OpenVINO's Core.read_model reads (IR .xml with its .bin beside it, .onnx,
+.tflite, a TF SavedModel folder, ...), argv[2] an .npz with one sample's inputs, argv[3] the .npz
+to write the outputs to. Inputs are matched to the model's by tensor name, or by position when no
+name matches and the counts agree (convgate names them after the other side's model). Outputs are
+written under the model's output tensor names, so a model converted from ONNX with its names kept
+pairs with the ONNX model by name; otherwise convgate pairs outputs by position. The model is
+compiled for the CPU plugin, as OpenVINO's verify-conversion gate does.
+
+NOT RUN BY convgate's TESTS: OpenVINO is not packaged in Debian 12, and this project installs
+nothing from outside Debian but ONNX Runtime. Install it where you use this runner
+(`pip install openvino`, 2023.1 or later for `import openvino as ov`). convgate's exec path itself
+is tested end to end with examples/exec/numpy_runner.py.
+"""
+import os
+import sys
+
+import numpy as np
+import openvino as ov
+
+
+def match_inputs(compiled, arrays):
+    """The feed dict {port: array}, by tensor name or else by position."""
+    by_name = {}
+    for port in compiled.inputs:
+        found = [name for name in port.get_names() if name in arrays]
+        if found:
+            by_name[port] = arrays[found[0]]
+    if len(by_name) == len(compiled.inputs):
+        return by_name
+    if len(arrays) == len(compiled.inputs):
+        return {port: array for port, array in zip(compiled.inputs, arrays.values())}
+    wanted = [port.get_any_name() for port in compiled.inputs]
+    raise SystemExit(f"openvino_runner: the model takes {wanted}, inputs.npz holds {list(arrays)}")
+
+
+def main(argv):
+    if len(argv) != 4:
+        print("usage: openvino_runner.py MODEL INPUTS.npz OUTPUTS.npz", file=sys.stderr)
+        return 2
+    model_path, inputs_path, outputs_path = argv[1:]
+    core = ov.Core()
+    compiled = core.compile_model(core.read_model(model_path), "CPU")
+    with np.load(inputs_path) as npz:
+        arrays = {name: npz[name] for name in npz.files}
+    request = compiled.create_infer_request()
+    results = request.infer(match_inputs(compiled, arrays))
+    outputs = {}
+    for index, port in enumerate(compiled.outputs):
+        # An output without a tensor name gets numpy's positional name; convgate then pairs it
+        # by position.
+        name = port.get_any_name() if port.get_names() else f"arr_{index}"
+        outputs[name] = np.asarray(results[port])
+    # Written under a temporary name and renamed: convgate never reads half an archive.
+    with open(outputs_path + ".part", "wb") as f:
+        np.savez(f, **outputs)
+    os.replace(outputs_path + ".part", outputs_path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,155 @@
+#include "backends/exec/exec_backend.h"
+
+#include <stdlib.h>
+
+#include <cerrno>
+#include <cstring>
+#include <mutex>
+
+#include "backends/check_inputs.h"
+#include "backends/exec/exec_protocol.h"
+#include "convgate/core/command_line.h"
+#include "convgate/core/file_util.h"
+#include "convgate/graph/onnx_model.h"
+#include "convgate/io/npz.h"
+
+namespace convgate::backends {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Same bound as SubprocessOptions' default, stated here because the report relies on it: the end
+// of a runner's stderr is where its error is, and a chatty runner must not grow the report.
+constexpr size_t kMaxLogBytes = 64 * 1024;
+
+// A fresh folder under $TMPDIR (or /tmp), removed with its contents when this goes away, so every
+// run's inputs.npz and outputs.npz are its own and nothing is left behind.
+class ScopedRunDir {
+ public:
+  static Result<std::unique_ptr<ScopedRunDir>> Create() {
+    std::error_code error;
+    std::string pattern = (fs::temp_directory_path(error) / "convgate-exec-XXXXXX").string();
+    if (error || ::mkdtemp(pattern.data()) == nullptr) {
+      return Status::Unavailable("cannot create a temporary folder for the exec backend (" +
+                                 pattern + "): " + std::strerror(errno));
+    }
+    return std::unique_ptr<ScopedRunDir>(new ScopedRunDir(pattern));
+  }
+  ~ScopedRunDir() {
+    std::error_code ignored;
+    fs::remove_all(path_, ignored);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  explicit ScopedRunDir(fs::path path) : path_(std::move(path)) {}
+  fs::path path_;
+};
+
+// An .onnx model declares its signature; for anything else (an OpenVINO .xml, a TFLite file, a
+// folder of weights) the names are unknown until the command has run.
+Result<Signature> SignatureOf(const fs::path& model_path) {
+  if (model_path.extension() != ".onnx") {
+    Signature unknown;
+    unknown.positional_inputs = true;
+    unknown.positional_outputs = true;
+    return unknown;
+  }
+  CONVGATE_ASSIGN_OR_RETURN(std::string bytes, ReadFile(model_path));
+  CONVGATE_ASSIGN_OR_RETURN(graph::ModelSummary summary,
+                            graph::SummarizeOnnxModelBytes(bytes, model_path));
+  return std::move(summary.signature);
+}
+
+// Thread safety: Run calls may overlap (each has its own folder and process); last_log() is the
+// log of whichever finished last.
+class ExecModel : public Model {
+ public:
+  ExecModel(fs::path path, Signature signature, const LoadOptions& options)
+      : path_(std::move(path)),
+        signature_(std::move(signature)),
+        argv_template_(options.exec_argv),
+        timeout_seconds_(options.timeout_seconds) {}
+
+  const Signature& signature() const override { return signature_; }
+
+  Result<TensorMap> Run(const TensorMap& inputs,
+                        const std::vector<std::string>& output_names) override {
+    CONVGATE_RETURN_IF_ERROR(CheckDeclaredInputs(signature_, inputs, path_));
+    CONVGATE_RETURN_IF_ERROR(CheckNoRepeats(output_names, path_));
+    CONVGATE_ASSIGN_OR_RETURN(std::unique_ptr<ScopedRunDir> dir, ScopedRunDir::Create());
+    const ExecPaths paths{path_, dir->path() / "inputs.npz", dir->path() / "outputs.npz"};
+    Status written = io::WriteNpz(paths.inputs, inputs);
+    if (!written.ok()) return written.WithContext("exec backend, writing the inputs");
+    const std::vector<std::string> argv = SubstitutePlaceholders(argv_template_, paths);
+    CONVGATE_ASSIGN_OR_RETURN(SubprocessResult result, RunCommand(argv));
+    const std::string what =
+        "exec command `" + JoinCommandLine(argv_template_) + "` on " + path_.string();
+    if (!result.succeeded()) return CommandFailure(result, what);
+    std::error_code error;
+    if (!fs::exists(paths.outputs, error)) {
+      return Status::DataLoss(what + ": the command exited 0 but wrote no outputs.npz (expected " +
+                              paths.outputs.string() + ")");
+    }
+    Result<TensorMap> outputs = io::ReadNpz(paths.outputs);
+    if (!outputs.ok()) {
+      return Status::DataLoss(
+          what + ": cannot read the outputs.npz it wrote: " + outputs.status().message());
+    }
+    Result<TensorMap> selected =
+        SelectOutputs(std::move(outputs).value(), signature_, output_names, "outputs.npz");
+    if (!selected.ok()) return selected.status().WithContext(what);
+    return selected;
+  }
+
+  std::string last_log() const override {
+    std::lock_guard<std::mutex> lock(log_mutex_);
+    return last_log_;
+  }
+
+ private:
+  Result<SubprocessResult> RunCommand(const std::vector<std::string>& argv) {
+    SubprocessOptions options;
+    options.timeout_seconds = timeout_seconds_;
+    options.max_captured_bytes = kMaxLogBytes;
+    Result<SubprocessResult> result = RunSubprocess(argv, options);
+    if (!result.ok()) return result.status().WithContext(path_.string());
+    std::lock_guard<std::mutex> lock(log_mutex_);
+    last_log_ = result->stderr_tail;
+    return result;
+  }
+
+  fs::path path_;
+  Signature signature_;
+  std::vector<std::string> argv_template_;
+  double timeout_seconds_;
+  mutable std::mutex log_mutex_;
+  std::string last_log_;
+};
+
+class ExecBackend : public Backend {
+ public:
+  std::string name() const override { return "exec"; }
+  // The protocol's version: what runs behind it is the user's command.
+  std::string version() const override { return "protocol 1"; }
+  bool SupportsIntermediates() const override { return false; }
+
+  Result<std::unique_ptr<Model>> Load(const fs::path& model_path,
+                                      const LoadOptions& options) override {
+    CONVGATE_RETURN_IF_ERROR(CheckTemplate(options.exec_argv));
+    std::error_code error;
+    if (!fs::exists(model_path, error)) {
+      return Status::NotFound(model_path.string() + ": no such file or folder");
+    }
+    // Before any sample runs: a typo in the program name is reported once, up front.
+    CONVGATE_RETURN_IF_ERROR(FindProgram(options.exec_argv.front()).status());
+    CONVGATE_ASSIGN_OR_RETURN(Signature signature, SignatureOf(model_path));
+    return std::unique_ptr<Model>(new ExecModel(model_path, std::move(signature), options));
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> CreateExecBackend() { return std::make_unique<ExecBackend>(); }
+
+}  // namespace convgate::backends

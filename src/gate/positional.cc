@@ -1,0 +1,128 @@
+#include "positional.h"
+
+namespace convgate::gate::internal {
+namespace {
+
+bool IsUntyped(const TensorInfo& info) { return !info.dtype && info.type_name == kUntypedTensor; }
+
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string text;
+  for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;
+  return text.empty() ? "none" : text;
+}
+
+// True when every name of `positional` is also one of `named`'s and the counts agree: the
+// positional side named its outputs itself (a dict), so names pair them.
+bool SameNames(const TensorMap& positional, const TensorMap& named) {
+  if (positional.size() != named.size()) return false;
+  for (const auto& entry : positional) {
+    if (!named.Contains(entry.name)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool HasUntypedInputs(const Signature& signature) {
+  for (const TensorInfo& info : signature.inputs) {
+    if (IsUntyped(info)) return true;
+  }
+  return false;
+}
+
+Signature WithGeneratedTypes(const Signature& signature, std::vector<std::string>& notes) {
+  Signature typed = signature;
+  for (TensorInfo& info : typed.inputs) {
+    if (!IsUntyped(info)) continue;
+    info.dtype = DType::kFloat32;
+    info.type_name = "float32";
+    notes.push_back("input '" + info.name +
+                    "' declares no dtype (TorchScript does not record one): generated float32; "
+                    "give other dtypes with --load-inputs");
+  }
+  return typed;
+}
+
+Signature WithLoadedTypes(const Signature& signature, const inputs::Dataset& dataset) {
+  Signature typed = signature;
+  if (dataset.samples.empty()) return typed;
+  const TensorMap& sample = dataset.samples.front();
+  for (TensorInfo& info : typed.inputs) {
+    const Tensor* tensor = sample.Find(info.name);
+    if (!IsUntyped(info) || tensor == nullptr) continue;
+    info.dtype = tensor->dtype();
+    info.type_name = std::string(DTypeName(tensor->dtype()));
+  }
+  return typed;
+}
+
+Status CheckShapesGiven(const Signature& signature, const inputs::InputOptions& options) {
+  for (const auto& [name, shape] : options.shape_per_input) {
+    // A typo in a --shape name is the better message: GenerateDataset gives it.
+    if (signature.FindInput(name) == nullptr) return Status::OK();
+  }
+  std::vector<std::string> missing, flags;
+  for (const TensorInfo& info : signature.inputs) {
+    if (info.has_shape || options.shape_per_input.count(info.name) != 0) continue;
+    missing.push_back("'" + info.name + "'");
+    flags.push_back("--shape " + info.name + ":DIMS");
+  }
+  if (missing.empty()) return Status::OK();
+  std::string flag_text;
+  for (const std::string& flag : flags) flag_text += (flag_text.empty() ? "" : " ") + flag;
+  return Status::InvalidArgument(
+      "the model declares no input shapes (TorchScript records none), so generating inputs needs "
+      "a --shape for each: missing for input " +
+      JoinNames(missing) + " (give " + flag_text + ", e.g. 1x3x224x224, or --load-inputs)");
+}
+
+Status CheckPositionalFits(const inputs::Dataset& dataset, const Signature& signature,
+                           const std::string& model_path) {
+  // No inputs listed at all (the exec backend on a file that is not ONNX): the count is unknown
+  // too, and the command takes whatever the dataset holds.
+  if (signature.inputs.empty()) return Status::OK();
+  std::vector<std::string> wanted;
+  for (const TensorInfo& info : signature.inputs) wanted.push_back(info.name);
+  for (size_t sample_idx = 0; sample_idx < dataset.samples.size(); ++sample_idx) {
+    const TensorMap& sample = dataset.samples[sample_idx];
+    if (sample.size() == wanted.size()) continue;
+    return Status::FailedPrecondition(
+        "the inputs do not fit " + model_path + ": it takes " + std::to_string(wanted.size()) +
+        " input(s) by position (" + JoinNames(wanted) + "), but sample " +
+        std::to_string(sample_idx) + " has " + std::to_string(sample.size()) + " (" +
+        JoinNames(sample.Names()) + ")");
+  }
+  return Status::OK();
+}
+
+std::optional<std::string> MatchOutputsByPosition(TensorMap& positional, const TensorMap& named,
+                                                  SideRecord& record, const std::string& named_role,
+                                                  bool first_sample) {
+  if (SameNames(positional, named)) {
+    if (first_sample) record.output_matching = "name";
+    return std::nullopt;
+  }
+  const std::string who = record.role + " (" + record.backend + ")";
+  if (positional.size() != named.size()) {
+    if (first_sample) record.output_matching = "position";
+    return "outputs cannot be matched by position: the " + who + " names no outputs and returned " +
+           std::to_string(positional.size()) + " (" + JoinNames(positional.Names()) + "), the " +
+           named_role + " has " + std::to_string(named.size()) + " (" + JoinNames(named.Names()) +
+           ")";
+  }
+  TensorMap renamed;
+  for (size_t idx = 0; idx < positional.size(); ++idx) {
+    if (first_sample)
+      record.output_renames.push_back(positional[idx].name + " -> " + named[idx].name);
+    renamed.InsertOrAssign(named[idx].name, std::move(positional[idx].tensor));
+  }
+  positional = std::move(renamed);
+  if (first_sample) {
+    record.output_matching = "position";
+    record.notes.push_back("outputs matched by position to the " + named_role + "'s (" +
+                           record.backend + " names none): " + JoinNames(record.output_renames));
+  }
+  return std::nullopt;
+}
+
+}  // namespace convgate::gate::internal
