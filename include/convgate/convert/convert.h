@@ -1,0 +1,103 @@
+// Conversions: turning a source model into a target model, built in (ONNX opset upgrade, fp16,
+// ONNX Runtime's optimized model, PyTorch -> ONNX through a shipped script) or by any external
+// command. Every conversion has a timeout, retries transient failures with exponential backoff,
+// and is cached by content (sha256 of the source + converter + its version + parameters), written
+// atomically so the cache is never left corrupt.
+//
+// Built-in C++ conversions run in a forked child process, so the timeout applies to them too and
+// a crash inside a converter library is a conversion failure, not a crash of convgate. Convert
+// forks: call it before starting threads (the CLI does).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "convgate/core/status.h"
+
+namespace convgate::convert {
+
+// What went wrong, for callers that act on it (retry, report, exit code). Every failure is also a
+// Status whose message names the source, the converter and the problem.
+enum class ConversionError {
+  kNone,
+  kBadRequest,        // unknown kind, bad parameter, unreachable opset (usage)
+  kSourceNotFound,    // the source file does not exist
+  kConverterMissing,  // the converter program or script cannot be found or run
+  kFailed,            // the converter ran and failed (non-zero exit, an exception, a crash)
+  kTimedOut,          // killed after the timeout
+  kNoOutput,          // it exited 0 but wrote nothing (or an empty file)
+  kInvalidOutput,     // it wrote something that is not a valid model (checked for .onnx outputs)
+  kCacheCorrupt,      // a cache entry failed verification (it is discarded and rebuilt)
+  kIoError,           // convgate could not read the source or write the output
+};
+
+// "bad request", "source not found", "converter missing", "conversion failed", "timed out",
+// "no output", "invalid output", "cache corrupt", "i/o error"; "none" for kNone.
+std::string_view ConversionErrorName(ConversionError error);
+
+// Exit code for the CLI: 0 for kNone, 2 for kBadRequest, 3 for every other failure.
+int ExitCodeFor(ConversionError error);
+
+struct ConversionRequest {
+  // A model file (or, for external converters, a file or directory). For kind "onnx" with the
+  // `arch` parameter it may be empty: the torchvision architecture is the source.
+  std::filesystem::path source;
+  // "opset:17", "fp16", "ort-optimized:basic|extended|all", "onnx" (PyTorch -> ONNX), or
+  // "external" (argv below).
+  std::string kind;
+  // Kind-specific parameters (the README lists them), e.g. fp16: keep_io_types=1,
+  // op_block_list=Resize,TopK, node_block_list=..., clamp=1; onnx: opset=17, arch=resnet18,
+  // input_shape=1x3x224x224, dynamic_axes=batch. external: version=STRING (the converter's
+  // version, when hashing its program is not enough). Unknown names are kBadRequest.
+  std::map<std::string, std::string> params;
+  // external: argv with {src} and {out} substituted (never a shell string).
+  std::vector<std::string> converter_argv;
+  // Where the result is copied (atomically; parent directories are created). Empty: the cache
+  // path is used (then use_cache must be true).
+  std::filesystem::path output;
+  // Limit per attempt, seconds. Default: 10 minutes, the longest a PyTorch export of a large
+  // model takes on this project's 2-core machine with room to spare; hangs are cut there.
+  double timeout_seconds = 600.0;
+  // Attempts in total (1 = no retry). Only failures that look transient are retried: see
+  // IsTransientFailure in src/convert/retry.h and the README.
+  int max_attempts = 3;
+  // Delay before the first retry; each further retry doubles it (0.5 s, 1 s, 2 s, ...), capped
+  // at 60 s. Converters failing on a busy machine or a flaky download recover within seconds.
+  double backoff_seconds = 0.5;
+  bool use_cache = true;
+  // Cache root; empty: ${CONVGATE_CACHE_DIR:-$HOME/.cache/convgate} (see cache.h).
+  std::filesystem::path cache_dir;
+};
+
+struct ConversionRecord {
+  std::string kind;
+  std::string tool;          // "onnx version converter", "convgate fp16", "onnxruntime", ...
+  std::string tool_version;  // "1.12.0", "1.29.0", the script's torch version, ...
+  std::string converter;     // what ran, for messages: the argv template, or tool + kind
+  std::map<std::string, std::string> params;
+  std::string source_path;
+  std::string source_sha256;  // of the file, or of a directory's listing and contents
+  std::string output_path;
+  std::string output_sha256;
+  int64_t output_bytes = 0;
+  std::string cache_key;   // sha256 over the source hash, converter, version and parameters
+  std::string cache_path;  // the entry's model file, when cached
+  bool cache_hit = false;
+  double seconds = 0.0;            // wall time of the whole Convert call
+  int attempts = 0;                // converter runs (0 on a cache hit)
+  std::vector<std::string> notes;  // "3 values outside the float16 range ...", cache events
+  std::string log_tail;            // the converter's stderr (last lines) on failure
+  ConversionError error = ConversionError::kNone;
+  std::string error_message;  // the failing Status's message
+};
+
+// Converts (or finds in the cache). On failure the Status explains it and, when `on_error` is not
+// null, *on_error receives the record so far (error, attempts, log tail). Partial outputs are
+// never left at `output` or in the cache.
+Result<ConversionRecord> Convert(const ConversionRequest& request, ConversionRecord* on_error);
+
+}  // namespace convgate::convert

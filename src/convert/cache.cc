@@ -1,0 +1,133 @@
+// The cache's entries: lookup with verification, atomic publishing, discarding.
+#include "convgate/convert/cache.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "convert/cache_internal.h"
+#include "convgate/core/file_util.h"
+
+namespace convgate::convert {
+namespace {
+
+Status CreateDirectories(const std::filesystem::path& dir) {
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error) {
+    return Status::Unavailable("cannot create the cache directory " + dir.string() + ": " +
+                               error.message());
+  }
+  return Status::OK();
+}
+
+// The model's bytes must be on disk before the entry that vouches for them becomes visible.
+Status SyncFile(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    return Status::Unavailable("cannot open " + path.string() + ": " + std::strerror(errno));
+  }
+  const int synced = ::fsync(fd);
+  ::close(fd);
+  if (synced != 0) {
+    return Status::Unavailable("cannot flush " + path.string() + ": " + std::strerror(errno));
+  }
+  return Status::OK();
+}
+
+// A model file name from record.json must stay inside its entry.
+bool IsPlainFileName(const std::string& name) {
+  return !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos;
+}
+
+std::string Verify(const std::filesystem::path& dir, const std::string& key,
+                   CachedConversion* record) {
+  Result<CachedConversion> read = ReadRecord(dir);
+  if (!read.ok()) return read.status().message();
+  *record = std::move(read).value();
+  if (record->key != key) return "record.json is for key " + record->key;
+  if (!IsPlainFileName(record->model_file)) {
+    return "record.json names the model file '" + record->model_file + "'";
+  }
+  Result<std::string> sha = Sha256File(dir / record->model_file);
+  if (!sha.ok()) return sha.status().message();
+  if (*sha != record->model_sha256) {
+    return record->model_file + " has sha256 " + *sha + " but record.json says " +
+           record->model_sha256;
+  }
+  return "";
+}
+
+}  // namespace
+
+ConversionCache::ConversionCache(std::filesystem::path root) : root_(std::move(root)) {}
+
+std::filesystem::path ConversionCache::EntriesDir() const { return root_ / "conversions"; }
+
+Result<CacheLookup> ConversionCache::Lookup(const std::string& key) const {
+  CacheLookup lookup;
+  const std::filesystem::path dir = EntriesDir() / key;
+  std::error_code error;
+  if (!std::filesystem::exists(dir, error)) return lookup;
+  lookup.problem = Verify(dir, key, &lookup.record);
+  if (!lookup.problem.empty()) {
+    lookup.state = LookupState::kCorrupt;
+    CONVGATE_RETURN_IF_ERROR(Discard(dir));
+    return lookup;
+  }
+  lookup.state = LookupState::kHit;
+  lookup.model_path = dir / lookup.record.model_file;
+  // The record's modification time is the entry's last use, which pruning orders by.
+  ::utimensat(AT_FDCWD, (dir / kRecordFile).c_str(), nullptr, 0);
+  return lookup;
+}
+
+Result<std::filesystem::path> ConversionCache::NewWorkDir(const std::string& key) const {
+  const std::filesystem::path parent = EntriesDir() / kWorkDirName;
+  CONVGATE_RETURN_IF_ERROR(CreateDirectories(parent));
+  const std::filesystem::path dir = parent / WorkDirName(key);
+  if (::mkdir(dir.c_str(), 0755) != 0) {
+    return Status::Unavailable("cannot create " + dir.string() + ": " + std::strerror(errno));
+  }
+  return dir;
+}
+
+Result<std::filesystem::path> ConversionCache::Publish(const std::filesystem::path& work_dir,
+                                                       const CachedConversion& record) const {
+  CONVGATE_RETURN_IF_ERROR(SyncFile(work_dir / record.model_file));
+  CONVGATE_RETURN_IF_ERROR(WriteFileAtomic(work_dir / kRecordFile, RecordToJson(record)));
+  const std::filesystem::path target = EntriesDir() / record.key;
+  if (::rename(work_dir.c_str(), target.c_str()) != 0) {
+    const int err = errno;
+    if (err != ENOTEMPTY && err != EEXIST) {
+      return Status::Unavailable("cannot publish cache entry " + target.string() + ": " +
+                                 std::strerror(err));
+    }
+    // Another process published the same key first: theirs stays, ours goes.
+    CONVGATE_RETURN_IF_ERROR(Discard(work_dir));
+  }
+  return target / record.model_file;
+}
+
+Status ConversionCache::Discard(const std::filesystem::path& dir) const {
+  const std::filesystem::path parent = EntriesDir() / kWorkDirName;
+  CONVGATE_RETURN_IF_ERROR(CreateDirectories(parent));
+  const std::filesystem::path trash = parent / WorkDirName("discard");
+  // The rename takes the entry out of readers' view at once; deleting can then take its time.
+  if (::rename(dir.c_str(), trash.c_str()) != 0) {
+    if (errno == ENOENT) return Status::OK();  // someone else discarded it
+    return Status::Unavailable("cannot remove cache entry " + dir.string() + ": " +
+                               std::strerror(errno));
+  }
+  std::error_code error;
+  std::filesystem::remove_all(trash, error);
+  if (error) {
+    return Status::Unavailable("cannot delete " + trash.string() + ": " + error.message());
+  }
+  return Status::OK();
+}
+
+}  // namespace convgate::convert

@@ -1,0 +1,346 @@
+// The conversion driver: resolve the converter, look in the cache, run with retries, check the
+// output, publish it to the cache and copy it to where it was asked for.
+#include "convgate/convert/convert.h"
+
+#include <chrono>
+#include <optional>
+#include <thread>
+
+#include "convert/converter.h"
+#include "convert/key.h"
+#include "convert/output.h"
+#include "convert/retry.h"
+#include "convgate/convert/cache.h"
+#include "convgate/core/file_util.h"
+
+namespace convgate::convert {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// A generous bound on --retries: beyond it a caller has a loop, not a flaky converter.
+constexpr int kMaxAttempts = 100;
+// Lines of the converter's output quoted in the error message (the record keeps more).
+constexpr size_t kMessageLogLines = 3;
+
+Result<Converter> ResolveConverter(const ConversionRequest& request) {
+  const std::string& kind = request.kind;
+  if (!request.converter_argv.empty() && kind != "external") {
+    return Status::InvalidArgument("--converter runs an external converter, but --to '" + kind +
+                                   "' is built in: use one or the other");
+  }
+  if (kind.rfind("opset:", 0) == 0) return MakeOpsetConverter(kind.substr(6), request.params);
+  if (kind == "fp16") return MakeFp16Converter(request.params);
+  if (kind.rfind("ort-optimized:", 0) == 0) {
+    return MakeOrtOptimizedConverter(kind.substr(14), request.params);
+  }
+  if (kind == "onnx") return MakeTorchExportConverter(request);
+  if (kind == "external") return MakeExternalConverter(request);
+  return Status::InvalidArgument(
+      "unknown conversion --to '" + kind +
+      "' (known: opset:N, fp16, ort-optimized:basic|extended|all, onnx (from PyTorch), or an "
+      "external converter with --converter 'CMD ... {src} {out}')");
+}
+
+ConversionError ErrorForStatus(const Status& status) {
+  switch (status.code()) {
+    case StatusCode::kInvalidArgument:
+      return ConversionError::kBadRequest;
+    case StatusCode::kNotFound:
+      return ConversionError::kConverterMissing;
+    default:
+      return ConversionError::kFailed;
+  }
+}
+
+Status CheckRequest(const ConversionRequest& request) {
+  if (!(request.timeout_seconds > 0)) {
+    return Status::InvalidArgument("the timeout must be positive, not " +
+                                   std::to_string(request.timeout_seconds) + " s");
+  }
+  if (request.max_attempts < 1 || request.max_attempts > kMaxAttempts) {
+    return Status::InvalidArgument("attempts must be between 1 and " +
+                                   std::to_string(kMaxAttempts) + ", not " +
+                                   std::to_string(request.max_attempts));
+  }
+  if (!(request.backoff_seconds >= 0)) {
+    return Status::InvalidArgument("the retry backoff cannot be negative");
+  }
+  if (request.output.empty() && !request.use_cache) {
+    return Status::InvalidArgument("without the cache an output path is needed (-o OUT)");
+  }
+  return Status::OK();
+}
+
+std::string ProblemText(const AttemptResult& attempt, int attempts) {
+  std::string text = attempt.problem;
+  if (attempts > 1) text += " (attempt " + std::to_string(attempts) + ")";
+  const std::string tail = TailLines(attempt.log_tail, kMessageLogLines);
+  if (!tail.empty()) text += "; its output ends: " + tail;
+  return text;
+}
+
+std::string FormatSeconds(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.3g", seconds);
+  return text;
+}
+
+// One Convert call: its request, its record so far, and the steps in order.
+class ConversionRun {
+ public:
+  explicit ConversionRun(const ConversionRequest& request)
+      : request_(request), start_(Clock::now()) {
+    record_.kind = request.kind;
+    record_.params = request.params;
+    record_.source_path = request.source.string();
+  }
+
+  Result<ConversionRecord> Run(ConversionRecord* on_error);
+
+ private:
+  Status Execute();
+  Status Fail(ConversionError error, const std::string& problem);
+  Status Resolve();
+  Status OpenCache();
+  Result<bool> TryCache();
+  Result<std::filesystem::path> NewWorkDir();
+  Result<std::filesystem::path> Produce();
+  Status Finish(const std::filesystem::path& work_dir);
+  Status Deliver(const std::filesystem::path& model_path);
+  void AutoPrune();
+
+  const ConversionRequest& request_;
+  Clock::time_point start_;
+  ConversionRecord record_;
+  std::optional<Converter> converter_;
+  std::optional<ConversionCache> cache_;
+  std::string extension_;
+  std::vector<std::string> converter_notes_;  // what the converter said: cached with the result
+};
+
+Status ConversionRun::Fail(ConversionError error, const std::string& problem) {
+  record_.error = error;
+  std::string message = "cannot convert " + record_.source_path + " (--to " + request_.kind + ")";
+  if (converter_) message += " with " + converter_->display;
+  record_.error_message = message + ": " + problem;
+  const StatusCode code = error == ConversionError::kBadRequest       ? StatusCode::kInvalidArgument
+                          : error == ConversionError::kSourceNotFound ? StatusCode::kNotFound
+                                                                      : StatusCode::kUnavailable;
+  return Status(code, record_.error_message);
+}
+
+Status ConversionRun::Resolve() {
+  if (Status valid = CheckRequest(request_); !valid.ok()) {
+    return Fail(ConversionError::kBadRequest, valid.message());
+  }
+  Result<Converter> converter = ResolveConverter(request_);
+  if (!converter.ok())
+    return Fail(ErrorForStatus(converter.status()), converter.status().message());
+  converter_ = std::move(converter).value();
+  record_.tool = converter_->tool;
+  record_.tool_version = converter_->tool_version;
+  record_.converter = converter_->display;
+  extension_ = request_.output.has_extension() ? request_.output.extension().string() : ".onnx";
+  KeyMaterial key;
+  key.kind = request_.kind;
+  key.tool = converter_->tool;
+  key.tool_version = converter_->tool_version;
+  key.converter_identity = converter_->identity;
+  key.params = request_.params;
+  key.output_extension = extension_;
+  if (converter_->source_is_file) {
+    Result<std::string> digest = DigestSource(request_.source);
+    if (!digest.ok()) {
+      const bool missing = digest.status().code() == StatusCode::kNotFound;
+      return Fail(missing ? ConversionError::kSourceNotFound : ConversionError::kIoError,
+                  missing ? "the source does not exist" : digest.status().message());
+    }
+    key.source_digest = *digest;
+  } else {
+    record_.source_path = "torchvision:" + request_.params.at("arch");
+    key.source_digest = Sha256Hex(record_.source_path);
+  }
+  record_.source_sha256 = key.source_digest;
+  record_.cache_key = CacheKey(key);
+  return Status::OK();
+}
+
+Status ConversionRun::OpenCache() {
+  if (!request_.use_cache) return Status::OK();
+  std::filesystem::path root = request_.cache_dir;
+  if (root.empty()) {
+    Result<std::filesystem::path> dir = DefaultCacheDir();
+    if (!dir.ok()) return Fail(ConversionError::kIoError, dir.status().message());
+    root = *dir;
+  }
+  cache_.emplace(root);
+  return Status::OK();
+}
+
+Result<bool> ConversionRun::TryCache() {
+  if (!cache_) return false;
+  Result<CacheLookup> lookup = cache_->Lookup(record_.cache_key);
+  if (!lookup.ok()) return Fail(ConversionError::kIoError, lookup.status().message());
+  if (lookup->state == LookupState::kCorrupt) {
+    record_.notes.push_back("cache entry " + record_.cache_key.substr(0, 12) +
+                            " failed verification (" + lookup->problem +
+                            "): discarded and rebuilt");
+    return false;
+  }
+  if (lookup->state == LookupState::kMiss) return false;
+  record_.cache_hit = true;
+  record_.tool_version = lookup->record.tool_version;
+  record_.output_sha256 = lookup->record.model_sha256;
+  record_.output_bytes = lookup->record.model_bytes;
+  record_.notes.insert(record_.notes.end(), lookup->record.notes.begin(),
+                       lookup->record.notes.end());
+  record_.cache_path = lookup->model_path.string();
+  CONVGATE_RETURN_IF_ERROR(Deliver(lookup->model_path));
+  return true;
+}
+
+Result<std::filesystem::path> ConversionRun::NewWorkDir() {
+  Result<std::filesystem::path> dir =
+      cache_ ? cache_->NewWorkDir(record_.cache_key) : MakeTempWorkDir();
+  if (!dir.ok()) return Fail(ConversionError::kIoError, dir.status().message());
+  return dir;
+}
+
+Result<std::filesystem::path> ConversionRun::Produce() {
+  for (int attempt_idx = 1;; ++attempt_idx) {
+    CONVGATE_ASSIGN_OR_RETURN(std::filesystem::path work_dir, NewWorkDir());
+    const std::filesystem::path out = work_dir / ("model" + extension_);
+    AttemptResult attempt = converter_->attempt(request_.source, out, request_.timeout_seconds);
+    if (attempt.ok()) attempt = CheckOutput(out, std::move(attempt));
+    record_.attempts = attempt_idx;
+    if (attempt.ok()) {
+      record_.notes.insert(record_.notes.end(), attempt.notes.begin(), attempt.notes.end());
+      converter_notes_ = std::move(attempt.notes);
+      if (!attempt.tool_version.empty()) record_.tool_version = attempt.tool_version;
+      return work_dir;
+    }
+    RemoveWorkDir(work_dir);
+    record_.log_tail = attempt.log_tail;
+    if (!attempt.transient || attempt_idx >= request_.max_attempts) {
+      return Fail(attempt.error, ProblemText(attempt, attempt_idx));
+    }
+    const double delay = BackoffSeconds(request_.backoff_seconds, attempt_idx);
+    record_.notes.push_back("attempt " + std::to_string(attempt_idx) + " of " +
+                            std::to_string(request_.max_attempts) + " failed (" + attempt.problem +
+                            "); retried after " + FormatSeconds(delay) + " s");
+    std::this_thread::sleep_for(std::chrono::duration<double>(delay));
+  }
+}
+
+Status ConversionRun::Finish(const std::filesystem::path& work_dir) {
+  const std::filesystem::path out = work_dir / ("model" + extension_);
+  Result<std::string> sha = Sha256File(out);
+  if (!sha.ok()) return Fail(ConversionError::kIoError, sha.status().message());
+  record_.output_sha256 = *sha;
+  std::error_code ignored;
+  record_.output_bytes = static_cast<int64_t>(std::filesystem::file_size(out, ignored));
+  std::filesystem::path model_path = out;
+  if (cache_) {
+    Result<std::filesystem::path> published =
+        cache_->Publish(work_dir, ToCached(record_, out, converter_notes_));
+    if (published.ok()) {
+      model_path = *published;
+      record_.cache_path = model_path.string();
+    } else {
+      record_.notes.push_back("not cached: " + published.status().message());
+    }
+  }
+  Status delivered = Deliver(model_path);
+  if (model_path == out) RemoveWorkDir(work_dir);
+  CONVGATE_RETURN_IF_ERROR(delivered);
+  AutoPrune();
+  return Status::OK();
+}
+
+Status ConversionRun::Deliver(const std::filesystem::path& model_path) {
+  if (request_.output.empty()) {
+    record_.output_path = model_path.string();
+    return Status::OK();
+  }
+  if (Status copied = CopyFileAtomic(model_path, request_.output); !copied.ok()) {
+    return Fail(ConversionError::kIoError, copied.message());
+  }
+  record_.output_path = request_.output.string();
+  return Status::OK();
+}
+
+// The reference pipeline cleans its cache as it goes; so does every conversion that adds to it.
+void ConversionRun::AutoPrune() {
+  if (!cache_) return;
+  Result<PruneOptions> options = PruneOptionsFromEnv();
+  if (!options.ok()) {
+    record_.notes.push_back("cache not pruned: " + options.status().message());
+    return;
+  }
+  Result<PruneResult> pruned = cache_->Prune(*options, record_.cache_key);
+  if (pruned.ok() && !pruned->removed.empty()) {
+    record_.notes.push_back("cache over " + std::to_string(options->max_bytes) +
+                            " bytes: removed " + std::to_string(pruned->removed.size()) +
+                            " least recently used entr" +
+                            (pruned->removed.size() == 1 ? "y" : "ies"));
+  }
+}
+
+Status ConversionRun::Execute() {
+  CONVGATE_RETURN_IF_ERROR(Resolve());
+  CONVGATE_RETURN_IF_ERROR(OpenCache());
+  CONVGATE_ASSIGN_OR_RETURN(bool hit, TryCache());
+  if (hit) return Status::OK();
+  CONVGATE_ASSIGN_OR_RETURN(std::filesystem::path work_dir, Produce());
+  return Finish(work_dir);
+}
+
+Result<ConversionRecord> ConversionRun::Run(ConversionRecord* on_error) {
+  Status status = Execute();
+  record_.seconds = std::chrono::duration<double>(Clock::now() - start_).count();
+  if (!status.ok()) {
+    if (on_error != nullptr) *on_error = record_;
+    return status;
+  }
+  return record_;
+}
+
+}  // namespace
+
+std::string_view ConversionErrorName(ConversionError error) {
+  switch (error) {
+    case ConversionError::kNone:
+      return "none";
+    case ConversionError::kBadRequest:
+      return "bad request";
+    case ConversionError::kSourceNotFound:
+      return "source not found";
+    case ConversionError::kConverterMissing:
+      return "converter missing";
+    case ConversionError::kFailed:
+      return "conversion failed";
+    case ConversionError::kTimedOut:
+      return "timed out";
+    case ConversionError::kNoOutput:
+      return "no output";
+    case ConversionError::kInvalidOutput:
+      return "invalid output";
+    case ConversionError::kCacheCorrupt:
+      return "cache corrupt";
+    case ConversionError::kIoError:
+      return "i/o error";
+  }
+  return "unknown";
+}
+
+int ExitCodeFor(ConversionError error) {
+  if (error == ConversionError::kNone) return 0;
+  return error == ConversionError::kBadRequest ? 2 : 3;
+}
+
+Result<ConversionRecord> Convert(const ConversionRequest& request, ConversionRecord* on_error) {
+  return ConversionRun(request).Run(on_error);
+}
+
+}  // namespace convgate::convert

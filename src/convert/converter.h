@@ -1,0 +1,69 @@
+// What every kind of conversion provides to the driver in convert.cc: its identity (for the cache
+// key and the record) and one attempt at writing the output (internal to src/convert).
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "convert/params.h"
+#include "convgate/convert/convert.h"
+#include "convgate/core/status.h"
+#include "convgate/core/subprocess.h"
+
+namespace convgate::convert {
+
+// How one run of a converter ended.
+struct AttemptResult {
+  ConversionError error = ConversionError::kNone;
+  std::string problem;     // "exited with code 1", "timed out after 5 s", ...
+  bool transient = false;  // worth retrying (retry.h)
+  std::string log_tail;    // the last lines of its stderr
+  std::vector<std::string> notes;
+  std::string tool_version;  // when the run reports its own version (torch export)
+
+  bool ok() const { return error == ConversionError::kNone; }
+};
+
+// One attempt: convert `source` into `out` (a fresh path in a private work directory) within
+// `timeout_seconds`.
+using AttemptFn = std::function<AttemptResult(
+    const std::filesystem::path& source, const std::filesystem::path& out, double timeout_seconds)>;
+
+struct Converter {
+  std::string tool;          // "onnx version converter", "convgate fp16", ...
+  std::string tool_version;  // "1.12.0", ...
+  std::string display;       // how messages name it: "onnx version converter (opset 17)"
+  // Whatever else decides the output beyond the source, kind, tool, version and parameters
+  // (an external converter's argv template and the hashes of its program and scripts).
+  std::string identity;
+  // The source named in the request need not exist (torch export from a torchvision name).
+  bool source_is_file = true;
+  AttemptFn attempt;
+};
+
+// One per kind; each validates its parameters (InvalidArgument, a kBadRequest) and finds its
+// tools (NotFound: kConverterMissing) before anything runs.
+Result<Converter> MakeOpsetConverter(std::string_view target, const Params& params);
+Result<Converter> MakeFp16Converter(const Params& params);
+Result<Converter> MakeOrtOptimizedConverter(std::string_view level, const Params& params);
+Result<Converter> MakeTorchExportConverter(const ConversionRequest& request);
+Result<Converter> MakeExternalConverter(const ConversionRequest& request);
+
+// A built-in conversion: reads `source`, writes `out`, returns notes.
+using BuiltinFn = std::function<Result<std::vector<std::string>>(
+    const std::filesystem::path& source, const std::filesystem::path& out)>;
+
+// Runs `convert` in a forked child (builtin_child.cc), so the timeout can stop it and a crash in
+// a converter library is a failed attempt. The child's Status and notes come back through a file
+// beside `out`.
+AttemptResult RunBuiltinIsolated(const BuiltinFn& convert, const std::filesystem::path& source,
+                                 const std::filesystem::path& out, double timeout_seconds);
+
+// Reading and writing ONNX models for the built-in converters (onnx_file.cc). Errors name `path`.
+Result<std::string> ReadModelBytes(const std::filesystem::path& path);
+Status CheckOnnxModelFile(const std::filesystem::path& path);
+
+}  // namespace convgate::convert

@@ -1,0 +1,48 @@
+// `--to fp16`: the float16 conversion of fp16.cc as a converter.
+#include "convert/converter.h"
+#include "convert/fp16.h"
+#include "convgate/core/file_util.h"
+#include "convgate/version.h"
+#include "graph/model_proto.h"
+
+namespace convgate::convert {
+namespace {
+
+// Part of the tool version, hence of the cache key: bump it whenever fp16.cc would write a
+// different model for the same input and parameters, so stale cached results are not reused.
+constexpr int kFp16Revision = 1;
+
+Result<std::vector<std::string>> ConvertFile(const std::filesystem::path& source,
+                                             const std::filesystem::path& out,
+                                             const Fp16Options& options) {
+  CONVGATE_ASSIGN_OR_RETURN(std::string bytes, ReadModelBytes(source));
+  CONVGATE_ASSIGN_OR_RETURN(onnx::ModelProto model, graph::ParseModelProto(bytes, source));
+  bytes.clear();
+  bytes.shrink_to_fit();
+  Result<Fp16Report> report = ConvertModelToFloat16(model, options);
+  if (!report.ok()) return report.status().WithContext(source.string());
+  CONVGATE_RETURN_IF_ERROR(WriteFileAtomic(out, model.SerializeAsString()));
+  return std::move(report->notes);
+}
+
+}  // namespace
+
+Result<Converter> MakeFp16Converter(const Params& params) {
+  CONVGATE_ASSIGN_OR_RETURN(Fp16Options options, ParseFp16Params(params));
+  Converter converter;
+  converter.tool = "convgate fp16";
+  converter.tool_version =
+      std::string(kVersion) + " (fp16 revision " + std::to_string(kFp16Revision) + ")";
+  converter.display = "convgate's float16 conversion";
+  converter.attempt = [options](const std::filesystem::path& source,
+                                const std::filesystem::path& out, double timeout) {
+    return RunBuiltinIsolated(
+        [&options](const std::filesystem::path& src, const std::filesystem::path& dst) {
+          return ConvertFile(src, dst, options);
+        },
+        source, out, timeout);
+  };
+  return converter;
+}
+
+}  // namespace convgate::convert

@@ -1,0 +1,116 @@
+// float32 tensors to float16, with a count of every value float16 cannot hold.
+#include <cmath>
+#include <cstring>
+
+#include "convert/fp16.h"
+#include "convgate/core/float16.h"
+
+namespace convgate::convert {
+namespace {
+
+// float16's largest finite value, 65504 = (2 - 2^-10) * 2^15 (IEEE 754 binary16).
+constexpr float kFloat16Max = 65504.0f;
+// Half of float16's smallest subnormal (2^-24): nonzero magnitudes up to 2^-25 round to 0.
+constexpr double kFloat16FlushBelow = 2.98023223876953125e-08;
+// How many tensors a note names before "and N more".
+constexpr size_t kTensorsNamed = 5;
+
+Result<std::vector<float>> FloatValues(const onnx::TensorProto& tensor, const std::string& where) {
+  if (tensor.data_location() == onnx::TensorProto::EXTERNAL) {
+    return Status::Unimplemented(where +
+                                 " keeps its data in an external file; fp16 conversion needs the "
+                                 "weights inside the model");
+  }
+  std::vector<float> values;
+  if (tensor.has_raw_data()) {
+    const std::string& raw = tensor.raw_data();
+    if (raw.size() % sizeof(float) != 0) {
+      return Status::DataLoss(where + " has " + std::to_string(raw.size()) +
+                              " bytes of raw data, not a whole number of float32 values");
+    }
+    values.resize(raw.size() / sizeof(float));
+    // ONNX raw_data is little-endian, as is every host convgate builds for (x86-64, aarch64).
+    std::memcpy(values.data(), raw.data(), raw.size());
+    return values;
+  }
+  values.assign(tensor.float_data().begin(), tensor.float_data().end());
+  return values;
+}
+
+void Count(std::map<std::string, int64_t>& by_tensor, const std::string& where) {
+  ++by_tensor[where];
+}
+
+std::string NameTensors(const std::map<std::string, int64_t>& by_tensor) {
+  std::string text;
+  size_t named = 0;
+  for (const auto& [where, count] : by_tensor) {
+    if (named == kTensorsNamed) {
+      text += ", and " + std::to_string(by_tensor.size() - named) + " more";
+      break;
+    }
+    text += (named++ == 0 ? "" : ", ") + where + " (" + std::to_string(count) + ")";
+  }
+  return text;
+}
+
+std::string FormatValue(double value) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.6g", value);
+  return text;
+}
+
+}  // namespace
+
+Status ConvertTensorToFloat16(onnx::TensorProto* tensor, bool clamp, const std::string& where,
+                              Fp16RangeReport* range) {
+  CONVGATE_ASSIGN_OR_RETURN(std::vector<float> values, FloatValues(*tensor, where));
+  std::string raw(values.size() * 2, '\0');
+  for (size_t idx = 0; idx < values.size(); ++idx) {
+    float value = values[idx];
+    uint16_t half = FloatToHalf(value);
+    const bool finite = std::isfinite(value);
+    if (finite && (half & 0x7fffu) == 0x7c00u) {  // a finite value rounded to +-inf
+      ++range->overflow_values;
+      Count(range->overflow_by_tensor, where);
+      if (std::fabs(value) > range->largest_overflow) {
+        range->largest_overflow = std::fabs(value);
+        range->largest_overflow_tensor = where;
+      }
+      if (clamp) half = FloatToHalf(std::copysign(kFloat16Max, value));
+    } else if (finite && value != 0.0f && (half & 0x7fffu) == 0) {
+      ++range->flushed_values;
+      Count(range->flushed_by_tensor, where);
+    }
+    raw[2 * idx] = static_cast<char>(half & 0xffu);
+    raw[2 * idx + 1] = static_cast<char>(half >> 8);
+  }
+  tensor->clear_float_data();
+  tensor->set_raw_data(std::move(raw));
+  tensor->set_data_type(onnx::TensorProto::FLOAT16);
+  return Status::OK();
+}
+
+std::vector<std::string> Fp16RangeNotes(const Fp16RangeReport& range, bool clamp) {
+  std::vector<std::string> notes;
+  if (range.overflow_values > 0) {
+    notes.push_back(std::to_string(range.overflow_values) + " value(s) in " +
+                    std::to_string(range.overflow_by_tensor.size()) +
+                    " tensor(s) are outside float16's range (|x| > 65504): " +
+                    NameTensors(range.overflow_by_tensor) + "; the largest is " +
+                    FormatValue(range.largest_overflow) + " in " + range.largest_overflow_tensor +
+                    "; " +
+                    (clamp ? "clamped to +-65504 (clamp=1)"
+                           : "they became +-inf (pass clamp=1 to clamp them to +-65504)"));
+  }
+  if (range.flushed_values > 0) {
+    notes.push_back(
+        std::to_string(range.flushed_values) + " nonzero value(s) in " +
+        std::to_string(range.flushed_by_tensor.size()) +
+        " tensor(s) are too small for float16 (|x| <= 2^-25 = " + FormatValue(kFloat16FlushBelow) +
+        ") and became 0: " + NameTensors(range.flushed_by_tensor));
+  }
+  return notes;
+}
+
+}  // namespace convgate::convert

@@ -1,0 +1,62 @@
+#include "convert/key.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "convgate/core/file_util.h"
+
+namespace convgate::convert {
+namespace {
+
+// Bump when the key's text changes, so old entries are simply never found again.
+constexpr char kKeyVersion[] = "convgate conversion key v1";
+
+void Field(std::string& text, std::string_view name, std::string_view value) {
+  text += std::string(name) + " " + std::to_string(value.size()) + ":" + std::string(value) + "\n";
+}
+
+Result<std::string> DigestDirectory(const std::filesystem::path& dir) {
+  std::vector<std::filesystem::path> files;
+  std::error_code error;
+  auto options = std::filesystem::directory_options::follow_directory_symlink;
+  for (auto it = std::filesystem::recursive_directory_iterator(dir, options, error);
+       !error && it != std::filesystem::recursive_directory_iterator(); it.increment(error)) {
+    if (it->is_regular_file()) files.push_back(it->path());
+  }
+  if (error) return Status::Unavailable("cannot list " + dir.string() + ": " + error.message());
+  std::sort(files.begin(), files.end());
+  std::string listing;
+  for (const std::filesystem::path& file : files) {
+    CONVGATE_ASSIGN_OR_RETURN(std::string sha, Sha256File(file));
+    Field(listing, std::filesystem::relative(file, dir).generic_string(), sha);
+  }
+  return Sha256Hex(listing);
+}
+
+}  // namespace
+
+std::string CacheKey(const KeyMaterial& material) {
+  std::string text = std::string(kKeyVersion) + "\n";
+  Field(text, "source", material.source_digest);
+  Field(text, "kind", material.kind);
+  Field(text, "tool", material.tool);
+  Field(text, "tool_version", material.tool_version);
+  Field(text, "converter", material.converter_identity);
+  for (const auto& [name, value] : material.params) {
+    Field(text, "param", name);
+    Field(text, "value", value);
+  }
+  Field(text, "output_extension", material.output_extension);
+  return Sha256Hex(text);
+}
+
+Result<std::string> DigestSource(const std::filesystem::path& path) {
+  std::error_code error;
+  if (!std::filesystem::exists(path, error)) {
+    return Status::NotFound(path.string() + " does not exist");
+  }
+  if (std::filesystem::is_directory(path, error)) return DigestDirectory(path);
+  return Sha256File(path);
+}
+
+}  // namespace convgate::convert

@@ -1,0 +1,33 @@
+// What the driver does with files: checking a converter's output, work directories outside the
+// cache, atomic copies, and the cache record of a result (internal to src/convert).
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "convert/converter.h"
+#include "convgate/convert/cache.h"
+#include "convgate/convert/convert.h"
+
+namespace convgate::convert {
+
+// `attempt` unchanged when `out` holds a valid result: kNoOutput when it is missing or empty,
+// kInvalidOutput when an .onnx output does not parse or fails ONNX's checker. Neither is
+// transient: a converter that wrote garbage once writes it again.
+AttemptResult CheckOutput(const std::filesystem::path& out, AttemptResult attempt);
+
+// A fresh private directory under the system temp dir (conversions without the cache).
+Result<std::filesystem::path> MakeTempWorkDir();
+// Removes a work directory and everything in it, ignoring errors (it is private and temporary).
+void RemoveWorkDir(const std::filesystem::path& dir);
+
+// Copies `from` to "<to>.tmp-<pid>", flushes it, then renames it over `to`, creating `to`'s parent
+// directories: `to` is either its old self or the complete copy, never a partial file.
+Status CopyFileAtomic(const std::filesystem::path& from, const std::filesystem::path& to);
+
+// The cache's record of a finished conversion whose output is `out`.
+CachedConversion ToCached(const ConversionRecord& record, const std::filesystem::path& out,
+                          const std::vector<std::string>& notes);
+
+}  // namespace convgate::convert

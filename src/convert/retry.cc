@@ -1,0 +1,57 @@
+#include "convert/retry.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <csignal>
+
+namespace convgate::convert {
+namespace {
+
+// The longest wait between two attempts, so a large --retries cannot stall a pipeline for hours.
+constexpr double kMaxBackoffSeconds = 60.0;
+// Lines of a converter's output kept in the record and quoted in messages.
+constexpr size_t kLogTailLines = 20;
+
+bool MentionsTransientProblem(std::string_view text) {
+  std::string lower(text);
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  for (std::string_view phrase :
+       {"temporarily", "temporary failure", "try again", "connection", "timed out"}) {
+    if (lower.find(phrase) != std::string::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool IsTransientFailure(const SubprocessResult& run) {
+  if (run.timed_out) return true;
+  // A converter that aborts (SIGABRT) or crashes (SIGSEGV, SIGBUS, SIGFPE, SIGILL) raised the
+  // signal itself and will again; one killed from outside may not be.
+  if (run.signal != 0) {
+    return run.signal != SIGABRT && run.signal != SIGSEGV && run.signal != SIGBUS &&
+           run.signal != SIGFPE && run.signal != SIGILL;
+  }
+  if (run.exit_code == kExitTempFail) return true;
+  return run.exit_code != 0 && MentionsTransientProblem(run.stderr_tail);
+}
+
+AttemptResult AttemptFromProcess(const SubprocessResult& run) {
+  AttemptResult attempt;
+  const std::string& log = run.stderr_tail.empty() ? run.stdout_tail : run.stderr_tail;
+  attempt.log_tail = TailLines(log, kLogTailLines);
+  if (run.succeeded()) return attempt;
+  attempt.error = run.timed_out ? ConversionError::kTimedOut : ConversionError::kFailed;
+  attempt.problem = run.Describe();
+  attempt.transient = IsTransientFailure(run);
+  return attempt;
+}
+
+double BackoffSeconds(double base_seconds, int retry) {
+  const double delay = base_seconds * std::pow(2.0, std::max(retry - 1, 0));
+  return std::clamp(delay, 0.0, kMaxBackoffSeconds);
+}
+
+}  // namespace convgate::convert

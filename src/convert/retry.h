@@ -1,0 +1,33 @@
+// When a failed conversion is worth retrying, and how long to wait (internal to src/convert).
+//
+// The rule (also in the README): a failure looks transient when the converter
+//   - timed out, or was killed by a signal it did not raise itself (the OOM killer, a shutdown);
+//   - exited with 75 (EX_TEMPFAIL, sysexits.h: "temporary failure; user is invited to retry");
+//   - exited non-zero and its stderr mentions "temporarily", "temporary failure", "try again",
+//     "connection" or "timed out" (case-insensitive): converters that download weights or talk
+//     to a license server fail that way and recover.
+// Anything else (a plain non-zero exit, no output, an invalid output, a missing converter, a bad
+// request) fails the same way again, so it is reported at once.
+#pragma once
+
+#include <string_view>
+
+#include "convert/converter.h"
+#include "convgate/core/subprocess.h"
+
+namespace convgate::convert {
+
+// EX_TEMPFAIL from sysexits.h.
+inline constexpr int kExitTempFail = 75;
+
+bool IsTransientFailure(const SubprocessResult& run);
+
+// An attempt's result from how a converter process ended: kNone when it exited 0; kTimedOut;
+// kFailed otherwise (with `transient` from the rule above). The log tail is the last lines of
+// stderr (stdout when stderr is empty).
+AttemptResult AttemptFromProcess(const SubprocessResult& run);
+
+// Seconds to wait before retry number `retry` (1-based): base * 2^(retry-1), at most 60 s.
+double BackoffSeconds(double base_seconds, int retry);
+
+}  // namespace convgate::convert

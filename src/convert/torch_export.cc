@@ -1,0 +1,165 @@
+// `--to onnx`: PyTorch -> ONNX with torch.onnx.export, through scripts/torch_export.py run by
+// Debian's python3 (python3-torch, python3-torchvision), from a TorchScript file or from a
+// torchvision architecture name (seeded random weights and BatchNorm statistics).
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+
+#include "convert/converter.h"
+#include "convert/retry.h"
+#include "convgate/core/file_util.h"
+
+namespace convgate::convert {
+namespace {
+
+// Debian's interpreter, which has python3-torch; a python3 earlier on PATH (pyenv) may not.
+constexpr char kDefaultPython[] = "/usr/bin/python3";
+// The script's usage-error exit code (argparse's, and torch_export.py's EXIT_USAGE).
+constexpr int kScriptUsageExit = 2;
+// Reading two package versions takes ~50 ms; the limit only guards against a hung interpreter.
+constexpr double kVersionProbeSeconds = 60.0;
+
+// importlib.metadata reads the installed versions without importing torch (which takes ~1 s).
+constexpr char kVersionProbe[] =
+    "import importlib.metadata as m; print(m.version('torch')); print(m.version('torchvision'))";
+
+std::string EnvOr(const char* name, const std::string& fallback) {
+  const char* value = std::getenv(name);
+  return value != nullptr && value[0] != '\0' ? value : fallback;
+}
+
+std::filesystem::path ScriptPath() {
+  return EnvOr("CONVGATE_TORCH_EXPORT_SCRIPT",
+               std::string(CONVGATE_SOURCE_DIR) + "/scripts/torch_export.py");
+}
+
+Result<std::string> TorchVersions(const std::string& python) {
+  SubprocessOptions options;
+  options.timeout_seconds = kVersionProbeSeconds;
+  Result<SubprocessResult> run = RunSubprocess({python, "-c", kVersionProbe}, options);
+  if (!run.ok()) return Status::NotFound(run.status().message());
+  if (!run->succeeded()) {
+    return Status::NotFound(
+        "PyTorch export needs python3-torch and python3-torchvision for " + python +
+        " (apt-get install python3-torch python3-torchvision): " + TailLines(run->stderr_tail, 1));
+  }
+  const std::string lines = TailLines(run->stdout_tail, 2);
+  const size_t newline = lines.find('\n');
+  return "torch " + lines.substr(0, newline) + ", torchvision " + lines.substr(newline + 1);
+}
+
+Status CheckParams(const Params& params) {
+  constexpr std::string_view kKind = "onnx";
+  CONVGATE_RETURN_IF_ERROR(CheckKnownParams(params,
+                                            {"arch", "dynamic_axes", "input_dtype", "input_names",
+                                             "input_shape", "opset", "output_names", "seed"},
+                                            kKind));
+  CONVGATE_RETURN_IF_ERROR(IntParam(params, "opset", kKind).status());
+  CONVGATE_RETURN_IF_ERROR(IntParam(params, "seed", kKind).status());
+  auto axes = params.find("dynamic_axes");
+  if (axes != params.end() && axes->second != "batch" && axes->second != "none") {
+    return Status::InvalidArgument("parameter dynamic_axes='" + axes->second +
+                                   "' for --to onnx: torch_export.py supports 'batch' (dim 0 of "
+                                   "every input and output) or 'none'");
+  }
+  return Status::OK();
+}
+
+// The script's command line, with {src} and {out} left for the attempt to fill in.
+std::vector<std::string> ScriptArgv(const std::string& python, const std::string& script,
+                                    const Params& params) {
+  std::vector<std::string> argv = {python, script};
+  if (auto arch = params.find("arch"); arch != params.end()) {
+    argv.insert(argv.end(), {"--model", arch->second});
+  } else {
+    argv.insert(argv.end(), {"--from-torchscript", "{src}"});
+  }
+  argv.insert(argv.end(), {"--to-onnx", "{out}"});
+  for (const auto& [param, flag] : {std::pair{"opset", "--opset"},
+                                    {"seed", "--seed"},
+                                    {"input_names", "--input-names"},
+                                    {"output_names", "--output-names"}}) {
+    if (auto found = params.find(param); found != params.end()) {
+      argv.insert(argv.end(), {flag, found->second});
+    }
+  }
+  for (const auto& [param, flag] :
+       {std::pair{"input_shape", "--input-shape"}, {"input_dtype", "--input-dtype"}}) {
+    if (auto found = params.find(param); found != params.end()) {
+      for (const std::string& item : SplitList(found->second))
+        argv.insert(argv.end(), {flag, item});
+    }
+  }
+  if (auto axes = params.find("dynamic_axes"); axes != params.end() && axes->second == "batch") {
+    argv.push_back("--dynamic-batch");
+  }
+  return argv;
+}
+
+std::string Substitute(const std::string& arg, const std::filesystem::path& source,
+                       const std::filesystem::path& out) {
+  if (arg == "{src}") return source.string();
+  if (arg == "{out}") return out.string();
+  return arg;
+}
+
+AttemptResult RunScript(const std::vector<std::string>& argv_template,
+                        const std::filesystem::path& source, const std::filesystem::path& out,
+                        double timeout_seconds) {
+  std::vector<std::string> argv;
+  for (const std::string& arg : argv_template) argv.push_back(Substitute(arg, source, out));
+  SubprocessOptions options;
+  options.timeout_seconds = timeout_seconds;
+  Result<SubprocessResult> run = RunSubprocess(argv, options);
+  AttemptResult attempt;
+  if (!run.ok()) {
+    attempt.error = ConversionError::kConverterMissing;
+    attempt.problem = run.status().message();
+    return attempt;
+  }
+  attempt = AttemptFromProcess(*run);
+  if (run->exit_code == kScriptUsageExit) {
+    attempt.error = ConversionError::kBadRequest;
+    attempt.transient = false;
+  }
+  if (!attempt.ok()) return attempt;
+  // The script's last stdout line is a JSON record naming the torch that exported.
+  nlohmann::json record = nlohmann::json::parse(TailLines(run->stdout_tail, 1), nullptr, false);
+  if (record.is_object() && record.contains("torch_version")) {
+    attempt.tool_version = "torch " + record.value("torch_version", std::string()) +
+                           ", torchvision " + record.value("torchvision_version", std::string());
+  }
+  return attempt;
+}
+
+}  // namespace
+
+Result<Converter> MakeTorchExportConverter(const ConversionRequest& request) {
+  CONVGATE_RETURN_IF_ERROR(CheckParams(request.params));
+  const bool from_arch = request.params.count("arch") > 0;
+  if (from_arch == !request.source.empty()) {
+    return Status::InvalidArgument(
+        "--to onnx converts a TorchScript file (SOURCE) or a torchvision architecture "
+        "(SOURCE torchvision:NAME, or arch=NAME): give exactly one");
+  }
+  const std::filesystem::path script = ScriptPath();
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(script, error)) {
+    return Status::NotFound("the PyTorch export script " + script.string() +
+                            " is missing (set CONVGATE_TORCH_EXPORT_SCRIPT to its path)");
+  }
+  const std::string python = EnvOr("CONVGATE_PYTHON", kDefaultPython);
+  CONVGATE_ASSIGN_OR_RETURN(std::string versions, TorchVersions(python));
+  CONVGATE_ASSIGN_OR_RETURN(std::string script_sha, Sha256File(script));
+  const std::vector<std::string> argv = ScriptArgv(python, script.string(), request.params);
+  Converter converter;
+  converter.tool = "torch.onnx.export (torch_export.py)";
+  converter.tool_version = versions;
+  converter.display = "torch.onnx.export (" + script.string() + ")";
+  converter.identity = "script " + script_sha + "\npython " + python + "\n";
+  converter.source_is_file = !from_arch;
+  converter.attempt = [argv](const std::filesystem::path& source, const std::filesystem::path& out,
+                             double timeout) { return RunScript(argv, source, out, timeout); };
+  return converter;
+}
+
+}  // namespace convgate::convert
