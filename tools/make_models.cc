@@ -3,19 +3,19 @@
 //
 //   convgate-make-models OUT_DIR
 //
-// tinycnn.onnx            Conv -> BatchNormalization -> Relu -> GlobalAveragePool -> Flatten ->
-// Gemm
-//                         -> "logits" [batch, 10] -> Softmax -> "probs"; input "image"
-//                         [batch,3,16,16]
+// tinycnn.onnx            Conv -> BatchNormalization -> Relu -> GlobalAveragePool -> Flatten
+//                         -> Gemm -> "logits" [batch, 10] -> Softmax -> "probs";
+//                         input "image" [batch, 3, 16, 16]
 // tinycnn_converted.onnx  what a converter makes of it: BatchNorm folded into the Conv weights,
-// Gemm
-//                         lowered to MatMul + Add (same function, different float rounding)
+//                         Gemm lowered to MatMul + Add (same function, different float rounding)
 // tinycnn_perturbed.onnx  the classifier weight scaled by 1.01 (a silently wrong conversion)
 // tinycnn_nan.onnx        one BatchNorm variance made negative: sqrt(var + eps) is NaN
-// tinycnn_badshape.onnx   the converted model, but "logits" declared [batch, 12] (it is [batch,
-// 10]) tokens.onnx             int64 "ids" [batch, seq] -> Gather(embedding) -> ReduceMean; bool
-// "mask"
-//                         -> Where; exercises integer and bool inputs and two symbolic dims
+// tinycnn_badshape.onnx   the converted model, but "logits" declared [batch, 12] (it is
+//                         [batch, 10])
+// tinycnn_weights.npz     tinycnn's weights as numpy arrays, for examples/exec/numpy_runner.py
+//                         (tinycnn in numpy: a runtime convgate reaches only through `exec`)
+// tokens.onnx             int64 "ids" [batch, seq] -> Gather(embedding) -> ReduceMean; bool
+//                         "mask" -> Where; exercises integer and bool inputs and two symbolic dims
 #include <onnx/onnx_pb.h>
 
 #include <cmath>
@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "convgate/io/npz.h"
 #include "onnx_builder.h"
 
 namespace {
@@ -174,6 +175,30 @@ onnx::ModelProto Tokens() {
   return model;
 }
 
+// The arrays numpy_runner.py computes tinycnn from, named after the ONNX initializers.
+bool WriteWeights(const std::filesystem::path& path, const TinyCnnWeights& w) {
+  using convgate::DType;
+  using convgate::Shape;
+  using convgate::Tensor;
+  auto vector = [](const std::vector<float>& values, Shape shape) {
+    return Tensor::FromVector<float>(DType::kFloat32, std::move(shape), values);
+  };
+  convgate::TensorMap arrays;
+  arrays.InsertOrAssign("conv.weight", vector(w.conv_w, Shape::Of({kChannels, 3, 3, 3})));
+  arrays.InsertOrAssign("conv.bias", vector(w.conv_b, Shape::Of({kChannels})));
+  arrays.InsertOrAssign("bn.scale", vector(w.bn_scale, Shape::Of({kChannels})));
+  arrays.InsertOrAssign("bn.bias", vector(w.bn_bias, Shape::Of({kChannels})));
+  arrays.InsertOrAssign("bn.mean", vector(w.bn_mean, Shape::Of({kChannels})));
+  arrays.InsertOrAssign("bn.var", vector(w.bn_var, Shape::Of({kChannels})));
+  arrays.InsertOrAssign("bn.epsilon", vector({w.bn_epsilon}, Shape()));
+  arrays.InsertOrAssign("fc.weight", vector(w.fc_w, Shape::Of({kClasses, kChannels})));
+  arrays.InsertOrAssign("fc.bias", vector(w.fc_b, Shape::Of({kClasses})));
+  convgate::Status status = convgate::io::WriteNpz(path, arrays);
+  if (status.ok()) return true;
+  std::fprintf(stderr, "convgate-make-models: %s\n", status.ToString().c_str());
+  return false;
+}
+
 bool Write(const std::filesystem::path& path, const onnx::ModelProto& model) {
   if (convgate::tools::WriteModel(path, model)) return true;
   std::fprintf(stderr, "convgate-make-models: cannot write %s\n", path.c_str());
@@ -205,6 +230,7 @@ int main(int argc, char** argv) {
             Write(dir / "tinycnn_perturbed.onnx", TinyCnn(perturbed)) &&
             Write(dir / "tinycnn_nan.onnx", TinyCnn(nan_weights)) &&
             Write(dir / "tinycnn_badshape.onnx", TinyCnnConverted(weights, 12)) &&
-            Write(dir / "tokens.onnx", Tokens());
+            Write(dir / "tokens.onnx", Tokens()) &&
+            WriteWeights(dir / "tinycnn_weights.npz", weights);
   return ok ? 0 : 1;
 }

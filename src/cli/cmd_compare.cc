@@ -2,6 +2,7 @@
 #include "agreement_flags.h"
 #include "command.h"
 #include "convgate/gate/workflows.h"
+#include "exec_flags.h"
 
 namespace convgate::cli {
 namespace {
@@ -20,8 +21,16 @@ class CompareCommand : public Command {
                     "Use outputs saved with --save-outputs as the source instead of running a "
                     "model; then give only TARGET (and the inputs, with --load-inputs)");
     app->add_option("--source-backend", source_backend_,
-                    "Backend for SOURCE (default: from the format; 'outputs' for saved outputs)");
+                    "Backend for SOURCE: ort, opencv, torch, exec, or outputs for saved outputs "
+                    "(default: from the format)");
     app->add_option("--target-backend", target_backend_, "Backend for TARGET (as above)");
+    app->add_option("--source-exec", source_exec_,
+                    "Run SOURCE with an external command (backend exec): 'PROGRAM ARGS {model} "
+                    "{inputs} {outputs}', split like a shell without expansion; it reads "
+                    "inputs.npz and writes outputs.npz");
+    app->add_option("--target-exec", target_exec_,
+                    "Run TARGET with an external command (as above)");
+    AddExecTimeoutFlag(*app, exec_timeout_);
     AddToleranceFlags(*app, tolerance_);
     AddAgreementFlags(*app, agreement_);
     AddDataFlags(*app, data_);
@@ -41,6 +50,14 @@ class CompareCommand : public Command {
     if (!sides.ok()) return UsageError(sides);
     options.source_backend = source_backend_;
     options.target_backend = target_backend_;
+    Result<gate::ExecOptions> source_exec =
+        ToExecOptions(source_exec_, exec_timeout_, "--source-exec", options.source_backend);
+    if (!source_exec.ok()) return UsageError(source_exec.status());
+    Result<gate::ExecOptions> target_exec =
+        ToExecOptions(target_exec_, exec_timeout_, "--target-exec", options.target_backend);
+    if (!target_exec.ok()) return UsageError(target_exec.status());
+    options.source_exec = std::move(source_exec).value();
+    options.target_exec = std::move(target_exec).value();
     options.data = std::move(data).value();
     options.policy = std::move(policy).value();
     options.agreement = std::move(agreement).value();
@@ -69,6 +86,9 @@ class CompareCommand : public Command {
   std::string target_;
   std::string source_backend_;
   std::string target_backend_;
+  std::string source_exec_;
+  std::string target_exec_;
+  double exec_timeout_ = 600.0;
   ToleranceFlags tolerance_;
   AgreementFlags agreement_;
   DataFlags data_;

@@ -25,6 +25,9 @@ std::unique_ptr<Command> MakeInspectCommand();
 std::unique_ptr<Command> MakeRunCommand();
 std::unique_ptr<Command> MakeCompareCommand();
 std::unique_ptr<Command> MakeCheckCommand();
+std::unique_ptr<Command> MakeConvertCommand();
+std::unique_ptr<Command> MakeCacheCommand();
+std::unique_ptr<Command> MakeVerifyCommand();
 
 // Seconds since the process started (the figure reports give as the invocation's duration).
 double ProcessSeconds();

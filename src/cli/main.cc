@@ -31,7 +31,10 @@ int Main(int argc, char** argv) {
   commands.push_back(convgate::cli::MakeInspectCommand());
   commands.push_back(convgate::cli::MakeRunCommand());
   commands.push_back(convgate::cli::MakeCompareCommand());
+  commands.push_back(convgate::cli::MakeVerifyCommand());
   commands.push_back(convgate::cli::MakeCheckCommand());
+  commands.push_back(convgate::cli::MakeConvertCommand());
+  commands.push_back(convgate::cli::MakeCacheCommand());
   std::vector<std::pair<CLI::App*, Command*>> registered;
   for (auto& command : commands) {
     CLI::App* sub = command->Register(app);

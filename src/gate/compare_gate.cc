@@ -8,6 +8,7 @@
 #include "hints.h"
 #include "judging.h"
 #include "output_saver.h"
+#include "positional.h"
 #include "side.h"
 
 namespace convgate::gate {
@@ -26,6 +27,9 @@ struct Side {
   SideRecord* record = nullptr;
 
   const Signature* signature() const { return model ? &model->model->signature() : nullptr; }
+  // A TorchScript model takes inputs and names outputs by position (positional.h).
+  bool positional_inputs() const { return model && signature()->positional_inputs; }
+  bool positional_outputs() const { return model && signature()->positional_outputs; }
 };
 
 std::string JoinNames(const std::vector<std::string>& names) {
@@ -35,7 +39,7 @@ std::string JoinNames(const std::vector<std::string>& names) {
 }
 
 std::optional<GateError> ResolveAndLoad(const std::string& spec, const std::string& backend,
-                                        int threads, Side& side) {
+                                        const backends::LoadOptions& load, Side& side) {
   Result<ResolvedSide> resolved = internal::ResolveSide(spec, backend);
   if (!resolved.ok()) {
     Stage stage = resolved.status().code() == StatusCode::kNotFound ? Stage::kLoad : Stage::kFlags;
@@ -44,7 +48,7 @@ std::optional<GateError> ResolveAndLoad(const std::string& spec, const std::stri
   side.resolved = std::move(resolved).value();
   internal::DescribeSide(side.resolved, *side.record);
   if (side.resolved.kind != SideKind::kModel) return std::nullopt;
-  Result<LoadedModel> loaded = internal::LoadModel(side.resolved, threads, *side.record);
+  Result<LoadedModel> loaded = internal::LoadModel(side.resolved, load, *side.record);
   if (!loaded.ok()) return GateError{Stage::kLoad, loaded.status().WithContext(side.record->role)};
   side.model = std::move(loaded).value();
   return std::nullopt;
@@ -126,11 +130,34 @@ Result<TensorMap> OutputsOf(Side& side, int sample_idx, const TensorMap* sample)
   Result<TensorMap> outputs = side.model->model->Run(*sample, {});
   side.record->run_seconds +=
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  internal::RecordBackendLog(*side.model, *side.record);
   if (!outputs.ok()) {
     return outputs.status().WithContext(side.record->role + " sample " +
                                         std::to_string(sample_idx));
   }
   return outputs;
+}
+
+// A side naming outputs by position (TorchScript) takes the other side's names in order; two such
+// sides keep output_0, output_1, ... Records how each side was matched and any count mismatch.
+void MatchOutputs(Side& source, Side& target, int sample_idx, TensorMap& source_outputs,
+                  TensorMap& target_outputs, CompareReport& report) {
+  const bool source_positional = source.positional_outputs();
+  const bool target_positional = target.positional_outputs();
+  if (source_positional && target_positional) {
+    source.record->output_matching = target.record->output_matching = "position";
+  } else if (source_positional || target_positional) {
+    Side& positional = source_positional ? source : target;
+    Side& named = source_positional ? target : source;
+    std::optional<std::string> failure =
+        internal::MatchOutputsByPosition(source_positional ? source_outputs : target_outputs,
+                                         source_positional ? target_outputs : source_outputs,
+                                         *positional.record, named.record->role, sample_idx == 0);
+    if (failure && sample_idx == 0) report.structure_failures.push_back(std::move(*failure));
+  }
+  // A TorchScript side lists its outputs only once it has run.
+  if (source.record->output_names.empty()) source.record->output_names = source_outputs.Names();
+  if (target.record->output_names.empty()) target.record->output_names = target_outputs.Names();
 }
 
 CompareReport Errored(CompareReport report, GateError error) {
@@ -144,7 +171,13 @@ CompareReport Errored(CompareReport report, GateError error) {
 std::optional<GateError> SetUpSamples(const CompareOptions& options, Side& source, Side& target,
                                       CompareReport& report,
                                       std::optional<inputs::Dataset>& dataset, size_t& samples) {
+  // The side that names (and declares) its inputs decides them, the source when both do; a
+  // positional side (TorchScript) takes them in that side's order.
   Side* runner = source.model ? &source : (target.model ? &target : nullptr);
+  if (runner != nullptr && runner->positional_inputs() && target.model &&
+      !target.positional_inputs()) {
+    runner = &target;
+  }
   if (runner == nullptr) {
     if (options.data.load_inputs.has_value()) {
       return GateError{Stage::kFlags,
@@ -172,7 +205,11 @@ std::optional<GateError> SetUpSamples(const CompareOptions& options, Side& sourc
                                      report.inputs, error);
   if (!dataset.has_value()) return error;
   if (source.model && target.model) {
-    Status fits = internal::CheckDatasetFits(*dataset, *target.signature(), target.record->path);
+    Side& other = runner == &source ? target : source;
+    Status fits =
+        other.positional_inputs()
+            ? internal::CheckPositionalFits(*dataset, *other.signature(), other.record->path)
+            : internal::CheckDatasetFits(*dataset, *other.signature(), other.record->path);
     if (!fits.ok()) return GateError{Stage::kInputs, fits};
   }
   samples = dataset->samples.size();
@@ -197,14 +234,17 @@ CompareReport CompareModelsGate(const CompareOptions& options) {
   report.target.role = "target";
   report.source.path = options.source;
   report.target.path = options.target;
+  report.source.output_matching = report.target.output_matching = "name";  // see MatchOutputs
   Side source, target;
   source.record = &report.source;
   target.record = &report.target;
   const int threads = options.data.threads;
-  if (auto e = ResolveAndLoad(options.source, options.source_backend, threads, source)) {
+  if (auto e = ResolveAndLoad(options.source, options.source_backend,
+                              internal::SideLoadOptions(threads, options.source_exec), source)) {
     return Errored(std::move(report), *e);
   }
-  if (auto e = ResolveAndLoad(options.target, options.target_backend, threads, target)) {
+  if (auto e = ResolveAndLoad(options.target, options.target_backend,
+                              internal::SideLoadOptions(threads, options.target_exec), target)) {
     return Errored(std::move(report), *e);
   }
   if (auto e = LoadSaved(source, target.signature())) return Errored(std::move(report), *e);
@@ -232,11 +272,12 @@ CompareReport CompareModelsGate(const CompareOptions& options) {
     if (!source_outputs.ok()) {
       return Errored(std::move(report), GateError{Stage::kRun, source_outputs.status()});
     }
-    saver.Keep(*source_outputs);
     Result<TensorMap> target_outputs = OutputsOf(target, idx, sample);
     if (!target_outputs.ok()) {
       return Errored(std::move(report), GateError{Stage::kRun, target_outputs.status()});
     }
+    MatchOutputs(source, target, idx, *source_outputs, *target_outputs, report);
+    saver.Keep(*source_outputs);
     CompareSample(idx, *source_outputs, *target_outputs, report);
     agreements.Add(*source_outputs, *target_outputs);
   }

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "positional.h"
+
 namespace convgate::gate::internal {
 namespace {
 
@@ -31,6 +33,37 @@ Result<inputs::Dataset> Obtain(const DataOptions& options, const Signature& sign
   return generated;
 }
 
+// A model whose inputs are unknown altogether (the exec backend on a file that is not ONNX) has
+// nothing to generate inputs from or check them against: they are loaded and passed as they are.
+std::optional<inputs::Dataset> PrepareUndeclared(const DataOptions& options,
+                                                 std::optional<inputs::Dataset> provided,
+                                                 DatasetRecord& record,
+                                                 std::optional<GateError>& error) {
+  if (!options.load_inputs.has_value() && !provided.has_value()) {
+    error = GateError{
+        Stage::kFlags,
+        Status::InvalidArgument("the model declares no inputs (the exec backend reads input names "
+                                "and types only from .onnx files): pass them with --load-inputs")};
+    return std::nullopt;
+  }
+  Stage stage = Stage::kInputs;
+  Result<inputs::Dataset> dataset = Obtain(options, Signature{}, std::move(provided), stage);
+  if (!dataset.ok()) {
+    error = GateError{stage, dataset.status()};
+    return std::nullopt;
+  }
+  Describe(*dataset, record);
+  if (options.save_inputs.has_value()) {
+    Status saved = inputs::SaveDataset(*options.save_inputs, *dataset, Signature{});
+    if (!saved.ok()) {
+      error = GateError{Stage::kWrite, saved.WithContext("--save-inputs")};
+      return std::nullopt;
+    }
+    record.saved_to = options.save_inputs->string();
+  }
+  return std::move(dataset).value();
+}
+
 }  // namespace
 
 std::optional<inputs::Dataset> PrepareDataset(const DataOptions& options,
@@ -38,20 +71,38 @@ std::optional<inputs::Dataset> PrepareDataset(const DataOptions& options,
                                               std::optional<inputs::Dataset> provided,
                                               DatasetRecord& record,
                                               std::optional<GateError>& error) {
+  if (signature.positional_inputs && signature.inputs.empty()) {
+    return PrepareUndeclared(options, std::move(provided), record, error);
+  }
   Stage stage = Stage::kInputs;
-  Result<inputs::Dataset> dataset = Obtain(options, signature, std::move(provided), stage);
+  // A model declaring no input dtypes (TorchScript; positional.h): generated inputs are float32,
+  // loaded ones are checked with the dtypes they have.
+  const bool untyped = HasUntypedInputs(signature);
+  const bool generating = !options.load_inputs.has_value() && !provided.has_value();
+  std::vector<std::string> type_notes;
+  if (untyped && generating) {
+    if (Status shapes = CheckShapesGiven(signature, options.generate); !shapes.ok()) {
+      error = GateError{Stage::kFlags, shapes};
+      return std::nullopt;
+    }
+  }
+  Result<inputs::Dataset> dataset =
+      Obtain(options, untyped ? WithGeneratedTypes(signature, type_notes) : signature,
+             std::move(provided), stage);
   if (!dataset.ok()) {
     error = GateError{stage, dataset.status()};
     return std::nullopt;
   }
-  Status valid = inputs::ValidateDataset(*dataset, signature);
+  if (generating) dataset->notes.insert(dataset->notes.end(), type_notes.begin(), type_notes.end());
+  const Signature checked = untyped ? WithLoadedTypes(signature, *dataset) : signature;
+  Status valid = inputs::ValidateDataset(*dataset, checked);
   Describe(*dataset, record);
   if (!valid.ok()) {
     error = GateError{Stage::kInputs, valid};
     return std::nullopt;
   }
   if (options.save_inputs.has_value()) {
-    Status saved = inputs::SaveDataset(*options.save_inputs, *dataset, signature);
+    Status saved = inputs::SaveDataset(*options.save_inputs, *dataset, checked);
     if (!saved.ok()) {
       error = GateError{Stage::kWrite, saved.WithContext("--save-inputs")};
       return std::nullopt;

@@ -24,6 +24,8 @@ std::string_view StageName(Stage stage) {
       return "inputs";
     case Stage::kRun:
       return "run";
+    case Stage::kConvert:
+      return "convert";
     case Stage::kWrite:
       return "write";
     case Stage::kInternal:

@@ -46,8 +46,14 @@ void CheckSample(int sample_idx, const Signature& signature, const TensorMap& sa
   }
   for (const auto& entry : outputs) {
     if (signature.FindOutput(entry.name) != nullptr) continue;
-    report.checks.push_back(internal::CheckOutputSanity(sample_idx, entry.name, entry.tensor,
-                                                        nullptr, inputs_finite, bindings));
+    // A model that declares no outputs (TorchScript) has no dtype or shape to hold them to: an
+    // output declaring neither is checked for non-empty and finite only.
+    const TensorInfo anything{entry.name, std::nullopt, "", false, {}};
+    const TensorInfo* declared = signature.positional_outputs ? &anything : nullptr;
+    SanityCheck check = internal::CheckOutputSanity(sample_idx, entry.name, entry.tensor, declared,
+                                                    inputs_finite, bindings);
+    if (declared != nullptr) check.declared_shape.clear();  // not "(no shape)": nothing declared
+    report.checks.push_back(std::move(check));
   }
   if (sample_idx == 0) report.bindings = bindings.Describe();
 }
@@ -68,10 +74,15 @@ RunReport RunModelGate(const RunOptions& options) {
                                            "needs a model file (e.g. .onnx)"));
   }
   internal::DescribeSide(*side, report.model);
-  Result<internal::LoadedModel> loaded =
-      internal::LoadModel(*side, options.data.threads, report.model);
+  Result<internal::LoadedModel> loaded = internal::LoadModel(
+      *side, internal::SideLoadOptions(options.data.threads, options.exec), report.model);
   if (!loaded.ok()) return Errored(std::move(report), Stage::kLoad, loaded.status());
   backends::Model& model = *loaded->model;
+  if (model.signature().positional_outputs) {
+    report.model.notes.push_back(
+        "the model declares no outputs (TorchScript records none): each output is checked for "
+        "being non-empty and finite only, not for a dtype or shape");
+  }
 
   std::optional<GateError> error;
   std::optional<inputs::Dataset> dataset =
@@ -85,11 +96,13 @@ RunReport RunModelGate(const RunOptions& options) {
     Result<TensorMap> outputs = model.Run(sample, {});
     report.model.run_seconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    internal::RecordBackendLog(*loaded, report.model);
     if (!outputs.ok()) {
       return Errored(std::move(report), Stage::kRun,
                      outputs.status().WithContext("sample " + std::to_string(sample_idx)));
     }
     CheckSample(static_cast<int>(sample_idx), model.signature(), sample, *outputs, report);
+    if (report.model.output_names.empty()) report.model.output_names = outputs->Names();
     saver.Keep(*outputs);
   }
   if (auto e = saver.Write(model.signature().outputs, report.model)) {

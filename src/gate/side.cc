@@ -4,6 +4,7 @@
 #include <regex>
 
 #include "convgate/backends/registry.h"
+#include "convgate/core/command_line.h"
 #include "convgate/core/file_util.h"
 #include "convgate/graph/onnx_model.h"
 #include "convgate/io/tensor_proto.h"
@@ -132,7 +133,9 @@ Result<ResolvedSide> ResolveSide(const std::string& spec, const std::string& bac
     return ResolveDirectory(path);
   }
   const std::string ext = path.extension().string();
-  if (backend_override == "outputs" || ext == ".npz" || ext == ".npy") {
+  // An explicit model backend makes any file a model: an exec runner may take weights in an .npz.
+  const bool saved_by_extension = backend_override.empty() && (ext == ".npz" || ext == ".npy");
+  if (backend_override == "outputs" || saved_by_extension) {
     if (ext != ".npz" && ext != ".npy") {
       return Status::InvalidArgument(spec + ": saved outputs must be an .npz, an .npy or a folder");
     }
@@ -157,13 +160,25 @@ void DescribeSide(const ResolvedSide& side, SideRecord& record) {
   }
 }
 
-Result<LoadedModel> LoadModel(const ResolvedSide& side, int threads, SideRecord& record) {
+backends::LoadOptions SideLoadOptions(int threads, const ExecOptions& exec) {
+  backends::LoadOptions options;
+  options.intra_op_threads = threads;
+  options.exec_argv = exec.argv;
+  options.timeout_seconds = exec.timeout_seconds;
+  return options;
+}
+
+void RecordBackendLog(const LoadedModel& model, SideRecord& record) {
+  record.backend_log = model.model->last_log();
+}
+
+Result<LoadedModel> LoadModel(const ResolvedSide& side, const backends::LoadOptions& options,
+                              SideRecord& record) {
   const auto start = std::chrono::steady_clock::now();
   LoadedModel loaded;
   CONVGATE_ASSIGN_OR_RETURN(loaded.backend, backends::CreateBackend(side.backend));
   record.backend_version = loaded.backend->version();
-  backends::LoadOptions options;
-  options.intra_op_threads = threads;
+  if (side.backend == "exec") record.backend_command = JoinCommandLine(options.exec_argv);
   CONVGATE_ASSIGN_OR_RETURN(loaded.model, loaded.backend->Load(side.path, options));
   record.load_seconds = SecondsSince(start);
   for (const TensorInfo& info : loaded.model->signature().outputs) {

@@ -12,6 +12,7 @@
 #include "convgate/core/status.h"
 #include "convgate/core/tensor.h"
 #include "convgate/gate/results.h"
+#include "convgate/gate/workflows.h"
 #include "convgate/inputs/dataset.h"
 
 namespace convgate::gate::internal {
@@ -35,7 +36,15 @@ struct LoadedModel {
 };
 
 // Fills record.{role-independent fields}: path, kind, format, backend, version, sha256, timing.
-Result<LoadedModel> LoadModel(const ResolvedSide& side, int threads, SideRecord& record);
+Result<LoadedModel> LoadModel(const ResolvedSide& side, const backends::LoadOptions& options,
+                              SideRecord& record);
+
+// The backend's load options for one side of a workflow.
+backends::LoadOptions SideLoadOptions(int threads, const ExecOptions& exec);
+
+// Copies what the side's runtime printed in its last run (the exec backend's stderr tail) into
+// record.backend_log. Called after every run, so a failed run's log is the one reported.
+void RecordBackendLog(const LoadedModel& model, SideRecord& record);
 
 struct SavedOutputs {
   std::vector<TensorMap> samples;

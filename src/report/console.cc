@@ -22,7 +22,9 @@ std::string SideLine(const gate::SideRecord& side) {
   std::string text = side.path + "  (" + side.kind;
   if (side.kind == "model") text += ", " + side.backend + " " + side.backend_version;
   if (side.kind == "outputs") text += ", " + side.format;
-  return text + ")";
+  text += ")";
+  for (const std::string& note : side.notes) text += "\n           note: " + note;
+  return text;
 }
 
 std::string InputsLine(const gate::DatasetRecord& inputs, bool both_saved) {

@@ -16,17 +16,25 @@ json Number(double value) {
 }
 
 json SideJson(const gate::SideRecord& side) {
-  return json{{"role", side.role},
-              {"path", side.path},
-              {"kind", side.kind},
-              {"format", side.format},
-              {"backend", side.backend},
-              {"backend_version", side.backend_version},
-              {"sha256", side.sha256},
-              {"load_seconds", side.load_seconds},
-              {"run_seconds", side.run_seconds},
-              {"outputs", side.output_names},
-              {"outputs_saved_to", side.outputs_saved_to}};
+  json out{{"role", side.role},
+           {"path", side.path},
+           {"kind", side.kind},
+           {"format", side.format},
+           {"backend", side.backend},
+           {"backend_version", side.backend_version},
+           {"sha256", side.sha256},
+           {"load_seconds", side.load_seconds},
+           {"run_seconds", side.run_seconds},
+           {"outputs", side.output_names},
+           {"outputs_saved_to", side.outputs_saved_to},
+           {"notes", side.notes}};
+  // compare only: "name", or "position" with the renaming (a TorchScript side).
+  if (!side.output_matching.empty()) out["output_matching"] = side.output_matching;
+  if (!side.output_renames.empty()) out["output_renames"] = side.output_renames;
+  // exec only: the command and the end of its stderr.
+  if (!side.backend_command.empty()) out["backend_command"] = side.backend_command;
+  if (!side.backend_log.empty()) out["backend_log"] = side.backend_log;
+  return out;
 }
 
 json DatasetJson(const gate::DatasetRecord& dataset) {

@@ -44,9 +44,14 @@ struct Case {
   bool error = false;
 };
 
-std::string Render(const std::string& suite, const std::vector<Case>& cases, double seconds) {
+struct Suite {
+  std::string name;
+  std::vector<Case> cases;
+};
+
+std::string RenderSuite(const Suite& suite, double seconds) {
   size_t failures = 0, errors = 0;
-  for (const Case& c : cases) {
+  for (const Case& c : suite.cases) {
     if (c.error) {
       ++errors;
     } else if (!c.failures.empty()) {
@@ -54,11 +59,10 @@ std::string Render(const std::string& suite, const std::vector<Case>& cases, dou
     }
   }
   std::ostringstream xml;
-  xml << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  xml << "<testsuites>\n  <testsuite name=\"" << Escape(suite) << "\" tests=\"" << cases.size()
+  xml << "  <testsuite name=\"" << Escape(suite.name) << "\" tests=\"" << suite.cases.size()
       << "\" failures=\"" << failures << "\" errors=\"" << errors << "\" time=\"" << seconds
       << "\">\n";
-  for (const Case& c : cases) {
+  for (const Case& c : suite.cases) {
     xml << "    <testcase classname=\"" << Escape(c.classname) << "\" name=\"" << Escape(c.name)
         << "\"";
     if (c.failures.empty()) {
@@ -71,45 +75,73 @@ std::string Render(const std::string& suite, const std::vector<Case>& cases, dou
     xml << ">\n      <" << tag << " message=\"" << Escape(c.failures.front()) << "\">"
         << Escape(body) << "</" << tag << ">\n    </testcase>\n";
   }
-  xml << "  </testsuite>\n</testsuites>\n";
+  xml << "  </testsuite>\n";
   return xml.str();
+}
+
+std::string Render(const std::vector<Suite>& suites, double seconds) {
+  std::string xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n";
+  for (const Suite& suite : suites) xml += RenderSuite(suite, seconds);
+  return xml + "</testsuites>\n";
 }
 
 Case ErrorCase(const std::string& classname, const gate::GateError& error) {
   return Case{classname, std::string(gate::StageName(error.stage)), {ErrorLine(error)}, true};
 }
 
-}  // namespace
-
-std::string JUnitXml(const gate::RunReport& report, const Invocation& invocation) {
+Suite RunSuite(const gate::RunReport& report) {
   const std::string classname = "convgate.run." + report.model.path;
-  std::vector<Case> cases;
+  Suite suite{"convgate run", {}};
   for (const gate::SanityCheck& check : report.checks) {
-    cases.push_back({classname, "sample " + std::to_string(check.sample) + " / " + check.output,
-                     check.failures, false});
+    suite.cases.push_back({classname,
+                           "sample " + std::to_string(check.sample) + " / " + check.output,
+                           check.failures, false});
   }
-  if (report.error) cases.push_back(ErrorCase(classname, *report.error));
-  return Render("convgate run", cases, invocation.seconds);
+  if (report.error) suite.cases.push_back(ErrorCase(classname, *report.error));
+  return suite;
 }
 
-std::string JUnitXml(const gate::CompareReport& report, const Invocation& invocation) {
+Suite CompareSuite(const gate::CompareReport& report) {
   const std::string classname = "convgate.compare." + report.target.path;
-  std::vector<Case> cases;
+  Suite suite{"convgate compare", {}};
   if (!report.structure_failures.empty()) {
-    cases.push_back({classname, "structure", report.structure_failures, false});
+    suite.cases.push_back({classname, "structure", report.structure_failures, false});
   }
   for (const gate::OutputCheck& check : report.checks) {
     std::vector<std::string> lines = check.failures;
     for (const std::string& hint : check.hints) lines.push_back("hint: " + hint);
     if (check.passed) lines.clear();
-    cases.push_back(
+    suite.cases.push_back(
         {classname, "sample " + std::to_string(check.sample) + " / " + check.output, lines, false});
   }
   for (auto& [name, lines] : internal::AgreementCases(report)) {
-    cases.push_back({classname, name, lines, false});
+    suite.cases.push_back({classname, name, lines, false});
   }
-  if (report.error) cases.push_back(ErrorCase(classname, *report.error));
-  return Render("convgate compare", cases, invocation.seconds);
+  if (report.error) suite.cases.push_back(ErrorCase(classname, *report.error));
+  return suite;
+}
+
+}  // namespace
+
+std::string JUnitXml(const gate::RunReport& report, const Invocation& invocation) {
+  return Render({RunSuite(report)}, invocation.seconds);
+}
+
+std::string JUnitXml(const gate::CompareReport& report, const Invocation& invocation) {
+  return Render({CompareSuite(report)}, invocation.seconds);
+}
+
+// verify: the conversion, the target's end-to-end run and the comparison, one suite each.
+std::string JUnitXml(const gate::VerifyReport& report, const Invocation& invocation) {
+  const std::string classname = "convgate.verify." + report.source;
+  Suite conversion{"convgate verify: conversion", {}};
+  std::vector<std::string> failure;
+  if (!report.conversion_passed && report.error) failure.push_back(ErrorLine(*report.error));
+  conversion.cases.push_back({classname, report.conversion_path, failure, !failure.empty()});
+  std::vector<Suite> suites = {conversion};
+  if (report.e2e) suites.push_back(RunSuite(*report.e2e));
+  if (report.comparison) suites.push_back(CompareSuite(*report.comparison));
+  return Render(suites, invocation.seconds);
 }
 
 }  // namespace convgate::report

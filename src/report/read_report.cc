@@ -30,6 +30,11 @@ gate::SideRecord SideFromJson(const JsonFields& json) {
   side.load_seconds = json.OptionalNumber("load_seconds").value_or(0.0);
   side.run_seconds = json.OptionalNumber("run_seconds").value_or(0.0);
   side.output_names = json.Strings("outputs");
+  side.output_matching = OptionalString(json, "output_matching");
+  if (json.Has("output_renames")) side.output_renames = json.Strings("output_renames");
+  if (json.Has("notes")) side.notes = json.Strings("notes");
+  side.backend_command = OptionalString(json, "backend_command");
+  side.backend_log = OptionalString(json, "backend_log");
   return side;
 }
 

@@ -36,15 +36,20 @@ size_t CountFailed(const std::vector<Check>& checks) {
   return failed;
 }
 
+// conversion_path: null for run/compare, which convert nothing; `convgate verify` fills it.
+// task: null unless detected from the model (gate/task.h); never a guess.
 json Assemble(bool verify_passed, bool e2e_passed, const std::string& detail,
-              const std::string& error) {
-  // conversion_path: null because run/compare convert nothing; `convgate verify` fills it.
-  // task: null until task detection exists; never a guess.
-  return json{
-      {"verify_passed", verify_passed}, {"e2e_passed", e2e_passed},
-      {"conversion_path", nullptr},     {"task", nullptr},
-      {"e2e_detail", detail},           {"error", error.empty() ? json(nullptr) : json(error)}};
+              const std::string& error, const json& conversion_path = nullptr,
+              const json& task = nullptr) {
+  return json{{"verify_passed", verify_passed},
+              {"e2e_passed", e2e_passed},
+              {"conversion_path", conversion_path},
+              {"task", task},
+              {"e2e_detail", detail},
+              {"error", error.empty() ? json(nullptr) : json(error)}};
 }
+
+std::string Text(const json& value) { return value.is_string() ? value.get<std::string>() : ""; }
 
 }  // namespace
 
@@ -103,6 +108,31 @@ json VerifyResultJson(const gate::CompareReport& report) {
     }
   }
   return Assemble(passed, e2e, detail, error);
+}
+
+json VerifyResultJson(const gate::VerifyReport& report) {
+  const json task = report.task ? json(report.task->task) : json(nullptr);
+  const json path = report.conversion_path.empty() ? json(nullptr) : json(report.conversion_path);
+  if (!report.conversion_passed) {
+    const std::string error = report.error ? report.error->status.message() : "";
+    return Assemble(false, false, "conversion of " + report.source + " failed; nothing ran", error,
+                    path, task);
+  }
+  std::string detail = "target " + report.target + " (" + report.conversion_path + ")";
+  std::string error;
+  if (report.e2e) {
+    const json e2e = VerifyResultJson(*report.e2e);
+    detail += "; end-to-end: " + Text(e2e["e2e_detail"]);
+    error = Text(e2e["error"]);
+  }
+  if (report.comparison) {
+    const json compared = VerifyResultJson(*report.comparison);
+    detail += "; comparison: " + Text(compared["e2e_detail"]);
+    if (error.empty()) error = Text(compared["error"]);
+  }
+  if (report.task) detail += "; task: " + report.task->evidence;
+  const bool passed = report.verdict == gate::Verdict::kPass;
+  return Assemble(passed, report.e2e_passed(), detail, passed ? "" : error, path, task);
 }
 
 }  // namespace convgate::report

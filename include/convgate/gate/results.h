@@ -26,6 +26,7 @@ enum class Stage {
   kInputs,    // inputs could not be generated, loaded or do not fit the model (exit 3)
   kRun,       // the runtime failed during inference (exit 3)
   kWrite,     // a result file could not be written (exit 3)
+  kConvert,   // the conversion failed (exit 3)
   kInternal,  // a bug in convgate (exit 4)
 };
 std::string_view StageName(Stage stage);
@@ -52,6 +53,18 @@ struct SideRecord {
   double run_seconds = 0.0;  // summed over samples
   std::vector<std::string> output_names;
   std::string outputs_saved_to;  // --save-outputs target, if this side's outputs were saved
+  // The exec backend: the command template as given (quoted so it splits back into the same
+  // argv), and its stderr from the last run, i.e. from the failing run when one failed (the last
+  // 64 KiB). Empty for in-process backends.
+  std::string backend_command;
+  std::string backend_log;
+  // compare: how this side's outputs were paired with the other side's: "name", or "position"
+  // when its backend names no outputs (TorchScript: output_0, ...) and they took the other side's
+  // names in order, listed in output_renames ("output_0 -> logits"). Empty for run.
+  std::string output_matching;
+  std::vector<std::string> output_renames;
+  // Facts about this side a reader needs ("the model declares no outputs: ...").
+  std::vector<std::string> notes;
 };
 
 struct InputRecord {

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "convgate/compare/agreement_check.h"
 #include "convgate/compare/policy.h"
@@ -24,10 +25,17 @@ struct DataOptions {
   int threads = 0;  // intra-op threads; 0 = runtime default
 };
 
+// The "exec" backend's settings for one side (backends::LoadOptions::exec_argv).
+struct ExecOptions {
+  std::vector<std::string> argv;   // the command template; empty unless the side uses exec
+  double timeout_seconds = 600.0;  // per run of the command (--exec-timeout); <= 0: none
+};
+
 struct RunOptions {
   std::filesystem::path model;
   std::string backend;  // empty: from the model's format
   DataOptions data;
+  ExecOptions exec;
 };
 
 // Loads and runs the model on every sample, then checks each output: non-empty, no NaN/Inf,
@@ -40,6 +48,8 @@ struct CompareOptions {
   std::string target;
   std::string source_backend;  // empty: from the format
   std::string target_backend;
+  ExecOptions source_exec;
+  ExecOptions target_exec;
   DataOptions data;
   compare::Policy policy;
   // --classifier, --agreement, --flip-margin, --top-k: which outputs are classifier outputs and

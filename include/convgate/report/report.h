@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "convgate/gate/results.h"
+#include "convgate/gate/verify.h"
 #include "convgate/graph/onnx_model.h"
 
 namespace convgate::report {
@@ -25,21 +26,26 @@ struct Invocation {
 
 nlohmann::json ReportJson(const gate::RunReport& report, const Invocation& invocation);
 nlohmann::json ReportJson(const gate::CompareReport& report, const Invocation& invocation);
+// verify: the conversion record, the task, the target's end-to-end run and the comparison.
+nlohmann::json ReportJson(const gate::VerifyReport& report, const Invocation& invocation);
 nlohmann::json ModelSummaryJson(const graph::ModelSummary& summary);
 
 // verify_result.json, exactly the reference's fields:
 // {"verify_passed", "e2e_passed", "conversion_path", "task", "e2e_detail", "error"}.
 nlohmann::json VerifyResultJson(const gate::RunReport& report);
 nlohmann::json VerifyResultJson(const gate::CompareReport& report);
+nlohmann::json VerifyResultJson(const gate::VerifyReport& report);
 
 // JUnit XML: one <testcase> per output per sample; an error verdict is one <testcase> with
 // <error>.
 std::string JUnitXml(const gate::RunReport& report, const Invocation& invocation);
 std::string JUnitXml(const gate::CompareReport& report, const Invocation& invocation);
+std::string JUnitXml(const gate::VerifyReport& report, const Invocation& invocation);
 
 // Human-readable summary for the terminal. `color` adds ANSI colours (only on a TTY).
 std::string ConsoleText(const gate::RunReport& report, bool color);
 std::string ConsoleText(const gate::CompareReport& report, bool color);
+std::string ConsoleText(const gate::VerifyReport& report, bool color);
 std::string ModelSummaryText(const graph::ModelSummary& summary);
 
 // The one-line error for stderr: "convgate: error (load): target: model.onnx: ...".

@@ -1,0 +1,56 @@
+// `convgate verify`: the full gate of OpenVINO's verify-conversion skill, for real: convert (or
+// take the given target), run the end-to-end sanity gate on the target, compare it with the
+// source. verify_passed is true only when the conversion, the end-to-end inference and the
+// comparison all pass.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "convgate/convert/convert.h"
+#include "convgate/gate/results.h"
+#include "convgate/gate/task.h"
+#include "convgate/gate/workflows.h"
+
+namespace convgate::gate {
+
+struct VerifyOptions {
+  std::string source;
+  // Exactly one way to get the target:
+  std::string to;      // a conversion kind (convert.h), or "opencv": the source ONNX model itself
+                       // through OpenCV DNN (no file conversion)
+  std::string target;  // an already converted model
+  std::vector<std::string> converter_argv;    // an external converter ({src} {out})
+  std::map<std::string, std::string> params;  // conversion parameters
+  std::filesystem::path output;               // -o: where the converted model goes (optional)
+  double timeout_seconds = 600.0;
+  int max_attempts = 3;
+  bool use_cache = true;
+  // Backends, inputs, policy and agreement checks of the comparison; source and target are set
+  // by VerifyGate.
+  CompareOptions compare;
+};
+
+struct VerifyReport {
+  std::string source;
+  std::string target;           // the converted model that was verified
+  std::string conversion_path;  // verify_result's conversion_path: what turned source into target
+  std::optional<convert::ConversionRecord> conversion;  // absent when the target was given
+  bool conversion_passed = false;
+  std::optional<RunReport> e2e;             // the sanity gate on the target (absent if not reached)
+  std::optional<CompareReport> comparison;  // absent if not reached
+  std::optional<DetectedTask> task;
+  Verdict verdict = Verdict::kError;
+  // Set when the conversion failed (Stage::kConvert) or a flag was wrong; errors of the e2e run
+  // or the comparison stay in their reports and are copied here too.
+  std::optional<GateError> error;
+
+  bool e2e_passed() const { return e2e && !e2e->error && e2e->verdict == Verdict::kPass; }
+};
+
+VerifyReport VerifyGate(const VerifyOptions& options);
+
+}  // namespace convgate::gate
