@@ -2,13 +2,16 @@
 # Exports the torchvision test fixtures once and reuses them afterwards:
 #   resnet18.pt, resnet18.onnx, mobilenet_v2.pt, mobilenet_v2.onnx
 # (seeded random weights and BatchNorm statistics, TorchScript and ONNX opset 17 with a dynamic
-# batch axis; input "input" [N, 3, 224, 224], output "output" [N, 1000]) into
+# batch axis; input "input" [N, 3, 224, 224], output "output" [N, 1000]), and
+#   resnet18_bn_opset13.onnx
+# (the same resnet18 at opset 13 with its BatchNormalization nodes kept: an older export to upgrade
+# with --to opset:17, and normalization nodes to break or fold) into
 #   ${CONVGATE_FIXTURE_CACHE:-$HOME/.cache/convgate-fixtures}/torchvision-<key>/
 # where <key> hashes this script, scripts/torch_export.py and the python3-torch and
 # python3-torchvision versions, so a change to any of them exports again. The folder appears
 # atomically (exported into a temporary folder, then renamed), so an interrupted or concurrent run
 # never leaves a half-written one; manifest.jsonl holds torch_export.py's record of each export.
-# Never committed: the four files are ~100 MB.
+# Never committed: the five files are ~170 MB.
 #
 # Prints the folder on the last line of stdout. Exit codes: 0 ready, 1 an export failed.
 set -euo pipefail
@@ -46,6 +49,9 @@ export_all() {
     "$PYTHON" "$EXPORT" --model "$model" --seed "$SEED" --opset "$OPSET" --dynamic-batch \
       --to-torchscript "$dir/$model.pt" --to-onnx "$dir/$model.onnx" >>"$dir/manifest.jsonl"
   done
+  log "exporting resnet18 at opset 13 with BatchNormalization kept"
+  "$PYTHON" "$EXPORT" --model resnet18 --seed "$SEED" --opset 13 --keep-batchnorm --dynamic-batch \
+    --to-onnx "$dir/resnet18_bn_opset13.onnx" >>"$dir/manifest.jsonl"
 }
 
 main() {

@@ -72,6 +72,9 @@ def parse_args(argv):
     parser.add_argument("--dynamic-batch", action="store_true",
                         help="make dim 0 of every ONNX input and output the symbol 'batch'")
     parser.add_argument("--seed", type=int, default=0, help="weights and example input (default 0)")
+    parser.add_argument("--keep-batchnorm", action="store_true",
+                        help="keep BatchNormalization nodes (the exporter's eval-mode peephole "
+                        "otherwise folds them into the preceding Conv)")
     args = parser.parse_args(argv)
     if not args.to_torchscript and not args.to_onnx:
         parser.error("nothing to do: give --to-torchscript and/or --to-onnx")
@@ -251,9 +254,13 @@ def export_onnx(model, inputs, path, args, input_names, output_names):
     dynamic_axes = None
     if args.dynamic_batch:
         dynamic_axes = {name: {0: "batch"} for name in input_names + output_names}
+    # TrainingMode.PRESERVE exports the module as it is (in eval mode: inference BatchNorm) but
+    # skips the EVAL-only peephole pass that fuses Conv + BatchNorm.
+    training = torch.onnx.TrainingMode.PRESERVE if args.keep_batchnorm else torch.onnx.TrainingMode.EVAL
     write_atomically(path, lambda tmp: torch.onnx.export(
         model, inputs, tmp, opset_version=args.opset, input_names=input_names,
-        output_names=output_names, dynamic_axes=dynamic_axes, do_constant_folding=True))
+        output_names=output_names, dynamic_axes=dynamic_axes,
+        do_constant_folding=not args.keep_batchnorm, training=training))
 
 
 def resolve_inputs(args, default_names):

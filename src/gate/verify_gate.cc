@@ -80,6 +80,23 @@ RunOptions E2eOptions(const VerifyOptions& options, const std::string& target,
   return run;
 }
 
+// A float16 conversion judged under float32 defaults fails on any deep network: say what to use.
+void HintFloat16Tolerances(const VerifyOptions& options, CompareReport& comparison) {
+  const bool fp16 = options.to == "fp16" || options.to.starts_with("fp16:");
+  const compare::PolicySettings& global = options.compare.policy.global;
+  if (!fp16 || global.atol || global.rtol) return;
+  for (OutputCheck& check : comparison.checks) {
+    if (check.passed || check.policy.atol_origin.find("float32 default") == std::string::npos) {
+      continue;
+    }
+    check.hints.push_back(
+        "the target computes in float16 (--to fp16) but this output is judged under float32 "
+        "defaults, which no deep network meets in float16: pass network-level float16 "
+        "tolerances, e.g. --policy examples/policies/fp16-network.yaml (measured on "
+        "torchvision models, README 'Tolerance policy')");
+  }
+}
+
 }  // namespace
 
 VerifyReport VerifyGate(const VerifyOptions& options) {
@@ -107,6 +124,7 @@ VerifyReport VerifyGate(const VerifyOptions& options) {
   report.task = DetectFrom(options.source, report.target);
   report.e2e = RunModelGate(E2eOptions(options, report.target, compare.target_backend));
   report.comparison = CompareModelsGate(compare);
+  HintFloat16Tolerances(options, *report.comparison);
   for (const auto* error : {&report.e2e->error, &report.comparison->error}) {
     if (error->has_value() && !report.error) report.error = **error;
   }

@@ -20,6 +20,7 @@
 
 #include "convgate/io/npz.h"
 #include "testing/subprocess.h"
+#include "testing/torch_fixtures.h"
 
 namespace convgate {
 namespace {
@@ -29,7 +30,6 @@ using nlohmann::json;
 using testing::ProcessResult;
 
 const fs::path kBinary = fs::path(CONVGATE_BINARY_DIR) / "src/cli/convgate";
-const fs::path kFixtureScript = fs::path(CONVGATE_SOURCE_DIR) / "scripts/make_torch_fixtures.sh";
 
 std::string Describe(const ProcessResult& r) {
   return "exit " + std::to_string(r.exit_code) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err;
@@ -41,14 +41,7 @@ class TorchCliTest : public ::testing::Test {
   // setup test) and answers from the cache in ~0.1 s afterwards; its last line is the folder.
   static void SetUpTestSuite() {
 #if CONVGATE_WITH_TORCH
-    ProcessResult r = testing::RunProcess({kFixtureScript.string()});
-    if (r.exit_code != 0) {
-      fixture_error_ = "scripts/make_torch_fixtures.sh failed: " + Describe(r);
-      return;
-    }
-    std::string out = r.out;
-    while (!out.empty() && out.back() == '\n') out.pop_back();
-    fixtures_ = out.substr(out.find_last_of('\n') + 1);
+    fixtures_ = testing::TorchFixtureFolder(fixture_error_);
 #endif
   }
 

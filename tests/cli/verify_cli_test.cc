@@ -1,0 +1,255 @@
+// `convgate verify` end to end on real architectures: torchvision resnet18 and mobilenet_v2
+// (scripts/make_torch_fixtures.sh) converted PyTorch -> ONNX, ONNX -> float16 / opset 17 /
+// ORT-optimized / OpenCV DNN, and deliberately broken conversions (convgate-inject-fault) that
+// must all fail naming the output they corrupt.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "testing/subprocess.h"
+#include "testing/torch_fixtures.h"
+
+namespace convgate {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using testing::ProcessResult;
+
+const fs::path kBinary = fs::path(CONVGATE_BINARY_DIR) / "src/cli/convgate";
+const fs::path kInjectFault = fs::path(CONVGATE_BINARY_DIR) / "convgate-inject-fault";
+const std::string kFp16Policy =
+    (fs::path(CONVGATE_SOURCE_DIR) / "examples/policies/fp16-network.yaml").string();
+const std::string kFakeConverter =
+    (fs::path(CONVGATE_SOURCE_DIR) / "tests/fixtures/fake_converter.py").string();
+
+std::string Describe(const ProcessResult& r) {
+  return "exit " + std::to_string(r.exit_code) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err;
+}
+
+class VerifyCliTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+#if CONVGATE_WITH_TORCH
+    fixtures_ = testing::TorchFixtureFolder(fixture_error_);
+#endif
+  }
+
+  void SetUp() override {
+#if !CONVGATE_WITH_TORCH
+    GTEST_SKIP() << "built without libtorch (CONVGATE_WITH_TORCH=OFF)";
+#endif
+    ASSERT_TRUE(fixture_error_.empty()) << fixture_error_;
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() /
+           ("convgate_verify_cli_" + std::string(info->name()) + "_" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    // Conversions go to a private cache: the user's stays untouched and no test sees a hit it
+    // did not cause.
+    ::setenv("CONVGATE_CACHE_DIR", (dir_ / "cache").c_str(), 1);
+  }
+  void TearDown() override {
+    if (!dir_.empty() && !HasFailure()) fs::remove_all(dir_);
+  }
+
+  ProcessResult Convgate(std::vector<std::string> args) {
+    args.insert(args.begin(), kBinary.string());
+    ProcessResult result = testing::RunProcess(args);
+    EXPECT_EQ(result.signal, 0) << "convgate crashed; stderr:\n" << result.err;
+    return result;
+  }
+
+  // verify ... --out DIR/out; returns the result.
+  ProcessResult Verify(std::vector<std::string> args) {
+    args.insert(args.begin(), "verify");
+    args.insert(args.end(), {"--out", Out()});
+    return Convgate(args);
+  }
+
+  // Writes `fault` into a copy of fixture `model`; returns the broken model's path.
+  std::string Inject(const std::string& model, const std::string& fault) {
+    const std::string out = (dir_ / (fault + ".onnx")).string();
+    ProcessResult r =
+        testing::RunProcess({kInjectFault.string(), Fixture(model), out, "--fault", fault});
+    EXPECT_EQ(r.exit_code, 0) << Describe(r);
+    return out;
+  }
+
+  static std::string Fixture(const std::string& file) { return fs::path(fixtures_) / file; }
+  std::string Out() const { return (dir_ / "out").string(); }
+  json ReadJson(const std::string& file) const {
+    std::ifstream in(dir_ / "out" / file);
+    EXPECT_TRUE(in.good()) << "missing " << file;
+    return in.good() ? json::parse(in) : json::object();
+  }
+
+  // The gate passed and verify_result.json says so, field by field.
+  void ExpectPassed(const ProcessResult& r, const std::string& conversion_path_part) {
+    ASSERT_EQ(r.exit_code, 0) << Describe(r);
+    const json result = ReadJson("verify_result.json");
+    EXPECT_EQ(result["verify_passed"], true);
+    EXPECT_EQ(result["e2e_passed"], true);
+    EXPECT_TRUE(result["error"].is_null()) << result.dump(2);
+    EXPECT_EQ(result["task"], "image-classification");
+    EXPECT_NE(result["conversion_path"].get<std::string>().find(conversion_path_part),
+              std::string::npos)
+        << result["conversion_path"];
+    EXPECT_NE(result["e2e_detail"].get<std::string>().find("output(s) for non-empty, no NaN/Inf"),
+              std::string::npos)
+        << result["e2e_detail"];
+  }
+
+  // The comparison failed (not an error) and the first failure names output 'output'.
+  void ExpectComparisonFailsOnOutput(const ProcessResult& r) {
+    ASSERT_EQ(r.exit_code, 1) << Describe(r);
+    EXPECT_NE(r.out.find("first failure: sample 0, output 'output'"), std::string::npos) << r.out;
+    // verify_result's error says why the gate failed, in the words of the first failure.
+    const json result = ReadJson("verify_result.json");
+    EXPECT_EQ(result["verify_passed"], false);
+    EXPECT_NE(result["error"].dump().find("sample 0, output 'output'"), std::string::npos)
+        << result.dump(2);
+    const json report = ReadJson("report.json");
+    EXPECT_EQ(report["comparison"]["verdict"], "fail");
+    EXPECT_EQ(report["comparison"]["results"][0]["output"], "output");
+    EXPECT_EQ(report["comparison"]["results"][0]["verdict"], "fail");
+  }
+
+  inline static std::string fixtures_;
+  inline static std::string fixture_error_;
+  fs::path dir_;
+};
+
+TEST_F(VerifyCliTest, Resnet18TorchScriptToOnnxPasses) {
+  ProcessResult r =
+      Verify({Fixture("resnet18.pt"), "--to", "onnx", "-o", (dir_ / "r18.onnx").string()});
+  ExpectPassed(r, "torch.onnx.export");
+  EXPECT_TRUE(fs::exists(dir_ / "r18.onnx"));
+  const json report = ReadJson("report.json");
+  EXPECT_EQ(report["comparison"]["source"]["backend"], "torch");
+  EXPECT_EQ(report["comparison"]["target"]["backend"], "ort");
+  EXPECT_EQ(report["conversion"]["cache"]["hit"], false);
+}
+
+TEST_F(VerifyCliTest, MobilenetV2TorchScriptToOnnxPassesOnSeveralSamples) {
+  ExpectPassed(Verify({Fixture("mobilenet_v2.pt"), "--to", "onnx", "--samples", "3"}),
+               "torch.onnx.export");
+  EXPECT_EQ(ReadJson("report.json")["comparison"]["results"].size(), 3u);
+}
+
+TEST_F(VerifyCliTest, Fp16PassesUnderFloat16NetworkTolerancesAndFailsUnderFloat32Defaults) {
+  const std::string model = Fixture("mobilenet_v2.onnx");
+  ProcessResult strict = Verify({model, "--to", "fp16", "--param", "keep_io_types=1"});
+  ExpectComparisonFailsOnOutput(strict);
+  EXPECT_EQ(ReadJson("verify_result.json")["e2e_passed"], true);
+  EXPECT_NE(strict.out.find("examples/policies/fp16-network.yaml"), std::string::npos)
+      << "the failure should point at float16 tolerances\n"
+      << strict.out;
+
+  ExpectPassed(Verify({model, "--to", "fp16", "--param", "keep_io_types=1", "--policy", kFp16Policy,
+                       "--samples", "2"}),
+               "fp16");
+  const json policy = ReadJson("report.json")["comparison"]["results"][0]["policy"];
+  EXPECT_EQ(policy["atol"], 4e-2) << policy.dump();
+  EXPECT_EQ(policy["min_cosine"], 0.9995) << policy.dump();
+}
+
+TEST_F(VerifyCliTest, OpsetUpgradeOfAnOlderExportPasses) {
+  const std::string upgraded = (dir_ / "r18_opset17.onnx").string();
+  ExpectPassed(Verify({Fixture("resnet18_bn_opset13.onnx"), "--to", "opset:17", "-o", upgraded}),
+               "opset");
+  ProcessResult inspect = Convgate({"inspect", upgraded, "--json"});
+  ASSERT_EQ(inspect.exit_code, 0) << Describe(inspect);
+  const json opsets = json::parse(inspect.out)["opsets"];
+  ASSERT_FALSE(opsets.empty());
+  EXPECT_EQ(opsets[0]["version"], 17) << opsets.dump();
+}
+
+TEST_F(VerifyCliTest, OrtOptimizedPasses) {
+  ExpectPassed(Verify({Fixture("resnet18.onnx"), "--to", "ort-optimized:all"}), "ort-optimized");
+}
+
+TEST_F(VerifyCliTest, OpenCvDnnRunsResnet18AndRefusesMobilenetV2Clearly) {
+  ExpectPassed(Verify({Fixture("resnet18.onnx"), "--to", "opencv"}), "opencv");
+  EXPECT_EQ(ReadJson("report.json")["comparison"]["target"]["backend"], "opencv");
+
+  // OpenCV 4.6's importer cannot parse opset-11+ Clip (ReLU6 in mobilenet_v2): a load error, not
+  // a crash and not a comparison failure.
+  ProcessResult r = Verify({Fixture("mobilenet_v2.onnx"), "--to", "opencv"});
+  ASSERT_EQ(r.exit_code, 3) << Describe(r);
+  EXPECT_NE(r.err.find("cannot load this model"), std::string::npos) << r.err;
+  const json result = ReadJson("verify_result.json");
+  EXPECT_EQ(result["verify_passed"], false);
+  EXPECT_EQ(result["e2e_passed"], false);
+  EXPECT_NE(result["error"].get<std::string>().find("cannot load this model"), std::string::npos)
+      << result.dump(2);
+}
+
+TEST_F(VerifyCliTest, AFailingExternalConverterIsAConversionError) {
+  ProcessResult r = Verify({Fixture("mobilenet_v2.onnx"), "--converter",
+                            "/usr/bin/python3 " + kFakeConverter + " fail {src} {out}"});
+  ASSERT_EQ(r.exit_code, 3) << Describe(r);
+  const json result = ReadJson("verify_result.json");
+  EXPECT_EQ(result["verify_passed"], false);
+  EXPECT_EQ(result["e2e_passed"], false);
+  EXPECT_NE(result["conversion_path"].get<std::string>().find("external"), std::string::npos)
+      << result.dump(2);
+  EXPECT_FALSE(result["error"].is_null());
+}
+
+// Each broken conversion must fail the comparison of output 'output' (and only the NaN one the
+// end-to-end run as well).
+struct FaultCase {
+  std::string fault;
+  std::string model;
+};
+void PrintTo(const FaultCase& c, std::ostream* os) { *os << c.fault << " on " << c.model; }
+
+class VerifyFaultTest : public VerifyCliTest, public ::testing::WithParamInterface<FaultCase> {};
+
+TEST_P(VerifyFaultTest, TheBrokenConversionFailsNamingTheOutput) {
+  const FaultCase& c = GetParam();
+  const std::string broken = Inject(c.model, c.fault);
+  ProcessResult r = Verify({Fixture(c.model), "--target", broken});
+  ExpectComparisonFailsOnOutput(r);
+  EXPECT_EQ(ReadJson("verify_result.json")["e2e_passed"], c.fault != "nan-node");
+}
+
+INSTANTIATE_TEST_SUITE_P(Faults, VerifyFaultTest,
+                         ::testing::Values(FaultCase{"perturb-conv", "mobilenet_v2.onnx"},
+                                           FaultCase{"swap-channels", "mobilenet_v2.onnx"},
+                                           FaultCase{"drop-bias", "resnet18.onnx"},
+                                           FaultCase{"norm-epsilon", "resnet18_bn_opset13.onnx"},
+                                           FaultCase{"nan-node", "mobilenet_v2.onnx"}),
+                         [](const auto& info) {
+                           std::string name = info.param.fault;
+                           std::erase(name, '-');
+                           return name;
+                         });
+
+// fp16-overflow is exact in float32 (the source and the broken model agree) and overflows only
+// once converted: verify --to fp16 must catch the introduced Inf even under float16 tolerances.
+TEST_F(VerifyCliTest, AnFp16OverflowIsCaughtAsIntroducedInfinity) {
+  const std::string rescaled = Inject("resnet18.onnx", "fp16-overflow");
+  ProcessResult same = Convgate({"compare", Fixture("resnet18.onnx"), rescaled, "--rtol", "1e-2"});
+  EXPECT_EQ(same.exit_code, 0) << "the rescaling must be exact enough in float32\n"
+                               << Describe(same);
+  ProcessResult r =
+      Verify({rescaled, "--to", "fp16", "--param", "keep_io_types=1", "--policy", kFp16Policy});
+  ASSERT_EQ(r.exit_code, 1) << Describe(r);
+  EXPECT_EQ(ReadJson("verify_result.json")["verify_passed"], false);
+  const json report = ReadJson("report.json");
+  const json& non_finite = report["comparison"]["results"][0]["stats"]["non_finite"];
+  EXPECT_GT(
+      non_finite["introduced_nan"].get<int64_t>() + non_finite["introduced_inf"].get<int64_t>(), 0)
+      << report["comparison"]["results"][0].dump(2).substr(0, 3000);
+}
+
+}  // namespace
+}  // namespace convgate
