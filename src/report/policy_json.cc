@@ -163,18 +163,18 @@ std::string PolicySummaryText(const compare::Policy& policy) {
   const compare::OutputPolicy global = policy.For("");
   std::string text = "|t - s| <= atol + rtol * |s|, " +
                      compare::ErrorStatName(global.check_error_stat) + ", atol " +
-                     Short(global.atol) + ", rtol " + Short(global.rtol);
+                     Setting(global.atol) + ", rtol " + Setting(global.rtol);
   if (!policy.global.atol || !policy.global.rtol) text += " (per-dtype defaults where unset)";
-  if (global.mismatch_ppm > 0) text += ", mismatch_ppm " + Short(global.mismatch_ppm);
-  if (global.min_cosine) text += ", min_cosine " + Short(*global.min_cosine);
-  if (global.min_snr_db) text += ", min_snr_db " + Short(*global.min_snr_db);
+  if (global.mismatch_ppm > 0) text += ", mismatch_ppm " + Setting(global.mismatch_ppm);
+  if (global.min_cosine) text += ", min_cosine " + Setting(*global.min_cosine);
+  if (global.min_snr_db) text += ", min_snr_db " + Setting(*global.min_snr_db);
   text += "; integers, bool and strings exact";
   for (const auto& [name, settings] : policy.per_output) {
     std::string knobs;
     const json set = SettingsJson(settings);
     for (const auto& [knob, value] : set.items()) {
       knobs += (knobs.empty() ? "" : ", ") + knob + " " +
-               (value.is_string() ? value.get<std::string>() : Short(value.get<double>()));
+               (value.is_string() ? value.get<std::string>() : Setting(value.get<double>()));
     }
     text += "; " + name + ": " + knobs;
   }

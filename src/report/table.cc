@@ -49,4 +49,11 @@ std::string Short(double value) {
   return buffer;
 }
 
+std::string Setting(double value) {
+  if (!std::isfinite(value)) return Short(value);
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%.10g", value);
+  return buffer;
+}
+
 }  // namespace convgate::report::internal

@@ -32,5 +32,8 @@ inline constexpr char kReset[] = "\033[0m";
 std::string Paint(const std::string& text, const char* color, bool use_color);
 // "1.23e-05"-style short number; "nan"/"inf" spelled out.
 std::string Short(double value);
+// A value the user set (a tolerance, a floor), shown as given: up to 10 significant digits, so
+// min_cosine 0.9995 does not read as 1.
+std::string Setting(double value);
 
 }  // namespace convgate::report::internal
