@@ -3,6 +3,7 @@
 #include "command.h"
 #include "convgate/gate/workflows.h"
 #include "exec_flags.h"
+#include "per_node_flags.h"
 
 namespace convgate::cli {
 namespace {
@@ -35,6 +36,8 @@ class CompareCommand : public Command {
     AddAgreementFlags(*app, agreement_);
     AddDataFlags(*app, data_);
     AddOutputFlags(*app, output_);
+    AddPerNodeFlags(*app, per_node_);
+    app_ = app;
     return app;
   }
 
@@ -45,6 +48,8 @@ class CompareCommand : public Command {
     if (!policy.ok()) return UsageError(policy.status());
     Result<compare::AgreementConfig> agreement = ToAgreementConfig(agreement_);
     if (!agreement.ok()) return UsageError(agreement.status());
+    Result<gate::PerNodeOptions> per_node = ToPerNodeOptions(per_node_, *app_);
+    if (!per_node.ok()) return UsageError(per_node.status());
     gate::CompareOptions options;
     Status sides = ResolveSides(options);
     if (!sides.ok()) return UsageError(sides);
@@ -61,6 +66,7 @@ class CompareCommand : public Command {
     options.data = std::move(data).value();
     options.policy = std::move(policy).value();
     options.agreement = std::move(agreement).value();
+    options.per_node = std::move(per_node).value();
     return RenderAndFinish(gate::CompareModelsGate(options), invocation, output_);
   }
 
@@ -93,6 +99,8 @@ class CompareCommand : public Command {
   AgreementFlags agreement_;
   DataFlags data_;
   OutputFlags output_;
+  PerNodeFlags per_node_;
+  CLI::App* app_ = nullptr;  // for the per-node flags' "given without --per-node" check
 };
 
 }  // namespace

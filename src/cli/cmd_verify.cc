@@ -4,6 +4,7 @@
 #include "command.h"
 #include "convgate/core/command_line.h"
 #include "convgate/gate/verify.h"
+#include "per_node_flags.h"
 
 namespace convgate::cli {
 namespace {
@@ -33,6 +34,8 @@ class VerifyCommand : public Command {
     AddAgreementFlags(*app, agreement_);
     AddDataFlags(*app, data_);
     AddOutputFlags(*app, output_flags_);
+    AddPerNodeFlags(*app, per_node_);
+    app_ = app;
     return app;
   }
 
@@ -65,6 +68,7 @@ class VerifyCommand : public Command {
     CONVGATE_ASSIGN_OR_RETURN(options.compare.data, ToDataOptions(data_));
     CONVGATE_ASSIGN_OR_RETURN(options.compare.policy, ToPolicy(tolerance_));
     CONVGATE_ASSIGN_OR_RETURN(options.compare.agreement, ToAgreementConfig(agreement_));
+    CONVGATE_ASSIGN_OR_RETURN(options.compare.per_node, ToPerNodeOptions(per_node_, *app_));
     options.compare.source_backend = source_backend_;
     options.compare.target_backend = target_backend_;
     return options;
@@ -80,6 +84,8 @@ class VerifyCommand : public Command {
   AgreementFlags agreement_;
   DataFlags data_;
   OutputFlags output_flags_;
+  PerNodeFlags per_node_;
+  CLI::App* app_ = nullptr;  // for the per-node flags' "given without --per-node" check
 };
 
 }  // namespace

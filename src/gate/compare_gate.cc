@@ -8,6 +8,7 @@
 #include "hints.h"
 #include "judging.h"
 #include "output_saver.h"
+#include "per_node_run.h"
 #include "positional.h"
 #include "side.h"
 
@@ -225,6 +226,41 @@ std::optional<GateError> CheckSavedCounts(const Side& side, size_t samples) {
                        std::to_string(samples) + " samples are being compared")};
 }
 
+// --per-node needs two models whose backends expose intermediate tensors; checked before any run.
+std::optional<GateError> CheckPerNodeSides(const PerNodeOptions& options, const Side& source,
+                                           const Side& target) {
+  if (!options.enabled) return std::nullopt;
+  for (const Side* side : {&source, &target}) {
+    if (!side->model) {
+      return GateError{Stage::kFlags, Status::InvalidArgument(
+                                          "--per-node needs two models: the " + side->record->role +
+                                          " " + side->record->path + " holds saved outputs")};
+    }
+    if (!side->model->backend->SupportsIntermediates()) {
+      return GateError{Stage::kFlags,
+                       Status::InvalidArgument("--per-node: the " + side->record->role +
+                                               " backend '" + side->model->backend->name() +
+                                               "' cannot expose intermediate tensors")};
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<GateError> RunPerNodeStage(const CompareOptions& options, Side& source, Side& target,
+                                         const inputs::Dataset& dataset, CompareReport& report) {
+  auto side_of = [](Side& side) {
+    return internal::PerNodeSide{side.model->backend.get(), side.model->model.get(),
+                                 side.resolved.path, side.record->role};
+  };
+  Result<PerNodeReport> per_node =
+      internal::RunPerNode(side_of(source), side_of(target),
+                           internal::SideLoadOptions(options.data.threads, options.target_exec),
+                           dataset.samples, report.policy, options.per_node);
+  if (!per_node.ok()) return GateError{Stage::kRun, per_node.status().WithContext("--per-node")};
+  report.per_node = std::move(per_node).value();
+  return std::nullopt;
+}
+
 }  // namespace
 
 CompareReport CompareModelsGate(const CompareOptions& options) {
@@ -250,6 +286,9 @@ CompareReport CompareModelsGate(const CompareOptions& options) {
   if (auto e = LoadSaved(source, target.signature())) return Errored(std::move(report), *e);
   if (auto e = LoadSaved(target, source.signature())) return Errored(std::move(report), *e);
   if (auto e = CheckPolicyNames(options.policy, source, target)) {
+    return Errored(std::move(report), *e);
+  }
+  if (auto e = CheckPerNodeSides(options.per_node, source, target)) {
     return Errored(std::move(report), *e);
   }
   internal::AgreementTracker agreements(options.agreement);
@@ -286,11 +325,17 @@ CompareReport CompareModelsGate(const CompareOptions& options) {
                            report.source)) {
     return Errored(std::move(report), *e);
   }
+  if (options.per_node.enabled && dataset.has_value()) {
+    if (auto e = RunPerNodeStage(options, source, target, *dataset, report)) {
+      return Errored(std::move(report), *e);
+    }
+  }
   internal::AttachHints(report.checks);
   report.aggregates = internal::AggregateBySample(report.checks);
   report.agreements = agreements.Finish();
+  const bool per_node_passed = !report.per_node || !report.per_node->gate_failed;
   const bool passed = report.structure_failures.empty() && report.FirstFailure() == nullptr &&
-                      report.FirstAgreementFailure() == nullptr;
+                      report.FirstAgreementFailure() == nullptr && per_node_passed;
   report.verdict = passed ? Verdict::kPass : Verdict::kFail;
   return report;
 }

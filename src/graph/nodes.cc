@@ -14,6 +14,7 @@ Result<std::vector<NodeInfo>> ListNodes(std::string_view model_bytes,
     info.name = node.name();
     const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
     info.op_type = default_domain ? node.op_type() : node.domain() + "." + node.op_type();
+    info.inputs.assign(node.input().begin(), node.input().end());
     info.outputs.assign(node.output().begin(), node.output().end());
     nodes.push_back(std::move(info));
   }

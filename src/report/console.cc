@@ -5,6 +5,7 @@
 
 #include "agreement_report.h"
 #include "convgate/report/report.h"
+#include "per_node_report.h"
 #include "policy_json.h"
 #include "table.h"
 
@@ -233,6 +234,7 @@ std::string ConsoleText(const gate::CompareReport& report, bool color) {
            "\n";
   }
   out += internal::AgreementSection(report, color);
+  out += internal::PerNodeSection(report, color);
   for (const std::string& failure : report.structure_failures) {
     out += "structure: " + failure + "\n";
   }

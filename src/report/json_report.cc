@@ -2,6 +2,7 @@
 #include "agreement_report.h"
 #include "convgate/report/report.h"
 #include "json_util.h"
+#include "per_node_report.h"
 #include "policy_json.h"
 
 namespace convgate::report {
@@ -104,6 +105,7 @@ json ReportJson(const gate::CompareReport& report, const Invocation& invocation)
   out["aggregates"] = aggregates;
   out["summary"] = Summary(report.checks, report.structure_failures.size());
   internal::AddAgreementJson(report, out);
+  internal::AddPerNodeJson(report, out);
   return out;
 }
 

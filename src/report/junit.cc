@@ -4,6 +4,7 @@
 
 #include "agreement_report.h"
 #include "convgate/report/report.h"
+#include "per_node_report.h"
 
 namespace convgate::report {
 namespace {
@@ -116,6 +117,13 @@ Suite CompareSuite(const gate::CompareReport& report) {
   }
   for (auto& [name, lines] : internal::AgreementCases(report)) {
     suite.cases.push_back({classname, name, lines, false});
+  }
+  // Intermediate tensors are test cases only when they gate (--strict); otherwise their failures
+  // are evidence in report.json, and a CI dashboard would show a passed gate as failed tests.
+  if (report.per_node && report.per_node->strict) {
+    for (auto& [name, lines] : internal::PerNodeCases(report)) {
+      suite.cases.push_back({classname, name, lines, false});
+    }
   }
   if (report.error) suite.cases.push_back(ErrorCase(classname, *report.error));
   return suite;

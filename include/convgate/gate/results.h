@@ -13,6 +13,7 @@
 #include "convgate/compare/policy.h"
 #include "convgate/compare/tensor_compare.h"
 #include "convgate/core/status.h"
+#include "convgate/gate/per_node_results.h"
 
 namespace convgate::gate {
 
@@ -175,6 +176,8 @@ struct CompareReport {
   std::vector<AgreementRecord> agreements;  // classifier outputs, in first-seen order
   // Set by `convgate check`: the saved report these checks were re-judged from.
   std::string rejudged_from;
+  // compare --per-node: intermediate tensors (per_node_results.h).
+  std::optional<PerNodeReport> per_node;
   Verdict verdict = Verdict::kError;
   std::optional<GateError> error;
 

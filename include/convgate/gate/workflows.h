@@ -9,6 +9,7 @@
 
 #include "convgate/compare/agreement_check.h"
 #include "convgate/compare/policy.h"
+#include "convgate/gate/per_node.h"
 #include "convgate/gate/results.h"
 #include "convgate/inputs/input_options.h"
 
@@ -55,6 +56,8 @@ struct CompareOptions {
   // --classifier, --agreement, --flip-margin, --top-k: which outputs are classifier outputs and
   // the agreement checks that gate on them (compare/agreement_check.h).
   compare::AgreementConfig agreement;
+  // --per-node, --strict, --memory-budget, --local-error (gate/per_node.h). Needs two models.
+  PerNodeOptions per_node;
 };
 
 // Runs (or loads) both sides on the same samples and compares every output under the policy.

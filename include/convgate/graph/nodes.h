@@ -15,6 +15,9 @@ struct NodeInfo {
   std::string name;                  // may be empty: ONNX does not require node names
   std::string op_type;               // "Conv"; "<domain>.<op>" outside the default domain
   std::vector<std::string> outputs;  // as written; "" marks an omitted optional output
+  // As written; "" marks an omitted optional input. Last, so brace-initialized {name, op_type,
+  // outputs} stays valid.
+  std::vector<std::string> inputs = {};
 };
 
 // The main graph's nodes in file order (ONNX requires topological order). Subgraph bodies

@@ -49,8 +49,6 @@ class OrtModel : public Model {
     return {path_, options_.intra_op_threads, has_external_data_};
   }
 
-  Status CheckInputs(const TensorMap& inputs) const;
-  Status CheckInput(const TensorInfo& declared, const Tensor& tensor) const;
   Status CheckOutputNames(const std::vector<std::string>& names) const;
   Result<std::shared_ptr<Ort::Session>> SessionFor(const std::vector<std::string>& names);
   Result<std::shared_ptr<Ort::Session>> CreateIntermediateSession(

@@ -1,0 +1,48 @@
+// Per-node validation (`compare --per-node`, LEAPP's per-node validation): options, the memory
+// plan that keeps intermediates in chunks, and the analysis that names the first divergent node,
+// the culprit and where NaN/Inf came from. The workflow itself runs inside CompareModelsGate.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "convgate/core/status.h"
+#include "convgate/gate/per_node_results.h"
+
+namespace convgate::gate {
+
+struct PerNodeOptions {
+  bool enabled = false;  // --per-node
+  // --strict: a failed or errored intermediate fails the gate. Off by default, as in LEAPP
+  // (strict=False): intermediate failures are reported and only outputs gate.
+  bool strict = false;
+  // --memory-budget: bytes of intermediate tensors held at once, both sides together. <= 0 means
+  // DefaultMemoryBudget(). The runtimes' own buffers come on top of it.
+  int64_t memory_budget_bytes = 0;
+  LocalErrorMode local_error = LocalErrorMode::kFailed;  // --local-error
+};
+
+// A quarter of physical memory (both models, the runtimes and the samples need the rest), at
+// least 64 MiB; 1 GiB when the machine does not say.
+int64_t DefaultMemoryBudget();
+
+// "2GiB", "512MiB", "64MB", "1.5G", "4096" (bytes). Binary (KiB/MiB/GiB/TiB, K/M/G/T) and decimal
+// (kB/MB/GB/TB) units, case-insensitive, optional "B". InvalidArgument naming the text otherwise,
+// and for sizes below 1 byte.
+Result<int64_t> ParseByteSize(std::string_view text);
+
+// "none", "failed", "all"; InvalidArgument otherwise.
+Result<LocalErrorMode> ParseLocalErrorMode(std::string_view text);
+
+// Splits tensors (estimated bytes each, in order) into consecutive chunks whose sums stay within
+// `budget`. A tensor larger than the budget gets a chunk of its own (it must be fetched to be
+// compared at all). Returns the indices of each chunk in order; every index appears once.
+std::vector<std::vector<size_t>> PlanChunks(const std::vector<int64_t>& bytes, int64_t budget);
+
+// Fills report.summary, first_divergent, non_finite, culprit and by_added_error from the nodes'
+// statuses, samples and local errors. Idempotent: called after comparison and again after local
+// errors.
+void AnalyzePerNode(PerNodeReport& report);
+
+}  // namespace convgate::gate

@@ -1,0 +1,115 @@
+// What `compare --per-node` produces (LEAPP's per-node validation): every intermediate tensor the
+// source and target both name, compared in the target's topological order under the outputs'
+// policy, with the error each failing node adds by itself. Plain values the report module renders;
+// a later `reduce` takes the culprit's node name and input tensor names from here.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace convgate::gate {
+
+// Which nodes are re-run alone on the source's tensors (--local-error).
+enum class LocalErrorMode { kNone, kFailed, kAll };
+std::string_view LocalErrorModeName(LocalErrorMode mode);  // "none", "failed", "all"
+
+// One tensor on one sample, condensed from compare::TensorComparison (the full comparison of every
+// intermediate of every sample would hold far more than the report needs).
+struct NodeSampleResult {
+  int sample = 0;  // LEAPP's "sample N" label
+  bool passed = false;
+  std::string source_desc;  // "float32[1, 8, 4, 4]"
+  std::string target_desc;
+  int64_t elements = 0;
+  int64_t mismatches = 0;  // elements outside the tolerance
+  double max_abs_error = 0.0;
+  double mean_abs_error = 0.0;
+  double max_rel_error = 0.0;
+  double p99_abs_error = 0.0;
+  double cosine = 0.0;
+  double atol = 0.0;  // the tolerance the tensor was judged under
+  double rtol = 0.0;
+  double source_min = 0.0, source_max = 0.0;  // finite value ranges
+  double target_min = 0.0, target_max = 0.0;
+  int64_t source_non_finite = 0;      // NaN and Inf in the source
+  int64_t target_non_finite = 0;      // NaN and Inf in the target
+  int64_t introduced_non_finite = 0;  // non-finite in the target only
+  int64_t inherited_non_finite = 0;   // non-finite in the source, differing in the target
+  std::vector<std::string> failures;  // the comparison's sentences; empty when passed
+};
+
+// The error a node adds by itself: the target's node alone (a one-node model with its
+// initializers, on the target's backend) fed the source's tensors for its inputs, compared with the
+// source's tensor. Inputs the source has no tensor for are fed the target's own tensor and listed.
+struct LocalError {
+  bool computed = false;
+  std::string error;  // why it could not be computed (computed false)
+  int sample = 0;     // the node's first failing sample (sample 0 under --local-error all)
+  NodeSampleResult result;
+  std::vector<std::string> inputs_from_source;  // the sample's inputs count as the source's
+  std::vector<std::string> inputs_from_target;
+};
+
+enum class NodeStatus { kPassed, kFailed, kErrored };
+std::string_view NodeStatusName(NodeStatus status);  // "passed", "failed", "errored"
+
+// One matched tensor: a target node's output that the source also produces.
+struct NodeCheck {
+  int node_index = 0;               // in the target graph (file order is topological order)
+  std::string node;                 // the target node's name; may be empty in ONNX
+  std::string op_type;              // "Conv"; "<domain>.<op>" outside the default domain
+  std::vector<std::string> inputs;  // the node's input tensor names ("" = omitted optional)
+  std::string tensor;               // the output compared
+  NodeStatus status = NodeStatus::kPassed;
+  std::string error;  // errored: why the tensor could not be fetched
+  std::vector<NodeSampleResult> samples;
+  int first_failing_sample = -1;
+  double max_abs_error = 0.0;  // over samples
+  std::optional<LocalError> local;
+};
+
+// LEAPP's summary, counted over matched tensors (unmatched: named by one side only).
+struct PerNodeSummary {
+  int passed = 0;
+  int failed = 0;
+  int errored = 0;
+  int unmatched = 0;  // target tensors the source lacks plus source tensors the target lacks
+};
+
+// Where non-finite values come from, in topological order.
+struct NonFiniteOrigin {
+  int introduced = -1;  // index into PerNodeReport::nodes: first NaN/Inf in the target only
+  int introduced_sample = -1;
+  int inherited = -1;  // first node whose source tensor is already non-finite
+  int inherited_sample = -1;
+};
+
+struct PerNodeReport {
+  std::string local_error_mode;  // LocalErrorModeName
+  bool strict = false;
+  int64_t memory_budget_bytes = 0;
+  // How the budget was met: matched tensors split into `chunks`, each fetched by one run of each
+  // side per sample; `runs` counts every model run per-node validation made (local-error runs of
+  // the source and one-node runs included).
+  int chunks = 0;
+  int runs = 0;
+  int64_t largest_chunk_bytes = 0;  // estimated, both sides
+  std::vector<NodeCheck> nodes;     // target topological order
+  std::vector<std::string> unmatched_target;
+  std::vector<std::string> unmatched_source;
+  PerNodeSummary summary;
+  int first_divergent = -1;  // index into nodes: first failed (or errored) tensor
+  // The first node, in topological order, whose own (local) error fails the tolerance: the node
+  // that broke the model, not merely the first one downstream of it. -1 when none does.
+  int culprit = -1;
+  std::vector<int> by_added_error;  // indices of nodes with a local error, largest first
+  NonFiniteOrigin non_finite;
+  std::vector<std::string> notes;
+  // --strict: intermediate failures fail the gate (otherwise only outputs gate, as in LEAPP).
+  bool gate_failed = false;
+};
+
+}  // namespace convgate::gate

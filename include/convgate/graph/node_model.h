@@ -1,0 +1,37 @@
+// One node of an ONNX model as a standalone model: per-node validation runs a target node alone on
+// the source's tensors to measure the error that node adds by itself (local versus inherited
+// error), and a later `reduce` can start from the same extraction.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "convgate/core/status.h"
+#include "convgate/core/tensor.h"
+
+namespace convgate::graph {
+
+// Serialized model holding only main-graph node `node_index` of `model_bytes` (file order), with
+// the model's opset imports, IR version and local functions. Each non-empty input of the node
+// that `feeds` holds becomes a graph input typed by that tensor (dtype and shape); the others must
+// be initializers of the graph and are copied as initializers. The node's non-empty
+// outputs are the graph outputs, untyped (the runtime infers them). Errors name `path`:
+// InvalidArgument for a bad index, NotFound for an input neither an initializer nor in `feeds`,
+// DataLoss for bytes that are not a model.
+Result<std::string> SingleNodeModel(std::string_view model_bytes, size_t node_index,
+                                    const TensorMap& feeds, const std::filesystem::path& path);
+
+// Bytes of every value of the main graph whose element type and shape ONNX shape inference can
+// determine once the graph inputs take the shapes in `input_shapes` (name -> dims; symbolic dims
+// are replaced by these). Values it cannot size are absent. Best effort: when inference fails the
+// map holds what the model's own value_info declares.
+Result<std::map<std::string, int64_t>> InferValueBytes(
+    std::string_view model_bytes, const std::map<std::string, std::vector<int64_t>>& input_shapes,
+    const std::filesystem::path& path);
+
+}  // namespace convgate::graph

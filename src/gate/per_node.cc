@@ -1,0 +1,264 @@
+// Per-node validation: match the two graphs' intermediate tensors by name, then fetch and compare
+// them chunk by chunk (each chunk one run of each side per sample) so the memory held at once stays
+// within the budget.
+#include <algorithm>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+#include "convgate/compare/tensor_compare.h"
+#include "convgate/core/file_util.h"
+#include "convgate/graph/node_model.h"
+#include "convgate/graph/onnx_model.h"
+#include "judging.h"
+#include "per_node_run.h"
+
+namespace convgate::gate::internal {
+namespace {
+
+// Shape inference cannot size every tensor (data-dependent shapes, custom ops); those are assumed
+// as large as the largest tensor it could size, and this when it could size none.
+constexpr int64_t kUnknownTensorBytes = int64_t{16} << 20;
+
+// Each chunk's tensors and the runtime's per-chunk session are freed, but glibc keeps freed heap
+// memory (its mmap threshold grows after large frees, so later large blocks land on the heap) and
+// the process's peak RSS would grow chunk after chunk. Returning it keeps the budget meaningful.
+void ReleaseFreedMemory() {
+#if defined(__GLIBC__)
+  ::malloc_trim(0);
+#endif
+}
+
+NodeSampleResult Condense(int sample, const OutputCheck& check) {
+  const compare::TensorComparison& comparison = *check.comparison;
+  NodeSampleResult result;
+  result.sample = sample;
+  result.passed = check.passed;
+  result.source_desc = comparison.source_desc;
+  result.target_desc = comparison.target_desc;
+  result.elements = comparison.num_elements;
+  result.mismatches = comparison.mismatches;
+  result.max_abs_error = comparison.errors.max_abs_error;
+  result.mean_abs_error = comparison.errors.mean_abs_error;
+  result.max_rel_error = comparison.errors.max_rel_error;
+  result.p99_abs_error = comparison.errors.abs_error_percentiles[3];  // kPercentiles[3] is 99
+  result.cosine = comparison.metrics.cosine;
+  result.atol = check.tolerance.atol;
+  result.rtol = check.tolerance.rtol;
+  const compare::ValueSummary& source = comparison.source_values;
+  const compare::ValueSummary& target = comparison.target_values;
+  result.source_min = source.min;
+  result.source_max = source.max;
+  result.target_min = target.min;
+  result.target_max = target.max;
+  result.source_non_finite = source.nan + source.pos_inf + source.neg_inf;
+  result.target_non_finite = target.nan + target.pos_inf + target.neg_inf;
+  result.introduced_non_finite =
+      comparison.non_finite.introduced_nan + comparison.non_finite.introduced_inf;
+  result.inherited_non_finite = comparison.non_finite.inherited;
+  if (!check.passed) result.failures = check.failures;
+  return result;
+}
+
+// Target nodes' outputs in topological order; those the source also produces become NodeChecks.
+void MatchTensors(const PerNodeContext& context, PerNodeReport& report) {
+  for (size_t node_idx = 0; node_idx < context.target_nodes.size(); ++node_idx) {
+    const graph::NodeInfo& info = context.target_nodes[node_idx];
+    for (const std::string& output : info.outputs) {
+      if (output.empty()) continue;
+      if (context.source_produced.count(output) == 0) {
+        report.unmatched_target.push_back(output);
+        continue;
+      }
+      NodeCheck check;
+      check.node_index = static_cast<int>(node_idx);
+      check.node = info.name;
+      check.op_type = info.op_type;
+      check.inputs = info.inputs;
+      check.tensor = output;
+      report.nodes.push_back(std::move(check));
+    }
+  }
+  for (const std::string& name : context.source_produced) {
+    if (context.target_produced.count(name) == 0) report.unmatched_source.push_back(name);
+  }
+}
+
+void Record(NodeCheck& node, NodeSampleResult result) {
+  if (!result.passed && node.status == NodeStatus::kPassed) {
+    node.status = NodeStatus::kFailed;
+    node.first_failing_sample = result.sample;
+  }
+  node.max_abs_error = std::max(node.max_abs_error, result.max_abs_error);
+  node.samples.push_back(std::move(result));
+}
+
+void MarkErrored(NodeCheck& node, const std::string& message) {
+  if (node.status == NodeStatus::kErrored) return;
+  node.status = NodeStatus::kErrored;
+  node.error = message;
+}
+
+// One chunk of matched tensors on one sample: fetch from both sides, compare, drop.
+void CompareChunk(const PerNodeContext& context, int sample_idx, const std::vector<size_t>& chunk,
+                  PerNodeReport& report) {
+  std::vector<std::string> names;
+  for (size_t node_idx : chunk) names.push_back(report.nodes[node_idx].tensor);
+  const TensorMap& sample = (*context.samples)[sample_idx];
+  TensorMap source_tensors, target_tensors;
+  std::map<std::string, std::string> source_errors, target_errors;
+  FetchTensors(*context.source.model, sample, names, source_tensors, source_errors, report.runs);
+  FetchTensors(*context.target.model, sample, names, target_tensors, target_errors, report.runs);
+  for (size_t node_idx : chunk) {
+    NodeCheck& node = report.nodes[node_idx];
+    const Tensor* source = source_tensors.Find(node.tensor);
+    const Tensor* target = target_tensors.Find(node.tensor);
+    if (source == nullptr || target == nullptr) {
+      MarkErrored(node, "sample " + std::to_string(sample_idx) + ": " +
+                            (source ? "target: " + target_errors[node.tensor]
+                                    : "source: " + source_errors[node.tensor]));
+      continue;
+    }
+    Record(node, CompareNodeTensor(sample_idx, node.tensor, *source, *target, *context.policy));
+  }
+}
+
+void EstimateSizes(PerNodeContext& context) {
+  std::map<std::string, std::vector<int64_t>> input_shapes;
+  for (const auto& entry : context.samples->front()) {
+    input_shapes[entry.name] = entry.tensor.shape().dims();
+  }
+  Result<std::map<std::string, int64_t>> sizes =
+      graph::InferValueBytes(context.target_bytes, input_shapes, context.target.path);
+  if (sizes.ok()) context.sizes = std::move(sizes).value();
+  context.fallback_size = kUnknownTensorBytes;
+  if (!context.sizes.empty()) {
+    context.fallback_size = 0;
+    for (const auto& [name, bytes] : context.sizes) {
+      context.fallback_size = std::max(context.fallback_size, bytes);
+    }
+  }
+}
+
+Status LoadGraphs(PerNodeContext& context) {
+  CONVGATE_ASSIGN_OR_RETURN(std::string source_bytes, ReadFile(context.source.path));
+  CONVGATE_ASSIGN_OR_RETURN(std::vector<std::string> source_names,
+                            graph::IntermediateNames(source_bytes));
+  context.source_produced.insert(source_names.begin(), source_names.end());
+  CONVGATE_ASSIGN_OR_RETURN(context.target_bytes, ReadFile(context.target.path));
+  CONVGATE_ASSIGN_OR_RETURN(context.target_nodes,
+                            graph::ListNodes(context.target_bytes, context.target.path));
+  for (const graph::NodeInfo& node : context.target_nodes) {
+    for (const std::string& output : node.outputs) {
+      if (!output.empty()) context.target_produced.insert(output);
+    }
+  }
+  return Status::OK();
+}
+
+void CompareAllChunks(const PerNodeContext& context, PerNodeReport& report) {
+  std::vector<int64_t> costs;
+  for (const NodeCheck& node : report.nodes) {
+    costs.push_back(2 * context.SizeOf(node.tensor));  // held by both sides at once
+  }
+  const std::vector<std::vector<size_t>> chunks = PlanChunks(costs, context.budget);
+  report.chunks = static_cast<int>(chunks.size());
+  if (chunks.size() > 1) {
+    report.notes.push_back(
+        "intermediates were fetched in " + std::to_string(chunks.size()) +
+        " chunks to stay within the memory budget; a runtime may fuse nodes whose outputs a chunk "
+        "does not request, so values can differ from a single run by rounding");
+  }
+  // Chunk-major: a runtime that builds a session per set of requested tensors (ONNX Runtime)
+  // builds each one once, not once per sample.
+  for (const std::vector<size_t>& chunk : chunks) {
+    int64_t chunk_bytes = 0;
+    for (size_t idx : chunk) chunk_bytes += costs[idx];
+    report.largest_chunk_bytes = std::max(report.largest_chunk_bytes, chunk_bytes);
+    for (size_t sample_idx = 0; sample_idx < context.samples->size(); ++sample_idx) {
+      CompareChunk(context, static_cast<int>(sample_idx), chunk, report);
+    }
+    ReleaseFreedMemory();
+  }
+}
+
+// An fp16 (or bf16) conversion computes inside the graph in the narrower type while keeping the
+// model's inputs and outputs in float32, so its intermediates differ in dtype by design: between
+// floating types the values are what is judged (under the tolerance the policy resolves for the
+// target's dtype), not the dtype itself. The descriptions still show both dtypes.
+void AllowFloatPrecisionChange(compare::TensorComparison& comparison, DType source, DType target) {
+  if (source == target || !IsFloating(source) || !IsFloating(target)) return;
+  auto& failures = comparison.failures;
+  failures.erase(std::remove_if(failures.begin(), failures.end(),
+                                [](const std::string& sentence) {
+                                  return sentence.rfind("dtype mismatch:", 0) == 0;
+                                }),
+                 failures.end());
+  comparison.passed = failures.empty();
+}
+
+}  // namespace
+
+int64_t PerNodeContext::SizeOf(const std::string& name) const {
+  auto found = sizes.find(name);
+  return found == sizes.end() ? fallback_size : found->second;
+}
+
+NodeSampleResult CompareNodeTensor(int sample, const std::string& name, const Tensor& source,
+                                   const Tensor& target, const compare::Policy& policy) {
+  OutputCheck check;
+  check.sample = sample;
+  check.output = name;
+  check.policy = policy.For(name, source.dtype(), target.dtype());
+  check.tolerance = check.policy.tolerance();
+  check.comparison = compare::CompareTensors(source, target, check.tolerance);
+  AllowFloatPrecisionChange(*check.comparison, source.dtype(), target.dtype());
+  JudgeCheck(check, &source, &target);
+  return Condense(sample, check);
+}
+
+void FetchTensors(backends::Model& model, const TensorMap& sample,
+                  const std::vector<std::string>& names, TensorMap& out,
+                  std::map<std::string, std::string>& errors, int& runs) {
+  if (names.empty()) return;
+  ++runs;
+  Result<TensorMap> fetched = model.Run(sample, names);
+  if (fetched.ok()) {
+    for (auto& entry : *fetched) out.InsertOrAssign(entry.name, std::move(entry.tensor));
+    return;
+  }
+  if (names.size() == 1) {
+    errors[names.front()] = fetched.status().ToString();
+    return;
+  }
+  for (const std::string& name : names) FetchTensors(model, sample, {name}, out, errors, runs);
+}
+
+Result<PerNodeReport> RunPerNode(const PerNodeSide& source, const PerNodeSide& target,
+                                 const backends::LoadOptions& target_load,
+                                 const std::vector<TensorMap>& samples,
+                                 const compare::Policy& policy, const PerNodeOptions& options) {
+  PerNodeReport report;
+  report.strict = options.strict;
+  report.local_error_mode = std::string(LocalErrorModeName(options.local_error));
+  report.memory_budget_bytes =
+      options.memory_budget_bytes > 0 ? options.memory_budget_bytes : DefaultMemoryBudget();
+  if (samples.empty()) return report;
+  PerNodeContext context;
+  context.source = source;
+  context.target = target;
+  context.target_load = target_load;
+  context.samples = &samples;
+  context.policy = &policy;
+  context.budget = report.memory_budget_bytes;
+  CONVGATE_RETURN_IF_ERROR(LoadGraphs(context));
+  EstimateSizes(context);
+  MatchTensors(context, report);
+  CompareAllChunks(context, report);
+  AnalyzePerNode(report);
+  ComputeLocalErrors(context, options.local_error, report);
+  AnalyzePerNode(report);
+  return report;
+}
+
+}  // namespace convgate::gate::internal

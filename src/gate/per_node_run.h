@@ -1,0 +1,69 @@
+// Running per-node validation on two loaded models (internal to src/gate): matching intermediate
+// tensors by name, fetching and comparing them chunk by chunk within the memory budget, and
+// re-running failing target nodes alone on the source's tensors.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "convgate/backends/backend.h"
+#include "convgate/compare/policy.h"
+#include "convgate/core/status.h"
+#include "convgate/core/tensor.h"
+#include "convgate/gate/per_node.h"
+#include "convgate/graph/nodes.h"
+
+namespace convgate::gate::internal {
+
+// One side as per-node validation uses it. Not owned.
+struct PerNodeSide {
+  backends::Backend* backend = nullptr;
+  backends::Model* model = nullptr;
+  std::filesystem::path path;  // the ONNX file (its graph names the intermediates)
+  std::string role;            // "source", "target"
+};
+
+// Everything the steps share; built once by RunPerNode.
+struct PerNodeContext {
+  PerNodeSide source;
+  PerNodeSide target;
+  backends::LoadOptions target_load;  // for the one-node models
+  const std::vector<TensorMap>* samples = nullptr;
+  const compare::Policy* policy = nullptr;
+  std::string target_bytes;
+  std::vector<graph::NodeInfo> target_nodes;
+  std::set<std::string> source_produced;  // tensors a source node produces
+  std::set<std::string> target_produced;
+  std::map<std::string, int64_t> sizes;  // estimated bytes per tensor
+  int64_t fallback_size = 0;             // for tensors shape inference could not size
+  int64_t budget = 0;
+
+  int64_t SizeOf(const std::string& name) const;
+};
+
+// Compares every matched intermediate of every sample (chunked) and fills `report`, then adds
+// local errors per `options.local_error` and analyses the result. Errors are for what stops the
+// whole run (an unreadable model file); a tensor that cannot be fetched is an errored node.
+Result<PerNodeReport> RunPerNode(const PerNodeSide& source, const PerNodeSide& target,
+                                 const backends::LoadOptions& target_load,
+                                 const std::vector<TensorMap>& samples,
+                                 const compare::Policy& policy, const PerNodeOptions& options);
+
+// Condensed comparison of one tensor under the policy's resolution for `name`.
+NodeSampleResult CompareNodeTensor(int sample, const std::string& name, const Tensor& source,
+                                   const Tensor& target, const compare::Policy& policy);
+
+// Runs `model` on `sample` for `names`; if the run fails, retries name by name so one tensor the
+// backend cannot expose does not hide the others. Fetched tensors go to `out`, failures (name ->
+// message) to `errors`. Counts runs.
+void FetchTensors(backends::Model& model, const TensorMap& sample,
+                  const std::vector<std::string>& names, TensorMap& out,
+                  std::map<std::string, std::string>& errors, int& runs);
+
+// Sets node.local for the report's nodes that `mode` selects (failed ones, or all).
+void ComputeLocalErrors(const PerNodeContext& context, LocalErrorMode mode, PerNodeReport& report);
+
+}  // namespace convgate::gate::internal

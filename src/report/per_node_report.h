@@ -1,0 +1,30 @@
+// Per-node validation (compare --per-node) in every report form: the "per_node" object of
+// report.json, the console section and JUnit cases. The compare renderers call these.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "convgate/gate/results.h"
+
+namespace convgate::report::internal {
+
+// The console lists this many nodes by added error (the JSON lists all).
+inline constexpr size_t kTopAddedErrorRows = 5;
+
+// Sets report["per_node"] when the compare ran per node.
+void AddPerNodeJson(const gate::CompareReport& report, nlohmann::json& out);
+
+// The console section ("" without --per-node).
+std::string PerNodeSection(const gate::CompareReport& report, bool color);
+
+// (testcase name, failure lines) per matched tensor; lines empty for a pass.
+std::vector<std::pair<std::string, std::vector<std::string>>> PerNodeCases(
+    const gate::CompareReport& report);
+
+// "node 'conv1' (Conv) -> 'conv1_out'", or "node #3 (Conv) -> 't'" for an unnamed node.
+std::string NodeLabel(const gate::NodeCheck& node);
+
+}  // namespace convgate::report::internal

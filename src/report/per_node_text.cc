@@ -1,0 +1,154 @@
+// Per-node validation on the console and in JUnit.
+#include <cstdio>
+#include <iterator>
+
+#include "per_node_report.h"
+#include "table.h"
+
+namespace convgate::report::internal {
+namespace {
+
+std::string Bytes(int64_t bytes) {
+  constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double value = static_cast<double>(bytes);
+  size_t unit = 0;
+  while (value >= 1024.0 && unit + 1 < std::size(kUnits)) {
+    value /= 1024.0;
+    ++unit;
+  }
+  char text[32];
+  std::snprintf(text, sizeof(text), unit == 0 ? "%.0f %s" : "%.1f %s", value, kUnits[unit]);
+  return text;
+}
+
+std::string SummaryLine(const gate::PerNodeReport& per_node) {
+  const gate::PerNodeSummary& summary = per_node.summary;
+  return "per-node: " + std::to_string(per_node.nodes.size()) +
+         " matched tensors: " + std::to_string(summary.passed) + " passed, " +
+         std::to_string(summary.failed) + " failed, " + std::to_string(summary.errored) +
+         " errored; " + std::to_string(summary.unmatched) + " unmatched (" +
+         std::to_string(per_node.chunks) + " chunk(s), " + std::to_string(per_node.runs) +
+         " runs, memory budget " + Bytes(per_node.memory_budget_bytes) + ")\n";
+}
+
+std::string FirstDivergentLine(const gate::PerNodeReport& per_node) {
+  if (per_node.first_divergent < 0) return "  first divergent: none\n";
+  const gate::NodeCheck& node = per_node.nodes[per_node.first_divergent];
+  std::string line = "  first divergent: " + NodeLabel(node);
+  if (node.status == gate::NodeStatus::kErrored) return line + ": errored: " + node.error + "\n";
+  for (const gate::NodeSampleResult& result : node.samples) {
+    if (result.passed) continue;
+    line += ", sample " + std::to_string(result.sample) + ": max |diff| " +
+            Short(result.max_abs_error) + ", p99 " + Short(result.p99_abs_error) + ", source [" +
+            Short(result.source_min) + ", " + Short(result.source_max) + "], target [" +
+            Short(result.target_min) + ", " + Short(result.target_max) + "]";
+    if (!result.failures.empty()) line += "\n    - " + result.failures.front();
+    break;
+  }
+  return line + "\n";
+}
+
+std::string Join(const std::vector<std::string>& names) {
+  std::string joined;
+  for (const std::string& name : names) joined += (joined.empty() ? "" : ", ") + name;
+  return joined;
+}
+
+std::string CulpritLine(const gate::PerNodeReport& per_node) {
+  if (per_node.local_error_mode == "none") return "";
+  if (per_node.culprit < 0) {
+    return per_node.first_divergent < 0
+               ? ""
+               : "  culprit: none (no node fails on the source's inputs by itself)\n";
+  }
+  const gate::NodeCheck& node = per_node.nodes[per_node.culprit];
+  const gate::LocalError& local = *node.local;
+  std::string fed;
+  if (!local.inputs_from_source.empty()) fed = "the source's " + Join(local.inputs_from_source);
+  if (!local.inputs_from_target.empty()) {
+    fed += (fed.empty() ? "" : "; ") + std::string("the target's ") +
+           Join(local.inputs_from_target) + " (no source counterpart)";
+  }
+  return "  culprit: " + NodeLabel(node) + " adds max |diff| " + Short(local.result.max_abs_error) +
+         " by itself, run alone on " + (fed.empty() ? "its initializers" : fed) + "\n";
+}
+
+std::string NonFiniteLines(const gate::PerNodeReport& per_node) {
+  std::string out;
+  const gate::NonFiniteOrigin& origin = per_node.non_finite;
+  if (origin.introduced >= 0) {
+    out += "  NaN/Inf introduced at " + NodeLabel(per_node.nodes[origin.introduced]) + ", sample " +
+           std::to_string(origin.introduced_sample) + "\n";
+  }
+  if (origin.inherited >= 0) {
+    out += "  NaN/Inf inherited: already in the source at " +
+           NodeLabel(per_node.nodes[origin.inherited]) + ", sample " +
+           std::to_string(origin.inherited_sample) + "\n";
+  }
+  return out;
+}
+
+std::string AddedErrorTable(const gate::PerNodeReport& per_node, bool color) {
+  if (per_node.by_added_error.empty()) return "";
+  Table table({"node", "op", "tensor", "added max|diff|", "alone", "max|diff| in model"});
+  for (size_t rank = 0; rank < per_node.by_added_error.size() && rank < kTopAddedErrorRows;
+       ++rank) {
+    const gate::NodeCheck& node = per_node.nodes[per_node.by_added_error[rank]];
+    const bool passed = node.local->result.passed;
+    table.AddRow({node.node.empty() ? "#" + std::to_string(node.node_index) : node.node,
+                  node.op_type, node.tensor, Short(node.local->result.max_abs_error),
+                  passed ? "pass" : "FAIL", Short(node.max_abs_error)},
+                 passed ? "" : kRed);
+  }
+  return "  error added by each node (largest first):\n" + table.Render(color);
+}
+
+std::string GateLine(const gate::PerNodeReport& per_node) {
+  const int bad = per_node.summary.failed + per_node.summary.errored;
+  if (bad == 0) return "";
+  if (per_node.strict) {
+    return "  --strict: " + std::to_string(bad) + " intermediate failure(s) fail the gate\n";
+  }
+  return "  intermediate failures are reported, only outputs gate (--strict to gate on them)\n";
+}
+
+}  // namespace
+
+std::string NodeLabel(const gate::NodeCheck& node) {
+  const std::string name =
+      node.node.empty() ? "#" + std::to_string(node.node_index) : "'" + node.node + "'";
+  return "node " + name + " (" + node.op_type + ") -> '" + node.tensor + "'";
+}
+
+std::string PerNodeSection(const gate::CompareReport& report, bool color) {
+  if (!report.per_node) return "";
+  const gate::PerNodeReport& per_node = *report.per_node;
+  std::string notes;
+  for (const std::string& note : per_node.notes) notes += "  note: " + note + "\n";
+  return Paint(SummaryLine(per_node), kBold, color) + FirstDivergentLine(per_node) +
+         CulpritLine(per_node) + NonFiniteLines(per_node) + AddedErrorTable(per_node, color) +
+         notes + GateLine(per_node) + "\n";
+}
+
+std::vector<std::pair<std::string, std::vector<std::string>>> PerNodeCases(
+    const gate::CompareReport& report) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> cases;
+  if (!report.per_node) return cases;
+  for (const gate::NodeCheck& node : report.per_node->nodes) {
+    std::vector<std::string> lines;
+    if (node.status == gate::NodeStatus::kErrored) lines.push_back("errored: " + node.error);
+    for (const gate::NodeSampleResult& result : node.samples) {
+      for (const std::string& failure : result.failures) {
+        lines.push_back("sample " + std::to_string(result.sample) + ": " + failure);
+      }
+    }
+    if (node.local && node.local->computed && !node.local->result.passed) {
+      lines.push_back("alone on the source's inputs it adds max |diff| " +
+                      Short(node.local->result.max_abs_error));
+    }
+    cases.emplace_back("per-node / " + NodeLabel(node), std::move(lines));
+  }
+  return cases;
+}
+
+}  // namespace convgate::report::internal

@@ -1,0 +1,210 @@
+// `compare --per-node` on the real binary: a fault injected into one node of tinycnn (by
+// convgate-inject-fault) is located at that node, a tiny memory budget takes more runs and finds
+// the same, and --strict makes intermediate failures gate.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "testing/subprocess.h"
+
+namespace convgate {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using testing::ProcessResult;
+
+const fs::path kBinary = fs::path(CONVGATE_BINARY_DIR) / "src/cli/convgate";
+const fs::path kInjectFault = fs::path(CONVGATE_BINARY_DIR) / "convgate-inject-fault";
+const std::string kTinyCnn = (fs::path(CONVGATE_BINARY_DIR) / "examples/tinycnn.onnx").string();
+
+std::string Describe(const ProcessResult& r) {
+  return "exit " + std::to_string(r.exit_code) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err;
+}
+
+class PerNodeCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() / ("convgate_per_node_cli_" + std::string(info->name()) + "_" +
+                                        std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    if (!HasFailure()) fs::remove_all(dir_);
+  }
+
+  ProcessResult Convgate(std::vector<std::string> args) {
+    args.insert(args.begin(), kBinary.string());
+    ProcessResult result = testing::RunProcess(args);
+    EXPECT_EQ(result.signal, 0) << "convgate crashed; stderr:\n" << result.err;
+    return result;
+  }
+
+  // tinycnn with `fault` injected; returns the broken model's path.
+  std::string Inject(const std::string& fault, const std::string& factor = "") {
+    const std::string out = (dir_ / (fault + ".onnx")).string();
+    std::vector<std::string> args = {kInjectFault.string(), kTinyCnn, out, "--fault", fault};
+    if (!factor.empty()) args.insert(args.end(), {"--factor", factor});
+    ProcessResult r = testing::RunProcess(args);
+    EXPECT_EQ(r.exit_code, 0) << Describe(r);
+    return out;
+  }
+
+  // compare --per-node ... --json; the parsed report.
+  json PerNode(const std::string& target, std::vector<std::string> extra, int expected_exit) {
+    std::vector<std::string> args = {"compare", kTinyCnn, target, "--per-node", "--json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    ProcessResult r = Convgate(args);
+    EXPECT_EQ(r.exit_code, expected_exit) << Describe(r);
+    json report = json::parse(r.out, nullptr, false);
+    EXPECT_FALSE(report.is_discarded()) << r.out;
+    EXPECT_TRUE(report.contains("per_node")) << r.out;
+    return report.is_discarded() ? json::object() : report["per_node"];
+  }
+
+  fs::path dir_;
+};
+
+TEST_F(PerNodeCliTest, CleanCopyPassesEveryNode) {
+  json per_node = PerNode(kTinyCnn, {}, 0);
+  EXPECT_EQ(per_node["summary"]["failed"], 0) << per_node.dump(1);
+  EXPECT_EQ(per_node["summary"]["passed"], per_node["summary"]["matched"]);
+  EXPECT_GT(per_node["summary"]["matched"].get<int>(), 4);
+  EXPECT_TRUE(per_node["first_divergent"].is_null());
+  EXPECT_TRUE(per_node["culprit"].is_null());
+}
+
+TEST_F(PerNodeCliTest, PerturbedConvIsFirstDivergentAndCulprit) {
+  json per_node = PerNode(Inject("perturb-conv", "1.05"), {}, 1);
+  EXPECT_EQ(per_node["first_divergent"]["node"], "Conv_conv") << per_node.dump(1);
+  EXPECT_EQ(per_node["first_divergent"]["op_type"], "Conv");
+  EXPECT_EQ(per_node["culprit"]["node"], "Conv_conv");
+  EXPECT_EQ(per_node["culprit"]["inputs"], json({"image", "conv.weight", "conv.bias"}));
+  EXPECT_GT(per_node["summary"]["failed"].get<int>(), 1);  // the error propagates downstream
+  // Downstream nodes fail in the model but add (almost) nothing by themselves.
+  int locally_failing = 0;
+  for (const json& node : per_node["nodes"]) {
+    if (node["local"].is_object() && node["local"]["computed"] == true &&
+        node["local"]["passed"] == false) {
+      ++locally_failing;
+    }
+  }
+  EXPECT_EQ(locally_failing, 1) << per_node.dump(1);
+  EXPECT_EQ(per_node["by_added_error"][0]["node"], "Conv_conv");
+}
+
+TEST_F(PerNodeCliTest, NanNodeIsWhereNaNIsIntroduced) {
+  json per_node = PerNode(Inject("nan-node"), {}, 1);
+  const json& introduced = per_node["non_finite"]["introduced_at"];
+  ASSERT_TRUE(introduced.is_object()) << per_node.dump(1);
+  EXPECT_EQ(introduced["node"], "injected_log_Conv_conv");
+  EXPECT_EQ(introduced["op_type"], "Log");
+  EXPECT_TRUE(per_node["non_finite"]["inherited_from"].is_null());
+  EXPECT_EQ(per_node["culprit"]["node"], "injected_log_Conv_conv");
+  // The Conv's renamed output exists only in the target.
+  EXPECT_EQ(per_node["unmatched_target"], json({"conv_before_log"}));
+}
+
+TEST_F(PerNodeCliTest, ConsoleNamesFirstDivergentCulpritAndNaNOrigin) {
+  ProcessResult r = Convgate({"compare", kTinyCnn, Inject("nan-node"), "--per-node"});
+  EXPECT_EQ(r.exit_code, 1) << Describe(r);
+  EXPECT_NE(r.out.find("first divergent: node 'injected_log_Conv_conv' (Log)"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("culprit: node 'injected_log_Conv_conv'"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("NaN/Inf introduced at node 'injected_log_Conv_conv'"), std::string::npos)
+      << r.out;
+}
+
+TEST_F(PerNodeCliTest, TinyBudgetTakesMoreRunsAndFindsTheSame) {
+  const std::string target = Inject("perturb-conv", "1.05");
+  json whole = PerNode(target, {"--samples", "2"}, 1);
+  json chunked = PerNode(target, {"--samples", "2", "--memory-budget", "1"}, 1);
+  EXPECT_EQ(whole["chunks"], 1) << whole.dump(1);
+  EXPECT_EQ(chunked["chunks"], chunked["summary"]["matched"]) << chunked.dump(1);
+  EXPECT_GT(chunked["runs"].get<int>(), whole["runs"].get<int>());
+  EXPECT_EQ(chunked["first_divergent"], whole["first_divergent"]);
+  EXPECT_EQ(chunked["culprit"], whole["culprit"]);
+  EXPECT_EQ(chunked["summary"], whole["summary"]);
+  // Same verdicts and counts; values agree to rounding only, because a runtime may fuse nodes
+  // (Conv + BatchNormalization) whose intermediate a different chunk does not ask for.
+  ASSERT_EQ(chunked["nodes"].size(), whole["nodes"].size());
+  for (size_t idx = 0; idx < whole["nodes"].size(); ++idx) {
+    for (size_t sample = 0; sample < 2; ++sample) {
+      const json& a = whole["nodes"][idx]["samples"][sample];
+      const json& b = chunked["nodes"][idx]["samples"][sample];
+      EXPECT_EQ(a["passed"], b["passed"]) << idx;
+      EXPECT_EQ(a["mismatches"], b["mismatches"]) << idx;
+      EXPECT_NEAR(a["max_abs_error"].get<double>(), b["max_abs_error"].get<double>(), 1e-5) << idx;
+    }
+  }
+}
+
+TEST_F(PerNodeCliTest, StrictMakesIntermediateFailuresGate) {
+  // Loose tolerances on the outputs only: they pass, the intermediates (default tolerances) fail.
+  const std::string target = Inject("perturb-conv", "1.05");
+  const std::vector<std::string> loose = {"--atol", "logits:10", "--atol", "probs:10"};
+  json relaxed = PerNode(target, loose, 0);
+  EXPECT_GT(relaxed["summary"]["failed"].get<int>(), 0) << relaxed.dump(1);
+  EXPECT_EQ(relaxed["gate_failed"], false);
+  std::vector<std::string> strict = loose;
+  strict.push_back("--strict");
+  json gated = PerNode(target, strict, 1);
+  EXPECT_EQ(gated["gate_failed"], true);
+}
+
+TEST_F(PerNodeCliTest, LocalErrorNoneSkipsCulpritAllCoversEveryNode) {
+  const std::string target = Inject("perturb-conv", "1.05");
+  json none = PerNode(target, {"--local-error", "none"}, 1);
+  EXPECT_TRUE(none["culprit"].is_null());
+  EXPECT_TRUE(none["by_added_error"].empty());
+  json all = PerNode(target, {"--local-error", "all"}, 1);
+  EXPECT_EQ(all["by_added_error"].size(), all["summary"]["matched"].get<size_t>());
+  EXPECT_EQ(all["culprit"]["node"], "Conv_conv");
+}
+
+TEST_F(PerNodeCliTest, PerNodeFlagsAreValidatedBeforeLoading) {
+  ProcessResult strict_alone = Convgate({"compare", kTinyCnn, kTinyCnn, "--strict"});
+  EXPECT_EQ(strict_alone.exit_code, 2);
+  EXPECT_NE(strict_alone.err.find("--strict has no effect without --per-node"), std::string::npos)
+      << strict_alone.err;
+  ProcessResult budget =
+      Convgate({"compare", kTinyCnn, kTinyCnn, "--per-node", "--memory-budget", "lots"});
+  EXPECT_EQ(budget.exit_code, 2);
+  EXPECT_NE(budget.err.find("'lots'"), std::string::npos) << budget.err;
+  ProcessResult mode =
+      Convgate({"compare", kTinyCnn, kTinyCnn, "--per-node", "--local-error", "some"});
+  EXPECT_EQ(mode.exit_code, 2) << Describe(mode);
+  const std::string saved = (dir_ / "ref.npz").string();
+  ASSERT_EQ(Convgate({"compare", kTinyCnn, kTinyCnn, "--save-outputs", saved, "--save-inputs",
+                      (dir_ / "in.npz").string()})
+                .exit_code,
+            0);
+  ProcessResult outputs = Convgate({"compare", "--load-outputs", saved, kTinyCnn, "--load-inputs",
+                                    (dir_ / "in.npz").string(), "--per-node"});
+  EXPECT_EQ(outputs.exit_code, 2) << Describe(outputs);
+  EXPECT_NE(outputs.err.find("--per-node needs two models"), std::string::npos) << outputs.err;
+}
+
+TEST_F(PerNodeCliTest, WritesPerNodeIntoReportFilesAndJUnitUnderStrict) {
+  ProcessResult r = Convgate({"compare", kTinyCnn, Inject("perturb-conv", "1.05"), "--per-node",
+                              "--strict", "--out", (dir_ / "out").string()});
+  EXPECT_EQ(r.exit_code, 1) << Describe(r);
+  std::ifstream report_file(dir_ / "out/report.json");
+  json report = json::parse(report_file, nullptr, false);
+  ASSERT_FALSE(report.is_discarded());
+  EXPECT_EQ(report["per_node"]["culprit"]["node"], "Conv_conv");
+  std::ifstream junit_file(dir_ / "out/junit.xml");
+  const std::string junit((std::istreambuf_iterator<char>(junit_file)),
+                          std::istreambuf_iterator<char>());
+  EXPECT_NE(junit.find("per-node / node 'Conv_conv' (Conv)"), std::string::npos) << junit;
+}
+
+}  // namespace
+}  // namespace convgate

@@ -1,0 +1,101 @@
+// SingleNodeModel (one node cut out as a standalone model) and InferValueBytes (value sizes for
+// per-node validation's memory plan).
+#include "convgate/graph/node_model.h"
+
+#include <gtest/gtest.h>
+
+#include "convgate/graph/nodes.h"
+#include "graph/onnx_test_util.h"
+
+namespace convgate::graph {
+namespace {
+
+using ::convgate::testing::ParseOnnxText;
+using ::convgate::testing::Serialize;
+
+constexpr char kChainModel[] = R"(
+<ir_version: 8, opset_import: ["" : 15]>
+g (float[N, 2] x) => (float[N, 2] y) <float[2] w = {1.0, 2.0}>
+{
+  t = Add(x, w)
+  u = Relu(t)
+  y = Mul(u, w)
+}
+)";
+
+onnx::ModelProto Parse(const std::string& bytes) {
+  onnx::ModelProto model;
+  EXPECT_TRUE(model.ParseFromString(bytes));
+  return model;
+}
+
+TensorMap Feeds(const std::string& name, std::initializer_list<int64_t> dims) {
+  TensorMap feeds;
+  EXPECT_TRUE(
+      feeds.Insert(name, std::move(Tensor::Allocate(DType::kFloat32, Shape::Of(dims))).value())
+          .ok());
+  return feeds;
+}
+
+TEST(SingleNodeModel, FedInputsBecomeTypedInputsInitializersStay) {
+  const std::string bytes = Serialize(ParseOnnxText(kChainModel));
+  Result<std::string> single = SingleNodeModel(bytes, 2, Feeds("u", {3, 2}), "chain.onnx");
+  ASSERT_TRUE(single.ok()) << single.status().ToString();
+  const onnx::ModelProto model = Parse(*single);
+  ASSERT_EQ(model.graph().node_size(), 1);
+  EXPECT_EQ(model.graph().node(0).op_type(), "Mul");
+  ASSERT_EQ(model.graph().input_size(), 1);
+  EXPECT_EQ(model.graph().input(0).name(), "u");
+  const auto& shape = model.graph().input(0).type().tensor_type().shape();
+  ASSERT_EQ(shape.dim_size(), 2);
+  EXPECT_EQ(shape.dim(0).dim_value(), 3);
+  ASSERT_EQ(model.graph().initializer_size(), 1);
+  EXPECT_EQ(model.graph().initializer(0).name(), "w");
+  ASSERT_EQ(model.graph().output_size(), 1);
+  EXPECT_EQ(model.graph().output(0).name(), "y");
+  EXPECT_EQ(model.graph().output(0).type().tensor_type().elem_type(), onnx::TensorProto::FLOAT);
+  EXPECT_EQ(model.opset_import(0).version(), 15);
+}
+
+TEST(SingleNodeModel, AFedTensorReplacesAnInitializerOfTheSameName) {
+  const std::string bytes = Serialize(ParseOnnxText(kChainModel));
+  TensorMap feeds = Feeds("x", {1, 2});
+  ASSERT_TRUE(
+      feeds.Insert("w", std::move(Tensor::Allocate(DType::kFloat32, Shape::Of({2}))).value()).ok());
+  const onnx::ModelProto model = Parse(*SingleNodeModel(bytes, 0, feeds, "chain.onnx"));
+  EXPECT_EQ(model.graph().input_size(), 2);
+  EXPECT_EQ(model.graph().initializer_size(), 0);
+}
+
+TEST(SingleNodeModel, ErrorsNameTheModelAndTheProblem) {
+  const std::string bytes = Serialize(ParseOnnxText(kChainModel));
+  Result<std::string> missing = SingleNodeModel(bytes, 1, TensorMap{}, "chain.onnx");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(missing.status().message().find("chain.onnx"), std::string::npos);
+  EXPECT_NE(missing.status().message().find("'t'"), std::string::npos);
+  Result<std::string> index = SingleNodeModel(bytes, 7, TensorMap{}, "chain.onnx");
+  EXPECT_EQ(index.status().code(), StatusCode::kInvalidArgument);
+  Result<std::string> garbage = SingleNodeModel("not a model", 0, TensorMap{}, "bad.onnx");
+  EXPECT_EQ(garbage.status().code(), StatusCode::kDataLoss);
+}
+
+TEST(InferValueBytes, SizesValuesOnceSymbolicDimsAreBound) {
+  const std::string bytes = Serialize(ParseOnnxText(kChainModel));
+  Result<std::map<std::string, int64_t>> sizes =
+      InferValueBytes(bytes, {{"x", {5, 2}}}, "chain.onnx");
+  ASSERT_TRUE(sizes.ok()) << sizes.status().ToString();
+  EXPECT_EQ(sizes->at("t"), 5 * 2 * 4);
+  EXPECT_EQ(sizes->at("u"), 5 * 2 * 4);
+  EXPECT_EQ(sizes->at("y"), 5 * 2 * 4);
+}
+
+TEST(ListNodes, RecordsInputs) {
+  const std::string bytes = Serialize(ParseOnnxText(kChainModel));
+  Result<std::vector<NodeInfo>> nodes = ListNodes(bytes, "chain.onnx");
+  ASSERT_TRUE(nodes.ok());
+  EXPECT_EQ((*nodes)[2].inputs, (std::vector<std::string>{"u", "w"}));
+}
+
+}  // namespace
+}  // namespace convgate::graph
