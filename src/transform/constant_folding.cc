@@ -1,0 +1,193 @@
+// constant_folding: a node whose inputs are all constants (initializers, Constant nodes, or
+// outputs folded before it) is evaluated by ONNX Runtime, as a one-node model with those constants
+// as initializers, and its outputs become initializers. ONNX Runtime rather than hand-written
+// kernels so that any op it runs folds, with the very kernels that run the model. Exact for the
+// same reason. Left alone: random ops, nodes with subgraphs or a non-default domain, nodes
+// producing graph outputs, outputs whose type shape inference cannot tell, and (param
+// max_elements=N) outputs larger than N elements. Constant nodes left unread are removed.
+#include <onnx/shape_inference/implementation.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <exception>
+#include <filesystem>
+#include <optional>
+#include <set>
+#include <unordered_set>
+
+#include "convgate/backends/registry.h"
+#include "convgate/core/file_util.h"
+#include "transform/graph_edit.h"
+#include "transform/pass.h"
+
+namespace convgate::transform {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A fresh private directory for the one-node models, removed with its contents.
+class TempDir {
+ public:
+  static Result<TempDir> Make() {
+    std::string pattern = (fs::temp_directory_path() / "convgate_fold_XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) {
+      return Status::Unavailable("constant_folding: cannot create a temporary directory");
+    }
+    return TempDir(pattern);
+  }
+  TempDir(TempDir&& other) noexcept : path_(std::move(other.path_)) { other.path_.clear(); }
+  ~TempDir() {
+    std::error_code ignored;
+    if (!path_.empty()) fs::remove_all(path_, ignored);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  explicit TempDir(fs::path path) : path_(std::move(path)) {}
+  fs::path path_;
+};
+
+bool HasSubgraph(const onnx::NodeProto& node) {
+  for (const onnx::AttributeProto& attr : node.attribute()) {
+    if (attr.has_g() || attr.graphs_size() > 0) return true;
+  }
+  return false;
+}
+
+bool IsFoldable(const onnx::GraphProto& graph, const onnx::NodeProto& node) {
+  static const std::set<std::string> kRandom = {"RandomNormal",  "RandomNormalLike",
+                                                "RandomUniform", "RandomUniformLike",
+                                                "Multinomial",   "Bernoulli"};
+  if (!node.domain().empty() && node.domain() != "ai.onnx") return false;
+  if (node.op_type() == "Constant" || kRandom.count(node.op_type()) != 0 || HasSubgraph(node)) {
+    return false;
+  }
+  bool any_input = false;
+  for (const std::string& input : node.input()) {
+    if (input.empty()) continue;
+    if (FindConstant(graph, input) == nullptr) return false;
+    any_input = true;
+  }
+  for (const std::string& output : node.output()) {
+    if (IsGraphOutput(graph, output)) return false;
+  }
+  return any_input;
+}
+
+// The node alone, its constant inputs as initializers, its outputs typed by shape inference;
+// nullopt when inference cannot type an output.
+std::optional<onnx::ModelProto> OneNodeModel(const onnx::ModelProto& model,
+                                             const onnx::GraphProto& graph,
+                                             const onnx::NodeProto& node) {
+  onnx::ModelProto one;
+  // IR 4 is the first that lets initializers be absent from the graph inputs.
+  one.set_ir_version(std::max<int64_t>(model.ir_version(), 4));
+  *one.mutable_opset_import() = model.opset_import();
+  onnx::GraphProto* body = one.mutable_graph();
+  body->set_name("constant_folding");
+  *body->add_node() = node;
+  std::unordered_set<std::string> added;
+  for (const std::string& input : node.input()) {
+    if (input.empty() || !added.insert(input).second) continue;
+    onnx::TensorProto* init = body->add_initializer();
+    *init = *FindConstant(graph, input);
+    init->set_name(input);
+  }
+  try {
+    onnx::shape_inference::InferShapes(one);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  for (const std::string& output : node.output()) {
+    if (output.empty()) continue;
+    const onnx::ValueInfoProto* typed = nullptr;
+    for (const onnx::ValueInfoProto& info : body->value_info()) {
+      if (info.name() == output) typed = &info;
+    }
+    if (typed == nullptr || !typed->type().has_tensor_type()) return std::nullopt;
+    *body->add_output() = *typed;
+  }
+  body->clear_value_info();
+  return one;
+}
+
+class ConstantFolding : public Pass {
+ public:
+  explicit ConstantFolding(int64_t max_elements) : max_elements_(max_elements) {}
+
+  Status Apply(onnx::ModelProto& model, PassContext& context) override {
+    CONVGATE_ASSIGN_OR_RETURN(TempDir dir, TempDir::Make());
+    CONVGATE_ASSIGN_OR_RETURN(std::unique_ptr<backends::Backend> ort,
+                              backends::CreateBackend("ort"));
+    onnx::GraphProto& graph = *model.mutable_graph();
+    std::unordered_set<int> removed;
+    for (int idx = 0; idx < graph.node_size(); ++idx) {
+      if (!IsFoldable(graph, graph.node(idx))) continue;
+      CONVGATE_ASSIGN_OR_RETURN(std::optional<std::vector<onnx::TensorProto>> values,
+                                Evaluate(model, graph.node(idx), *ort, dir.path()));
+      if (!values) continue;
+      std::string names;
+      for (onnx::TensorProto& value : *values) {
+        names += (names.empty() ? "'" : ", '") + value.name() + "'";
+        *graph.add_initializer() = std::move(value);
+      }
+      removed.insert(idx);
+      context.Removed(graph.node(idx), "evaluated by ONNX Runtime into initializer " + names);
+    }
+    EraseNodes(graph, removed);
+    for (const onnx::NodeProto& node : EraseUnreadConstants(graph)) {
+      context.Removed(node, "not read by any node after folding");
+    }
+    RemoveUnusedInitializers(graph);
+    return Status::OK();
+  }
+
+ private:
+  // The node's outputs as TensorProtos; nullopt when the node is left alone (untyped outputs,
+  // or larger than max_elements).
+  Result<std::optional<std::vector<onnx::TensorProto>>> Evaluate(const onnx::ModelProto& model,
+                                                                 const onnx::NodeProto& node,
+                                                                 backends::Backend& ort,
+                                                                 const fs::path& dir) const {
+    using Values = std::optional<std::vector<onnx::TensorProto>>;
+    std::optional<onnx::ModelProto> one = OneNodeModel(model, model.graph(), node);
+    if (!one) return Values();
+    const fs::path path = dir / "node.onnx";
+    CONVGATE_RETURN_IF_ERROR(WriteFileAtomic(path, one->SerializeAsString()));
+    Result<std::unique_ptr<backends::Model>> loaded = ort.Load(path, {});
+    Result<TensorMap> outputs =
+        loaded.ok() ? (*loaded)->Run(TensorMap(), {}) : Result<TensorMap>(loaded.status());
+    if (!outputs.ok()) {
+      return Status::Unavailable("constant_folding: ONNX Runtime cannot evaluate " +
+                                 node.op_type() + " '" + NodeLabel(node) +
+                                 "': " + outputs.status().message());
+    }
+    std::vector<onnx::TensorProto> values;
+    for (const TensorMap::Entry& entry : *outputs) {
+      if (max_elements_ > 0 && entry.tensor.num_elements() > max_elements_) return Values();
+      CONVGATE_ASSIGN_OR_RETURN(values.emplace_back(), ToProto(entry.tensor, entry.name));
+    }
+    return Values(std::move(values));
+  }
+
+  int64_t max_elements_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<Pass>> MakeConstantFolding(const Params& params) {
+  int64_t max_elements = 0;
+  auto found = params.find("max_elements");
+  if (found != params.end()) {
+    char* end = nullptr;
+    max_elements = std::strtoll(found->second.c_str(), &end, 10);
+    if (found->second.empty() || *end != '\0' || max_elements < 0) {
+      return Status::InvalidArgument("constant_folding: max_elements='" + found->second +
+                                     "' is not a non-negative integer");
+    }
+  }
+  return std::unique_ptr<Pass>(new ConstantFolding(max_elements));
+}
+
+}  // namespace convgate::transform

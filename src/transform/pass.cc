@@ -1,0 +1,45 @@
+#include "transform/pass.h"
+
+namespace convgate::transform {
+
+std::string MarkLine(const std::string& signature, const std::string& pass_name) {
+  return "convgate.transform: " + signature + " " + pass_name;
+}
+
+std::string NodeLabel(const onnx::NodeProto& node) {
+  if (!node.name().empty() || node.output_size() == 0) return node.name();
+  return node.output(0);
+}
+
+void NameIfUnnamed(onnx::NodeProto& node) {
+  if (node.name().empty() && node.output_size() > 0) node.set_name(node.output(0));
+}
+
+void PassContext::Mark(onnx::NodeProto& node) const {
+  NameIfUnnamed(node);
+  const std::string line = MarkLine(signature_, pass_name_);
+  const std::string& doc = node.doc_string();
+  // One line per pass: a node touched twice by the same pass keeps a single mark.
+  if (doc.find(line) != std::string::npos) return;
+  node.set_doc_string(doc.empty() ? line : doc + "\n" + line);
+}
+
+void PassContext::Record(const char* kind, const onnx::NodeProto& node, const std::string& change) {
+  changes_->push_back(NodeChange{kind, NodeLabel(node), node.op_type(), change});
+}
+
+void PassContext::Created(onnx::NodeProto& node, const std::string& change) {
+  Mark(node);
+  Record("created", node, change);
+}
+
+void PassContext::Changed(onnx::NodeProto& node, const std::string& change) {
+  Mark(node);
+  Record("changed", node, change);
+}
+
+void PassContext::Removed(const onnx::NodeProto& node, const std::string& change) {
+  Record("removed", node, change);
+}
+
+}  // namespace convgate::transform
