@@ -28,6 +28,8 @@ std::unique_ptr<Command> MakeCheckCommand();
 std::unique_ptr<Command> MakeConvertCommand();
 std::unique_ptr<Command> MakeCacheCommand();
 std::unique_ptr<Command> MakeVerifyCommand();
+std::unique_ptr<Command> MakeTransformCommand();
+std::unique_ptr<Command> MakeReduceCommand();
 
 // Seconds since the process started (the figure reports give as the invocation's duration).
 double ProcessSeconds();

@@ -35,6 +35,8 @@ int Main(int argc, char** argv) {
   commands.push_back(convgate::cli::MakeCheckCommand());
   commands.push_back(convgate::cli::MakeConvertCommand());
   commands.push_back(convgate::cli::MakeCacheCommand());
+  commands.push_back(convgate::cli::MakeTransformCommand());
+  commands.push_back(convgate::cli::MakeReduceCommand());
   std::vector<std::pair<CLI::App*, Command*>> registered;
   for (auto& command : commands) {
     CLI::App* sub = command->Register(app);

@@ -73,11 +73,14 @@ class VerifyCliTest : public ::testing::Test {
     return Convgate(args);
   }
 
-  // Writes `fault` into a copy of fixture `model`; returns the broken model's path.
-  std::string Inject(const std::string& model, const std::string& fault) {
+  // Writes `fault` into a copy of fixture `model` (at node `node`, or the tool's default);
+  // returns the broken model's path.
+  std::string Inject(const std::string& model, const std::string& fault,
+                     const std::string& node = "") {
     const std::string out = (dir_ / (fault + ".onnx")).string();
-    ProcessResult r =
-        testing::RunProcess({kInjectFault.string(), Fixture(model), out, "--fault", fault});
+    std::vector<std::string> args = {kInjectFault.string(), Fixture(model), out, "--fault", fault};
+    if (!node.empty()) args.insert(args.end(), {"--node", node});
+    ProcessResult r = testing::RunProcess(args);
     EXPECT_EQ(r.exit_code, 0) << Describe(r);
     return out;
   }
@@ -249,6 +252,32 @@ TEST_F(VerifyCliTest, AnFp16OverflowIsCaughtAsIntroducedInfinity) {
   EXPECT_GT(
       non_finite["introduced_nan"].get<int64_t>() + non_finite["introduced_inf"].get<int64_t>(), 0)
       << report["comparison"]["results"][0].dump(2).substr(0, 3000);
+}
+
+// Per-node localisation and reduce on a real architecture: a fault in a Conv deep inside
+// mobilenet_v2 (block 7 of 17) is blamed on that Conv, not on the nodes downstream that inherit
+// its error, and the one-node reproducer fails on its own.
+TEST_F(VerifyCliTest, AFaultDeepInMobilenetV2IsReducedToItsNode) {
+  const std::string conv = "/model/features/features.7/conv/conv.1/conv.1.0/Conv";
+  for (const std::string fault : {"perturb-conv", "nan-node"}) {
+    SCOPED_TRACE(fault);
+    const std::string broken = Inject("mobilenet_v2.onnx", fault, conv);
+    const fs::path folder = dir_ / ("reduce-" + fault);
+    ProcessResult r = Convgate({"reduce", Fixture("mobilenet_v2.onnx"), broken, "-o",
+                                folder.string(), "--memory-budget", "16MiB"});
+    ASSERT_EQ(r.exit_code, 0) << Describe(r);
+    std::ifstream in(folder / "report.json");
+    const json report = json::parse(in);
+    EXPECT_EQ(report["node"]["name"], fault == "nan-node" ? "injected_log_" + conv : conv)
+        << report["node"].dump();
+    EXPECT_NE(report["reason"].get<std::string>().find("culprit"), std::string::npos);
+    EXPECT_EQ(report["reproduces"], true);
+    const json& per_node = report["comparison"]["per_node"];
+    EXPECT_GT(per_node["chunks"].get<int>(), 1) << "a 16 MiB budget must take several chunks";
+    ::setenv("CONVGATE", kBinary.c_str(), 1);
+    ProcessResult repro = testing::RunProcess({(folder / "repro.sh").string()});
+    EXPECT_EQ(repro.exit_code, 1) << Describe(repro);
+  }
 }
 
 }  // namespace

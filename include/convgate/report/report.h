@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "convgate/gate/reduce.h"
 #include "convgate/gate/results.h"
 #include "convgate/gate/verify.h"
 #include "convgate/graph/onnx_model.h"
@@ -28,6 +29,7 @@ nlohmann::json ReportJson(const gate::RunReport& report, const Invocation& invoc
 nlohmann::json ReportJson(const gate::CompareReport& report, const Invocation& invocation);
 // verify: the conversion record, the task, the target's end-to-end run and the comparison.
 nlohmann::json ReportJson(const gate::VerifyReport& report, const Invocation& invocation);
+nlohmann::json ReportJson(const gate::ReduceReport& report, const Invocation& invocation);
 nlohmann::json ModelSummaryJson(const graph::ModelSummary& summary);
 
 // verify_result.json, exactly the reference's fields:
@@ -46,6 +48,7 @@ std::string JUnitXml(const gate::VerifyReport& report, const Invocation& invocat
 std::string ConsoleText(const gate::RunReport& report, bool color);
 std::string ConsoleText(const gate::CompareReport& report, bool color);
 std::string ConsoleText(const gate::VerifyReport& report, bool color);
+std::string ConsoleText(const gate::ReduceReport& report, bool color);
 std::string ModelSummaryText(const graph::ModelSummary& summary);
 
 // The one-line error for stderr: "convgate: error (load): target: model.onnx: ...".

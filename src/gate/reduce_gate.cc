@@ -1,0 +1,302 @@
+// `convgate reduce`: locate the node (per-node validation), cut it out, capture its tensors, write
+// and prove the reproducer.
+#include <algorithm>
+#include <cstdio>
+
+#include "convgate/backends/registry.h"
+#include "convgate/core/file_util.h"
+#include "convgate/gate/reduce.h"
+#include "convgate/graph/node_model.h"
+#include "convgate/graph/onnx_model.h"
+#include "convgate/inputs/dataset.h"
+#include "convgate/io/npz.h"
+
+namespace convgate::gate {
+namespace {
+
+constexpr char kModelFile[] = "node.onnx";
+constexpr char kInputsFile[] = "inputs.npz";
+constexpr char kExpectedFile[] = "expected.npz";
+constexpr char kDatasetFile[] = "dataset.npz";
+
+ReduceReport Errored(ReduceReport report, Stage stage, Status status) {
+  report.error = GateError{stage, std::move(status)};
+  report.verdict = Verdict::kError;
+  return report;
+}
+
+std::string Number(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%.10g", value);
+  return buffer;
+}
+
+// The node to reduce: --node, else the culprit, else the first divergent node. -1 when there is
+// none; `reason` says which rule chose it.
+Result<int> ChooseNode(const PerNodeReport& per_node, const std::string& wanted,
+                       std::string& reason) {
+  if (!wanted.empty()) {
+    for (size_t idx = 0; idx < per_node.nodes.size(); ++idx) {
+      const NodeCheck& node = per_node.nodes[idx];
+      if (node.node == wanted || node.tensor == wanted) {
+        reason = "--node " + wanted;
+        return static_cast<int>(idx);
+      }
+    }
+    return Status::NotFound("--node '" + wanted +
+                            "': no matched intermediate of the target is produced by a node of "
+                            "that name or is a tensor of that name");
+  }
+  if (per_node.culprit >= 0) {
+    reason =
+        "culprit: the first node whose own error (run alone on the source's tensors) fails "
+        "the tolerance";
+    return per_node.culprit;
+  }
+  if (per_node.first_divergent >= 0) {
+    reason =
+        "first divergent node (no node's own error fails the tolerance: the error "
+        "accumulates; this node alone may not reproduce it)";
+    return per_node.first_divergent;
+  }
+  return -1;
+}
+
+struct Sides {
+  // Backends outlive the models they loaded.
+  std::unique_ptr<backends::Backend> source_backend;
+  std::unique_ptr<backends::Backend> target_backend;
+  std::unique_ptr<backends::Model> source;
+  std::unique_ptr<backends::Model> target;
+  std::string target_bytes;
+  std::vector<std::string> source_values;  // every value the source graph names
+};
+
+Result<std::unique_ptr<backends::Model>> LoadSide(const std::string& path,
+                                                  const std::string& backend_name,
+                                                  std::unique_ptr<backends::Backend>& backend) {
+  std::string name = backend_name;
+  if (name.empty()) {
+    CONVGATE_ASSIGN_OR_RETURN(name, backends::DefaultBackendFor(path));
+  }
+  CONVGATE_ASSIGN_OR_RETURN(backend, backends::CreateBackend(name));
+  return backend->Load(path, backends::LoadOptions{});
+}
+
+Result<Sides> LoadSides(const CompareOptions& options) {
+  Sides sides;
+  CONVGATE_ASSIGN_OR_RETURN(sides.source,
+                            LoadSide(options.source, options.source_backend, sides.source_backend));
+  CONVGATE_ASSIGN_OR_RETURN(sides.target,
+                            LoadSide(options.target, options.target_backend, sides.target_backend));
+  CONVGATE_ASSIGN_OR_RETURN(sides.target_bytes, ReadFile(options.target));
+  CONVGATE_ASSIGN_OR_RETURN(std::string source_bytes, ReadFile(options.source));
+  CONVGATE_ASSIGN_OR_RETURN(sides.source_values, graph::IntermediateNames(source_bytes));
+  for (const TensorInfo& input : sides.source->signature().inputs) {
+    sides.source_values.push_back(input.name);
+  }
+  return sides;
+}
+
+bool Contains(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+// The node's input tensors on `sample`: the source's where the source has the value (so the
+// target's node is judged on correct inputs), the target's otherwise (listed in notes). Inputs
+// that are initializers of the target are left to the model.
+Result<TensorMap> CaptureInputs(Sides& sides, const NodeCheck& node, const TensorMap& sample,
+                                const std::vector<std::string>& target_values,
+                                std::vector<std::string>& notes) {
+  std::vector<std::string> from_source, from_target;
+  for (const std::string& name : node.inputs) {
+    if (name.empty() || Contains(from_source, name) || Contains(from_target, name)) continue;
+    if (Contains(sides.source_values, name)) {
+      from_source.push_back(name);
+    } else if (Contains(target_values, name)) {
+      from_target.push_back(name);
+    }  // else: an initializer of the target, which the one-node model carries itself
+  }
+  TensorMap feeds;
+  if (!from_source.empty()) {
+    CONVGATE_ASSIGN_OR_RETURN(feeds, sides.source->Run(sample, from_source));
+  }
+  if (!from_target.empty()) {
+    CONVGATE_ASSIGN_OR_RETURN(TensorMap own, sides.target->Run(sample, from_target));
+    for (auto& entry : own) {
+      notes.push_back("input '" + entry.name +
+                      "' has no counterpart in the source: captured from the target");
+      CONVGATE_RETURN_IF_ERROR(feeds.Insert(entry.name, std::move(entry.tensor)));
+    }
+  }
+  return feeds;
+}
+
+// The source's values of the node's outputs (the reference the one-node model must match).
+Result<TensorMap> CaptureExpected(Sides& sides, const NodeCheck& node, const TensorMap& sample) {
+  return sides.source->Run(sample, {node.tensor});
+}
+
+Result<TensorMap> SampleInputs(const Sides& sides, const std::filesystem::path& dataset_path,
+                               int sample) {
+  CONVGATE_ASSIGN_OR_RETURN(inputs::Dataset dataset,
+                            inputs::LoadDataset(dataset_path, sides.target->signature()));
+  if (sample < 0 || sample >= static_cast<int>(dataset.samples.size())) {
+    return Status::Internal("sample " + std::to_string(sample) + " is not in " +
+                            dataset_path.string());
+  }
+  return std::move(dataset.samples[sample]);
+}
+
+std::string ReproCommand(const CompareOptions& options, const NodeSampleResult& judged) {
+  std::string command = std::string("convgate compare ") + kExpectedFile + " " + kModelFile +
+                        " --load-inputs " + kInputsFile + " --atol " + Number(judged.atol) +
+                        " --rtol " + Number(judged.rtol);
+  if (!options.target_backend.empty() && options.target_backend != "ort") {
+    command += " --target-backend " + options.target_backend;
+  }
+  return command;
+}
+
+const NodeSampleResult* FindSample(const NodeCheck& node, int sample) {
+  for (const NodeSampleResult& result : node.samples) {
+    if (result.sample == sample) return &result;
+  }
+  return node.samples.empty() ? nullptr : &node.samples.front();
+}
+
+std::string ReproScript(const std::string& command) {
+  return "#!/bin/sh\n"
+         "# Reproduces the failure convgate reduce found: the one-node model against the source's\n"
+         "# values. Exit 1 means it still fails. Set CONVGATE to the binary if it is not on PATH.\n"
+         "cd \"$(dirname \"$0\")\" || exit 3\n"
+         "exec \"${CONVGATE:-convgate}\" " +
+         command.substr(std::string("convgate ").size()) + " \"$@\"\n";
+}
+
+std::string FolderReadme(const ReduceReport& report, const NodeCheck& node,
+                         const NodeSampleResult* judged) {
+  std::string text = "# convgate reduce\n\n";
+  text += "Source: " + report.comparison.source.path + "\n";
+  text += "Target: " + report.comparison.target.path + "\n\n";
+  text += "Node: '" + node.node + "' (" + node.op_type + "), output '" + node.tensor + "'\n";
+  text += "Chosen as: " + report.reason + "\n";
+  text += "Sample: " + std::to_string(report.sample) + "\n";
+  if (judged != nullptr) {
+    text += "In the whole model: max |diff| " + Number(judged->max_abs_error) + ", " +
+            std::to_string(judged->mismatches) + " of " + std::to_string(judged->elements) +
+            " elements outside atol " + Number(judged->atol) + " + rtol " + Number(judged->rtol) +
+            " * |source|\n";
+  }
+  if (node.local && node.local->computed) {
+    text += "Alone on the source's inputs: max |diff| " + Number(node.local->result.max_abs_error) +
+            ", " + std::to_string(node.local->result.mismatches) + " elements outside\n";
+  }
+  text += "\nFiles:\n";
+  text +=
+      std::string("  ") + kModelFile + "      the target's node alone (with its initializers)\n";
+  text += std::string("  ") + kInputsFile + "     its inputs, as the source computed them\n";
+  text += std::string("  ") + kExpectedFile + "   its output, as the source computed it\n";
+  text += "  repro.sh        runs the command below; exit 1 = the failure reproduces\n\n";
+  text += "Command (from this folder):\n\n    " + report.command + "\n";
+  for (const std::string& note : report.notes) text += "\nNote: " + note + "\n";
+  return text;
+}
+
+// Writes the reproducer for node `index` of the per-node report and runs it.
+Status WriteReproducer(const ReduceOptions& options, const std::filesystem::path& dataset_path,
+                       ReduceReport& report) {
+  const NodeCheck& node = report.comparison.per_node->nodes[report.node];
+  CONVGATE_ASSIGN_OR_RETURN(Sides sides, LoadSides(options.compare));
+  CONVGATE_ASSIGN_OR_RETURN(std::vector<std::string> target_values,
+                            graph::IntermediateNames(sides.target_bytes));
+  for (const TensorInfo& input : sides.target->signature().inputs) {
+    target_values.push_back(input.name);
+  }
+  CONVGATE_ASSIGN_OR_RETURN(TensorMap sample, SampleInputs(sides, dataset_path, report.sample));
+  CONVGATE_ASSIGN_OR_RETURN(TensorMap feeds,
+                            CaptureInputs(sides, node, sample, target_values, report.notes));
+  CONVGATE_ASSIGN_OR_RETURN(TensorMap expected, CaptureExpected(sides, node, sample));
+  CONVGATE_ASSIGN_OR_RETURN(
+      std::string model,
+      graph::SingleNodeModel(sides.target_bytes, static_cast<size_t>(node.node_index), feeds,
+                             options.compare.target));
+  const std::filesystem::path& dir = options.out_dir;
+  CONVGATE_RETURN_IF_ERROR(WriteFileAtomic(dir / kModelFile, model));
+  CONVGATE_RETURN_IF_ERROR(io::WriteNpz(dir / kInputsFile, feeds));
+  CONVGATE_RETURN_IF_ERROR(io::WriteNpz(dir / kExpectedFile, expected));
+  const NodeSampleResult* judged = FindSample(node, report.sample);
+  if (judged == nullptr) return Status::Internal("node '" + node.node + "' has no sample results");
+  report.command = ReproCommand(options.compare, *judged);
+  CONVGATE_RETURN_IF_ERROR(WriteFileAtomic(dir / "repro.sh", ReproScript(report.command)));
+  std::filesystem::permissions(dir / "repro.sh",
+                               std::filesystem::perms::owner_exec |
+                                   std::filesystem::perms::group_exec |
+                                   std::filesystem::perms::others_exec,
+                               std::filesystem::perm_options::add);
+  report.files = {kModelFile, kInputsFile, kExpectedFile, "repro.sh", "README.md"};
+
+  // Prove it: the same comparison the command runs.
+  CompareOptions repro;
+  repro.source = (dir / kExpectedFile).string();
+  repro.target = (dir / kModelFile).string();
+  repro.target_backend = options.compare.target_backend;
+  repro.data.load_inputs = dir / kInputsFile;
+  repro.policy.global.atol = judged->atol;
+  repro.policy.global.rtol = judged->rtol;
+  report.reproduction = CompareModelsGate(repro);
+  report.reproduces = !report.reproduction->error && report.reproduction->verdict == Verdict::kFail;
+  if (!report.reproduces) {
+    report.notes.push_back(
+        "the node alone passes on the source's inputs: its error in the whole model is "
+        "inherited from upstream nodes whose own errors each stay within the tolerance");
+  }
+  return WriteFileAtomic(dir / "README.md", FolderReadme(report, node, judged));
+}
+
+}  // namespace
+
+ReduceReport ReduceGate(const ReduceOptions& options) {
+  ReduceReport report;
+  report.out_dir = options.out_dir;
+  std::error_code ec;
+  std::filesystem::create_directories(options.out_dir, ec);
+  if (ec) {
+    return Errored(std::move(report), Stage::kWrite,
+                   Status::Unavailable(options.out_dir.string() + ": " + ec.message()));
+  }
+  CompareOptions compare = options.compare;
+  compare.per_node.enabled = true;
+  // The reproducer needs the exact inputs: keep them (or reuse the file they came from).
+  const std::filesystem::path dataset_path =
+      compare.data.load_inputs ? *compare.data.load_inputs : options.out_dir / kDatasetFile;
+  if (!compare.data.load_inputs) compare.data.save_inputs = dataset_path;
+  report.comparison = CompareModelsGate(compare);
+  if (report.comparison.error) {
+    report.error = report.comparison.error;
+    report.verdict = Verdict::kError;
+    return report;
+  }
+  if (!report.comparison.per_node) {
+    return Errored(std::move(report), Stage::kInternal,
+                   Status::Internal("per-node validation produced no report"));
+  }
+  Result<int> chosen = ChooseNode(*report.comparison.per_node, options.node, report.reason);
+  if (!chosen.ok()) return Errored(std::move(report), Stage::kFlags, chosen.status());
+  report.node = *chosen;
+  if (report.node < 0) {
+    report.notes.push_back("every matched intermediate tensor passes: nothing to reduce");
+    report.verdict = Verdict::kFail;
+    return report;
+  }
+  const NodeCheck& node = report.comparison.per_node->nodes[report.node];
+  report.sample = node.local && node.local->computed ? node.local->sample
+                                                     : std::max(node.first_failing_sample, 0);
+  if (Status written = WriteReproducer(options, dataset_path, report); !written.ok()) {
+    return Errored(std::move(report), Stage::kRun, written);
+  }
+  report.verdict = report.reproduces ? Verdict::kPass : Verdict::kFail;
+  return report;
+}
+
+}  // namespace convgate::gate

@@ -1,0 +1,57 @@
+// A base fixture for tests of the real `convgate` binary: a private temporary folder per test
+// (kept when the test fails, for inspection), running the binary, and describing a result.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "testing/subprocess.h"
+
+namespace convgate::testing {
+
+inline std::string Describe(const ProcessResult& r) {
+  return "exit " + std::to_string(r.exit_code) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err;
+}
+
+class CliTest : public ::testing::Test {
+ protected:
+  static std::filesystem::path Binary() {
+    return std::filesystem::path(CONVGATE_BINARY_DIR) / "src/cli/convgate";
+  }
+  static std::filesystem::path Tool(const std::string& name) {
+    return std::filesystem::path(CONVGATE_BINARY_DIR) / name;
+  }
+
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    std::string name = std::string(info->test_suite_name()) + "_" + info->name();
+    for (char& c : name) {
+      if (c == '/') c = '_';
+    }
+    dir_ = std::filesystem::temp_directory_path() /
+           ("convgate_" + name + "_" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override {
+    if (!dir_.empty() && !HasFailure()) std::filesystem::remove_all(dir_);
+  }
+
+  // Runs convgate with `args`; a crash fails the test.
+  ProcessResult Convgate(std::vector<std::string> args) {
+    args.insert(args.begin(), Binary().string());
+    ProcessResult result = RunProcess(args);
+    EXPECT_EQ(result.signal, 0) << "convgate crashed; stderr:\n" << result.err;
+    return result;
+  }
+
+  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
+
+  std::filesystem::path dir_;
+};
+
+}  // namespace convgate::testing
