@@ -187,6 +187,7 @@ TEST_F(VerifyCliTest, OpenCvDnnRunsResnet18AndRefusesMobilenetV2Clearly) {
   ProcessResult r = Verify({Fixture("mobilenet_v2.onnx"), "--to", "opencv"});
   ASSERT_EQ(r.exit_code, 3) << Describe(r);
   EXPECT_NE(r.err.find("cannot load this model"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("export at opset 10 or lower"), std::string::npos) << r.err;
   const json result = ReadJson("verify_result.json");
   EXPECT_EQ(result["verify_passed"], false);
   EXPECT_EQ(result["e2e_passed"], false);

@@ -27,8 +27,24 @@ void QuietOpenCvLogs() {
   (void)done;
 }
 
+// What a user can do about the two import failures PyTorch exports hit most often in 4.6.
+std::string Remedy(const std::string& why) {
+  if (why.find("[Identity@") != std::string::npos) {
+    // torch.onnx.export writes Identity nodes over shared weights; 4.6 wants a computed input.
+    return "; OpenCV 4.6 cannot import an Identity node whose input is a weight: `convgate "
+           "transform MODEL --pass eliminate_identity -o OUT` removes them (the same "
+           "computation)";
+  }
+  if (why.find("[Clip@") != std::string::npos) {
+    return "; OpenCV 4.6 takes Clip's min and max only as attributes (opset 6-10): export at "
+           "opset 10 or lower";
+  }
+  return "";
+}
+
 std::string CannotLoad(const std::filesystem::path& path, const std::string& why) {
-  return path.string() + ": OpenCV DNN " + CV_VERSION + " cannot load this model: " + why;
+  return path.string() + ": OpenCV DNN " + CV_VERSION + " cannot load this model: " + why +
+         Remedy(why);
 }
 
 // Loading runs in this process. Every ONNX node conformance model of libonnx-testdata (1072) and
