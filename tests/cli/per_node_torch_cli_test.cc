@@ -9,8 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "testing/subprocess.h"
-#include "testing/torch_fixtures.h"
+#include "testing/cli_fixture.h"
 
 namespace convgate {
 namespace {
@@ -19,36 +18,12 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using testing::ProcessResult;
 
-const fs::path kBinary = fs::path(CONVGATE_BINARY_DIR) / "src/cli/convgate";
 const fs::path kInjectFault = fs::path(CONVGATE_BINARY_DIR) / "convgate-inject-fault";
 
-std::string Describe(const ProcessResult& r) {
-  return "exit " + std::to_string(r.exit_code) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err;
-}
+using testing::Describe;
 
-class PerNodeTorchCliTest : public ::testing::Test {
+class PerNodeTorchCliTest : public testing::TorchCliTest {
  protected:
-  static void SetUpTestSuite() {
-#if CONVGATE_WITH_TORCH
-    fixtures_ = testing::TorchFixtureFolder(fixture_error_);
-#endif
-  }
-
-  void SetUp() override {
-#if !CONVGATE_WITH_TORCH
-    GTEST_SKIP() << "built without libtorch (CONVGATE_WITH_TORCH=OFF): no torchvision fixtures";
-#endif
-    ASSERT_TRUE(fixture_error_.empty()) << fixture_error_;
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() / ("convgate_per_node_torch_" + std::string(info->name()) +
-                                        "_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    if (!dir_.empty() && !HasFailure()) fs::remove_all(dir_);
-  }
-
   std::string Inject(const std::string& model, const std::string& fault, const std::string& node) {
     const std::string out = (dir_ / (model + "_" + fault + ".onnx")).string();
     ProcessResult r = testing::RunProcess({kInjectFault.string(), Fixture(model + ".onnx"), out,
@@ -59,8 +34,8 @@ class PerNodeTorchCliTest : public ::testing::Test {
 
   json PerNode(const std::string& model, const std::string& target,
                std::vector<std::string> extra) {
-    std::vector<std::string> args = {kBinary.string(), "compare",    Fixture(model + ".onnx"),
-                                     target,           "--per-node", "--json"};
+    std::vector<std::string> args = {Binary().string(), "compare", Fixture(model + ".onnx"), target,
+                                     "--per-node",      "--json"};
     args.insert(args.end(), extra.begin(), extra.end());
     ProcessResult r = testing::RunProcess(args);
     EXPECT_EQ(r.exit_code, 1) << Describe(r);
@@ -68,12 +43,6 @@ class PerNodeTorchCliTest : public ::testing::Test {
     EXPECT_FALSE(report.is_discarded()) << Describe(r);
     return report.is_discarded() ? json::object() : report["per_node"];
   }
-
-  static std::string Fixture(const std::string& file) { return fs::path(fixtures_) / file; }
-
-  inline static std::string fixtures_;
-  inline static std::string fixture_error_;
-  fs::path dir_;
 };
 
 TEST_F(PerNodeTorchCliTest, PerturbedMiddleConvOfResnet18IsLocatedWithinATinyBudget) {

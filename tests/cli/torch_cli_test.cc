@@ -19,8 +19,7 @@
 #include <vector>
 
 #include "convgate/io/npz.h"
-#include "testing/subprocess.h"
-#include "testing/torch_fixtures.h"
+#include "testing/cli_fixture.h"
 
 namespace convgate {
 namespace {
@@ -29,45 +28,10 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using testing::ProcessResult;
 
-const fs::path kBinary = fs::path(CONVGATE_BINARY_DIR) / "src/cli/convgate";
+using testing::Describe;
 
-std::string Describe(const ProcessResult& r) {
-  return "exit " + std::to_string(r.exit_code) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err;
-}
-
-class TorchCliTest : public ::testing::Test {
+class TorchCliTest : public testing::TorchCliTest {
  protected:
-  // The fixture script exports on the first run (CTest runs it first as the torch_fixtures
-  // setup test) and answers from the cache in ~0.1 s afterwards; its last line is the folder.
-  static void SetUpTestSuite() {
-#if CONVGATE_WITH_TORCH
-    fixtures_ = testing::TorchFixtureFolder(fixture_error_);
-#endif
-  }
-
-  void SetUp() override {
-#if !CONVGATE_WITH_TORCH
-    GTEST_SKIP() << "built without libtorch (CONVGATE_WITH_TORCH=OFF)";
-#endif
-    ASSERT_TRUE(fixture_error_.empty()) << fixture_error_;
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("convgate_torch_cli_" + std::string(info->name()) + "_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    if (!dir_.empty() && !HasFailure()) fs::remove_all(dir_);
-  }
-
-  ProcessResult Convgate(std::vector<std::string> args) {
-    args.insert(args.begin(), kBinary.string());
-    ProcessResult result = testing::RunProcess(args);
-    EXPECT_EQ(result.signal, 0) << "convgate crashed; stderr:\n" << result.err;
-    return result;
-  }
-
-  static std::string Fixture(const std::string& file) { return (fs::path(fixtures_) / file); }
   std::string Out() const { return (dir_ / "out").string(); }
   json ReadReport() const {
     std::ifstream in(dir_ / "out" / "report.json");
@@ -93,10 +57,6 @@ class TorchCliTest : public ::testing::Test {
       EXPECT_GT(result["stats"]["source_values"]["max"].get<double>(), 0.5) << model;
     }
   }
-
-  inline static std::string fixtures_;
-  inline static std::string fixture_error_;
-  fs::path dir_;
 };
 
 TEST_F(TorchCliTest, Resnet18TorchScriptMatchesItsOnnxExport) {

@@ -12,8 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "testing/subprocess.h"
-#include "testing/torch_fixtures.h"
+#include "testing/cli_fixture.h"
 
 namespace convgate {
 namespace {
@@ -22,48 +21,21 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using testing::ProcessResult;
 
-const fs::path kBinary = fs::path(CONVGATE_BINARY_DIR) / "src/cli/convgate";
 const fs::path kInjectFault = fs::path(CONVGATE_BINARY_DIR) / "convgate-inject-fault";
 const std::string kFp16Policy =
     (fs::path(CONVGATE_SOURCE_DIR) / "examples/policies/fp16-network.yaml").string();
 const std::string kFakeConverter =
     (fs::path(CONVGATE_SOURCE_DIR) / "tests/fixtures/fake_converter.py").string();
 
-std::string Describe(const ProcessResult& r) {
-  return "exit " + std::to_string(r.exit_code) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err;
-}
+using testing::Describe;
 
-class VerifyCliTest : public ::testing::Test {
+class VerifyCliTest : public testing::TorchCliTest {
  protected:
-  static void SetUpTestSuite() {
-#if CONVGATE_WITH_TORCH
-    fixtures_ = testing::TorchFixtureFolder(fixture_error_);
-#endif
-  }
-
   void SetUp() override {
-#if !CONVGATE_WITH_TORCH
-    GTEST_SKIP() << "built without libtorch (CONVGATE_WITH_TORCH=OFF)";
-#endif
-    ASSERT_TRUE(fixture_error_.empty()) << fixture_error_;
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("convgate_verify_cli_" + std::string(info->name()) + "_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    testing::TorchCliTest::SetUp();
     // Conversions go to a private cache: the user's stays untouched and no test sees a hit it
     // did not cause.
     ::setenv("CONVGATE_CACHE_DIR", (dir_ / "cache").c_str(), 1);
-  }
-  void TearDown() override {
-    if (!dir_.empty() && !HasFailure()) fs::remove_all(dir_);
-  }
-
-  ProcessResult Convgate(std::vector<std::string> args) {
-    args.insert(args.begin(), kBinary.string());
-    ProcessResult result = testing::RunProcess(args);
-    EXPECT_EQ(result.signal, 0) << "convgate crashed; stderr:\n" << result.err;
-    return result;
   }
 
   // verify ... --out DIR/out; returns the result.
@@ -85,7 +57,6 @@ class VerifyCliTest : public ::testing::Test {
     return out;
   }
 
-  static std::string Fixture(const std::string& file) { return fs::path(fixtures_) / file; }
   std::string Out() const { return (dir_ / "out").string(); }
   json ReadJson(const std::string& file) const {
     std::ifstream in(dir_ / "out" / file);
@@ -123,10 +94,6 @@ class VerifyCliTest : public ::testing::Test {
     EXPECT_EQ(report["comparison"]["results"][0]["output"], "output");
     EXPECT_EQ(report["comparison"]["results"][0]["verdict"], "fail");
   }
-
-  inline static std::string fixtures_;
-  inline static std::string fixture_error_;
-  fs::path dir_;
 };
 
 TEST_F(VerifyCliTest, Resnet18TorchScriptToOnnxPasses) {
@@ -275,7 +242,7 @@ TEST_F(VerifyCliTest, AFaultDeepInMobilenetV2IsReducedToItsNode) {
     EXPECT_EQ(report["reproduces"], true);
     const json& per_node = report["comparison"]["per_node"];
     EXPECT_GT(per_node["chunks"].get<int>(), 1) << "a 16 MiB budget must take several chunks";
-    ::setenv("CONVGATE", kBinary.c_str(), 1);
+    ::setenv("CONVGATE", Binary().c_str(), 1);
     ProcessResult repro = testing::RunProcess({(folder / "repro.sh").string()});
     EXPECT_EQ(repro.exit_code, 1) << Describe(repro);
   }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "testing/subprocess.h"
+#include "testing/torch_fixtures.h"
 
 namespace convgate::testing {
 
@@ -52,6 +53,31 @@ class CliTest : public ::testing::Test {
   std::string Path(const std::string& name) const { return (dir_ / name).string(); }
 
   std::filesystem::path dir_;
+};
+
+// CliTest over the torchvision fixtures (scripts/make_torch_fixtures.sh): the folder is found once
+// per suite; every test is skipped, and says why, in a build without libtorch.
+class TorchCliTest : public CliTest {
+ protected:
+  static void SetUpTestSuite() {
+#if CONVGATE_WITH_TORCH
+    fixtures_ = TorchFixtureFolder(fixture_error_);
+#endif
+  }
+  void SetUp() override {
+#if !CONVGATE_WITH_TORCH
+    GTEST_SKIP() << "built without libtorch (CONVGATE_WITH_TORCH=OFF): no torchvision fixtures";
+#endif
+    ASSERT_TRUE(fixture_error_.empty()) << fixture_error_;
+    CliTest::SetUp();
+  }
+
+  static std::string Fixture(const std::string& file) {
+    return (std::filesystem::path(fixtures_) / file).string();
+  }
+
+  inline static std::string fixtures_;
+  inline static std::string fixture_error_;
 };
 
 }  // namespace convgate::testing
