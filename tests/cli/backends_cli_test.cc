@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "testing/subprocess.h"
+#include "testing/cli_fixture.h"
 
 namespace convgate {
 namespace {
@@ -20,31 +20,12 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using testing::ProcessResult;
 
-const fs::path kBinary = fs::path(CONVGATE_BINARY_DIR) / "src/cli/convgate";
 const fs::path kModels = fs::path(CONVGATE_BINARY_DIR) / "examples";
 const fs::path kSource = fs::path(CONVGATE_SOURCE_DIR);
 const std::string kPython = "/usr/bin/python3";
 
-class BackendsCliTest : public ::testing::Test {
+class BackendsCliTest : public testing::CliTest {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() / ("convgate_backends_cli_" + std::string(info->name()) + "_" +
-                                        std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    if (!HasFailure()) fs::remove_all(dir_);
-  }
-
-  ProcessResult Convgate(std::vector<std::string> args) {
-    args.insert(args.begin(), kBinary.string());
-    ProcessResult result = testing::RunProcess(args);
-    EXPECT_EQ(result.signal, 0) << "convgate crashed; stderr:\n" << result.err;
-    return result;
-  }
-
   static std::string Model(const std::string& name) { return (kModels / name).string(); }
   std::string Out() const { return (dir_ / "out").string(); }
   json Report() const {
@@ -52,13 +33,9 @@ class BackendsCliTest : public ::testing::Test {
     EXPECT_TRUE(in.good()) << "no report.json";
     return in.good() ? json::parse(in) : json();
   }
-
-  fs::path dir_;
 };
 
-std::string Describe(const ProcessResult& r) {
-  return "exit " + std::to_string(r.exit_code) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err;
-}
+using testing::Describe;
 
 // Quoted for --target-exec's splitting: paths with spaces would still be one word.
 std::string NumpyRunner() {

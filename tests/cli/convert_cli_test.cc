@@ -12,7 +12,7 @@
 
 #include "convgate/core/file_util.h"
 #include "graph/onnx_test_util.h"
-#include "testing/subprocess.h"
+#include "testing/cli_fixture.h"
 
 namespace convgate {
 namespace {
@@ -21,23 +21,16 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using testing::ProcessResult;
 
-const fs::path kBinary = fs::path(CONVGATE_BINARY_DIR) / "src/cli/convgate";
 const std::string kTinyCnn = (fs::path(CONVGATE_BINARY_DIR) / "examples/tinycnn.onnx").string();
 const std::string kFake =
     (fs::path(CONVGATE_SOURCE_DIR) / "tests/fixtures/fake_converter.py").string();
 
-std::string Describe(const ProcessResult& r) {
-  return "exit " + std::to_string(r.exit_code) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err;
-}
+using testing::Describe;
 
-class ConvertCliTest : public ::testing::Test {
+class ConvertCliTest : public testing::CliTest {
  protected:
   void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("convgate_convert_cli_" + std::string(info->name()) + "_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    testing::CliTest::SetUp();
     // Every convgate this test starts uses a private cache (the environment is inherited).
     ::setenv("CONVGATE_CACHE_DIR", (dir_ / "cache").c_str(), 1);
     ::unsetenv("CONVGATE_CACHE_MAX_BYTES");
@@ -45,23 +38,12 @@ class ConvertCliTest : public ::testing::Test {
   }
   void TearDown() override {
     ::unsetenv("CONVGATE_CACHE_DIR");
-    if (!HasFailure()) fs::remove_all(dir_);
+    testing::CliTest::TearDown();
   }
-
-  ProcessResult Convgate(std::vector<std::string> args) {
-    args.insert(args.begin(), kBinary.string());
-    ProcessResult result = testing::RunProcess(args);
-    EXPECT_EQ(result.signal, 0) << "convgate crashed; stderr:\n" << result.err;
-    return result;
-  }
-
-  std::string Path(const std::string& name) const { return (dir_ / name).string(); }
 
   std::string FakeCommand(const std::string& mode, const std::string& extra = "") const {
     return "/usr/bin/python3 '" + kFake + "' " + mode + " {src} {out}" + extra;
   }
-
-  fs::path dir_;
 };
 
 TEST_F(ConvertCliTest, OpsetUpgradePassesCompare) {

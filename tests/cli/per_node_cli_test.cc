@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "testing/subprocess.h"
+#include "testing/cli_fixture.h"
 
 namespace convgate {
 namespace {
@@ -19,34 +19,13 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using testing::ProcessResult;
 
-const fs::path kBinary = fs::path(CONVGATE_BINARY_DIR) / "src/cli/convgate";
 const fs::path kInjectFault = fs::path(CONVGATE_BINARY_DIR) / "convgate-inject-fault";
 const std::string kTinyCnn = (fs::path(CONVGATE_BINARY_DIR) / "examples/tinycnn.onnx").string();
 
-std::string Describe(const ProcessResult& r) {
-  return "exit " + std::to_string(r.exit_code) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err;
-}
+using testing::Describe;
 
-class PerNodeCliTest : public ::testing::Test {
+class PerNodeCliTest : public testing::CliTest {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() / ("convgate_per_node_cli_" + std::string(info->name()) + "_" +
-                                        std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    if (!HasFailure()) fs::remove_all(dir_);
-  }
-
-  ProcessResult Convgate(std::vector<std::string> args) {
-    args.insert(args.begin(), kBinary.string());
-    ProcessResult result = testing::RunProcess(args);
-    EXPECT_EQ(result.signal, 0) << "convgate crashed; stderr:\n" << result.err;
-    return result;
-  }
-
   // tinycnn with `fault` injected; returns the broken model's path.
   std::string Inject(const std::string& fault, const std::string& factor = "") {
     const std::string out = (dir_ / (fault + ".onnx")).string();
@@ -68,8 +47,6 @@ class PerNodeCliTest : public ::testing::Test {
     EXPECT_TRUE(report.contains("per_node")) << r.out;
     return report.is_discarded() ? json::object() : report["per_node"];
   }
-
-  fs::path dir_;
 };
 
 TEST_F(PerNodeCliTest, CleanCopyPassesEveryNode) {
