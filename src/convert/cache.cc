@@ -25,19 +25,6 @@ Status CreateDirectories(const std::filesystem::path& dir) {
 }
 
 // The model's bytes must be on disk before the entry that vouches for them becomes visible.
-Status SyncFile(const std::filesystem::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    return Status::Unavailable("cannot open " + path.string() + ": " + std::strerror(errno));
-  }
-  const int synced = ::fsync(fd);
-  ::close(fd);
-  if (synced != 0) {
-    return Status::Unavailable("cannot flush " + path.string() + ": " + std::strerror(errno));
-  }
-  return Status::OK();
-}
-
 // A model file name from record.json must stay inside its entry.
 bool IsPlainFileName(const std::string& name) {
   return !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos;

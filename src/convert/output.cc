@@ -8,23 +8,10 @@
 #include <cstring>
 
 #include "convert/cache_internal.h"
+#include "convgate/core/file_util.h"
 
 namespace convgate::convert {
-namespace {
-
-Status FlushFile(const std::filesystem::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return Status::Unavailable("cannot open " + path.string() + ": " + std::strerror(errno));
-  const int synced = ::fsync(fd);
-  ::close(fd);
-  if (synced != 0) {
-    return Status::Unavailable("cannot flush " + path.string() + ": " + std::strerror(errno));
-  }
-  return Status::OK();
-}
-
-}  // namespace
+namespace {}  // namespace
 
 AttemptResult CheckOutput(const std::filesystem::path& out, AttemptResult attempt) {
   std::error_code error;
@@ -72,7 +59,7 @@ Status CopyFileAtomic(const std::filesystem::path& from, const std::filesystem::
   std::filesystem::copy_file(from, tmp, std::filesystem::copy_options::overwrite_existing, error);
   Status status = error ? Status::Unavailable("cannot copy " + from.string() + " to " +
                                               tmp.string() + ": " + error.message())
-                        : FlushFile(tmp);
+                        : SyncFile(tmp);
   if (status.ok() && ::rename(tmp.c_str(), to.c_str()) != 0) {
     status = Status::Unavailable("cannot write " + to.string() + ": " + std::strerror(errno));
   }

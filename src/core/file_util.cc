@@ -136,4 +136,15 @@ std::string Sha256Hex(std::string_view bytes) {
   return ToHex(digest, size);
 }
 
+Status SyncFile(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0 || ::fsync(fd) != 0) {
+    const int err = errno;
+    if (fd >= 0) ::close(fd);
+    return Status::Unavailable("cannot flush " + path.string() + ": " + std::strerror(err));
+  }
+  ::close(fd);
+  return Status::OK();
+}
+
 }  // namespace convgate

@@ -193,18 +193,6 @@ Status AddMember(zip_t* archive, const std::string& name, const std::string& hea
   return Status::OK();
 }
 
-// libzip's zip_close writes its own temporary file and renames it, but does not fsync.
-Status SyncFile(const std::filesystem::path& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0 || ::fsync(fd) != 0) {
-    const int err = errno;
-    if (fd >= 0) ::close(fd);
-    return Status::Unavailable("cannot flush " + path.string() + ": " + std::strerror(err));
-  }
-  ::close(fd);
-  return Status::OK();
-}
-
 // Every member's .npy header (and string data) before anything is written, so that a string that
 // numpy cannot hold fails the write without leaving a temporary file behind.
 Result<std::vector<NpyParts>> SerializeMembers(const std::filesystem::path& path,

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "convgate/report/conversion.h"
 #include "convgate/report/report.h"
 #include "table.h"
 
@@ -24,19 +25,6 @@ json TensorInfoJson(const TensorInfo& info) {
               {"dtype", info.type_name},
               {"supported", info.dtype.has_value()},
               {"shape", info.has_shape ? dims : json(nullptr)}};
-}
-
-std::string Bytes(int64_t bytes) {
-  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double value = static_cast<double>(bytes);
-  int unit = 0;
-  while (value >= 1024.0 && unit < 4) {
-    value /= 1024.0;
-    ++unit;
-  }
-  char buffer[32];
-  std::snprintf(buffer, sizeof(buffer), unit == 0 ? "%.0f %s" : "%.2f %s", value, units[unit]);
-  return buffer;
 }
 
 std::string OpsetText(const std::vector<graph::OpsetImport>& opsets) {
@@ -84,13 +72,13 @@ std::string ModelSummaryText(const graph::ModelSummary& summary) {
   out += "  format       " + summary.format + " (IR " + std::to_string(summary.ir_version) +
          "; opsets " + OpsetText(summary.opsets) + ")\n";
   out += "  sha256       " + summary.sha256 + "\n";
-  out += "  size         " + Bytes(summary.file_bytes) + "\n";
+  out += "  size         " + FormatBytes(summary.file_bytes) + "\n";
   if (!summary.producer_name.empty()) {
     out += "  producer     " + summary.producer_name + " " + summary.producer_version + "\n";
   }
   out += "  parameters   " + std::to_string(summary.parameter_count) + " in " +
          std::to_string(summary.initializer_count) + " initializers (" +
-         Bytes(summary.initializer_bytes) + ")" +
+         FormatBytes(summary.initializer_bytes) + ")" +
          (summary.has_external_data ? ", external data" : "") + "\n\n";
   internal::Table io({"", "name", "dtype", "shape"});
   for (const TensorInfo& info : summary.signature.inputs) {

@@ -2,24 +2,12 @@
 #include <cstdio>
 #include <iterator>
 
+#include "convgate/report/conversion.h"
 #include "per_node_report.h"
 #include "table.h"
 
 namespace convgate::report::internal {
 namespace {
-
-std::string Bytes(int64_t bytes) {
-  constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double value = static_cast<double>(bytes);
-  size_t unit = 0;
-  while (value >= 1024.0 && unit + 1 < std::size(kUnits)) {
-    value /= 1024.0;
-    ++unit;
-  }
-  char text[32];
-  std::snprintf(text, sizeof(text), unit == 0 ? "%.0f %s" : "%.1f %s", value, kUnits[unit]);
-  return text;
-}
 
 std::string SummaryLine(const gate::PerNodeReport& per_node) {
   const gate::PerNodeSummary& summary = per_node.summary;
@@ -28,7 +16,7 @@ std::string SummaryLine(const gate::PerNodeReport& per_node) {
          std::to_string(summary.failed) + " failed, " + std::to_string(summary.errored) +
          " errored; " + std::to_string(summary.unmatched) + " unmatched (" +
          std::to_string(per_node.chunks) + " chunk(s), " + std::to_string(per_node.runs) +
-         " runs, memory budget " + Bytes(per_node.memory_budget_bytes) + ")\n";
+         " runs, memory budget " + FormatBytes(per_node.memory_budget_bytes) + ")\n";
 }
 
 std::string FirstDivergentLine(const gate::PerNodeReport& per_node) {

@@ -16,6 +16,10 @@ Result<std::string> ReadFile(const std::filesystem::path& path);
 // or a full disk never leaves a half-written result file where a complete one was expected.
 Status WriteFileAtomic(const std::filesystem::path& path, std::string_view contents);
 
+// fsyncs a file written by someone else (libzip, a converter, a copy) before it is renamed into
+// place, so a crash cannot publish it half-written. Unavailable naming the path and strerror.
+Status SyncFile(const std::filesystem::path& path);
+
 // Lower-case hex sha256 of a file's contents, streamed (constant memory).
 Result<std::string> Sha256File(const std::filesystem::path& path);
 // Lower-case hex sha256 of bytes.
