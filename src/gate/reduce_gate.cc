@@ -102,12 +102,19 @@ bool Contains(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }
 
-// The node's input tensors on `sample`: the source's where the source has the value (so the
-// target's node is judged on correct inputs), the target's otherwise (listed in notes). Inputs
-// that are initializers of the target are left to the model.
-Result<TensorMap> CaptureInputs(Sides& sides, const NodeCheck& node, const TensorMap& sample,
-                                const std::vector<std::string>& target_values,
-                                std::vector<std::string>& notes) {
+// What the reproducer needs from one sample.
+struct Captured {
+  // The node's inputs: the source's where the source has the value (so the target's node is
+  // judged on correct inputs), the target's otherwise (listed in notes). Inputs that are
+  // initializers of the target are left to the one-node model.
+  TensorMap feeds;
+  TensorMap expected;  // the source's value of the node's output: what the node must match
+};
+
+// One run of the source gives both its inputs and the expected output.
+Result<Captured> Capture(Sides& sides, const NodeCheck& node, const TensorMap& sample,
+                         const std::vector<std::string>& target_values,
+                         std::vector<std::string>& notes) {
   std::vector<std::string> from_source, from_target;
   for (const std::string& name : node.inputs) {
     if (name.empty() || Contains(from_source, name) || Contains(from_target, name)) continue;
@@ -117,24 +124,23 @@ Result<TensorMap> CaptureInputs(Sides& sides, const NodeCheck& node, const Tenso
       from_target.push_back(name);
     }  // else: an initializer of the target, which the one-node model carries itself
   }
-  TensorMap feeds;
-  if (!from_source.empty()) {
-    CONVGATE_ASSIGN_OR_RETURN(feeds, sides.source->Run(sample, from_source));
+  std::vector<std::string> requested = from_source;
+  requested.push_back(node.tensor);
+  CONVGATE_ASSIGN_OR_RETURN(TensorMap source, sides.source->Run(sample, requested));
+  Captured captured;
+  for (auto& entry : source) {
+    TensorMap& into = entry.name == node.tensor ? captured.expected : captured.feeds;
+    CONVGATE_RETURN_IF_ERROR(into.Insert(entry.name, std::move(entry.tensor)));
   }
   if (!from_target.empty()) {
     CONVGATE_ASSIGN_OR_RETURN(TensorMap own, sides.target->Run(sample, from_target));
     for (auto& entry : own) {
       notes.push_back("input '" + entry.name +
                       "' has no counterpart in the source: captured from the target");
-      CONVGATE_RETURN_IF_ERROR(feeds.Insert(entry.name, std::move(entry.tensor)));
+      CONVGATE_RETURN_IF_ERROR(captured.feeds.Insert(entry.name, std::move(entry.tensor)));
     }
   }
-  return feeds;
-}
-
-// The source's values of the node's outputs (the reference the one-node model must match).
-Result<TensorMap> CaptureExpected(Sides& sides, const NodeCheck& node, const TensorMap& sample) {
-  return sides.source->Run(sample, {node.tensor});
+  return captured;
 }
 
 Result<TensorMap> SampleInputs(const Sides& sides, const std::filesystem::path& dataset_path,
@@ -214,17 +220,16 @@ Status WriteReproducer(const ReduceOptions& options, const std::filesystem::path
     target_values.push_back(input.name);
   }
   CONVGATE_ASSIGN_OR_RETURN(TensorMap sample, SampleInputs(sides, dataset_path, report.sample));
-  CONVGATE_ASSIGN_OR_RETURN(TensorMap feeds,
-                            CaptureInputs(sides, node, sample, target_values, report.notes));
-  CONVGATE_ASSIGN_OR_RETURN(TensorMap expected, CaptureExpected(sides, node, sample));
+  CONVGATE_ASSIGN_OR_RETURN(Captured captured,
+                            Capture(sides, node, sample, target_values, report.notes));
   CONVGATE_ASSIGN_OR_RETURN(
       std::string model,
-      graph::SingleNodeModel(sides.target_bytes, static_cast<size_t>(node.node_index), feeds,
-                             options.compare.target));
+      graph::SingleNodeModel(sides.target_bytes, static_cast<size_t>(node.node_index),
+                             captured.feeds, options.compare.target));
   const std::filesystem::path& dir = options.out_dir;
   CONVGATE_RETURN_IF_ERROR(WriteFileAtomic(dir / kModelFile, model));
-  CONVGATE_RETURN_IF_ERROR(io::WriteNpz(dir / kInputsFile, feeds));
-  CONVGATE_RETURN_IF_ERROR(io::WriteNpz(dir / kExpectedFile, expected));
+  CONVGATE_RETURN_IF_ERROR(io::WriteNpz(dir / kInputsFile, captured.feeds));
+  CONVGATE_RETURN_IF_ERROR(io::WriteNpz(dir / kExpectedFile, captured.expected));
   const NodeSampleResult* judged = FindSample(node, report.sample);
   if (judged == nullptr) return Status::Internal("node '" + node.node + "' has no sample results");
   report.command = ReproCommand(options.compare, *judged);
