@@ -171,6 +171,18 @@ const NodeSampleResult* FindSample(const NodeCheck& node, int sample) {
   return node.samples.empty() ? nullptr : &node.samples.front();
 }
 
+// True when every failing check of the reproduction failed because the dtypes differ: compare
+// never judges values across dtypes, so such a failure says nothing about the node's numbers.
+bool FailsOnDTypeAlone(const CompareReport& reproduction) {
+  bool any = false;
+  for (const OutputCheck& check : reproduction.checks) {
+    if (check.passed) continue;
+    if (!check.comparison || check.comparison->dtype_match) return false;
+    any = true;
+  }
+  return any;
+}
+
 std::string ReproScript(const std::string& command) {
   return "#!/bin/sh\n"
          "# Reproduces the failure convgate reduce found: the one-node model against the source's\n"
@@ -250,8 +262,14 @@ Status WriteReproducer(const ReduceOptions& options, const std::filesystem::path
   repro.policy.global.atol = judged->atol;
   repro.policy.global.rtol = judged->rtol;
   report.reproduction = CompareModelsGate(repro);
-  report.reproduces = !report.reproduction->error && report.reproduction->verdict == Verdict::kFail;
-  if (!report.reproduces) {
+  const bool failed = !report.reproduction->error && report.reproduction->verdict == Verdict::kFail;
+  const bool dtype_only = failed && FailsOnDTypeAlone(*report.reproduction);
+  report.reproduces = failed && !dtype_only;
+  if (dtype_only) {
+    report.notes.push_back(
+        "the node's output dtype differs from the source's (a float16 conversion?): the "
+        "reproducer fails on the dtype alone, which is not the failure found in the model");
+  } else if (!report.reproduces) {
     report.notes.push_back(
         "the node alone passes on the source's inputs: its error in the whole model is "
         "inherited from upstream nodes whose own errors each stay within the tolerance");
