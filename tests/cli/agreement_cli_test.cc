@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "convgate/io/npz.h"
-#include "testing/subprocess.h"
+#include "testing/cli_fixture.h"
 
 namespace convgate {
 namespace {
@@ -21,28 +21,18 @@ using testing::ProcessResult;
 
 const fs::path kBinary = fs::path(CONVGATE_BINARY_DIR) / "src/cli/convgate";
 
-std::string Describe(const ProcessResult& r) {
-  return "exit " + std::to_string(r.exit_code) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err;
-}
+using testing::Describe;
 
-class AgreementCliTest : public ::testing::Test {
+class AgreementCliTest : public testing::CliTest {
  protected:
   // Row 0 is a near-tie the target resolves the other way by one float32 ulp (well within any
   // tolerance); row 1 is a clear prediction both sides share.
   void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("convgate_agreement_" + std::string(info->name()) + "_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    testing::CliTest::SetUp();
     const float tie = 0.50000006f;  // the float32 after 0.5
     Write("source.npz", {0.1f, 0.5f, tie, 0.9f, 0.05f, 0.05f});
     Write("target.npz", {0.1f, tie, 0.5f, 0.9f, 0.05f, 0.05f});
   }
-  void TearDown() override {
-    if (!HasFailure()) fs::remove_all(dir_);
-  }
-
   void Write(const std::string& name, const std::vector<float>& logits) {
     TensorMap tensors;
     ASSERT_TRUE(
@@ -52,15 +42,10 @@ class AgreementCliTest : public ::testing::Test {
   }
 
   ProcessResult Compare(std::vector<std::string> extra) {
-    std::vector<std::string> args{kBinary.string(), "compare", (dir_ / "source.npz").string(),
-                                  (dir_ / "target.npz").string()};
+    std::vector<std::string> args{"compare", Path("source.npz"), Path("target.npz")};
     args.insert(args.end(), extra.begin(), extra.end());
-    ProcessResult result = testing::RunProcess(args);
-    EXPECT_EQ(result.signal, 0) << "convgate crashed; stderr:\n" << result.err;
-    return result;
+    return Convgate(args);
   }
-
-  fs::path dir_;
 };
 
 TEST_F(AgreementCliTest, DetectionReportsButDoesNotGate) {

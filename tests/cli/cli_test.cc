@@ -10,7 +10,7 @@
 
 #include "convgate/core/file_util.h"
 #include "convgate/io/npz.h"
-#include "testing/subprocess.h"
+#include "testing/cli_fixture.h"
 
 namespace convgate {
 namespace {
@@ -19,29 +19,10 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using testing::ProcessResult;
 
-const fs::path kBinary = fs::path(CONVGATE_BINARY_DIR) / "src/cli/convgate";
 const fs::path kModels = fs::path(CONVGATE_BINARY_DIR) / "examples";
 
-class CliTest : public ::testing::Test {
+class CliTest : public testing::CliTest {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("convgate_cli_" + std::string(info->name()) + "_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    if (!HasFailure()) fs::remove_all(dir_);
-  }
-
-  ProcessResult Convgate(std::vector<std::string> args) {
-    args.insert(args.begin(), kBinary.string());
-    ProcessResult result = testing::RunProcess(args);
-    EXPECT_EQ(result.signal, 0) << "convgate crashed; stderr:\n" << result.err;
-    return result;
-  }
-
   static std::string Model(const std::string& name) { return (kModels / name).string(); }
   std::string Out() const { return (dir_ / "out").string(); }
 
@@ -50,13 +31,9 @@ class CliTest : public ::testing::Test {
     EXPECT_TRUE(in.good()) << "missing " << name;
     return json::parse(in);
   }
-
-  fs::path dir_;
 };
 
-std::string Describe(const ProcessResult& r) {
-  return "exit " + std::to_string(r.exit_code) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err;
-}
+using testing::Describe;
 
 TEST_F(CliTest, RunPassesOnACleanModelAndWritesAllResultFiles) {
   ProcessResult r = Convgate({"run", Model("tinycnn.onnx"), "--out", Out()});
