@@ -27,11 +27,6 @@ struct PerNodeOptions {
 // least 64 MiB; 1 GiB when the machine does not say.
 int64_t DefaultMemoryBudget();
 
-// "2GiB", "512MiB", "64MB", "1.5G", "4096" (bytes). Binary (KiB/MiB/GiB/TiB, K/M/G/T) and decimal
-// (kB/MB/GB/TB) units, case-insensitive, optional "B". InvalidArgument naming the text otherwise,
-// and for sizes below 1 byte.
-Result<int64_t> ParseByteSize(std::string_view text);
-
 // "none", "failed", "all"; InvalidArgument otherwise.
 Result<LocalErrorMode> ParseLocalErrorMode(std::string_view text);
 
