@@ -60,7 +60,7 @@ std::string Verdict(gate::Verdict verdict, bool color) {
 std::string ErrorVerdict(const std::optional<gate::GateError>& error, bool color) {
   return Paint("ERROR", internal::kYellow, color) + ": stopped at the " +
          std::string(gate::StageName(error->stage)) + " stage, so no verdict (exit " +
-         std::to_string(gate::ExitCodeFor(gate::Verdict::kError, error)) + ")\n";
+         std::to_string(ToInt(gate::ExitCodeFor(gate::Verdict::kError, error))) + ")\n";
 }
 
 std::string PolicyLine(const compare::Policy& policy) {

@@ -143,7 +143,7 @@ json ComparisonJson(const compare::TensorComparison& cmp) {
               {"error_summary", ErrorSummaryJson(cmp.summary)}};
 }
 
-json Header(const Invocation& invocation, gate::Verdict verdict, int exit_code) {
+json Header(const Invocation& invocation, gate::Verdict verdict, ExitCode exit_code) {
   return json{{"schema_version", kSchemaVersion},
               {"tool", {{"name", "convgate"}, {"version", kVersion}, {"commit", kBuildCommit}}},
               {"command", invocation.command},
@@ -152,7 +152,7 @@ json Header(const Invocation& invocation, gate::Verdict verdict, int exit_code) 
               {"started_at", invocation.started_at},
               {"seconds", invocation.seconds},
               {"verdict", gate::VerdictName(verdict)},
-              {"exit_code", exit_code}};
+              {"exit_code", ToInt(exit_code)}};
 }
 
 }  // namespace convgate::report::internal

@@ -49,15 +49,17 @@ TensorMap Map(std::vector<std::pair<std::string, std::vector<float>>> entries) {
 }
 
 TEST(ExitCodes, FollowTheDocumentedTable) {
-  EXPECT_EQ(ExitCodeFor(Verdict::kPass, std::nullopt), 0);
-  EXPECT_EQ(ExitCodeFor(Verdict::kFail, std::nullopt), 1);
-  EXPECT_EQ(ExitCodeFor(Verdict::kError, GateError{Stage::kFlags, Status::InvalidArgument("x")}),
-            2);
-  for (Stage stage : {Stage::kLoad, Stage::kInputs, Stage::kRun, Stage::kWrite}) {
-    EXPECT_EQ(ExitCodeFor(Verdict::kError, GateError{stage, Status::DataLoss("x")}), 3);
+  const auto code = [](Verdict verdict, std::optional<GateError> error) {
+    return ToInt(ExitCodeFor(verdict, error));
+  };
+  EXPECT_EQ(code(Verdict::kPass, std::nullopt), 0);
+  EXPECT_EQ(code(Verdict::kFail, std::nullopt), 1);
+  EXPECT_EQ(code(Verdict::kError, GateError{Stage::kFlags, Status::InvalidArgument("x")}), 2);
+  for (Stage stage : {Stage::kLoad, Stage::kInputs, Stage::kRun, Stage::kWrite, Stage::kConvert}) {
+    EXPECT_EQ(code(Verdict::kError, GateError{stage, Status::DataLoss("x")}), 3);
   }
-  EXPECT_EQ(ExitCodeFor(Verdict::kError, GateError{Stage::kRun, Status::Internal("bug")}), 4);
-  EXPECT_EQ(ExitCodeFor(Verdict::kError, GateError{Stage::kInternal, Status::DataLoss("x")}), 4);
+  EXPECT_EQ(code(Verdict::kError, GateError{Stage::kRun, Status::Internal("bug")}), 4);
+  EXPECT_EQ(code(Verdict::kError, GateError{Stage::kInternal, Status::DataLoss("x")}), 4);
 }
 
 TEST_F(WorkflowsTest, SavedOutputsCompareWithoutAnyModel) {

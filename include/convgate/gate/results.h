@@ -12,6 +12,7 @@
 #include "convgate/compare/agreement.h"
 #include "convgate/compare/policy.h"
 #include "convgate/compare/tensor_compare.h"
+#include "convgate/core/exit_code.h"
 #include "convgate/core/status.h"
 #include "convgate/gate/per_node_results.h"
 
@@ -37,9 +38,12 @@ struct GateError {
   Status status;
 };
 
-// Documented exit codes: 0 gate passed, 1 a check failed, 2 usage, 3 a model or input could not
-// be loaded or run, 4 internal error.
-int ExitCodeFor(Verdict verdict, const std::optional<GateError>& error);
+// The exit code of an error at `stage`: usage for kFlags, internal for kInternal (or an Internal
+// status anywhere), "cannot run" for the rest.
+ExitCode ExitCodeFor(const GateError& error);
+// The exit code of a whole workflow: the error's if there is one, else 0 for a pass and 1 for a
+// failure.
+ExitCode ExitCodeFor(Verdict verdict, const std::optional<GateError>& error);
 
 // One side of a workflow: a model that ran, or outputs saved earlier.
 struct SideRecord {
