@@ -25,8 +25,8 @@ std::string InputList(const Signature& signature) {
 }
 
 template <typename Value>
-Status CheckInputNames(const std::map<std::string, Value>& per_input, std::string_view flag,
-                       const Signature& signature) {
+Status CheckNamesIn(const std::map<std::string, Value>& per_input, std::string_view flag,
+                    const Signature& signature) {
   for (const auto& [name, value] : per_input) {
     if (signature.FindInput(name) != nullptr) continue;
     return Status::InvalidArgument(std::string(flag) + " names input '" + name +
@@ -60,9 +60,7 @@ Status CheckOptions(const Signature& signature, const InputOptions& options) {
     return Status::InvalidArgument("--samples must be at least 1, got " +
                                    std::to_string(options.samples));
   }
-  CONVGATE_RETURN_IF_ERROR(CheckInputNames(options.fill_per_input, "--fill", signature));
-  CONVGATE_RETURN_IF_ERROR(CheckInputNames(options.range_per_input, "--val-range", signature));
-  CONVGATE_RETURN_IF_ERROR(CheckInputNames(options.shape_per_input, "--shape", signature));
+  CONVGATE_RETURN_IF_ERROR(CheckInputNames(signature, options));
   return CheckDimSymbols(signature, options);
 }
 
@@ -229,6 +227,12 @@ std::string DescribeGeneration(const InputOptions& options, const std::vector<In
 }
 
 }  // namespace
+
+Status CheckInputNames(const Signature& signature, const InputOptions& options) {
+  CONVGATE_RETURN_IF_ERROR(CheckNamesIn(options.fill_per_input, "--fill", signature));
+  CONVGATE_RETURN_IF_ERROR(CheckNamesIn(options.range_per_input, "--val-range", signature));
+  return CheckNamesIn(options.shape_per_input, "--shape", signature);
+}
 
 Result<Dataset> GenerateDataset(const Signature& signature, const InputOptions& options) {
   CONVGATE_RETURN_IF_ERROR(CheckOptions(signature, options));

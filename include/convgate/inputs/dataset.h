@@ -38,6 +38,10 @@ struct Dataset {
 // nothing about a model, so string inputs must be loaded (LoadDataset).
 Result<Dataset> GenerateDataset(const Signature& signature, const InputOptions& options);
 
+// The part of GenerateDataset's checks that needs only input names: every input a --fill,
+// --val-range or --shape names exists. InvalidArgument naming the flag, the name and the inputs.
+Status CheckInputNames(const Signature& signature, const InputOptions& options);
+
 // Loads samples from:
 //  - an .npz: flat (one sample, member name = input name) or, when every member is named
 //    "sample_<i>/<input>", one sample per i (i must run from 0 without gaps, else DataLoss);
