@@ -14,10 +14,11 @@
 namespace convgate::cli {
 namespace {
 
-int LoadError(const Status& status) {
-  std::cerr << "convgate: error (load): " << status.message() << "\n";
-  return 3;
-}
+constexpr char kInspectExitCodes[] =
+    "Exit codes: 0 shown; 2 usage error; 3 the file could not be read or is not a model or "
+    "tensor file; 4 internal error.";
+
+ExitCode LoadError(const Status& status) { return ReportError(gate::Stage::kLoad, status); }
 
 nlohmann::json TensorsJson(const std::string& path, const TensorMap& tensors) {
   nlohmann::json list = nlohmann::json::array();
@@ -55,11 +56,12 @@ class InspectCommand : public Command {
         "Show a model's format, sha256, IR version, opsets, inputs/outputs, op histogram and "
         "parameters; or the tensors of an .npz/.npy file");
     app->add_option("PATH", path_, "Model (.onnx) or tensor file (.npz, .npy)")->required();
-    app->add_flag("--json", json_, "Print JSON instead of text");
-    return app;
+    app->footer(kInspectExitCodes);
+    AddOutputFlags(flags_, output_, OutputUse::kJson);
+    return RegisterFlags(app);
   }
 
-  int Execute(report::Invocation&) override {
+  ExitCode Execute(report::Invocation&) override {
     const std::filesystem::path path(path_);
     const std::string ext = path.extension().string();
     if (ext == ".npz" || ext == ".npy") return InspectTensors(path, ext);
@@ -67,22 +69,22 @@ class InspectCommand : public Command {
     if (!summary.ok()) return LoadError(summary.status());
     const std::optional<gate::DetectedTask> task =
         gate::DetectTask(summary->signature, summary->op_histogram);
-    if (json_) {
+    if (output_.json) {
       nlohmann::json out = report::ModelSummaryJson(*summary);
       out["task"] = task ? nlohmann::json{{"task", task->task}, {"evidence", task->evidence}}
                          : nlohmann::json(nullptr);
       out["tool"] = {{"name", "convgate"}, {"version", kVersion}, {"commit", kBuildCommit}};
-      std::cout << out.dump(2) << "\n";
+      std::cout << DumpJson(out, output_) << "\n";
     } else {
       std::cout << report::ModelSummaryText(*summary);
       std::cout << "  task: " << (task ? task->task + " (" + task->evidence + ")" : "not detected")
                 << "\n";
     }
-    return 0;
+    return ExitCode::kPassed;
   }
 
  private:
-  int InspectTensors(const std::filesystem::path& path, const std::string& ext) {
+  ExitCode InspectTensors(const std::filesystem::path& path, const std::string& ext) {
     TensorMap tensors;
     if (ext == ".npz") {
       Result<TensorMap> read = io::ReadNpz(path);
@@ -94,12 +96,12 @@ class InspectCommand : public Command {
       tensors.InsertOrAssign(path.stem().string(), std::move(read).value());
     }
     nlohmann::json out = TensorsJson(path.string(), tensors);
-    std::cout << (json_ ? out.dump(2) + "\n" : TensorsText(out));
-    return 0;
+    std::cout << (output_.json ? DumpJson(out, output_) + "\n" : TensorsText(out));
+    return ExitCode::kPassed;
   }
 
   std::string path_;
-  bool json_ = false;
+  OutputOptions output_;
 };
 
 }  // namespace

@@ -19,13 +19,15 @@ std::string ErrorLine(const gate::GateError& error) {
 }
 
 Status WriteResultFiles(const std::filesystem::path& dir, const json& report,
-                        const json& verify_result, const std::string& junit) {
+                        const json& verify_result, const std::string& junit, bool pretty) {
+  const int indent = pretty ? 2 : -1;
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) {
     return Status::Unavailable("cannot create result folder " + dir.string() + ": " + ec.message());
   }
-  CONVGATE_RETURN_IF_ERROR(WriteFileAtomic(dir / "report.json", report.dump(2) + "\n"));
+  CONVGATE_RETURN_IF_ERROR(WriteFileAtomic(dir / "report.json", report.dump(indent) + "\n"));
+  // verify_result.json is six fields that people read: always indented.
   CONVGATE_RETURN_IF_ERROR(
       WriteFileAtomic(dir / "verify_result.json", verify_result.dump(2) + "\n"));
   return WriteFileAtomic(dir / "junit.xml", junit);

@@ -55,9 +55,11 @@ std::string ModelSummaryText(const graph::ModelSummary& summary);
 std::string ErrorLine(const gate::GateError& error);
 
 // Writes report.json, verify_result.json and junit.xml into `dir` (created if needed), each
-// atomically. Files written before a failure are kept.
+// atomically. Files written before a failure are kept. JSON is compact unless `pretty` (a report
+// of hundreds of samples is several times larger indented).
 Status WriteResultFiles(const std::filesystem::path& dir, const nlohmann::json& report,
-                        const nlohmann::json& verify_result, const std::string& junit);
+                        const nlohmann::json& verify_result, const std::string& junit,
+                        bool pretty = false);
 
 // Current UTC time as ISO 8601 ("2026-11-25T21:40:00Z").
 std::string UtcNow();

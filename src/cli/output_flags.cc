@@ -1,0 +1,64 @@
+// The output group: result files, JSON on stdout, colour.
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+
+#include "flag_groups.h"
+
+namespace convgate::cli {
+
+void AddOutputFlags(FlagSet& flags, OutputOptions& options, OutputUse use) {
+  flags.SetGroup("Output");
+  const OutputOptions defaults;
+  if (use == OutputUse::kGate) {
+    flags.Add(Flag{.name = "--out",
+                   .value_name = "DIR",
+                   .help = "Folder for report.json, verify_result.json and junit.xml (created if "
+                           "needed; files are replaced atomically)",
+                   .examples = {"results/"},
+                   .apply = [&options](const std::string& value) -> Status {
+                     std::error_code error;
+                     if (value.empty()) return Status::InvalidArgument("the folder is empty");
+                     if (std::filesystem::exists(value, error) &&
+                         !std::filesystem::is_directory(value, error)) {
+                       return Status::InvalidArgument("'" + value + "' exists and is not a folder");
+                     }
+                     options.out_dir = value;
+                     return Status::OK();
+                   }});
+  }
+  flags.Add(SwitchFlag("--json",
+                       use == OutputUse::kJson ? "Print JSON instead of text"
+                                               : "Print report.json to stdout instead of the table",
+                       options.json));
+  flags.Add(SwitchFlag("--pretty",
+                       "Indent JSON (printed and written); compact JSON is several times smaller",
+                       options.pretty));
+  if (use == OutputUse::kJson) return;
+  flags.Add(Flag{.name = "--color",
+                 .value_name = "auto|always|never",
+                 .help = "Colour the table (auto: only on a terminal, never with NO_COLOR set)",
+                 .default_text = defaults.color,
+                 .examples = {"never"},
+                 .apply = [&options](const std::string& value) -> Status {
+                   if (value != "auto" && value != "always" && value != "never") {
+                     return Status::InvalidArgument("'" + value + "' is not auto, always or never");
+                   }
+                   options.color = value;
+                   return Status::OK();
+                 }});
+}
+
+bool UseColor(const OutputOptions& options) {
+  if (options.color == "always") return true;
+  if (options.color == "never") return false;
+  const char* no_color = std::getenv("NO_COLOR");
+  return ::isatty(STDOUT_FILENO) == 1 && (no_color == nullptr || no_color[0] == '\0');
+}
+
+std::string DumpJson(const nlohmann::json& json, const OutputOptions& options) {
+  return options.pretty ? json.dump(2) : json.dump();
+}
+
+}  // namespace convgate::cli
