@@ -194,6 +194,9 @@ std::string ConsoleText(const gate::RunReport& report, bool color) {
   std::string out = Paint("convgate run", internal::kBold, color) + "\n";
   out += "  model    " + SideLine(report.model) + "\n";
   out += "  inputs   " + InputsLine(report.inputs, false) + "\n" + Notes(report.inputs);
+  if (!report.model.outputs_saved_to.empty()) {
+    out += "  outputs saved to " + report.model.outputs_saved_to + "\n";
+  }
   for (const std::string& binding : report.bindings) out += "  bound    " + binding + "\n";
   out += "\n";
   if (report.inputs.samples > kMaxSampleRows) {
@@ -223,6 +226,9 @@ std::string ConsoleText(const gate::CompareReport& report, bool color) {
   out += "  target   " + SideLine(report.target) + "\n";
   const bool both_saved = report.source.kind == "outputs" && report.target.kind == "outputs";
   out += "  inputs   " + InputsLine(report.inputs, both_saved) + "\n" + Notes(report.inputs);
+  if (!report.source.outputs_saved_to.empty()) {
+    out += "  source outputs saved to " + report.source.outputs_saved_to + "\n";
+  }
   out += "  policy   " + PolicyLine(report.policy) + "\n";
   if (!report.rejudged_from.empty()) {
     out += "  re-judged from " + report.rejudged_from + " (nothing re-run)\n";
