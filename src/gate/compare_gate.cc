@@ -1,4 +1,5 @@
 // `convgate compare`: both sides on the same samples, every output under the tolerance policy.
+#include <algorithm>
 #include <chrono>
 
 #include "aggregate.h"
@@ -10,6 +11,7 @@
 #include "output_saver.h"
 #include "per_node_run.h"
 #include "positional.h"
+#include "save_paths.h"
 #include "side.h"
 
 namespace convgate::gate {
@@ -167,6 +169,23 @@ CompareReport Errored(CompareReport report, GateError error) {
   return report;
 }
 
+// A test case saved with --save-outputs alone holds no input_K.pb files: say so rather than let
+// the model report its inputs missing.
+std::optional<GateError> CheckCarriedInputs(const inputs::Dataset& carried, const Side& saved,
+                                            const Side& runner) {
+  const bool none = std::all_of(carried.samples.begin(), carried.samples.end(),
+                                [](const TensorMap& sample) { return sample.empty(); });
+  const size_t wanted = runner.signature()->inputs.size();
+  if (!none || wanted == 0) return std::nullopt;
+  return GateError{
+      Stage::kFlags,
+      Status::InvalidArgument(saved.record->role + " " + saved.record->path +
+                              " holds saved outputs but no inputs (no input_K.pb files), and the " +
+                              runner.record->role + " takes " + std::to_string(wanted) +
+                              " input(s): pass the inputs the outputs were computed from with "
+                              "--load-inputs")};
+}
+
 // Decides the dataset: from the model side(s), a test case, --load-inputs; or none when both
 // sides are saved outputs. Returns the sample count.
 std::optional<GateError> SetUpSamples(const CompareOptions& options, Side& source, Side& target,
@@ -200,6 +219,9 @@ std::optional<GateError> SetUpSamples(const CompareOptions& options, Side& sourc
                          saved.record->role + " " + saved.record->path +
                          " holds saved outputs: pass the inputs they were computed from with "
                          "--load-inputs (an ONNX test-case folder carries them itself)")};
+  }
+  if (provided && !options.data.load_inputs.has_value()) {
+    if (auto e = CheckCarriedInputs(*provided, source.saved ? source : target, *runner)) return e;
   }
   std::optional<GateError> error;
   dataset = internal::PrepareDataset(options.data, *runner->signature(), std::move(provided),
@@ -271,6 +293,10 @@ CompareReport CompareModelsGate(const CompareOptions& options) {
   report.source.path = options.source;
   report.target.path = options.target;
   report.source.output_matching = report.target.output_matching = "name";  // see MatchOutputs
+  if (auto e = internal::CheckSavePaths(
+          options.data, {{"the source", options.source}, {"the target", options.target}})) {
+    return Errored(std::move(report), *e);
+  }
   Side source, target;
   source.record = &report.source;
   target.record = &report.target;

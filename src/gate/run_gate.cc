@@ -5,6 +5,7 @@
 #include "dataset_setup.h"
 #include "output_saver.h"
 #include "sanity.h"
+#include "save_paths.h"
 #include "side.h"
 
 namespace convgate::gate {
@@ -64,6 +65,9 @@ RunReport RunModelGate(const RunOptions& options) {
   RunReport report;
   report.model.role = "model";
   report.model.path = options.model.string();
+  if (auto e = internal::CheckSavePaths(options.data, {{"the model", options.model}})) {
+    return Errored(std::move(report), e->stage, e->status);
+  }
   Result<internal::ResolvedSide> side =
       internal::ResolveSide(options.model.string(), options.backend);
   if (!side.ok()) return Errored(std::move(report), StageForResolve(side.status()), side.status());

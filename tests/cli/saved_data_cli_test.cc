@@ -1,5 +1,5 @@
 // Saved inputs and outputs on the real binary (issue 9): --save-inputs and --save-outputs to one
-// folder make an ONNX test case that reloads as a source.
+// folder make an ONNX test case that reloads as a source, and saving never destroys what is there.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -88,6 +88,52 @@ TEST_F(SavedDataCliTest, InputsAndOutputsSavedToOneFolderReloadAsATestCase) {
                 .exit_code,
             0);
   EXPECT_EQ(Files(folder), expected);
+}
+
+TEST_F(SavedDataCliTest, OutputsCompleteATestCaseOnlyFromItsOwnInputs) {
+  const std::string folder = Path("case");
+  ASSERT_EQ(Convgate({"run", Model("tinycnn.onnx"), "--save-inputs", folder}).exit_code, 0);
+  const std::string input_bytes = *ReadFile(fs::path(folder) / "test_data_set_0/input_0.pb");
+  // Outputs of other (generated) inputs would be paired with the folder's: refused, nothing runs.
+  ProcessResult other = Convgate({"run", Model("tinycnn.onnx"), "--save-outputs", folder});
+  EXPECT_EQ(other.exit_code, 2) << Describe(other);
+  EXPECT_NE(other.err.find("already holds inputs (input_K.pb) that this run did not use"),
+            std::string::npos)
+      << other.err;
+  EXPECT_FALSE(io::TestCaseHolds(folder, io::TestCasePart::kOutputs));
+  // The outputs of the folder's own inputs go beside them.
+  ProcessResult own =
+      Convgate({"run", Model("tinycnn.onnx"), "--load-inputs", folder, "--save-outputs", folder});
+  ASSERT_EQ(own.exit_code, 0) << Describe(own);
+  EXPECT_EQ(*ReadFile(fs::path(folder) / "test_data_set_0/input_0.pb"), input_bytes);
+  ProcessResult reloaded = Convgate({"compare", folder, Model("tinycnn_converted.onnx")});
+  EXPECT_EQ(reloaded.exit_code, 0) << Describe(reloaded);
+  // New inputs beside those outputs would pair them wrongly.
+  ProcessResult inputs = Convgate({"run", Model("tinycnn.onnx"), "--save-inputs", folder});
+  EXPECT_EQ(inputs.exit_code, 2) << Describe(inputs);
+  EXPECT_EQ(*ReadFile(fs::path(folder) / "test_data_set_0/input_0.pb"), input_bytes);
+}
+
+TEST_F(SavedDataCliTest, SavePathsThatWouldDestroyDataAreUsageErrors) {
+  // One .npz cannot hold both: refused before the model loads (it does not even exist here).
+  ProcessResult both = Convgate({"run", Path("absent.onnx"), "--save-inputs", Path("data.npz"),
+                                 "--save-outputs", Path("data.npz")});
+  EXPECT_EQ(both.exit_code, 2) << Describe(both);
+  EXPECT_NE(both.err.find("an .npz holds one set of tensors"), std::string::npos) << both.err;
+  // The file the inputs come from is not overwritten by the outputs.
+  const std::string inputs = Path("in.npz");
+  ASSERT_EQ(Convgate({"run", Model("tinycnn.onnx"), "--save-inputs", inputs}).exit_code, 0);
+  const std::string before = *ReadFile(inputs);
+  ProcessResult over =
+      Convgate({"run", Model("tinycnn.onnx"), "--load-inputs", inputs, "--save-outputs", inputs});
+  EXPECT_EQ(over.exit_code, 2) << Describe(over);
+  EXPECT_EQ(*ReadFile(inputs), before);
+  // An .npy cannot hold a dataset: said before anything runs, naming outputs.
+  ProcessResult npy = Convgate({"run", Model("tinycnn.onnx"), "--save-outputs", Path("y.npy")});
+  EXPECT_EQ(npy.exit_code, 2) << Describe(npy);
+  EXPECT_NE(npy.err.find("--save-outputs " + Path("y.npy") + ": an .npy holds one tensor"),
+            std::string::npos)
+      << npy.err;
 }
 
 }  // namespace
