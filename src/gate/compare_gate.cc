@@ -30,9 +30,12 @@ struct Side {
   SideRecord* record = nullptr;
 
   const Signature* signature() const { return model ? &model->model->signature() : nullptr; }
-  // A TorchScript model takes inputs and names outputs by position (positional.h).
+  // A TorchScript model takes inputs and names outputs by position, and saved outputs may name
+  // nothing (positional.h).
   bool positional_inputs() const { return model && signature()->positional_inputs; }
-  bool positional_outputs() const { return model && signature()->positional_outputs; }
+  bool positional_outputs() const {
+    return (model && signature()->positional_outputs) || (saved && saved->positional);
+  }
 };
 
 std::string JoinNames(const std::vector<std::string>& names) {
@@ -141,22 +144,26 @@ Result<TensorMap> OutputsOf(Side& side, int sample_idx, const TensorMap* sample)
   return outputs;
 }
 
-// A side naming outputs by position (TorchScript) takes the other side's names in order; two such
-// sides keep output_0, output_1, ... Records how each side was matched and any count mismatch.
+// A side naming outputs by position (TorchScript, numpy's arr_0, a lone .npy) takes the other
+// side's names in order; when both do, the target takes the source's (two TorchScript models both
+// say output_0, output_1, ... and keep them). Records how each side was matched and any count
+// mismatch.
 void MatchOutputs(Side& source, Side& target, int sample_idx, TensorMap& source_outputs,
                   TensorMap& target_outputs, CompareReport& report) {
   const bool source_positional = source.positional_outputs();
   const bool target_positional = target.positional_outputs();
-  if (source_positional && target_positional) {
-    source.record->output_matching = target.record->output_matching = "position";
+  const bool first = sample_idx == 0;
+  if (source_positional && target_positional && source_outputs.Names() == target_outputs.Names()) {
+    if (first) source.record->output_matching = target.record->output_matching = "position";
   } else if (source_positional || target_positional) {
-    Side& positional = source_positional ? source : target;
-    Side& named = source_positional ? target : source;
+    const bool rename_source = !target_positional;
+    Side& positional = rename_source ? source : target;
+    Side& named = rename_source ? target : source;
     std::optional<std::string> failure =
-        internal::MatchOutputsByPosition(source_positional ? source_outputs : target_outputs,
-                                         source_positional ? target_outputs : source_outputs,
-                                         *positional.record, named.record->role, sample_idx == 0);
-    if (failure && sample_idx == 0) report.structure_failures.push_back(std::move(*failure));
+        internal::MatchOutputsByPosition(rename_source ? source_outputs : target_outputs,
+                                         rename_source ? target_outputs : source_outputs,
+                                         *positional.record, named.record->role, first);
+    if (failure && first) report.structure_failures.push_back(std::move(*failure));
   }
   // A TorchScript side lists its outputs only once it has run.
   if (source.record->output_names.empty()) source.record->output_names = source_outputs.Names();
@@ -346,7 +353,8 @@ CompareReport CompareModelsGate(const CompareOptions& options) {
     CompareSample(idx, *source_outputs, *target_outputs, report);
     agreements.Add(*source_outputs, *target_outputs);
   }
-  const Signature* source_signature = source.signature();
+  // A positional source's outputs took the target's names: its declared ones no longer apply.
+  const Signature* source_signature = source.positional_outputs() ? nullptr : source.signature();
   if (auto e = saver.Write(source_signature ? source_signature->outputs : std::vector<TensorInfo>{},
                            report.source)) {
     return Errored(std::move(report), *e);

@@ -1,5 +1,6 @@
 // Saved inputs and outputs on the real binary (issue 9): --save-inputs and --save-outputs to one
-// folder make an ONNX test case that reloads as a source, and saving never destroys what is there.
+// folder make an ONNX test case that reloads as a source, saving never destroys what is there, and
+// saved outputs that name nothing (a lone .npy, numpy's arr_0, arr_1) are matched by position.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -134,6 +135,60 @@ TEST_F(SavedDataCliTest, SavePathsThatWouldDestroyDataAreUsageErrors) {
   EXPECT_NE(npy.err.find("--save-outputs " + Path("y.npy") + ": an .npy holds one tensor"),
             std::string::npos)
       << npy.err;
+}
+
+// Issue 9: `compare a.npy b.npy` exited 3 ("the model has 0 inputs; use an .npz").
+TEST_F(SavedDataCliTest, SingleNpyOutputsCompare) {
+  const std::string a = Npy("a.npy", Floats({1, 2, 3}));
+  const std::string b = Npy("b.npy", Floats({1, 2, 3.5}));
+  ProcessResult same = Convgate({"compare", a, a});
+  EXPECT_EQ(same.exit_code, 0) << Describe(same);
+  ProcessResult differ = Convgate({"compare", a, b, "--json"});
+  ASSERT_EQ(differ.exit_code, 1) << Describe(differ);
+  EXPECT_EQ(json::parse(differ.out)["results"][0]["stats"]["worst_element"]["index"], json({2}));
+  // Against an .npz of one named tensor, the .npy takes its name.
+  ProcessResult named = Convgate({"compare", Npz("one.npz", {{"y", {1, 2, 3}}}), a});
+  EXPECT_EQ(named.exit_code, 0) << Describe(named);
+  EXPECT_NE(named.out.find("outputs matched by position to the source's (a.npy names none): "
+                           "a -> y"),
+            std::string::npos)
+      << named.out;
+}
+
+TEST_F(SavedDataCliTest, ASingleNpyStandsForAModelsOnlyOutput) {
+  if (!fs::is_directory(kAbsCase)) GTEST_SKIP() << "libonnx-testdata is not installed";
+  Result<std::vector<io::TestDataSet>> sets = io::ReadTestCase(kAbsCase / "test_data_set_0", {});
+  ASSERT_TRUE(sets.ok()) << sets.status().ToString();
+  ASSERT_TRUE(io::WriteNpz(dir_ / "x.npz", (*sets)[0].inputs).ok());
+  const std::string expected = Npy("expected.npy", (*sets)[0].outputs[0].tensor.Clone());
+  ProcessResult r = Convgate({"compare", expected, (kAbsCase / "model.onnx").string(),
+                              "--load-inputs", Path("x.npz"), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  const json report = json::parse(r.out);
+  EXPECT_EQ(report["results"][0]["output"], "y");
+  EXPECT_EQ(report["source"]["output_matching"], "position");
+}
+
+// Issue 9: np.savez(f, a, b) against a named .npz matched nothing.
+TEST_F(SavedDataCliTest, PositionalNpzMatchesANamedNpz) {
+  const std::string named = Npz("named.npz", {{"logits", {1, 2}}, {"probs", {0.25f, 0.75f}}});
+  const std::string positional =
+      Npz("positional.npz", {{"arr_0", {1, 2}}, {"arr_1", {0.25f, 0.75f}}});
+  ProcessResult r = Convgate({"compare", named, positional, "--json"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  const json report = json::parse(r.out);
+  EXPECT_EQ(report["target"]["output_matching"], "position");
+  EXPECT_EQ(report["target"]["output_renames"], json({"arr_0 -> logits", "arr_1 -> probs"}));
+  ProcessResult reversed = Convgate({"compare", positional, named});
+  EXPECT_EQ(reversed.exit_code, 0) << Describe(reversed);
+  ProcessResult count = Convgate(
+      {"compare", Npz("three.npz", {{"arr_0", {1}}, {"arr_1", {2}}, {"arr_2", {3}}}), named});
+  EXPECT_EQ(count.exit_code, 1) << Describe(count);
+  EXPECT_NE(count.out.find("structure: outputs cannot be matched by position: the source "
+                           "(three.npz) names no outputs and holds 3 (arr_0, arr_1, arr_2), the "
+                           "target has 2 (logits, probs)"),
+            std::string::npos)
+      << count.out;
 }
 
 }  // namespace
