@@ -170,6 +170,19 @@ void MatchOutputs(Side& source, Side& target, int sample_idx, TensorMap& source_
   if (target.record->output_names.empty()) target.record->output_names = target_outputs.Names();
 }
 
+// A comparison that compared nothing proves nothing: when neither side has a single output (an
+// empty .npz, a model without outputs) no check could fail, and a pass would be a lie.
+void FailIfNothingCompared(size_t samples, CompareReport& report) {
+  if (!report.checks.empty() || !report.structure_failures.empty()) return;
+  if (samples == 0) {
+    report.structure_failures.push_back("nothing was compared: there are no samples");
+    return;
+  }
+  report.structure_failures.push_back(
+      "nothing was compared: neither the source (" + report.source.path + ") nor the target (" +
+      report.target.path + ") has any output, so no output could be checked");
+}
+
 CompareReport Errored(CompareReport report, GateError error) {
   report.error = std::move(error);
   report.verdict = Verdict::kError;
@@ -359,6 +372,7 @@ CompareReport CompareModelsGate(const CompareOptions& options) {
                            report.source)) {
     return Errored(std::move(report), *e);
   }
+  FailIfNothingCompared(samples, report);
   if (options.per_node.enabled && dataset.has_value()) {
     if (auto e = RunPerNodeStage(options, source, target, *dataset, report)) {
       return Errored(std::move(report), *e);

@@ -254,6 +254,12 @@ Result<PerNodeReport> RunPerNode(const PerNodeSide& source, const PerNodeSide& t
   CONVGATE_RETURN_IF_ERROR(LoadGraphs(context));
   EstimateSizes(context);
   MatchTensors(context, report);
+  if (report.nodes.empty()) {
+    report.notes.push_back(
+        "nothing was compared node by node: the graphs share no intermediate tensor names (" +
+        std::to_string(report.unmatched_target.size()) + " target and " +
+        std::to_string(report.unmatched_source.size()) + " source tensors unmatched)");
+  }
   CompareAllChunks(context, report);
   AnalyzePerNode(report);
   ComputeLocalErrors(context, options.local_error, report);

@@ -308,7 +308,10 @@ ReduceReport ReduceGate(const ReduceOptions& options) {
   if (!chosen.ok()) return Errored(std::move(report), Stage::kFlags, chosen.status());
   report.node = *chosen;
   if (report.node < 0) {
-    report.notes.push_back("every matched intermediate tensor passes: nothing to reduce");
+    report.notes.push_back(report.comparison.per_node->nodes.empty()
+                               ? "the models share no intermediate tensor names, so no node could "
+                                 "be compared: nothing to reduce"
+                               : "every matched intermediate tensor passes: nothing to reduce");
     report.verdict = Verdict::kFail;
     return report;
   }

@@ -112,7 +112,12 @@ RunReport RunModelGate(const RunOptions& options) {
   if (auto e = saver.Write(model.signature().outputs, report.model)) {
     return Errored(std::move(report), e->stage, e->status);
   }
-  report.verdict = Verdict::kPass;
+  if (report.checks.empty()) {
+    // A run that checked nothing proves nothing (an exec runner writing an empty outputs.npz).
+    report.structure_failures.push_back(
+        "nothing was checked: the model declares no outputs and returned none");
+  }
+  report.verdict = report.structure_failures.empty() ? Verdict::kPass : Verdict::kFail;
   for (const SanityCheck& check : report.checks) {
     if (!check.passed) report.verdict = Verdict::kFail;
   }

@@ -93,6 +93,9 @@ Case ErrorCase(const std::string& classname, const gate::GateError& error) {
 Suite RunSuite(const gate::RunReport& report) {
   const std::string classname = "convgate.run." + report.model.path;
   Suite suite{"convgate run", {}};
+  if (!report.structure_failures.empty()) {
+    suite.cases.push_back({classname, "structure", report.structure_failures, false});
+  }
   for (const gate::SanityCheck& check : report.checks) {
     suite.cases.push_back({classname,
                            "sample " + std::to_string(check.sample) + " / " + check.output,

@@ -27,4 +27,7 @@ std::vector<std::pair<std::string, std::vector<std::string>>> PerNodeCases(
 // "node 'conv1' (Conv) -> 'conv1_out'", or "node #3 (Conv) -> 't'" for an unnamed node.
 std::string NodeLabel(const gate::NodeCheck& node);
 
+// Why --strict failed the gate, in one sentence (verify_result.json's error); "" when it did not.
+std::string PerNodeGateFailure(const gate::CompareReport& report);
+
 }  // namespace convgate::report::internal

@@ -93,6 +93,9 @@ std::string AddedErrorTable(const gate::PerNodeReport& per_node, bool color) {
 
 std::string GateLine(const gate::PerNodeReport& per_node) {
   const int bad = per_node.summary.failed + per_node.summary.errored;
+  if (per_node.strict && per_node.nodes.empty()) {
+    return "  --strict: no intermediate tensor was compared, which fails the gate\n";
+  }
   if (bad == 0) return "";
   if (per_node.strict) {
     return "  --strict: " + std::to_string(bad) + " intermediate failure(s) fail the gate\n";
@@ -101,6 +104,26 @@ std::string GateLine(const gate::PerNodeReport& per_node) {
 }
 
 }  // namespace
+
+std::string PerNodeGateFailure(const gate::CompareReport& report) {
+  if (!report.per_node || !report.per_node->gate_failed) return "";
+  const gate::PerNodeReport& per_node = *report.per_node;
+  if (per_node.nodes.empty()) {
+    return "--strict: no intermediate tensor was compared (the graphs share no intermediate "
+           "tensor names)";
+  }
+  if (per_node.first_divergent < 0) return "";
+  const gate::NodeCheck& node = per_node.nodes[per_node.first_divergent];
+  std::string text = "--strict: intermediate " + NodeLabel(node);
+  if (node.status == gate::NodeStatus::kErrored) return text + " errored: " + node.error;
+  for (const gate::NodeSampleResult& result : node.samples) {
+    if (result.passed) continue;
+    text += " failed on sample " + std::to_string(result.sample);
+    if (!result.failures.empty()) text += ": " + result.failures.front();
+    break;
+  }
+  return text;
+}
 
 std::string NodeLabel(const gate::NodeCheck& node) {
   const std::string name =
@@ -135,6 +158,10 @@ std::vector<std::pair<std::string, std::vector<std::string>>> PerNodeCases(
                       Short(node.local->result.max_abs_error));
     }
     cases.emplace_back("per-node / " + NodeLabel(node), std::move(lines));
+  }
+  if (report.per_node->nodes.empty()) {
+    cases.emplace_back("per-node / no intermediate compared",
+                       std::vector<std::string>{PerNodeGateFailure(report)});
   }
   return cases;
 }

@@ -1,6 +1,7 @@
 // Saved inputs and outputs on the real binary (issue 9): --save-inputs and --save-outputs to one
-// folder make an ONNX test case that reloads as a source, saving never destroys what is there, and
-// saved outputs that name nothing (a lone .npy, numpy's arr_0, arr_1) are matched by position.
+// folder make an ONNX test case that reloads as a source, saving never destroys what is there,
+// saved outputs that name nothing (a lone .npy, numpy's arr_0, arr_1) are matched by position, and
+// a comparison of nothing fails.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -189,6 +190,23 @@ TEST_F(SavedDataCliTest, PositionalNpzMatchesANamedNpz) {
                            "target has 2 (logits, probs)"),
             std::string::npos)
       << count.out;
+}
+
+// Issue 9: `compare empty.npz empty.npz` passed with "0 of 0 checks".
+TEST_F(SavedDataCliTest, ComparingNothingFails) {
+  const std::string empty = Npz("empty.npz", {});
+  ProcessResult r = Convgate({"compare", empty, empty, "--out", Path("out")});
+  EXPECT_EQ(r.exit_code, 1) << Describe(r);
+  EXPECT_NE(r.out.find("structure: nothing was compared: neither the source"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("FAIL: no output compared"), std::string::npos) << r.out;
+  std::ifstream verify_file(dir_ / "out" / "verify_result.json");
+  const json verify = json::parse(verify_file);
+  EXPECT_EQ(verify["verify_passed"], false);
+  EXPECT_EQ(verify["error"].get<std::string>().rfind("nothing was compared", 0), 0u) << verify;
+  // `check` re-judges the saved report: still nothing compared, still a failure.
+  ProcessResult check = Convgate({"check", (dir_ / "out" / "report.json").string()});
+  EXPECT_EQ(check.exit_code, 1) << Describe(check);
 }
 
 }  // namespace

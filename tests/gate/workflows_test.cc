@@ -173,6 +173,20 @@ TEST_F(WorkflowsTest, ALoneNpyIsOneOutputMatchedByPosition) {
       << two.structure_failures[0];
 }
 
+// Issue 9: two empty .npz files "passed" with 0 of 0 checks.
+TEST_F(WorkflowsTest, AComparisonThatComparesNothingFails) {
+  CompareOptions options;
+  options.source = WriteOutputs("empty.npz", TensorMap());
+  options.target = options.source;
+  CompareReport report = CompareModelsGate(options);
+  ASSERT_FALSE(report.error.has_value()) << report.error->status.ToString();
+  EXPECT_EQ(report.verdict, Verdict::kFail);
+  EXPECT_EQ(ExitCodeFor(report.verdict, report.error), 1);
+  ASSERT_EQ(report.structure_failures.size(), 1u);
+  EXPECT_EQ(report.structure_failures[0].rfind("nothing was compared: neither the source", 0), 0u)
+      << report.structure_failures[0];
+}
+
 TEST_F(WorkflowsTest, SampleCountsOfSavedOutputsMustMatch) {
   TensorMap two;
   two.InsertOrAssign("sample_0/y", Floats({1}));

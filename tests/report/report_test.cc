@@ -109,6 +109,30 @@ TEST(JUnit, CountsAndEscapes) {
   EXPECT_EQ(xml.find("bad<&>"), std::string::npos);
 }
 
+// Issue 9: a run or comparison that checked nothing fails, and every file says why.
+TEST(Rendering, NothingCheckedIsAFailureWithItsReason) {
+  gate::RunReport run;
+  run.model = Side("model", "m.onnx");
+  run.structure_failures = {"nothing was checked: the model declares no outputs and returned none"};
+  run.verdict = gate::Verdict::kFail;
+  EXPECT_EQ(VerifyResultJson(run)["error"], run.structure_failures[0]);
+  EXPECT_NE(ConsoleText(run, false).find("FAIL: no output checked"), std::string::npos)
+      << ConsoleText(run, false);
+  Invocation invocation{"run", {}, "", 0.5};
+  EXPECT_EQ(ReportJson(run, invocation)["summary"]["structure_failures"], 1);
+  EXPECT_NE(JUnitXml(run, invocation).find("name=\"structure\""), std::string::npos);
+
+  gate::CompareReport compare;
+  compare.source = Side("source", "a.npz");
+  compare.target = Side("target", "b.npz");
+  compare.structure_failures = {"nothing was compared: neither the source nor the target"};
+  compare.verdict = gate::Verdict::kFail;
+  const std::string console = ConsoleText(compare, false);
+  EXPECT_NE(console.find("FAIL: no output compared; 1 structure failure(s)"), std::string::npos)
+      << console;
+  EXPECT_EQ(VerifyResultJson(compare)["error"], compare.structure_failures[0]);
+}
+
 TEST(Console, NamesTheFirstFailureAndHasNoColourUnlessAsked) {
   const std::string plain = ConsoleText(FailingCompare(), false);
   EXPECT_EQ(plain.find("\033["), std::string::npos);

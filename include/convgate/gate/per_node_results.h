@@ -108,7 +108,8 @@ struct PerNodeReport {
   std::vector<int> by_added_error;  // indices of nodes with a local error, largest first
   NonFiniteOrigin non_finite;
   std::vector<std::string> notes;
-  // --strict: intermediate failures fail the gate (otherwise only outputs gate, as in LEAPP).
+  // --strict: intermediate failures, or matching no intermediate at all, fail the gate (otherwise
+  // only outputs gate, as in LEAPP).
   bool gate_failed = false;
 };
 
