@@ -53,8 +53,9 @@ NodeSampleResult Condense(int sample, const OutputCheck& check) {
   result.target_max = target.max;
   result.source_non_finite = source.nan + source.pos_inf + source.neg_inf;
   result.target_non_finite = target.nan + target.pos_inf + target.neg_inf;
-  result.introduced_non_finite =
-      comparison.non_finite.introduced_nan + comparison.non_finite.introduced_inf;
+  result.introduced_nan = comparison.non_finite.introduced_nan;
+  result.introduced_inf = comparison.non_finite.introduced_inf;
+  result.introduced_non_finite = result.introduced_nan + result.introduced_inf;
   result.inherited_non_finite = comparison.non_finite.inherited;
   if (!check.passed) result.failures = check.failures;
   return result;
