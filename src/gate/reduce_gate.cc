@@ -62,6 +62,21 @@ Result<int> ChooseNode(const PerNodeReport& per_node, const std::string& wanted,
   return -1;
 }
 
+// "node 'Conv_conv' passes in the whole model (max |diff| 0 on 2 samples): nothing to reduce
+// there; the culprit is ...": where to look instead.
+std::string PassingNodeNote(const NodeCheck& node, const PerNodeReport& per_node) {
+  std::string note = "node '" + node.node + "' (" + node.op_type + ") passes in the whole model (" +
+                     "its output '" + node.tensor + "' has max |diff| " +
+                     Number(node.max_abs_error) + " over " + std::to_string(node.samples.size()) +
+                     " sample(s), within the tolerance): there is nothing to reduce there";
+  const int other = per_node.culprit >= 0 ? per_node.culprit : per_node.first_divergent;
+  if (other < 0) return note + ", and no matched intermediate fails";
+  const NodeCheck& failing = per_node.nodes[other];
+  return note + "; the " + (per_node.culprit >= 0 ? "culprit" : "first divergent node") +
+         " is node '" + failing.node + "' (" + failing.op_type + "), which reduce picks without " +
+         "--node";
+}
+
 struct Sides {
   // Backends outlive the models they loaded.
   std::unique_ptr<backends::Backend> source_backend;
@@ -327,6 +342,12 @@ ReduceReport ReduceGate(const ReduceOptions& options) {
     return report;
   }
   const NodeCheck& node = report.comparison.per_node->nodes[report.node];
+  if (node.status == NodeStatus::kPassed) {
+    // Only --node chooses a passing node: it has no failure of its own or inherited to reproduce.
+    report.notes.push_back(PassingNodeNote(node, *report.comparison.per_node));
+    report.verdict = Verdict::kFail;
+    return report;
+  }
   report.sample = node.local && node.local->computed ? node.local->sample
                                                      : std::max(node.first_failing_sample, 0);
   if (Status written = WriteReproducer(options, dataset_path, report); !written.ok()) {
