@@ -110,6 +110,29 @@ TEST(JUnit, CountsAndEscapes) {
   EXPECT_EQ(xml.find("bad<&>"), std::string::npos);
 }
 
+// Issue 9: the classname was "convgate.compare./path/to/b.onnx", which a CI page splits at every
+// dot into packages.
+TEST(JUnit, ClassnamesTakeTheFileNameAndPathsGoInProperties) {
+  Invocation invocation{"compare", {}, "", 0.5};
+  gate::CompareReport report = FailingCompare();
+  report.source.path = "/models/v1.2/model.onnx";
+  report.target.path = "/models/v1.2/model.fp16.onnx";
+  const std::string xml = JUnitXml(report, invocation);
+  EXPECT_NE(xml.find("classname=\"convgate.compare.model_fp16\""), std::string::npos) << xml;
+  EXPECT_EQ(xml.find("classname=\"convgate.compare./"), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<properties>\n      <property name=\"source\" "
+                     "value=\"/models/v1.2/model.onnx\"/>\n      <property name=\"target\" "
+                     "value=\"/models/v1.2/model.fp16.onnx\"/>\n    </properties>"),
+            std::string::npos)
+      << xml;
+  gate::RunReport run;
+  run.model = Side("model", "out/case_dir/");
+  run.verdict = gate::Verdict::kPass;
+  const std::string run_xml = JUnitXml(run, invocation);
+  EXPECT_NE(run_xml.find("<property name=\"model\" value=\"out/case_dir/\"/>"), std::string::npos)
+      << run_xml;
+}
+
 // Issue 9: a run or comparison that checked nothing fails, and every file says why.
 TEST(Rendering, NothingCheckedIsAFailureWithItsReason) {
   gate::RunReport run;
