@@ -259,13 +259,16 @@ std::optional<GateError> SetUpSamples(const CompareOptions& options, Side& sourc
   return std::nullopt;
 }
 
+std::string Samples(size_t count) {
+  return std::to_string(count) + (count == 1 ? " sample" : " samples");
+}
+
 std::optional<GateError> CheckSavedCounts(const Side& side, size_t samples) {
   if (!side.saved.has_value() || side.saved->samples.size() == samples) return std::nullopt;
-  return GateError{Stage::kInputs,
-                   Status::FailedPrecondition(
-                       side.record->role + " " + side.record->path + " holds " +
-                       std::to_string(side.saved->samples.size()) + " samples of outputs, but " +
-                       std::to_string(samples) + " samples are being compared")};
+  return GateError{Stage::kInputs, Status::FailedPrecondition(
+                                       side.record->role + " " + side.record->path +
+                                       " holds outputs of " + Samples(side.saved->samples.size()) +
+                                       ", but " + Samples(samples) + " are being compared")};
 }
 
 // --per-node needs two models whose backends expose intermediate tensors; checked before any run.

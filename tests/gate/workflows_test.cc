@@ -197,7 +197,9 @@ TEST_F(WorkflowsTest, SampleCountsOfSavedOutputsMustMatch) {
   CompareReport report = CompareModelsGate(options);
   ASSERT_TRUE(report.error.has_value());
   EXPECT_EQ(report.error->stage, Stage::kInputs);
-  EXPECT_NE(report.error->status.message().find("holds 1 samples"), std::string::npos)
+  EXPECT_NE(report.error->status.message().find(
+                "holds outputs of 1 sample, but 2 samples are being compared"),
+            std::string::npos)
       << report.error->status.message();
 }
 
