@@ -1,6 +1,4 @@
 // The data group: where inputs come from, how they are generated, where they and the outputs go.
-#include <filesystem>
-
 #include "convgate/core/numbers.h"
 #include "convgate/core/scoped.h"
 #include "convgate/core/shape.h"
@@ -9,25 +7,9 @@
 namespace convgate::cli {
 namespace {
 
-namespace fs = std::filesystem;
-
 // The flags that shape generated inputs, which --load-inputs makes meaningless.
 constexpr const char* kGenerationFlags[] = {"--seed",      "--samples", "--fill",
                                             "--val-range", "--shape",   "--dim"};
-
-// --save-inputs / --save-outputs write an .npz, or an ONNX test-case folder. Any other file name
-// ("inputs.json", "out.npy") would silently become a folder of that name: refuse it instead.
-Status CheckSavePath(const std::string& text) {
-  const fs::path path(text);
-  std::string ext = path.extension().string();
-  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  std::error_code error;
-  const bool folder = text.back() == '/' || ext.empty() || fs::is_directory(path, error);
-  if (ext == ".npz" || folder) return Status::OK();
-  return Status::InvalidArgument("'" + text + "' is neither an .npz file nor a folder (" + ext +
-                                 " files are not written): use NAME.npz, or a folder name "
-                                 "without an extension for the ONNX test-case layout");
-}
 
 // A --shape value is "NAME:DIMS"; in Polygraphy's list form, further such values follow the flag.
 bool IsShapeArgument(const std::string& arg) {
@@ -124,21 +106,25 @@ void AddDataFlags(FlagSet& flags, gate::DataOptions& options) {
            }},
       Flag{.name = "--save-inputs",
            .value_name = "PATH",
-           .help = "Write the inputs used: PATH.npz, or a folder (ONNX test-case layout)",
+           .help = "Write the inputs used: PATH.npz, or a folder (ONNX test-case layout, "
+                   "input_K.pb); never over a file this run reads or the other half of a test "
+                   "case it did not write",
            .examples = {"inputs.npz", "case_dir/"},
+           // gate::internal::CheckSavePaths refuses, before anything runs, a path that would
+           // lose data or is neither an .npz nor a folder.
            .apply = [&options](const std::string& value) -> Status {
-             CONVGATE_RETURN_IF_ERROR(CheckSavePath(value));
+             if (value.empty()) return Status::InvalidArgument("the path is empty");
              options.save_inputs = value;
              return Status::OK();
            }},
       Flag{.name = "--save-outputs",
            .value_name = "PATH",
            .help = "Write the outputs (run: the model's; compare: the source's) to PATH.npz or a "
-                   "folder (ONNX test-case layout: output_K.pb beside the inputs), to compare "
-                   "later targets against",
+                   "folder (ONNX test-case layout: output_K.pb, beside input_K.pb when "
+                   "--save-inputs names the same folder), to compare later targets against",
            .examples = {"outputs.npz", "case_dir/"},
            .apply = [&options](const std::string& value) -> Status {
-             CONVGATE_RETURN_IF_ERROR(CheckSavePath(value));
+             if (value.empty()) return Status::InvalidArgument("the path is empty");
              options.save_outputs = value;
              return Status::OK();
            }},

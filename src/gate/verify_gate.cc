@@ -4,6 +4,7 @@
 #include "convgate/backends/registry.h"
 #include "convgate/gate/verify.h"
 #include "convgate/graph/onnx_model.h"
+#include "save_paths.h"
 #include "source_precheck.h"
 
 namespace convgate::gate {
@@ -149,6 +150,13 @@ VerifyReport VerifyGate(const VerifyOptions& options) {
   report.source = options.source;
   if (Status valid = CheckVerifyOptions(options); !valid.ok()) {
     return Errored(std::move(report), Stage::kFlags, valid);
+  }
+  // Before a conversion that may take minutes; the comparison checks again with its target.
+  if (auto e = internal::CheckSavePaths(options.compare.data,
+                                        {{"the source", options.source},
+                                         {"the target", options.target},
+                                         {"the conversion's output", options.conversion.output}})) {
+    return Errored(std::move(report), e->stage, e->status);
   }
   CompareOptions compare = options.compare;
   compare.source = options.source;

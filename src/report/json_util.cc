@@ -28,7 +28,8 @@ json SideJson(const gate::SideRecord& side) {
            {"outputs", side.output_names},
            {"outputs_saved_to", side.outputs_saved_to},
            {"notes", side.notes}};
-  // compare only: "name", or "position" with the renaming (a TorchScript side).
+  // compare only: "name", or "position" with the renaming (a TorchScript side, saved outputs
+  // that name nothing).
   if (!side.output_matching.empty()) out["output_matching"] = side.output_matching;
   if (!side.output_renames.empty()) out["output_renames"] = side.output_renames;
   // exec only: the command and the end of its stderr.

@@ -113,6 +113,19 @@ TEST(AnalyzePerNodeTest, ErroredNodesDivergeAndGateUnderStrict) {
   EXPECT_TRUE(report.gate_failed);
 }
 
+// Issue 9: matching no intermediate at all compared nothing the user asked --strict to gate on.
+TEST(AnalyzePerNodeTest, MatchingNothingFailsOnlyUnderStrict) {
+  PerNodeReport report;
+  report.unmatched_target = {"t"};
+  report.unmatched_source = {"s"};
+  AnalyzePerNode(report);
+  EXPECT_EQ(report.first_divergent, -1);
+  EXPECT_FALSE(report.gate_failed);
+  report.strict = true;
+  AnalyzePerNode(report);
+  EXPECT_TRUE(report.gate_failed);
+}
+
 TEST(AnalyzePerNodeTest, SeparatesIntroducedFromInheritedNonFinite) {
   PerNodeReport report;
   report.nodes = {Node("a", NodeStatus::kPassed), Node("b", NodeStatus::kFailed),

@@ -14,8 +14,9 @@ namespace convgate::gate {
 
 struct PerNodeOptions {
   bool enabled = false;  // --per-node
-  // --strict: a failed or errored intermediate fails the gate. Off by default, as in LEAPP
-  // (strict=False): intermediate failures are reported and only outputs gate.
+  // --strict: a failed or errored intermediate fails the gate, and so does matching no
+  // intermediate at all (nothing the user asked to gate on was compared). Off by default, as in
+  // LEAPP (strict=False): intermediate failures are reported and only outputs gate.
   bool strict = false;
   // --memory-budget: bytes of intermediate tensors held at once, both sides together. <= 0 means
   // DefaultMemoryBudget(). The runtimes' own buffers come on top of it.

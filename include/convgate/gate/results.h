@@ -106,6 +106,8 @@ struct RunReport {
   // "batch=1 (from input 'image' dim 0)", per sample 0; the symbolic dims the check bound.
   std::vector<std::string> bindings;
   std::vector<SanityCheck> checks;
+  // Failures of the run as a whole; each one fails the gate ("nothing was checked: ...").
+  std::vector<std::string> structure_failures;
   Verdict verdict = Verdict::kError;
   std::optional<GateError> error;
 };
@@ -173,7 +175,8 @@ struct CompareReport {
   SideRecord target;
   DatasetRecord inputs;  // empty origin when both sides are saved outputs
   compare::Policy policy;
-  // Output count and name mismatches; each one fails the gate.
+  // Output count and name mismatches, and a comparison that compared nothing (neither side has an
+  // output); each one fails the gate.
   std::vector<std::string> structure_failures;
   std::vector<OutputCheck> checks;
   std::vector<OutputAggregate> aggregates;  // one per output, in first-seen order
