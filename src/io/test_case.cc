@@ -155,6 +155,8 @@ Status WriteTensors(const fs::path& dir, std::string_view prefix, const TensorMa
 
 }  // namespace
 
+bool IsTestDataSetDir(const fs::path& path) { return IsDataSetDir(path); }
+
 bool IsTestCasePath(const fs::path& path) {
   if (IsDataSetDir(path)) return true;
   std::error_code ec;

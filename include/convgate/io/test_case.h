@@ -30,6 +30,9 @@ struct TestCaseNames {
 // True if `path` is a test_data_set_N folder or a folder holding at least one of them.
 bool IsTestCasePath(const std::filesystem::path& path);
 
+// True if `path` is a test_data_set_N folder itself.
+bool IsTestDataSetDir(const std::filesystem::path& path);
+
 // Reads every data set. Errors name the .pb file. A data set folder with neither inputs nor outputs
 // is DataLoss, and so is a gap in the numbering (input_0.pb, input_2.pb) because names are matched
 // by position, and two files whose tensors end up with the same name. Other files in the folders
