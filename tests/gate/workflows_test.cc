@@ -183,7 +183,7 @@ TEST_F(WorkflowsTest, AComparisonThatComparesNothingFails) {
   CompareReport report = CompareModelsGate(options);
   ASSERT_FALSE(report.error.has_value()) << report.error->status.ToString();
   EXPECT_EQ(report.verdict, Verdict::kFail);
-  EXPECT_EQ(ExitCodeFor(report.verdict, report.error), 1);
+  EXPECT_EQ(ExitCodeFor(report.verdict, report.error), ExitCode::kFailed);
   ASSERT_EQ(report.structure_failures.size(), 1u);
   EXPECT_EQ(report.structure_failures[0].rfind("nothing was compared: neither the source", 0), 0u)
       << report.structure_failures[0];
