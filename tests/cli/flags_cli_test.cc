@@ -83,7 +83,7 @@ TEST_F(FlagsCliTest, SavingToANameThatIsNeitherNpzNorAFolderIsRefused) {
                    "is neither an .npz file nor a folder");
   EXPECT_FALSE(fs::exists(Path("inputs.json")));
   ExpectUsageError({"run", kModel, "--save-outputs", Path("outputs.npy")},
-                   "is neither an .npz file nor a folder");
+                   "an .npy holds one tensor, not a dataset");
 }
 
 TEST_F(FlagsCliTest, APerNameFlagGivenTwiceIsRefused) {

@@ -94,6 +94,10 @@ def make_sandbox(sandbox, build, source, fixtures, env):
         "convgate run converted.onnx --load-inputs inputs.npz --save-outputs candidate_outputs.npz",
         "convgate run model.onnx --save-inputs test_case_dir --save-outputs test_case_dir",
         "cp model.onnx test_case_dir/model.onnx",
+        # Single saved outputs, as numpy users write them.
+        "/usr/bin/python3 -c \"import numpy as np; "
+        "np.save('reference_logits.npy', np.load('expected.npz')['sample_0/logits']); "
+        "np.save('candidate_logits.npy', np.load('candidate_outputs.npz')['sample_0/logits'])\"",
         "printf 'atol: 1e-6\\nrtol: 1e-4\\n' > strict.yaml",
         # The converter of the --converter example: a program that copies its input.
         "mkdir -p bin && printf '#!/bin/sh\\n# my-converter --in SRC --out DST\\ncp \"$2\" \"$4\"\\n'"
@@ -104,7 +108,7 @@ def make_sandbox(sandbox, build, source, fixtures, env):
 
 
 def main():
-    readme, build, source = sys.argv[1:4]
+    readme, build, source = (os.path.abspath(arg) for arg in sys.argv[1:4])
     fixtures = None
     if "--with-torch" in sys.argv[4:]:
         script = os.path.join(source, "scripts", "make_torch_fixtures.sh")
