@@ -14,7 +14,7 @@ PACKAGES=(
   build-essential ca-certificates clang-format cmake curl googletest libgmock-dev libgtest-dev
   libcli11-dev libhwy-dev libonnx-dev libonnx-testdata libopencv-dnn-dev libprotobuf-dev libssl-dev
   libtorch-dev libyaml-cpp-dev libzip-dev locales ninja-build nlohmann-json3-dev pkg-config
-  python3-numpy python3-sklearn python3-torch python3-torchvision
+  python3-numpy python3-onnx python3-sklearn python3-torch python3-torchvision
 )
 
 # Pinned ONNX Runtime: npm package com.github.asus4.onnxruntime@0.4.9 ships Microsoft's official
