@@ -54,4 +54,10 @@ class JsonFields {
 // A JSON number, or one of the strings "nan", "inf", "-inf". Throws BadField naming `path`.
 double NumberFrom(const nlohmann::json& value, const std::string& path);
 
+// Puts back the bytes DumpJson escaped (json_text.h): each string its "escaped_strings" lists and
+// each key its "escaped_keys" lists gets its raw bytes again, so names and paths read back are the
+// ones the report was written from. Throws BadField when a list is malformed or names something
+// that is not there or not escaped. A document without the lists is left as it is.
+void RestoreEscapedStrings(nlohmann::json& document);
+
 }  // namespace convgate::report::internal

@@ -118,6 +118,7 @@ Result<gate::CompareReport> ReadCompareReport(const std::filesystem::path& path)
   }
   // The field readers throw BadField; this is where it stops.
   try {
+    internal::RestoreEscapedStrings(document);
     return FromDocument(document);
   } catch (const BadField& bad) {
     return Status::DataLoss(name + ": " + (bad.path.empty() ? "" : bad.path + ": ") + bad.what);

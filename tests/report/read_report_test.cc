@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "convgate/gate/rejudge.h"
+#include "convgate/report/json_text.h"
 #include "convgate/report/report.h"
 #include "report/json_util.h"
 
@@ -99,6 +100,23 @@ TEST_F(ReadReportTest, EveryStatisticSurvivesTheRoundTrip) {
         << saved.checks[idx].output;
   }
   EXPECT_EQ(internal::PolicyJson(read->policy), internal::PolicyJson(saved.policy));
+  EXPECT_EQ(read->source.output_names, saved.source.output_names);
+}
+
+// Issue 10: names and paths that are not UTF-8 are written escaped and read back as the bytes they
+// were, so a re-judged report names the same outputs the comparison did.
+TEST_F(ReadReportTest, BytesInNamesAndPathsSurviveTheRoundTrip) {
+  gate::CompareReport saved = Saved();
+  saved.source.path = "a\xff.npz";
+  saved.checks[0].output = "y\xfe";
+  saved.source.output_names[0] = "y\xfe";
+  Invocation invocation;
+  invocation.command = "compare";
+  std::ofstream(path_) << DumpJson(ReportJson(saved, invocation));
+  Result<gate::CompareReport> read = ReadCompareReport(path_);
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  EXPECT_EQ(read->source.path, "a\xff.npz");
+  EXPECT_EQ(read->checks[0].output, "y\xfe");
   EXPECT_EQ(read->source.output_names, saved.source.output_names);
 }
 

@@ -1,0 +1,204 @@
+// Hostile strings on the real binary (issue 10): names, producers, paths, argv, numpy byte
+// strings and a runner's stderr that are not UTF-8 are reported escaped, in every result file;
+// one result file that cannot be written does not stop the others.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "convgate/core/file_util.h"
+#include "convgate/core/utf8.h"
+#include "graph/onnx_test_util.h"
+#include "testing/cli_fixture.h"
+
+namespace convgate {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using testing::Describe;
+using testing::ProcessResult;
+
+const fs::path kModels = fs::path(CONVGATE_BINARY_DIR) / "examples";
+const fs::path kSource = fs::path(CONVGATE_SOURCE_DIR);
+const std::string kPython = "/usr/bin/python3";
+
+// y = Identity(x), float[1, 4], with the names and producer given as raw bytes.
+onnx::ModelProto IdentityModel(const std::string& in_name, const std::string& out_name,
+                               const std::string& producer = "test") {
+  onnx::ModelProto model = testing::ParseOnnxText(R"(
+    <ir_version: 8, opset_import: ["" : 17]>
+    g (float[1, 4] x) => (float[1, 4] y) { y = Identity(x) }
+  )");
+  model.set_producer_name(producer);
+  onnx::GraphProto& graph = *model.mutable_graph();
+  graph.mutable_input(0)->set_name(in_name);
+  graph.mutable_output(0)->set_name(out_name);
+  graph.mutable_node(0)->set_input(0, in_name);
+  graph.mutable_node(0)->set_output(0, out_name);
+  return model;
+}
+
+// A .npy of numpy byte strings ('|S<width>'), elements given as raw bytes.
+std::string ByteStringsNpy(const std::vector<std::string>& elements, size_t width) {
+  std::string header = "{'descr': '|S" + std::to_string(width) +
+                       "', 'fortran_order': False, 'shape': (" + std::to_string(elements.size()) +
+                       ",), }";
+  header += std::string(63 - (10 + header.size()) % 64, ' ') + "\n";
+  std::string bytes = std::string("\x93NUMPY\x01\x00", 8);
+  bytes += static_cast<char>(header.size() & 0xFF);
+  bytes += static_cast<char>(header.size() >> 8);
+  bytes += header;
+  for (const std::string& element : elements) {
+    bytes += element + std::string(width - element.size(), '\0');
+  }
+  return bytes;
+}
+
+bool IsUtf8(const std::string& text) { return !FindInvalidUtf8(text).has_value(); }
+
+class StringsCliTest : public testing::CliTest {
+ protected:
+  static std::string Model(const std::string& name) { return (kModels / name).string(); }
+  std::string Out() const { return Path("out"); }
+
+  std::string WriteModel(const std::string& name, const onnx::ModelProto& model) {
+    testing::WriteModel(model, dir_ / name);
+    return Path(name);
+  }
+  std::string WriteBytes(const std::string& name, const std::string& bytes) {
+    EXPECT_TRUE(WriteFileAtomic(dir_ / name, bytes).ok());
+    return Path(name);
+  }
+
+  // A result file, which must be valid UTF-8; JSON files must also parse.
+  static std::string ReadResult(const fs::path& path) {
+    Result<std::string> text = ReadFile(path);
+    EXPECT_TRUE(text.ok()) << path << ": " << text.status().message();
+    if (!text.ok()) return "";
+    EXPECT_TRUE(IsUtf8(*text)) << path << " is not UTF-8";
+    return *text;
+  }
+  static json ReadJson(const fs::path& path) {
+    const std::string text = ReadResult(path);
+    json parsed = json::parse(text, nullptr, /*allow_exceptions=*/false);
+    EXPECT_FALSE(parsed.is_discarded()) << path << " is not JSON";
+    return parsed;
+  }
+  // Every result file is there and readable; returns report.json.
+  json ReadResults(const fs::path& out) {
+    ReadJson(out / "verify_result.json");
+    const std::string junit = ReadResult(out / "junit.xml");
+    for (char c : junit) {
+      const auto byte = static_cast<unsigned char>(c);
+      EXPECT_TRUE(byte >= 0x20 || c == '\n' || c == '\t') << "control byte in junit.xml";
+    }
+    return ReadJson(out / "report.json");
+  }
+};
+
+TEST_F(StringsCliTest, NamesAndProducerThatAreNotUtf8AreWrittenEscaped) {
+  const std::string model = WriteModel("bad_names.onnx", IdentityModel("\xfe", "y\xff",
+                                                                       "conv\xff"
+                                                                       "gate"));
+  ProcessResult run = Convgate({"run", model, "--out", Out()});
+  ASSERT_EQ(run.exit_code, 0) << Describe(run);
+  json report = ReadResults(Out());
+  EXPECT_EQ(report["model"]["outputs"][0], "y\\xff");
+  EXPECT_EQ(report["inputs"]["tensors"][0]["name"], "\\xfe");
+  const auto escaped = report["escaped_strings"].get<std::vector<std::string>>();
+  EXPECT_NE(std::find(escaped.begin(), escaped.end(), "/results/0/output"), escaped.end())
+      << report["escaped_strings"].dump();
+  EXPECT_NE(run.out.find("y\\xff"), std::string::npos) << run.out;
+  EXPECT_TRUE(IsUtf8(run.out)) << run.out;
+
+  ProcessResult inspect = Convgate({"inspect", model, "--json"});
+  ASSERT_EQ(inspect.exit_code, 0) << Describe(inspect);
+  EXPECT_TRUE(IsUtf8(inspect.out));
+  const json summary = json::parse(inspect.out);
+  EXPECT_NE(summary.dump().find("conv\\\\xffgate"), std::string::npos) << inspect.out;
+  ProcessResult shown = Convgate({"inspect", model});
+  ASSERT_EQ(shown.exit_code, 0) << Describe(shown);
+  EXPECT_NE(shown.out.find("conv\\xffgate"), std::string::npos) << shown.out;
+}
+
+// `check` reads the escaped names back as the bytes they were, so a per-output tolerance given
+// with the raw name still applies, and the re-judged report escapes them again.
+TEST_F(StringsCliTest, CheckRestoresEscapedNames) {
+  const std::string model = WriteModel("bad_names.onnx", IdentityModel("x", "y\xff"));
+  ProcessResult compare = Convgate({"compare", model, model, "--out", Out()});
+  ASSERT_EQ(compare.exit_code, 0) << Describe(compare);
+  ProcessResult check =
+      Convgate({"check", Path("out/report.json"), "--atol", "y\xff:0.5", "--out", Path("checked")});
+  ASSERT_EQ(check.exit_code, 0) << Describe(check);
+  json report = ReadResults(Path("checked"));
+  EXPECT_EQ(report["results"][0]["output"], "y\\xff");
+  EXPECT_EQ(report["results"][0]["atol"], 0.5) << report["results"][0].dump();
+}
+
+TEST_F(StringsCliTest, PathsAndArgvThatAreNotUtf8AreWrittenEscaped) {
+  const std::string model = WriteModel("\xff\xfe.onnx", IdentityModel("x", "y"));
+  const std::string out = Path("out\xff");
+  ProcessResult run = Convgate({"compare", model, model, "--out", out});
+  ASSERT_EQ(run.exit_code, 0) << Describe(run);
+  json report = ReadResults(out);
+  EXPECT_EQ(report["source"]["path"], EscapeInvalidUtf8(model));
+  EXPECT_EQ(report["argv"].back(), EscapeInvalidUtf8(out));
+  EXPECT_TRUE(IsUtf8(run.out)) << run.out;
+
+  ProcessResult missing = Convgate({"run", Path("gone\xff.onnx")});
+  EXPECT_EQ(missing.exit_code, 3) << Describe(missing);
+  EXPECT_NE(missing.err.find("gone\\xff.onnx"), std::string::npos) << Describe(missing);
+}
+
+// numpy |S arrays are bytes: compared byte for byte, shown and written escaped.
+TEST_F(StringsCliTest, ByteStringOutputsCompareAsBytesAndReportEscaped) {
+  const std::string source = WriteBytes("source.npy", ByteStringsNpy({"ok", "\xff\xfe"}, 4));
+  const std::string target = WriteBytes("target.npy", ByteStringsNpy({"ok", "\xff\xfd"}, 4));
+  ProcessResult same = Convgate({"compare", source, source, "--out", Path("same")});
+  EXPECT_EQ(same.exit_code, 0) << Describe(same);
+  ReadResults(Path("same"));
+
+  ProcessResult differ = Convgate({"compare", source, target, "--out", Out()});
+  ASSERT_EQ(differ.exit_code, 1) << Describe(differ);
+  json report = ReadResults(Out());
+  const json& worst = report["results"][0]["stats"]["worst_element"];
+  EXPECT_EQ(worst["source"], "\\xff\\xfe") << worst.dump();
+  EXPECT_EQ(worst["target"], "\\xff\\xfd") << worst.dump();
+  EXPECT_NE(differ.out.find("\"\\xff\\xfe\""), std::string::npos) << differ.out;
+  EXPECT_TRUE(IsUtf8(differ.out)) << differ.out;
+}
+
+TEST_F(StringsCliTest, RunnerStderrThatIsNotTextIsKeptEscaped) {
+  if (!fs::exists(kPython)) GTEST_SKIP() << "needs Debian's " << kPython;
+  const std::string runner = kPython + " '" + (kSource / "tests/fixtures/fake_runner.py").string() +
+                             "' binary-stderr {model} {inputs} {outputs}";
+  ProcessResult r = Convgate({"compare", Model("tinycnn.onnx"), Model("tinycnn.onnx"),
+                              "--target-exec", runner, "--out", Out()});
+  ASSERT_EQ(r.exit_code, 3) << Describe(r);
+  json report = ReadResults(Out());
+  const std::string log = report["target"]["backend_log"].get<std::string>();
+  EXPECT_NE(log.find("\\xff\\xfe"), std::string::npos) << log;
+  // On the terminal ESC and the bad bytes are shown, not sent.
+  EXPECT_TRUE(IsUtf8(r.err)) << r.err;
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("\\x1b[2J"), std::string::npos) << r.err;
+}
+
+// One result file that cannot be written (report.json is a folder) does not stop the others.
+TEST_F(StringsCliTest, EachResultFileIsWrittenWhateverBecomesOfTheOthers) {
+  fs::create_directories(dir_ / "out" / "report.json" / "blocker");
+  ProcessResult r =
+      Convgate({"compare", Model("tinycnn.onnx"), Model("tinycnn_converted.onnx"), "--out", Out()});
+  EXPECT_EQ(r.exit_code, 3) << Describe(r);
+  EXPECT_NE(r.err.find("report.json"), std::string::npos) << Describe(r);
+  ReadJson(dir_ / "out" / "verify_result.json");
+  ReadResult(dir_ / "out" / "junit.xml");
+}
+
+}  // namespace
+}  // namespace convgate
