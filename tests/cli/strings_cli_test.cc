@@ -1,6 +1,7 @@
 // Hostile strings on the real binary (issue 10): names, producers, paths, argv, numpy byte
 // strings and a runner's stderr that are not UTF-8 are reported escaped, in every result file;
-// one result file that cannot be written does not stop the others.
+// one result file that cannot be written does not stop the others; a NUL in a name, which ONNX
+// Runtime would truncate, is a model problem (exit 3).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -198,6 +199,23 @@ TEST_F(StringsCliTest, EachResultFileIsWrittenWhateverBecomesOfTheOthers) {
   EXPECT_NE(r.err.find("report.json"), std::string::npos) << Describe(r);
   ReadJson(dir_ / "out" / "verify_result.json");
   ReadResult(dir_ / "out" / "junit.xml");
+}
+
+TEST_F(StringsCliTest, NulInAnOutputNameIsAModelProblem) {
+  const std::string model =
+      WriteModel("nul_name.onnx", IdentityModel("x", std::string("y\0hidden", 8)));
+  for (const char* command : {"run", "compare"}) {
+    std::vector<std::string> args = {command, model};
+    if (std::string(command) == "compare") args.push_back(model);
+    args.insert(args.end(), {"--out", Out()});
+    ProcessResult r = Convgate(args);
+    ASSERT_EQ(r.exit_code, 3) << Describe(r);
+    EXPECT_NE(r.err.find("nul_name.onnx: output 0's name contains a NUL byte ('y\\x00hidden'): "
+                         "ONNX Runtime takes names as C strings and would truncate it to 'y'"),
+              std::string::npos)
+        << Describe(r);
+    EXPECT_EQ(ReadResults(Out())["error"]["stage"], "load");
+  }
 }
 
 }  // namespace
