@@ -1,7 +1,7 @@
 // Hostile strings on the real binary (issue 10): names, producers, paths, argv, numpy byte
 // strings and a runner's stderr that are not UTF-8 are reported escaped, in every result file;
 // one result file that cannot be written does not stop the others; a NUL in a name, which ONNX
-// Runtime would truncate, is a model problem (exit 3).
+// Runtime would truncate, and inputs convgate cannot generate are model problems (exit 3).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -216,6 +216,67 @@ TEST_F(StringsCliTest, NulInAnOutputNameIsAModelProblem) {
         << Describe(r);
     EXPECT_EQ(ReadResults(Out())["error"]["stage"], "load");
   }
+}
+
+// Inputs whose type or size convgate cannot generate are the model's problem (exit 3), not a
+// usage error (2); a --dim that makes an input too large still is one.
+TEST_F(StringsCliTest, InputsConvgateCannotGenerateAreModelProblems) {
+  onnx::ModelProto float8 = IdentityModel("x", "y");
+  float8.set_ir_version(9);
+  float8.mutable_opset_import(0)->set_version(19);
+  for (auto* value :
+       {float8.mutable_graph()->mutable_input(0), float8.mutable_graph()->mutable_output(0)}) {
+    value->mutable_type()->mutable_tensor_type()->set_elem_type(17);  // FLOAT8E4M3FN (ONNX 1.14)
+  }
+  onnx::ModelProto huge = IdentityModel("x", "y");
+  for (auto* value :
+       {huge.mutable_graph()->mutable_input(0), huge.mutable_graph()->mutable_output(0)}) {
+    auto* shape = value->mutable_type()->mutable_tensor_type()->mutable_shape();
+    shape->mutable_dim(0)->set_dim_value(int64_t{1} << 31);
+    shape->mutable_dim(1)->set_dim_value(int64_t{1} << 30);
+  }
+  // y = SequenceAt(s, 0) with s a sequence of float tensors (the text syntax of this onnx has no
+  // sequence types).
+  onnx::ModelProto sequence = IdentityModel("s", "y");
+  onnx::TypeProto tensor = sequence.graph().input(0).type();
+  *sequence.mutable_graph()
+       ->mutable_input(0)
+       ->mutable_type()
+       ->mutable_sequence_type()
+       ->mutable_elem_type() = tensor;
+  sequence.mutable_graph()->mutable_node(0)->set_op_type("SequenceAt");
+  sequence.mutable_graph()->mutable_node(0)->add_input("i");
+  onnx::TensorProto* position = sequence.mutable_graph()->add_initializer();
+  position->set_name("i");
+  position->set_data_type(onnx::TensorProto::INT64);
+  position->add_int64_data(0);
+  const struct {
+    std::string file;
+    onnx::ModelProto model;
+    std::string message;
+  } cases[] = {
+      {"float8.onnx", float8, "has type float8e4m3fn, which convgate cannot generate"},
+      {"huge.onnx", huge, "has more than 2^60 elements"},
+      {"sequence.onnx", sequence, "which convgate cannot generate"},
+  };
+  for (const auto& c : cases) {
+    const std::string model = WriteModel(c.file, c.model);
+    ProcessResult r = Convgate({"run", model});
+    EXPECT_EQ(r.exit_code, 3) << c.file << "\n" << Describe(r);
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << c.file << "\n" << Describe(r);
+  }
+
+  onnx::ModelProto symbolic = IdentityModel("x", "y");
+  symbolic.mutable_graph()
+      ->mutable_input(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->mutable_dim(0)
+      ->set_dim_param("batch");
+  const std::string model = WriteModel("symbolic.onnx", symbolic);
+  ProcessResult usage = Convgate({"run", model, "--dim", "batch=4611686018427387904"});
+  EXPECT_EQ(usage.exit_code, 2) << Describe(usage);
 }
 
 }  // namespace
