@@ -1,5 +1,6 @@
 #include "json_reader.h"
 
+#include <cstdio>
 #include <limits>
 #include <optional>
 
@@ -130,7 +131,27 @@ std::optional<double> JsonFields::OptionalNumber(std::string_view key) const {
 int64_t JsonFields::Int(std::string_view key) const {
   const json& value = Raw(key);
   if (!value.is_number_integer()) Fail(key, "expected an integer, got " + KindOf(value));
+  if (value.is_number_unsigned() &&
+      value.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+    Fail(key, "the integer " + value.dump() + " is out of range");
+  }
   return value.get<int64_t>();
+}
+
+int64_t JsonFields::Count(std::string_view key) const {
+  const int64_t count = Int(key);
+  if (count < 0) Fail(key, "expected a count (>= 0), got " + std::to_string(count));
+  return count;
+}
+
+double JsonFields::NumberIn(std::string_view key, double lo, double hi) const {
+  const double value = Number(key);
+  if (!(value >= lo && value <= hi)) {
+    char range[64];
+    std::snprintf(range, sizeof(range), "[%g, %g]", lo, hi);
+    Fail(key, "expected a number in " + std::string(range) + ", got " + KindOf(Raw(key)));
+  }
+  return value;
 }
 
 bool JsonFields::Bool(std::string_view key) const {
@@ -143,6 +164,17 @@ std::string JsonFields::String(std::string_view key) const {
   const json& value = Raw(key);
   if (!value.is_string()) Fail(key, "expected a string, got " + KindOf(value));
   return value.get<std::string>();
+}
+
+std::string JsonFields::OneOf(std::string_view key,
+                              std::initializer_list<std::string_view> allowed) const {
+  std::string value = String(key);
+  std::string listed;
+  for (std::string_view option : allowed) {
+    if (value == option) return value;
+    listed += (listed.empty() ? "" : ", ") + std::string(option);
+  }
+  Fail(key, "expected one of " + listed + ", got " + KindOf(Raw(key)));
 }
 
 std::vector<std::string> JsonFields::Strings(std::string_view key) const {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -35,9 +36,16 @@ class JsonFields {
   double Number(std::string_view key) const;
   // Absent or null: nullopt.
   std::optional<double> OptionalNumber(std::string_view key) const;
+  // An integer that fits int64 (a larger one is refused, not wrapped).
   int64_t Int(std::string_view key) const;
+  // A count: an integer >= 0.
+  int64_t Count(std::string_view key) const;
+  // A number in [lo, hi] (a fraction: [0, 1]); NaN is refused.
+  double NumberIn(std::string_view key, double lo, double hi) const;
   bool Bool(std::string_view key) const;
   std::string String(std::string_view key) const;
+  // A string that must be one of `allowed` (a verdict, a kind).
+  std::string OneOf(std::string_view key, std::initializer_list<std::string_view> allowed) const;
   std::vector<std::string> Strings(std::string_view key) const;
   std::vector<int64_t> Ints(std::string_view key) const;
 

@@ -1,12 +1,15 @@
 // Hostile strings on the real binary (issue 10): names, producers, paths, argv, numpy byte
 // strings and a runner's stderr that are not UTF-8 are reported escaped, in every result file;
 // one result file that cannot be written does not stop the others; a NUL in a name, which ONNX
-// Runtime would truncate, and inputs convgate cannot generate are model problems (exit 3).
+// Runtime would truncate, and inputs convgate cannot generate are model problems (exit 3); a
+// report.json that is not shaped as convgate writes it is refused by `check` (exit 3), naming the
+// file and the field.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -277,6 +280,63 @@ TEST_F(StringsCliTest, InputsConvgateCannotGenerateAreModelProblems) {
   const std::string model = WriteModel("symbolic.onnx", symbolic);
   ProcessResult usage = Convgate({"run", model, "--dim", "batch=4611686018427387904"});
   EXPECT_EQ(usage.exit_code, 2) << Describe(usage);
+}
+
+class CheckShapeCliTest : public StringsCliTest {
+ protected:
+  // A real compare report, changed by `edit`, written as `name`; returns its path.
+  std::string Broken(const std::string& name, const std::function<void(json&)>& edit) {
+    if (!fs::exists(dir_ / "good" / "report.json")) {
+      ProcessResult good = Convgate({"compare", Model("tinycnn.onnx"),
+                                     Model("tinycnn_converted.onnx"), "--out", Path("good")});
+      EXPECT_EQ(good.exit_code, 0) << Describe(good);
+    }
+    json report = ReadJson(dir_ / "good" / "report.json");
+    edit(report);
+    return WriteBytes(name, report.dump());
+  }
+};
+
+TEST_F(CheckShapeCliTest, ReportsNotShapedAsConvgateWritesThemAreRefused) {
+  const struct {
+    std::string name;
+    std::function<void(json&)> edit;
+    std::string message;
+  } cases[] = {
+      {"stats_nonsense.json", [](json& r) { r["results"][0]["stats"] = "nonsense"; },
+       "results[0].stats: expected an object, got the string \"nonsense\""},
+      {"verdict.json", [](json& r) { r["results"][0]["verdict"] = "maybe"; },
+       "results[0].verdict: expected one of pass, fail, got the string \"maybe\""},
+      {"negative_count.json", [](json& r) { r["results"][0]["stats"]["num_elements"] = -10; },
+       "results[0].stats.num_elements: expected a count (>= 0), got -10"},
+      {"huge_count.json", [](json& r) { r["results"][0]["stats"]["mismatches"] = UINT64_MAX; },
+       "results[0].stats.mismatches: the integer 18446744073709551615 is out of range"},
+      {"more_mismatches.json", [](json& r) { r["results"][0]["stats"]["mismatches"] = 1000000; },
+       "results[0].stats.mismatches: 1000000 is more than num_elements"},
+      {"fraction.json", [](json& r) { r["results"][0]["stats"]["mismatch_fraction"] = 7.5; },
+       "results[0].stats.mismatch_fraction: expected a number in [0, 1], got the number 7.5"},
+      {"negative_sample.json", [](json& r) { r["results"][0]["sample"] = -1; },
+       "results[0].sample: expected a count (>= 0), got -1"},
+      {"histogram_lies.json",
+       [](json& r) {
+         r["results"][0]["stats"]["error_summary"]["abs_error"]["buckets"] = {{-5, 1e30}};
+       },
+       "results[0].stats.error_summary.abs_error.buckets: expected rows of 2 integers"},
+      {"histogram_negative.json",
+       [](json& r) {
+         r["results"][0]["stats"]["error_summary"]["abs_error"]["buckets"][0][0] = -5;
+       },
+       "results[0].stats.error_summary.abs_error.buckets"},
+      {"escaped_lies.json", [](json& r) { r["escaped_strings"] = {"/no/such/field"}; },
+       "escaped_strings[0]: '/no/such/field' names nothing in the report"},
+  };
+  for (const auto& c : cases) {
+    const std::string path = Broken(c.name, c.edit);
+    ProcessResult r = Convgate({"check", path});
+    EXPECT_EQ(r.exit_code, 3) << c.name << "\n" << Describe(r);
+    EXPECT_NE(r.err.find(path + ": " + c.message), std::string::npos) << c.name << "\n"
+                                                                      << Describe(r);
+  }
 }
 
 }  // namespace
