@@ -282,6 +282,18 @@ TEST_F(StringsCliTest, InputsConvgateCannotGenerateAreModelProblems) {
   EXPECT_EQ(usage.exit_code, 2) << Describe(usage);
 }
 
+// YAML is UTF-8: a policy file holding other bytes is refused naming the file and the line, rather
+// than failing later as "a tolerance names output '\xff\xfe'" with no file in sight.
+TEST_F(StringsCliTest, PolicyFileThatIsNotUtf8IsRefusedNamingIt) {
+  const std::string policy = WriteBytes("policy.yaml", "outputs:\n  \xff\xfe: {atol: 1}\n");
+  ProcessResult r = Convgate(
+      {"compare", Model("tinycnn.onnx"), Model("tinycnn_converted.onnx"), "--policy", policy});
+  EXPECT_EQ(r.exit_code, 2) << Describe(r);
+  EXPECT_NE(r.err.find(policy + ": line 2: not valid YAML: byte 0xff at offset 11 is not UTF-8"),
+            std::string::npos)
+      << Describe(r);
+}
+
 class CheckShapeCliTest : public StringsCliTest {
  protected:
   // A real compare report, changed by `edit`, written as `name`; returns its path.
