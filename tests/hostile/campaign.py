@@ -324,17 +324,23 @@ def crafted_reports(d, real_report):
     out["empty.json"] = b""
     if real_report:
         rep = json.load(open(real_report))
+        # A compare report's checks are its "results", each comparison under "stats".
         broken = json.loads(json.dumps(rep))
-        for check in broken.get("checks", []):
-            check["comparison"] = "nonsense"
+        for check in broken.get("results", []):
+            check["stats"] = "nonsense"
         out["checks_nonsense.json"] = json.dumps(broken).encode()
         broken = json.loads(json.dumps(rep))
-        for check in broken.get("checks", []):
-            if isinstance(check.get("comparison"), dict):
-                check["comparison"]["error_summary"] = {"abs": {"buckets": [[-5, 10**30]]}}
+        for check in broken.get("results", []):
+            if isinstance(check.get("stats"), dict):
+                check["stats"]["error_summary"]["abs_error"]["buckets"] = [[-5, 10**30]]
         out["histogram_lies.json"] = json.dumps(broken).encode()
         broken = json.loads(json.dumps(rep))
-        broken["checks"] = [broken["checks"][0]] * 5000 if broken.get("checks") else []
+        for check in broken.get("results", []):
+            check["verdict"] = "maybe"
+            check["sample"] = -1
+        out["verdict_nonsense.json"] = json.dumps(broken).encode()
+        broken = json.loads(json.dumps(rep))
+        broken["results"] = [broken["results"][0]] * 5000 if broken.get("results") else []
         out["many_checks.json"] = json.dumps(broken).encode()
     paths = []
     for name, blob in out.items():
