@@ -28,9 +28,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   convgate::Result<convgate::graph::ModelSummary> summary =
       convgate::graph::SummarizeOnnxModelBytes(bytes, "fuzz.onnx");
   if (!summary.ok()) return 0;
-  // What `inspect` prints; the CLI dumps the JSON strictly (cli/output_flags.cc DumpJson).
+  // What `inspect` prints, text and --json.
   (void)convgate::report::ModelSummaryText(*summary);
-  (void)convgate::report::ModelSummaryJson(*summary).dump();
+  (void)convgate::report::JsonText(convgate::report::ModelSummaryJson(*summary));
 
   convgate::Result<std::vector<std::string>> names = convgate::graph::IntermediateNames(bytes);
   if (!names.ok()) __builtin_trap();  // the model parsed a moment ago

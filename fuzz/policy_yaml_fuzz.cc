@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "convgate/compare/policy_file.h"
+#include "convgate/report/report.h"
 #include "report/json_reader.h"
 #include "report/json_util.h"
 #include "report/policy_json.h"
@@ -21,14 +22,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   (void)policy->For("unnamed");
   (void)convgate::report::internal::PolicySummaryText(*policy);
-  // Dumped as report.json is written: strictly (invalid UTF-8 throws).
+  // Serialized as report.json is written.
   const nlohmann::json written = convgate::report::internal::PolicyJson(*policy);
-  const std::string dumped = written.dump();
-  const nlohmann::json parsed = nlohmann::json::parse(dumped);
+  const std::string written_text = convgate::report::JsonText(written);
+  const nlohmann::json parsed = nlohmann::json::parse(written_text);
   try {
     const convgate::compare::Policy read = convgate::report::internal::PolicyFromJson(
         convgate::report::internal::JsonFields(parsed, "policy"));
-    if (convgate::report::internal::PolicyJson(read) != written) __builtin_trap();
+    if (convgate::report::JsonText(convgate::report::internal::PolicyJson(read)) != written_text) {
+      __builtin_trap();
+    }
   } catch (const convgate::report::internal::BadField&) {
     __builtin_trap();  // report.json's policy that check cannot read
   }

@@ -24,9 +24,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   convgate::report::Invocation invocation;
   invocation.command = "check";
   invocation.argv = {"check", "fuzz.json"};
-  // Dumped as report::WriteResultFiles and --json do: strictly (invalid UTF-8 throws).
-  const std::string report = convgate::report::ReportJson(rejudged, invocation).dump();
-  (void)convgate::report::VerifyResultJson(rejudged).dump();
+  // Serialized as report::WriteResultFiles and --json do.
+  const std::string report =
+      convgate::report::JsonText(convgate::report::ReportJson(rejudged, invocation));
+  (void)convgate::report::JsonText(convgate::report::VerifyResultJson(rejudged));
   (void)convgate::report::JUnitXml(rejudged, invocation);
   (void)convgate::report::ConsoleText(rejudged, /*color=*/true);
   if (rejudged.error) return 0;  // an error report is written, but check refuses to read it

@@ -58,7 +58,7 @@ bool UseColor(const OutputOptions& options) {
 }
 
 std::string DumpJson(const nlohmann::json& json, const OutputOptions& options) {
-  return options.pretty ? json.dump(2) : json.dump();
+  return report::JsonText(json, options.pretty ? 2 : -1);
 }
 
 }  // namespace convgate::cli

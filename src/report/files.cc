@@ -18,6 +18,10 @@ std::string ErrorLine(const gate::GateError& error) {
   return "error (" + std::string(gate::StageName(error.stage)) + "): " + error.status.message();
 }
 
+std::string JsonText(const json& document, int indent) {
+  return document.dump(indent, ' ', /*ensure_ascii=*/false, json::error_handler_t::replace);
+}
+
 Status WriteResultFiles(const std::filesystem::path& dir, const json& report,
                         const json& verify_result, const std::string& junit, bool pretty) {
   const int indent = pretty ? 2 : -1;
@@ -26,10 +30,10 @@ Status WriteResultFiles(const std::filesystem::path& dir, const json& report,
   if (ec) {
     return Status::Unavailable("cannot create result folder " + dir.string() + ": " + ec.message());
   }
-  CONVGATE_RETURN_IF_ERROR(WriteFileAtomic(dir / "report.json", report.dump(indent) + "\n"));
+  CONVGATE_RETURN_IF_ERROR(WriteFileAtomic(dir / "report.json", JsonText(report, indent) + "\n"));
   // verify_result.json is six fields that people read: always indented.
   CONVGATE_RETURN_IF_ERROR(
-      WriteFileAtomic(dir / "verify_result.json", verify_result.dump(2) + "\n"));
+      WriteFileAtomic(dir / "verify_result.json", JsonText(verify_result, 2) + "\n"));
   return WriteFileAtomic(dir / "junit.xml", junit);
 }
 

@@ -102,6 +102,24 @@ TEST(ReportJson, NonFiniteNumbersAreStrings) {
   EXPECT_NO_THROW(report.dump());
 }
 
+// Found by fuzz/onnx_model_fuzz.cc (fuzz/regressions/onnx_model/producer_name_not_utf8.onnx):
+// protobuf does not check that a model's strings are UTF-8, and dump() threw on them, so
+// `inspect --json` and every report.json of such a model failed.
+TEST(JsonText, BytesThatAreNotUtf8BecomeReplacementCharacters) {
+  graph::ModelSummary summary;
+  summary.producer_name = "exporter\xaf";
+  TensorInfo output;
+  output.name = "y\xc3";
+  summary.signature.outputs.push_back(output);
+  const json document = ModelSummaryJson(summary);
+  ASSERT_THROW(document.dump(), json::type_error);
+  std::string text;
+  ASSERT_NO_THROW(text = JsonText(document));
+  EXPECT_NE(text.find("exporter\xef\xbf\xbd"), std::string::npos) << text;
+  EXPECT_NE(text.find("y\xef\xbf\xbd"), std::string::npos) << text;
+  EXPECT_NO_THROW(json::parse(text));
+}
+
 TEST(JUnit, CountsAndEscapes) {
   Invocation invocation{"compare", {}, "", 0.5};
   const std::string xml = JUnitXml(FailingCompare(), invocation);

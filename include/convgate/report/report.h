@@ -54,6 +54,12 @@ std::string ModelSummaryText(const graph::ModelSummary& summary);
 // The one-line error for stderr: "convgate: error (load): target: model.onnx: ...".
 std::string ErrorLine(const gate::GateError& error);
 
+// JSON text of a result document; `indent` as nlohmann::json::dump (-1: compact). Names and
+// messages come from the files compared, and protobuf does not check that an ONNX model's strings
+// are UTF-8: a byte that is not valid UTF-8 is written as U+FFFD, where dump() would throw and the
+// result would be lost.
+std::string JsonText(const nlohmann::json& document, int indent = -1);
+
 // Writes report.json, verify_result.json and junit.xml into `dir` (created if needed), each
 // atomically. Files written before a failure are kept. JSON is compact unless `pretty` (a report
 // of hundreds of samples is several times larger indented).
