@@ -1,9 +1,10 @@
 // report.json back into a CompareReport, for `convgate check`.
 #include "convgate/report/read_report.h"
 
-#include <fstream>
 #include <limits>
+#include <string>
 
+#include "convgate/core/file_util.h"
 #include "convgate/report/report.h"
 #include "json_reader.h"
 #include "policy_json.h"
@@ -111,16 +112,11 @@ gate::CompareReport FromDocument(const json& document) {
 
 }  // namespace
 
-Result<gate::CompareReport> ReadCompareReport(const std::filesystem::path& path) {
-  const std::string name = path.string();
-  std::error_code error;
-  if (!std::filesystem::is_regular_file(path, error)) {
-    return Status::NotFound(name + ": no such report file");
-  }
-  std::ifstream in(path, std::ios::binary);
+Result<gate::CompareReport> ParseCompareReport(std::string_view text, std::string_view what) {
+  const std::string name(what);
   json document;
   try {
-    document = json::parse(in);
+    document = json::parse(text);
   } catch (const json::exception& e) {
     return Status::DataLoss(name + ": not a JSON report (" + e.what() + ")");
   }
@@ -133,6 +129,17 @@ Result<gate::CompareReport> ReadCompareReport(const std::filesystem::path& path)
   } catch (const json::exception& e) {
     return Status::DataLoss(name + ": malformed report (" + std::string(e.what()) + ")");
   }
+}
+
+Result<gate::CompareReport> ReadCompareReport(const std::filesystem::path& path) {
+  const std::string name = path.string();
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(path, error)) {
+    return Status::NotFound(name + ": no such report file");
+  }
+  Result<std::string> text = ReadFile(path);
+  if (!text.ok()) return text.status();
+  return ParseCompareReport(*text, name);
 }
 
 }  // namespace convgate::report
