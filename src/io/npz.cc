@@ -109,12 +109,12 @@ Status CheckMemberLimit(const zip_stat_t& stat, const Limits& limits, std::strin
 
 // Inflates one member straight into its tensor (npy_reader.h): the header is read first and
 // checked, then the data lands in the tensor's buffer, with no copy of the member in between.
+// CheckArchiveLimits has held its declared size to the limits.
 // Reading past the declared size at the end makes libzip check the CRC.
 Result<Tensor> ReadMember(zip_t* archive, zip_uint64_t index, const zip_stat_t& stat,
                           zip_uint64_t archive_size, const Limits& limits,
                           std::string_view member) {
   CONVGATE_RETURN_IF_ERROR(CheckMemberSizes(stat, archive_size, member));
-  CONVGATE_RETURN_IF_ERROR(CheckMemberLimit(stat, limits, member));
   ZipFile file(zip_fopen_index(archive, index, 0));
   if (!file) return MemberOpenError(member, archive);
   const internal::NpyByteSource source = [&](std::span<std::byte> dst) -> Status {
@@ -141,17 +141,20 @@ Result<Tensor> ReadMember(zip_t* archive, zip_uint64_t index, const zip_stat_t& 
   return tensor;
 }
 
-// Every member is held once read, so their declared sizes together are held to --max-run-bytes
-// before the first is inflated: many members each under --max-tensor-bytes are no way around it.
-Status CheckArchiveLimit(zip_t* archive, const Limits& limits, std::string_view what) {
+// Every member's declared size against max_tensor_bytes, then their sum against max_run_bytes
+// (they are all held once read, so many members each under the first are no way around it),
+// before the first member is inflated.
+Status CheckArchiveLimits(zip_t* archive, const Limits& limits, std::string_view what) {
   const zip_int64_t count = zip_get_num_entries(archive, 0);
   uint64_t total = 0;
   for (zip_int64_t entry_idx = 0; entry_idx < count; ++entry_idx) {
     zip_stat_t stat;
     if (zip_stat_index(archive, static_cast<zip_uint64_t>(entry_idx), 0, &stat) != 0 ||
-        !(stat.valid & ZIP_STAT_SIZE)) {
+        !(stat.valid & ZIP_STAT_SIZE) || !(stat.valid & ZIP_STAT_NAME)) {
       continue;  // ReadMembers reports it
     }
+    CONVGATE_RETURN_IF_ERROR(
+        CheckMemberLimit(stat, limits, std::string(what) + " entry '" + stat.name + "'"));
     if (__builtin_add_overflow(total, stat.size, &total)) total = UINT64_MAX;
   }
   if (total <= static_cast<uint64_t>(std::max<int64_t>(limits.max_run_bytes, 0))) {
@@ -166,7 +169,7 @@ Status CheckArchiveLimit(zip_t* archive, const Limits& limits, std::string_view 
 
 Result<TensorMap> ReadMembers(zip_t* archive, zip_uint64_t archive_size, const Limits& limits,
                               std::string_view what) {
-  CONVGATE_RETURN_IF_ERROR(CheckArchiveLimit(archive, limits, what));
+  CONVGATE_RETURN_IF_ERROR(CheckArchiveLimits(archive, limits, what));
   const zip_int64_t count = zip_get_num_entries(archive, 0);
   TensorMap tensors;
   for (zip_int64_t entry_idx = 0; entry_idx < count; ++entry_idx) {
