@@ -1,8 +1,7 @@
 // report.json back into a CompareReport, for `convgate check`.
 #include "convgate/report/read_report.h"
 
-#include <fstream>
-
+#include "convgate/core/file_util.h"
 #include "convgate/report/report.h"
 #include "json_reader.h"
 #include "policy_json.h"
@@ -106,13 +105,13 @@ gate::CompareReport FromDocument(const json& document) {
 Result<gate::CompareReport> ReadCompareReport(const std::filesystem::path& path) {
   const std::string name = path.string();
   std::error_code error;
-  if (!std::filesystem::is_regular_file(path, error)) {
+  if (!std::filesystem::exists(path, error))
     return Status::NotFound(name + ": no such report file");
-  }
-  std::ifstream in(path, std::ios::binary);
+  CONVGATE_ASSIGN_OR_RETURN(const std::string text,
+                            ReadFile(path, kMaxTextFileBytes, "a JSON file"));
   json document;
   try {
-    document = json::parse(in);
+    document = json::parse(text);
   } catch (const json::exception& e) {
     return Status::DataLoss(name + ": not a JSON report (" + e.what() + ")");
   }

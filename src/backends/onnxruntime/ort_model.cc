@@ -19,7 +19,8 @@ namespace {
 // from 1.6x to 2.1x that of a plain compare (bench/per_node.sh).
 constexpr size_t kMaxCachedSessions = 1;
 
-// ORT reports a missing side file as a generic failure; this names it and is NotFound.
+// ORT reports a missing side file as a generic failure; this names it and is NotFound. ORT reads
+// the files itself, so one that is a FIFO or a device (a location of "/dev/zero") is refused here.
 Status CheckExternalDataFiles(const std::filesystem::path& model_path,
                               const std::vector<std::string>& files) {
   for (const std::string& file : files) {
@@ -29,6 +30,8 @@ Status CheckExternalDataFiles(const std::filesystem::path& model_path,
       return Status::NotFound(model_path.string() + ": external data file " + path.string() +
                               " does not exist");
     }
+    Status regular = CheckRegularFile(path);
+    if (!regular.ok()) return regular.WithContext(model_path.string() + ": external data file");
   }
   return Status::OK();
 }
@@ -59,6 +62,8 @@ Result<std::unique_ptr<OrtModel>> OrtModel::Load(const std::filesystem::path& mo
   model->path_ = model_path;
   model->options_ = options;
   CONVGATE_ASSIGN_OR_RETURN(model->env_, GetOrtEnv());
+  // Before the stamp, which cannot take the size of a FIFO or a device and would say so vaguely.
+  CONVGATE_RETURN_IF_ERROR(CheckRegularFile(model_path));
   CONVGATE_ASSIGN_OR_RETURN(model->stamp_, StampOf(model_path));
   // The bytes are dropped after loading; a session for intermediate values re-reads the file
   // (checking its stamp) rather than keeping a second copy of every model in memory.
