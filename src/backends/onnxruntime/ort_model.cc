@@ -5,9 +5,11 @@
 
 #include "backends/check_inputs.h"
 #include "backends/onnxruntime/ort_env.h"
+#include "backends/onnxruntime/ort_run_timeout.h"
 #include "backends/onnxruntime/ort_session.h"
 #include "backends/onnxruntime/ort_tensor.h"
 #include "convgate/core/file_util.h"
+#include "convgate/core/units.h"
 #include "convgate/graph/onnx_model.h"
 
 namespace convgate::backends {
@@ -144,6 +146,11 @@ Result<std::shared_ptr<Ort::Session>> OrtModel::CreateIntermediateSession(
   return CreateOrtSession(*env_, marked, SessionConfig());
 }
 
+Status OrtModel::TimedOut(double seconds) const {
+  return Status::Unavailable(path_.string() + ": timed out after " + FormatDuration(seconds) +
+                             " (--run-timeout); ONNX Runtime stopped the run");
+}
+
 Result<TensorMap> OrtModel::RunSession(Ort::Session& session, const TensorMap& inputs,
                                        const std::vector<std::string>& names) const {
   try {
@@ -159,9 +166,18 @@ Result<TensorMap> OrtModel::RunSession(Ort::Session& session, const TensorMap& i
     // ORT would also print the same message to stderr.
     Ort::RunOptions run_options;
     run_options.SetRunLogSeverityLevel(ORT_LOGGING_LEVEL_FATAL);
-    std::vector<Ort::Value> values =
-        session.Run(run_options, input_names.data(), input_values.data(), input_values.size(),
-                    output_names.data(), output_names.size());
+    std::vector<Ort::Value> values;
+    {
+      const double timeout = options_.limits.run_timeout_seconds;
+      OrtRunTimeout watchdog(run_options, timeout);
+      try {
+        values = session.Run(run_options, input_names.data(), input_values.data(),
+                             input_values.size(), output_names.data(), output_names.size());
+      } catch (const Ort::Exception&) {
+        if (watchdog.fired()) return TimedOut(timeout);
+        throw;
+      }
+    }
     TensorMap outputs;
     for (size_t output_idx = 0; output_idx < names.size(); ++output_idx) {
       Result<Tensor> tensor = TensorFromOrtValue(values[output_idx], names[output_idx]);
