@@ -60,9 +60,10 @@ std::optional<GateError> ResolveAndLoad(const std::string& spec, const std::stri
   return std::nullopt;
 }
 
-std::optional<GateError> LoadSaved(Side& side, const Signature* other) {
+std::optional<GateError> LoadSaved(Side& side, const Signature* other, const Limits& limits) {
   if (side.resolved.kind != SideKind::kOutputs) return std::nullopt;
-  Result<SavedOutputs> saved = internal::LoadSavedOutputs(side.resolved, other, *side.record);
+  Result<SavedOutputs> saved =
+      internal::LoadSavedOutputs(side.resolved, other, limits, *side.record);
   if (!saved.ok()) return GateError{Stage::kLoad, saved.status().WithContext(side.record->role)};
   side.saved = std::move(saved).value();
   return std::nullopt;
@@ -299,7 +300,7 @@ std::optional<GateError> RunPerNodeStage(const CompareOptions& options, Side& so
   };
   Result<PerNodeReport> per_node =
       internal::RunPerNode(side_of(source), side_of(target),
-                           internal::SideLoadOptions(options.data.threads, options.target_exec),
+                           internal::SideLoadOptions(options.data, options.target_exec),
                            dataset.samples, report.policy, options.per_node);
   if (!per_node.ok()) return GateError{Stage::kRun, per_node.status().WithContext("--per-node")};
   report.per_node = std::move(per_node).value();
@@ -323,17 +324,19 @@ CompareReport CompareModelsGate(const CompareOptions& options) {
   Side source, target;
   source.record = &report.source;
   target.record = &report.target;
-  const int threads = options.data.threads;
-  if (auto e = ResolveAndLoad(options.source, options.source_backend,
-                              internal::SideLoadOptions(threads, options.source_exec), source)) {
+  if (auto e =
+          ResolveAndLoad(options.source, options.source_backend,
+                         internal::SideLoadOptions(options.data, options.source_exec), source)) {
     return Errored(std::move(report), *e);
   }
-  if (auto e = ResolveAndLoad(options.target, options.target_backend,
-                              internal::SideLoadOptions(threads, options.target_exec), target)) {
+  if (auto e =
+          ResolveAndLoad(options.target, options.target_backend,
+                         internal::SideLoadOptions(options.data, options.target_exec), target)) {
     return Errored(std::move(report), *e);
   }
-  if (auto e = LoadSaved(source, target.signature())) return Errored(std::move(report), *e);
-  if (auto e = LoadSaved(target, source.signature())) return Errored(std::move(report), *e);
+  const Limits& limits = options.data.limits;
+  if (auto e = LoadSaved(source, target.signature(), limits)) return Errored(std::move(report), *e);
+  if (auto e = LoadSaved(target, source.signature(), limits)) return Errored(std::move(report), *e);
   if (auto e = CheckPolicyNames(options.policy, source, target)) {
     return Errored(std::move(report), *e);
   }

@@ -22,7 +22,9 @@ void Describe(const inputs::Dataset& dataset, DatasetRecord& record) {
 Result<inputs::Dataset> Obtain(const DataOptions& options, const Signature& signature,
                                std::optional<inputs::Dataset> provided, Stage& stage) {
   stage = Stage::kInputs;
-  if (options.load_inputs.has_value()) return inputs::LoadDataset(*options.load_inputs, signature);
+  if (options.load_inputs.has_value()) {
+    return inputs::LoadDataset(*options.load_inputs, signature, options.limits);
+  }
   if (provided.has_value()) return std::move(*provided);
   Result<inputs::Dataset> generated = inputs::GenerateDataset(signature, options.generate);
   // Generation fails on options that do not fit the model (a --shape against a fixed dim, a

@@ -79,7 +79,7 @@ RunReport RunModelGate(const RunOptions& options) {
   }
   internal::DescribeSide(*side, report.model);
   Result<internal::LoadedModel> loaded = internal::LoadModel(
-      *side, internal::SideLoadOptions(options.data.threads, options.exec), report.model);
+      *side, internal::SideLoadOptions(options.data, options.exec), report.model);
   if (!loaded.ok()) return Errored(std::move(report), Stage::kLoad, loaded.status());
   backends::Model& model = *loaded->model;
   if (model.signature().positional_outputs) {

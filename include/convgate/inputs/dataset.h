@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "convgate/core/limits.h"
 #include "convgate/core/signature.h"
 #include "convgate/core/status.h"
 #include "convgate/core/tensor.h"
@@ -52,8 +53,11 @@ Status CheckInputNames(const Signature& signature, const InputOptions& options);
 //    by position from `signature` (output_K.pb files are not read).
 // Only names come from `signature`; nothing is checked against it (see ValidateDataset).
 // origin is set to the path. Errors name the file. String inputs come from numpy str or bytes
-// arrays or from TensorProto string_data (see io/npy.h and io/tensor_proto.h).
-Result<Dataset> LoadDataset(const std::filesystem::path& path, const Signature& signature);
+// arrays or from TensorProto string_data (see io/npy.h and io/tensor_proto.h). Files are read
+// under `limits` (a tensor over max_tensor_bytes, an .npz over max_run_bytes, a FIFO or a device:
+// FailedPrecondition naming the file).
+Result<Dataset> LoadDataset(const std::filesystem::path& path, const Signature& signature,
+                            const Limits& limits = Limits());
 
 // An .npz (flat for one sample, "sample_<i>/<input>" members for several) or, when `path` has no
 // .npz extension, an ONNX test case folder (test_data_set_<i>/input_K.pb, the signature's inputs
