@@ -207,6 +207,20 @@ std::optional<GateError> CheckCarriedInputs(const inputs::Dataset& carried, cons
                               "--load-inputs")};
 }
 
+// What the run holds besides its inputs: each model's outputs of a sample (the source's of every
+// sample when --save-outputs keeps them), and the outputs read from files.
+internal::HeldOutputs HeldBy(const Side& source, const Side& target, const DataOptions& data) {
+  internal::HeldOutputs held;
+  for (const Side* side : {&source, &target}) {
+    if (side->model) {
+      const bool kept = side == &source && data.save_outputs.has_value();
+      held.models.push_back({side->signature(), kept});
+    }
+    if (side->saved) held.saved_bytes += internal::BytesOf(side->saved->samples);
+  }
+  return held;
+}
+
 // Decides the dataset: from the model side(s), a test case, --load-inputs; or none when both
 // sides are saved outputs. Returns the sample count.
 std::optional<GateError> SetUpSamples(const CompareOptions& options, Side& source, Side& target,
@@ -246,7 +260,7 @@ std::optional<GateError> SetUpSamples(const CompareOptions& options, Side& sourc
   }
   std::optional<GateError> error;
   dataset = internal::PrepareDataset(options.data, *runner->signature(), std::move(provided),
-                                     report.inputs, error);
+                                     HeldBy(source, target, options.data), report.inputs, error);
   if (!dataset.has_value()) return error;
   if (source.model && target.model) {
     Side& other = runner == &source ? target : source;

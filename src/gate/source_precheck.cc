@@ -73,7 +73,9 @@ std::optional<GateError> PrecheckSource(const CompareOptions& options, SourceFac
   data.save_outputs.reset();
   DatasetRecord dataset_record;
   std::optional<GateError> error;
-  facts.dataset = PrepareDataset(data, facts.signature, std::nullopt, dataset_record, error);
+  // The target is not converted yet: the source's outputs are what is known to be held.
+  const HeldOutputs held{.models = {{&facts.signature, false}}};
+  facts.dataset = PrepareDataset(data, facts.signature, std::nullopt, held, dataset_record, error);
   return error;
 }
 

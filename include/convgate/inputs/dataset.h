@@ -39,6 +39,18 @@ struct Dataset {
 // nothing about a model, so string inputs must be loaded (LoadDataset).
 Result<Dataset> GenerateDataset(const Signature& signature, const InputOptions& options);
 
+// One input as GenerateDataset would make it.
+struct PlannedInput {
+  std::string name;
+  DType dtype;
+  Shape shape;
+};
+// The dtype and shape GenerateDataset would give each input of one sample, in declaration order,
+// without allocating or drawing anything: what a run will hold is known before it is allocated
+// (--max-run-bytes). Same checks and errors as GenerateDataset.
+Result<std::vector<PlannedInput>> PlanGeneratedInputs(const Signature& signature,
+                                                      const InputOptions& options);
+
 // The part of GenerateDataset's checks that needs only input names: every input a --fill,
 // --val-range or --shape names exists. InvalidArgument naming the flag, the name and the inputs.
 Status CheckInputNames(const Signature& signature, const InputOptions& options);
