@@ -1,6 +1,8 @@
 // report.json back into a CompareReport, for `convgate check`.
 #include "convgate/report/read_report.h"
 
+#include <limits>
+
 #include "convgate/core/file_util.h"
 #include "convgate/report/report.h"
 #include "json_reader.h"
@@ -15,6 +17,13 @@ using nlohmann::json;
 
 std::string OptionalString(const JsonFields& json, std::string_view key) {
   return json.Has(key) && json.Raw(key).is_string() ? json.String(key) : "";
+}
+
+// A sample index or count, which the report's structs hold as int.
+int SmallCount(const JsonFields& json, std::string_view key) {
+  const int64_t count = json.Count(key);
+  if (count > std::numeric_limits<int>::max()) json.Fail(key, "is out of range");
+  return static_cast<int>(count);
 }
 
 gate::SideRecord SideFromJson(const JsonFields& json) {
@@ -40,7 +49,7 @@ gate::SideRecord SideFromJson(const JsonFields& json) {
 gate::DatasetRecord DatasetFromJson(const JsonFields& json) {
   gate::DatasetRecord dataset;
   dataset.origin = json.String("origin");
-  dataset.samples = static_cast<int>(json.Int("samples"));
+  dataset.samples = SmallCount(json, "samples");
   for (const JsonFields& tensor : json.Objects("tensors")) {
     dataset.tensors.push_back(
         {tensor.String("name"), tensor.String("dtype"), tensor.Ints("shape")});
@@ -52,9 +61,9 @@ gate::DatasetRecord DatasetFromJson(const JsonFields& json) {
 
 gate::OutputCheck CheckFromJson(const JsonFields& json) {
   gate::OutputCheck check;
-  check.sample = static_cast<int>(json.Int("sample"));
+  check.sample = SmallCount(json, "sample");
   check.output = json.String("output");
-  check.passed = json.String("verdict") == "pass";
+  check.passed = json.OneOf("verdict", {"pass", "fail"}) == "pass";
   check.failures = json.Strings("failures");
   check.hints = json.Strings("hints");
   check.tolerance = {json.Number("atol"), json.Number("rtol")};
@@ -95,7 +104,7 @@ gate::CompareReport FromDocument(const json& document) {
     report.checks.push_back(CheckFromJson(result));
   }
   report.agreements = internal::AgreementsFromJson(root);
-  const std::string verdict = root.String("verdict");
+  const std::string verdict = root.OneOf("verdict", {"pass", "fail"});
   report.verdict = verdict == "pass" ? gate::Verdict::kPass : gate::Verdict::kFail;
   return report;
 }
@@ -117,6 +126,7 @@ Result<gate::CompareReport> ReadCompareReport(const std::filesystem::path& path)
   }
   // The field readers throw BadField; this is where it stops.
   try {
+    internal::RestoreEscapedStrings(document);
     return FromDocument(document);
   } catch (const BadField& bad) {
     return Status::DataLoss(name + ": " + (bad.path.empty() ? "" : bad.path + ": ") + bad.what);

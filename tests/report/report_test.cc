@@ -7,6 +7,7 @@
 #include <cmath>
 #include <limits>
 
+#include "convgate/core/utf8.h"
 #include "report/json_util.h"
 #include "report/per_node_report.h"
 #include "report/table.h"
@@ -108,6 +109,22 @@ TEST(JUnit, CountsAndEscapes) {
   EXPECT_NE(xml.find("tests=\"2\" failures=\"1\" errors=\"0\""), std::string::npos) << xml;
   EXPECT_NE(xml.find("name=\"sample 0 / bad&lt;&amp;&gt;\""), std::string::npos) << xml;
   EXPECT_EQ(xml.find("bad<&>"), std::string::npos);
+}
+
+// Issue 10: junit.xml says it is UTF-8 and XML 1.0 cannot hold most controls even as references:
+// both are spelled \xNN, so any output name or runner message still makes a document CI can parse.
+TEST(JUnit, BytesAndControlsThatXmlCannotHoldAreSpelledOut) {
+  Invocation invocation{"compare", {}, "", 0.5};
+  gate::CompareReport report = FailingCompare();
+  report.checks[1].output = "y\xff\x1b[2J\r\x01";
+  report.target.path = "b\xfe.onnx";
+  const std::string xml = JUnitXml(report, invocation);
+  EXPECT_EQ(FindInvalidUtf8(xml), std::nullopt);
+  for (char c : xml) {
+    EXPECT_TRUE(static_cast<unsigned char>(c) >= 0x20 || c == '\n') << static_cast<int>(c);
+  }
+  EXPECT_NE(xml.find("name=\"sample 0 / y\\xff\\x1b[2J\\x0d\\x01\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("value=\"b\\xfe.onnx\""), std::string::npos) << xml;
 }
 
 // Issue 9: the classname was "convgate.compare./path/to/b.onnx", which a CI page splits at every
