@@ -1,10 +1,15 @@
 // `convgate compare`: both sides on the same samples, every output under the tolerance policy.
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <system_error>
 
 #include "aggregate.h"
 #include "agreement_checks.h"
+#include "convgate/core/units.h"
 #include "convgate/gate/workflows.h"
+#include "convgate/io/npz.h"
 #include "dataset_setup.h"
 #include "hints.h"
 #include "judging.h"
@@ -58,6 +63,49 @@ std::optional<GateError> ResolveAndLoad(const std::string& spec, const std::stri
   if (!loaded.ok()) return GateError{Stage::kLoad, loaded.status().WithContext(side.record->role)};
   side.model = std::move(loaded).value();
   return std::nullopt;
+}
+
+// What a saved-outputs side will hold once read, known before it is: an .npz's declared member
+// sizes, an .npy's file size (it is not compressed). 0 where that is only known by reading (a
+// folder), or where the file cannot be read (LoadSaved reports that).
+uint64_t DeclaredSavedBytes(const Side& side) {
+  std::error_code error;
+  if (side.resolved.format == "npz") {
+    Result<uint64_t> bytes = io::NpzDeclaredBytes(side.resolved.path);
+    return bytes.ok() ? *bytes : 0;
+  }
+  if (side.resolved.format == "npy") {
+    const uintmax_t bytes = std::filesystem::file_size(side.resolved.path, error);
+    return error ? 0 : static_cast<uint64_t>(bytes);
+  }
+  return 0;
+}
+
+// Saved outputs on both sides are held at once, so together they are held to --max-run-bytes,
+// before either is read: two 1 GiB archives are each under a 1.5 GiB limit and 2 GiB in all.
+// (One side alone is held to it by its reader.)
+std::optional<GateError> CheckSavedBytes(const Side& source, const Side& target,
+                                         const Limits& limits) {
+  if (source.resolved.kind != SideKind::kOutputs || target.resolved.kind != SideKind::kOutputs) {
+    return std::nullopt;
+  }
+  const uint64_t source_bytes = DeclaredSavedBytes(source);
+  const uint64_t target_bytes = DeclaredSavedBytes(target);
+  uint64_t total = 0;
+  if (__builtin_add_overflow(source_bytes, target_bytes, &total)) total = UINT64_MAX;
+  if (total <= static_cast<uint64_t>(std::max<int64_t>(limits.max_run_bytes, 0))) {
+    return std::nullopt;
+  }
+  const auto text = [](uint64_t bytes) {
+    return FormatBytes(static_cast<int64_t>(std::min<uint64_t>(bytes, INT64_MAX)));
+  };
+  return GateError{
+      Stage::kLoad,
+      Status::FailedPrecondition("the saved outputs of both sides declare " + text(total) +
+                                 " in all (source " + source.resolved.path.string() + ": " +
+                                 text(source_bytes) + ", target " + target.resolved.path.string() +
+                                 ": " + text(target_bytes) + "), held at once, over the limit of " +
+                                 FormatBytes(limits.max_run_bytes) + " (--max-run-bytes)")};
 }
 
 std::optional<GateError> LoadSaved(Side& side, const Signature* other, const Limits& limits) {
@@ -349,6 +397,7 @@ CompareReport CompareModelsGate(const CompareOptions& options) {
     return Errored(std::move(report), *e);
   }
   const Limits& limits = options.data.limits;
+  if (auto e = CheckSavedBytes(source, target, limits)) return Errored(std::move(report), *e);
   if (auto e = LoadSaved(source, target.signature(), limits)) return Errored(std::move(report), *e);
   if (auto e = LoadSaved(target, source.signature(), limits)) return Errored(std::move(report), *e);
   if (auto e = CheckPolicyNames(options.policy, source, target)) {

@@ -315,6 +315,28 @@ Result<TensorMap> ReadNpz(const std::filesystem::path& path, const Limits& limit
   return ReadMembers(archive.get(), size, limits, path.string());
 }
 
+Result<uint64_t> NpzDeclaredBytes(const std::filesystem::path& path) {
+  CONVGATE_ASSIGN_OR_RETURN(InputFile file,
+                            InputFile::Open(path, std::numeric_limits<uint64_t>::max(), ""));
+  if (file.size() == 0) return Status::DataLoss(path.string() + ": empty file, not a zip archive");
+  int code = 0;
+  ZipArchive archive(zip_fdopen(file.fd(), ZIP_RDONLY, &code));
+  if (!archive) return OpenError(path.string(), code);
+  file.Release();
+  // Only the central directory is read: no member is opened, let alone inflated.
+  const zip_int64_t count = zip_get_num_entries(archive.get(), 0);
+  uint64_t total = 0;
+  for (zip_int64_t entry_idx = 0; entry_idx < count; ++entry_idx) {
+    zip_stat_t stat;
+    if (zip_stat_index(archive.get(), static_cast<zip_uint64_t>(entry_idx), 0, &stat) != 0 ||
+        !(stat.valid & ZIP_STAT_SIZE)) {
+      continue;  // ReadNpz reports it
+    }
+    if (__builtin_add_overflow(total, stat.size, &total)) return UINT64_MAX;
+  }
+  return total;
+}
+
 Status WriteNpz(const std::filesystem::path& path, const TensorMap& tensors,
                 const NpzWriteOptions& options) {
   if (tensors.empty()) return WriteFileAtomic(path, kEmptyZip);

@@ -104,6 +104,22 @@ TEST_F(LimitsCliTest, ZipBombIsRefusedByItsDeclaredSizeNamingTheMember) {
                   "outputs.npz entry 'x.npy': declares 5.0 GiB uncompressed");
 }
 
+// Saved outputs on both sides are held at once: two archives each under the limits are refused
+// together, by their declared sizes, before either is inflated.
+TEST_F(LimitsCliTest, SavedOutputsOfBothSidesAreHeldToTheRunLimitTogether) {
+  const uint64_t elements = (uint64_t{96} << 20) / 4;  // 96 MiB of zeros each
+  std::ofstream(Path("a.npz"), std::ios::binary) << ZeroBombNpz("y", elements);
+  std::ofstream(Path("b.npz"), std::ios::binary) << ZeroBombNpz("y", elements);
+  ExpectCannotRun(Bounded({"compare", Path("a.npz"), Path("b.npz"), "--max-run-bytes", "128MiB"}),
+                  "the saved outputs of both sides declare 192.0 MiB in all (source " +
+                      Path("a.npz") + ": 96.0 MiB, target " + Path("b.npz") +
+                      ": 96.0 MiB), held at once, over the limit of 128.0 MiB (--max-run-bytes)");
+  // Under a limit that holds both, they are read and compared.
+  ProcessResult both =
+      Bounded({"compare", Path("a.npz"), Path("b.npz"), "--max-run-bytes", "256MiB"});
+  EXPECT_EQ(both.exit_code, 0) << Describe(both);
+}
+
 // Under a memory limit the default follows it (half of what the process may use), so the same
 // bomb is refused without any flag: before, it was bad_alloc and exit 4.
 TEST_F(LimitsCliTest, ZipBombUnderAMemoryLimitIsRefusedByDefault) {

@@ -2,6 +2,7 @@
 // read through libzip. Member "x.npy" becomes tensor "x"; names keep any '/' and ':' they contain.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <string_view>
 
@@ -34,6 +35,12 @@ namespace convgate::io {
 Result<TensorMap> ReadNpz(const std::filesystem::path& path, const Limits& limits = Limits());
 Result<TensorMap> ParseNpz(std::string_view bytes, std::string_view what,
                            const Limits& limits = Limits());
+
+// The uncompressed bytes the members of the archive at `path` declare in all (saturating at
+// UINT64_MAX), read from its central directory alone: what reading it would take, known before
+// anything is inflated (two saved-output archives are held at once; gate/compare_gate.cc).
+// Errors as ReadNpz's for a file that is not a readable zip archive.
+Result<uint64_t> NpzDeclaredBytes(const std::filesystem::path& path);
 
 struct NpzWriteOptions {
   // np.savez stores members uncompressed; keep that default so numpy-side reads are as fast as
