@@ -14,11 +14,13 @@ set -euo pipefail
 DEPS_DIR="${CONVGATE_DEPS:-$HOME/.cache/convgate-deps}"
 
 # Every Debian package the build, tests and benchmarks use. Keep sorted; say why in DESIGN.md.
+# clang and libclang-rt-14-dev: the fuzz targets (-DCONVGATE_FUZZ=ON, fuzz/CMakeLists.txt) need
+# clang's -fsanitize=fuzzer, whose libFuzzer runtime Debian ships in libclang-rt-14-dev.
 PACKAGES=(
-  build-essential ca-certificates clang-format cmake curl googletest libgmock-dev libgtest-dev
-  libcli11-dev libhwy-dev libonnx-dev libonnx-testdata libopencv-dnn-dev libprotobuf-dev libssl-dev
+  bc build-essential ca-certificates clang clang-format cmake curl googletest libclang-rt-14-dev
+  libgmock-dev libgtest-dev libcli11-dev libhwy-dev libonnx-dev libonnx-testdata libopencv-dnn-dev libprotobuf-dev libssl-dev
   libtorch-dev libyaml-cpp-dev libzip-dev locales ninja-build nlohmann-json3-dev pkg-config
-  python3-numpy python3-onnx python3-sklearn python3-torch python3-torchvision python3-venv
+  python3-numpy python3-onnx python3-sklearn python3-torch python3-torchvision python3-venv time
 )
 
 # Pinned ONNX Runtime: npm package com.github.asus4.onnxruntime@0.4.9 ships Microsoft's official

@@ -2,6 +2,7 @@
 #include "convgate/report/read_report.h"
 
 #include <limits>
+#include <string>
 
 #include "convgate/core/file_util.h"
 #include "convgate/report/report.h"
@@ -111,13 +112,8 @@ gate::CompareReport FromDocument(const json& document) {
 
 }  // namespace
 
-Result<gate::CompareReport> ReadCompareReport(const std::filesystem::path& path) {
-  const std::string name = path.string();
-  std::error_code error;
-  if (!std::filesystem::exists(path, error))
-    return Status::NotFound(name + ": no such report file");
-  CONVGATE_ASSIGN_OR_RETURN(const std::string text,
-                            ReadFile(path, kMaxTextFileBytes, "a JSON file"));
+Result<gate::CompareReport> ParseCompareReport(std::string_view text, std::string_view what) {
+  const std::string name(what);
   json document;
   try {
     document = json::parse(text);
@@ -133,6 +129,19 @@ Result<gate::CompareReport> ReadCompareReport(const std::filesystem::path& path)
   } catch (const json::exception& e) {
     return Status::DataLoss(name + ": malformed report (" + std::string(e.what()) + ")");
   }
+}
+
+Result<gate::CompareReport> ReadCompareReport(const std::filesystem::path& path) {
+  const std::string name = path.string();
+  std::error_code error;
+  // Only a missing path is "no such report": a FIFO or a device is named as such by ReadFile,
+  // which also caps a report at kMaxTextFileBytes.
+  if (!std::filesystem::exists(path, error)) {
+    return Status::NotFound(name + ": no such report file");
+  }
+  CONVGATE_ASSIGN_OR_RETURN(const std::string text,
+                            ReadFile(path, kMaxTextFileBytes, "a JSON file"));
+  return ParseCompareReport(text, name);
 }
 
 }  // namespace convgate::report

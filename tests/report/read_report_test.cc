@@ -185,5 +185,27 @@ TEST_F(ReadReportTest, RejudgingUnderTheSamePolicyGivesTheSameResults) {
   EXPECT_EQ(again.rejudged_from, path_.string());
 }
 
+TEST(ParseCompareReport, ReadsTextInMemoryAsReadCompareReportReadsTheFile) {
+  Invocation invocation;
+  invocation.command = "compare";
+  const std::string text = ReportJson(Saved(), invocation).dump();
+  Result<gate::CompareReport> read = ParseCompareReport(text, "piped report");
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  EXPECT_EQ(read->checks.size(), 3u);
+  EXPECT_EQ(read->source.output_names, Saved().source.output_names);
+}
+
+TEST(ParseCompareReport, ErrorsNameWhatWasParsed) {
+  Result<gate::CompareReport> not_json = ParseCompareReport("{\"schema", "piped report");
+  ASSERT_FALSE(not_json.ok());
+  EXPECT_EQ(not_json.status().code(), StatusCode::kDataLoss);
+  EXPECT_TRUE(not_json.status().message().starts_with("piped report: not a JSON report"))
+      << not_json.status().message();
+  Result<gate::CompareReport> no_schema = ParseCompareReport("{}", "piped report");
+  ASSERT_FALSE(no_schema.ok());
+  EXPECT_TRUE(no_schema.status().message().starts_with("piped report: schema_version"))
+      << no_schema.status().message();
+}
+
 }  // namespace
 }  // namespace convgate::report

@@ -1,5 +1,6 @@
 // Rendering of gate results: verify_result.json's exact schema, report.json's encoding of
 // non-finite numbers, JUnit counts and escaping, and the console table.
+#include "convgate/report/json_text.h"
 #include "convgate/report/report.h"
 
 #include <gtest/gtest.h>
@@ -101,6 +102,24 @@ TEST(ReportJson, NonFiniteNumbersAreStrings) {
   EXPECT_EQ(stats["worst_element"]["target"], "nan");
   // It must serialize: no NaN may reach the JSON writer.
   EXPECT_NO_THROW(report.dump());
+}
+
+// Found by fuzz/onnx_model_fuzz.cc (fuzz/regressions/onnx_model/producer_name_not_utf8.onnx):
+// protobuf does not check that a model's strings are UTF-8, and dump() threw on them, so
+// `inspect --json` and every report.json of such a model failed.
+TEST(DumpJson, AModelsBytesThatAreNotUtf8AreWrittenEscaped) {
+  graph::ModelSummary summary;
+  summary.producer_name = "exporter\xaf";
+  TensorInfo output;
+  output.name = "y\xc3";
+  summary.signature.outputs.push_back(output);
+  const json document = ModelSummaryJson(summary);
+  ASSERT_THROW(document.dump(), json::type_error);
+  std::string text;
+  ASSERT_NO_THROW(text = DumpJson(document));
+  EXPECT_NE(text.find(R"(exporter\\xaf)"), std::string::npos) << text;
+  EXPECT_NE(text.find(R"(y\\xc3)"), std::string::npos) << text;
+  EXPECT_NO_THROW(json::parse(text));
 }
 
 TEST(JUnit, CountsAndEscapes) {
