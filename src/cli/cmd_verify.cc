@@ -30,6 +30,7 @@ class VerifyCommand : public Command {
     AddToleranceFlags(flags_, options_.compare.policy);
     AddAgreementFlags(flags_, options_.compare.agreement);
     AddDataFlags(flags_, options_.compare.data);
+    AddLimitFlags(flags_, options_.compare.data.limits, LimitUse::kRuns);
     AddOutputFlags(flags_, output_, OutputUse::kGate);
     AddPerNodeFlags(flags_, options_.compare.per_node, PerNodeUse::kOptional);
     flags_.AddCheck([this](const FlagSet&) { return gate::CheckVerifyOptions(options_); });

@@ -41,7 +41,7 @@ ConversionError ErrorForCode(StatusCode code) {
 
 AttemptResult ReadChildReport(const std::filesystem::path& result_path) {
   AttemptResult attempt;
-  Result<std::string> text = ReadFile(result_path);
+  Result<std::string> text = ReadFile(result_path, kMaxTextFileBytes, "a JSON file");
   nlohmann::json result =
       text.ok() ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json();
   if (!result.is_object() || !result.contains("ok")) {

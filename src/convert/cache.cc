@@ -39,6 +39,10 @@ std::string Verify(const std::filesystem::path& dir, const std::string& key,
   if (!IsPlainFileName(record->model_file)) {
     return "record.json names the model file '" + record->model_file + "'";
   }
+  // A FIFO planted in the cache would block the hash forever.
+  if (Status regular = CheckRegularFile(dir / record->model_file); !regular.ok()) {
+    return regular.message();
+  }
   Result<std::string> sha = Sha256File(dir / record->model_file);
   if (!sha.ok()) return sha.status().message();
   if (*sha != record->model_sha256) {

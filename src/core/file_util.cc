@@ -2,11 +2,15 @@
 
 #include <fcntl.h>
 #include <openssl/evp.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 #include <memory>
+#include <utility>
+
+#include "convgate/core/units.h"
 
 namespace convgate {
 namespace {
@@ -15,6 +19,35 @@ Status IoError(const std::filesystem::path& path, std::string_view what, int err
   Status status(err == ENOENT ? StatusCode::kNotFound : StatusCode::kUnavailable,
                 std::string(what) + " " + path.string() + ": " + std::strerror(err));
   return status;
+}
+
+// "a FIFO", "a character device", ... for a file type that is not a regular file.
+std::string_view FileTypeName(mode_t mode) {
+  if (S_ISDIR(mode)) return "a folder";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+Status NotRegularFile(const std::filesystem::path& path, mode_t mode) {
+  std::string name = path.string();
+  std::error_code ec;
+  if (std::filesystem::is_symlink(path, ec)) {
+    const std::filesystem::path target = std::filesystem::canonical(path, ec);
+    if (!ec) name += " (a link to " + target.string() + ")";
+  }
+  return Status::FailedPrecondition(name + " is " + std::string(FileTypeName(mode)) +
+                                    ", not a regular file");
+}
+
+Status TooLarge(const std::filesystem::path& path, uint64_t size, uint64_t max_bytes,
+                std::string_view limit_name) {
+  std::string message = path.string() + " is " + FormatBytes(static_cast<int64_t>(size)) +
+                        ", over the limit of " + FormatBytes(static_cast<int64_t>(max_bytes));
+  if (!limit_name.empty()) message += " (" + std::string(limit_name) + ")";
+  return Status::FailedPrecondition(message);
 }
 
 // Closes the descriptor on every path out of a function.
@@ -55,25 +88,107 @@ using DigestContext = std::unique_ptr<EVP_MD_CTX, DigestContextDeleter>;
 
 }  // namespace
 
-Result<std::string> ReadFile(const std::filesystem::path& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    return Status::InvalidArgument("cannot read " + path.string() + ": it is a directory");
+InputFile::InputFile(std::filesystem::path path, int fd, uint64_t size, uint64_t max_bytes,
+                     std::string limit_name)
+    : path_(std::move(path)),
+      fd_(fd),
+      size_(size),
+      max_bytes_(max_bytes),
+      limit_name_(std::move(limit_name)) {}
+
+InputFile::InputFile(InputFile&& other) noexcept
+    : path_(std::move(other.path_)),
+      fd_(std::exchange(other.fd_, -1)),
+      size_(other.size_),
+      max_bytes_(other.max_bytes_),
+      limit_name_(std::move(other.limit_name_)) {}
+
+InputFile& InputFile::operator=(InputFile&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    path_ = std::move(other.path_);
+    fd_ = std::exchange(other.fd_, -1);
+    size_ = other.size_;
+    max_bytes_ = other.max_bytes_;
+    limit_name_ = std::move(other.limit_name_);
   }
-  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) return IoError(path, "cannot open", errno);
-  std::string contents;
-  char buffer[1 << 16];
-  while (true) {
-    ssize_t n = ::read(fd.get(), buffer, sizeof(buffer));
+  return *this;
+}
+
+InputFile::~InputFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+int InputFile::Release() { return std::exchange(fd_, -1); }
+
+Result<InputFile> InputFile::Open(const std::filesystem::path& path, uint64_t max_bytes,
+                                  std::string_view limit_name) {
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, forever.
+  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  if (fd.get() < 0) {
+    const int err = errno;
+    struct stat info {};
+    // A socket cannot be opened at all (ENXIO): say what it is rather than what open said.
+    if (err != ENOENT && ::stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode)) {
+      return NotRegularFile(path, info.st_mode);
+    }
+    return IoError(path, "cannot open", err);
+  }
+  struct stat info {};
+  if (::fstat(fd.get(), &info) != 0) return IoError(path, "cannot read", errno);
+  if (!S_ISREG(info.st_mode)) return NotRegularFile(path, info.st_mode);
+  const uint64_t size = static_cast<uint64_t>(info.st_size);
+  if (size > max_bytes) return TooLarge(path, size, max_bytes, limit_name);
+  // Regular files never block; clearing the flag keeps reads plain should that ever change.
+  const int flags = ::fcntl(fd.get(), F_GETFL);
+  if (flags >= 0) ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK);
+  return InputFile(path, fd.Release(), size, max_bytes, std::string(limit_name));
+}
+
+Status InputFile::ReadExactly(std::span<std::byte> dst) {
+  size_t done = 0;
+  while (done < dst.size()) {
+    const ssize_t n = ::read(fd_, dst.data() + done, dst.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
-      return IoError(path, "cannot read", errno);
+      return IoError(path_, "cannot read", errno);
+    }
+    if (n == 0) {
+      return Status::DataLoss(path_.string() + ": ends " + std::to_string(dst.size() - done) +
+                              " bytes early (did it change while it was read?)");
+    }
+    done += static_cast<size_t>(n);
+  }
+  return Status::OK();
+}
+
+Result<std::string> InputFile::ReadRest() {
+  std::string contents;
+  contents.reserve(static_cast<size_t>(size_));
+  char buffer[1 << 16];
+  while (true) {
+    const ssize_t n = ::read(fd_, buffer, sizeof(buffer));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return IoError(path_, "cannot read", errno);
     }
     if (n == 0) break;
+    if (contents.size() + static_cast<size_t>(n) > max_bytes_) {
+      return TooLarge(path_, contents.size() + static_cast<size_t>(n), max_bytes_, limit_name_);
+    }
     contents.append(buffer, static_cast<size_t>(n));
   }
   return contents;
+}
+
+Status CheckRegularFile(const std::filesystem::path& path) {
+  return InputFile::Open(path, UINT64_MAX, "").status();
+}
+
+Result<std::string> ReadFile(const std::filesystem::path& path, uint64_t max_bytes,
+                             std::string_view limit_name) {
+  CONVGATE_ASSIGN_OR_RETURN(InputFile file, InputFile::Open(path, max_bytes, limit_name));
+  return file.ReadRest();
 }
 
 Status WriteFileAtomic(const std::filesystem::path& path, std::string_view contents) {

@@ -69,7 +69,8 @@ class ExecModel : public Model {
       : path_(std::move(path)),
         signature_(std::move(signature)),
         argv_template_(options.exec_argv),
-        timeout_seconds_(options.timeout_seconds) {}
+        timeout_seconds_(options.timeout_seconds),
+        limits_(options.limits) {}
 
   const Signature& signature() const override { return signature_; }
 
@@ -91,7 +92,9 @@ class ExecModel : public Model {
       return Status::DataLoss(what + ": the command exited 0 but wrote no outputs.npz (expected " +
                               paths.outputs.string() + ")");
     }
-    Result<TensorMap> outputs = io::ReadNpz(paths.outputs);
+    // What the command wrote is as untrusted as any file: held to the tensor and run limits
+    // before a member is inflated.
+    Result<TensorMap> outputs = io::ReadNpz(paths.outputs, limits_);
     if (!outputs.ok()) {
       return Status::DataLoss(
           what + ": cannot read the outputs.npz it wrote: " + outputs.status().message());
@@ -123,6 +126,7 @@ class ExecModel : public Model {
   Signature signature_;
   std::vector<std::string> argv_template_;
   double timeout_seconds_;
+  Limits limits_;
   mutable std::mutex log_mutex_;
   std::string last_log_;
 };
