@@ -53,7 +53,7 @@ std::string PruneText(const convert::PruneResult& result, const convert::PruneOp
 
 constexpr char kCacheExitCodes[] =
     "Exit codes: 0 done; 2 usage error; 3 the cache could not be read or changed; 4 internal "
-    "error.";
+    "error; 130/143 interrupted by SIGINT/SIGTERM.";
 
 class CacheCommand : public Command {
  public:

@@ -11,7 +11,7 @@ namespace {
 
 constexpr char kInspectExitCodes[] =
     "Exit codes: 0 shown; 2 usage error; 3 the file is missing, empty, truncated or of no format "
-    "convgate knows; 4 internal error.";
+    "convgate knows; 4 internal error; 130/143 interrupted by SIGINT/SIGTERM.";
 
 class InspectCommand : public Command {
  public:

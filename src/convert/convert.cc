@@ -4,7 +4,6 @@
 
 #include <chrono>
 #include <optional>
-#include <thread>
 
 #include "convert/converter.h"
 #include "convert/key.h"
@@ -13,6 +12,7 @@
 #include "convgate/convert/cache.h"
 #include "convgate/convert/kinds.h"
 #include "convgate/core/file_util.h"
+#include "convgate/core/interrupt.h"
 
 namespace convgate::convert {
 namespace {
@@ -101,6 +101,7 @@ class ConversionRun {
   Status OpenCache();
   Result<bool> TryCache();
   Result<std::filesystem::path> NewWorkDir();
+  void DropWorkDir(const std::filesystem::path& dir);
   Result<std::filesystem::path> Produce();
   Status Finish(const std::filesystem::path& work_dir);
   Status Deliver(const std::filesystem::path& model_path);
@@ -113,6 +114,7 @@ class ConversionRun {
   std::optional<ConversionCache> cache_;
   std::string extension_;
   std::vector<std::string> converter_notes_;  // what the converter said: cached with the result
+  std::optional<TempDir> temp_work_;          // the work directory when it is not in the cache
 };
 
 Status ConversionRun::Fail(ConversionError error, const std::string& problem) {
@@ -171,6 +173,8 @@ Status ConversionRun::OpenCache() {
     root = *dir;
   }
   cache_.emplace(root);
+  // What conversions killed outright (SIGKILL, a crash) left behind goes before this one starts.
+  cache_->RemoveStaleWorkDirs();
   return Status::OK();
 }
 
@@ -197,10 +201,20 @@ Result<bool> ConversionRun::TryCache() {
 }
 
 Result<std::filesystem::path> ConversionRun::NewWorkDir() {
-  Result<std::filesystem::path> dir =
-      cache_ ? cache_->NewWorkDir(record_.cache_key) : MakeTempWorkDir();
+  if (cache_) {
+    Result<std::filesystem::path> dir = cache_->NewWorkDir(record_.cache_key);
+    if (!dir.ok()) return Fail(ConversionError::kIoError, dir.status().message());
+    return dir;
+  }
+  Result<TempDir> dir = MakeTempWorkDir();
   if (!dir.ok()) return Fail(ConversionError::kIoError, dir.status().message());
-  return dir;
+  temp_work_ = std::move(dir).value();
+  return temp_work_->path();
+}
+
+void ConversionRun::DropWorkDir(const std::filesystem::path& dir) {
+  RemoveWorkDir(dir);
+  temp_work_.reset();
 }
 
 Result<std::filesystem::path> ConversionRun::Produce() {
@@ -216,16 +230,20 @@ Result<std::filesystem::path> ConversionRun::Produce() {
       if (!attempt.tool_version.empty()) record_.tool_version = attempt.tool_version;
       return work_dir;
     }
-    RemoveWorkDir(work_dir);
+    DropWorkDir(work_dir);
     record_.log_tail = attempt.log_tail;
-    if (!attempt.transient || attempt_idx >= request_.max_attempts) {
+    // An interrupt is the user's decision, not a flaky converter: never retried.
+    if (!attempt.transient || attempt_idx >= request_.max_attempts || Interrupted()) {
       return Fail(attempt.error, ProblemText(attempt, attempt_idx));
     }
     const double delay = BackoffSeconds(request_.backoff_seconds, attempt_idx);
     record_.notes.push_back("attempt " + std::to_string(attempt_idx) + " of " +
                             std::to_string(request_.max_attempts) + " failed (" + attempt.problem +
                             "); retried after " + FormatSeconds(delay) + " s");
-    std::this_thread::sleep_for(std::chrono::duration<double>(delay));
+    if (!SleepUnlessInterrupted(delay)) {
+      return Fail(attempt.error, ProblemText(attempt, attempt_idx) +
+                                     "; not retried: " + InterruptedStatus().message());
+    }
   }
 }
 
@@ -248,7 +266,7 @@ Status ConversionRun::Finish(const std::filesystem::path& work_dir) {
     }
   }
   Status delivered = Deliver(model_path);
-  if (model_path == out) RemoveWorkDir(work_dir);
+  if (model_path == out) DropWorkDir(work_dir);
   CONVGATE_RETURN_IF_ERROR(delivered);
   AutoPrune();
   return Status::OK();

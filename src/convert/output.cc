@@ -33,15 +33,7 @@ AttemptResult CheckOutput(const std::filesystem::path& out, AttemptResult attemp
   return attempt;
 }
 
-Result<std::filesystem::path> MakeTempWorkDir() {
-  std::string pattern =
-      (std::filesystem::temp_directory_path() / "convgate-convert-XXXXXX").string();
-  if (::mkdtemp(pattern.data()) == nullptr) {
-    return Status::Unavailable("cannot create a temporary directory " + pattern + ": " +
-                               std::strerror(errno));
-  }
-  return std::filesystem::path(pattern);
-}
+Result<TempDir> MakeTempWorkDir() { return TempDir::Create("convert"); }
 
 void RemoveWorkDir(const std::filesystem::path& dir) {
   std::error_code ignored;

@@ -114,6 +114,10 @@ class ConversionCache {
   // Every entry, most recently used first. An empty or absent cache is an empty list.
   Result<std::vector<CacheEntry>> List() const;
 
+  // Removes the work directories of processes of this host that no longer exist (a conversion
+  // killed outright leaves its own behind). Returns how many were removed.
+  int64_t RemoveStaleWorkDirs() const;
+
   // Removes least recently used entries per `options` (see PruneOptions), never `protect_key`,
   // and work directories of processes that no longer exist.
   Result<PruneResult> Prune(const PruneOptions& options, const std::string& protect_key = "") const;
