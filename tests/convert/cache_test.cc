@@ -12,6 +12,7 @@
 #include <fstream>
 
 #include "convert/key.h"
+#include "convert/output.h"
 #include "convert/retry.h"
 #include "convgate/core/file_util.h"
 #include "graph/onnx_test_util.h"
@@ -212,6 +213,28 @@ TEST_F(CacheTest, PruneRemovesWorkDirectoriesOfProcessesThatAreGone) {
   EXPECT_EQ(pruned->stale_work_dirs_removed, 1);
   EXPECT_FALSE(fs::exists(mine->parent_path() / name));
   EXPECT_TRUE(fs::exists(*mine));  // this process is alive
+}
+
+// Issue 10, finding 5: copying a converted model to -o in a shared folder never writes through a
+// symlink planted at the temporary name, nor through one at -o itself.
+TEST(CopyFileAtomicTest, NeverWritesThroughAPlantedSymlink) {
+  testing::ScopedTempDir dir;
+  const fs::path victim = dir.path() / "victim";
+  ASSERT_TRUE(WriteFileAtomic(victim, "precious").ok());
+  ASSERT_TRUE(WriteFileAtomic(dir.path() / "model.onnx", "converted").ok());
+  const fs::path out = dir.path() / "shared" / "out.onnx";
+  fs::create_directories(out.parent_path());
+  const fs::path planted = out.string() + ".tmp-" + std::to_string(::getpid());
+  fs::create_symlink(victim, planted);
+  ASSERT_TRUE(CopyFileAtomic(dir.path() / "model.onnx", out).ok());
+  EXPECT_EQ(*ReadFile(victim), "precious");
+  EXPECT_EQ(*ReadFile(out), "converted");
+  EXPECT_TRUE(fs::is_symlink(planted));
+  fs::remove(out);
+  fs::create_symlink(victim, out);
+  ASSERT_TRUE(CopyFileAtomic(dir.path() / "model.onnx", out).ok());
+  EXPECT_EQ(*ReadFile(victim), "precious");
+  EXPECT_FALSE(fs::is_symlink(out));
 }
 
 TEST(CacheConfigTest, ThresholdsComeFromTheEnvironmentOrTheReferenceVariables) {
