@@ -94,7 +94,11 @@ Result<PruneResult> ConversionCache::Prune(const PruneOptions& options,
       ++result.kept_too_young;
       continue;
     }
-    if (!options.dry_run) CONVGATE_RETURN_IF_ERROR(Discard(it->dir));
+    CONVGATE_ASSIGN_OR_RETURN(bool discarded, DiscardUnlessInUse(it->dir, options.dry_run));
+    if (!discarded) {
+      result.in_use.push_back(*it);
+      continue;
+    }
     total -= it->bytes;
     result.removed.push_back(*it);
   }

@@ -3,6 +3,7 @@
 #include "convgate/convert/convert.h"
 
 #include <chrono>
+#include <memory>
 #include <optional>
 
 #include "convert/converter.h"
@@ -102,6 +103,8 @@ class ConversionRun {
   Result<bool> TryCache();
   Result<std::filesystem::path> NewWorkDir();
   void DropWorkDir(const std::filesystem::path& dir);
+  Result<std::filesystem::path> Publish(const std::filesystem::path& work_dir,
+                                        const std::filesystem::path& out);
   Result<std::filesystem::path> Produce();
   Status Finish(const std::filesystem::path& work_dir);
   Status Deliver(const std::filesystem::path& model_path);
@@ -115,6 +118,9 @@ class ConversionRun {
   std::string extension_;
   std::vector<std::string> converter_notes_;  // what the converter said: cached with the result
   std::optional<TempDir> temp_work_;          // the work directory when it is not in the cache
+  // The cache entry in use (a hit, or what this run published): locked until the run ends, and
+  // for as long as the record's output_hold lives when the caller reads it from the cache.
+  std::shared_ptr<EntryLock> entry_lock_;
 };
 
 Status ConversionRun::Fail(ConversionError error, const std::string& problem) {
@@ -196,6 +202,7 @@ Result<bool> ConversionRun::TryCache() {
   record_.notes.insert(record_.notes.end(), lookup->record.notes.begin(),
                        lookup->record.notes.end());
   record_.cache_path = lookup->model_path.string();
+  entry_lock_ = lookup->lock;
   CONVGATE_RETURN_IF_ERROR(Deliver(lookup->model_path));
   return true;
 }
@@ -247,6 +254,19 @@ Result<std::filesystem::path> ConversionRun::Produce() {
   }
 }
 
+// Publishes the work directory as the cache entry, locked from the moment it appears: the lock
+// taken on the work directory moves with it, so no prune can take the entry from the caller.
+Result<std::filesystem::path> ConversionRun::Publish(const std::filesystem::path& work_dir,
+                                                     const std::filesystem::path& out) {
+  CONVGATE_ASSIGN_OR_RETURN(std::shared_ptr<EntryLock> work_lock, cache_->LockShared(work_dir));
+  CONVGATE_ASSIGN_OR_RETURN(std::filesystem::path model,
+                            cache_->Publish(work_dir, ToCached(record_, out, converter_notes_)));
+  // Locked again by its name: the same entry when this run published it, or the one another
+  // process published first (then ours was discarded).
+  CONVGATE_ASSIGN_OR_RETURN(entry_lock_, cache_->LockShared(model.parent_path()));
+  return model;
+}
+
 Status ConversionRun::Finish(const std::filesystem::path& work_dir) {
   const std::filesystem::path out = work_dir / ("model" + extension_);
   Result<std::string> sha = Sha256File(out);
@@ -256,8 +276,7 @@ Status ConversionRun::Finish(const std::filesystem::path& work_dir) {
   record_.output_bytes = static_cast<int64_t>(std::filesystem::file_size(out, ignored));
   std::filesystem::path model_path = out;
   if (cache_) {
-    Result<std::filesystem::path> published =
-        cache_->Publish(work_dir, ToCached(record_, out, converter_notes_));
+    Result<std::filesystem::path> published = Publish(work_dir, out);
     if (published.ok()) {
       model_path = *published;
       record_.cache_path = model_path.string();
@@ -275,6 +294,7 @@ Status ConversionRun::Finish(const std::filesystem::path& work_dir) {
 Status ConversionRun::Deliver(const std::filesystem::path& model_path) {
   if (request_.output.empty()) {
     record_.output_path = model_path.string();
+    if (entry_lock_) record_.output_hold = entry_lock_;
     return Status::OK();
   }
   if (Status copied = CopyFileAtomic(model_path, request_.output); !copied.ok()) {

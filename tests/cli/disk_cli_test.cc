@@ -1,6 +1,5 @@
 // Issue 10's disk findings on the real binary: atomic writes never follow a symlink planted in a
-// shared folder (finding 5), a cache entry in use is never pruned (finding 8), and a read-only or
-// full cache never fails a conversion that can run without it (finding 9).
+// shared folder (finding 5), a cache entry in use is never pruned (finding 8).
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -88,6 +87,37 @@ TEST_F(DiskCliTest, WritersNeverFollowASymlinkPlantedInASharedFolder) {
     ProcessResult inspect = Convgate({"inspect", Path("shared/") + written});
     EXPECT_EQ(inspect.exit_code, 0) << written << ": " << Describe(inspect);
   }
+}
+
+// Finding 8: `verify` without -o compares the cache entry itself; a `cache prune` run meanwhile
+// (another process) must leave that entry alone, and say so.
+TEST_F(DiskCliTest, PruneLeavesTheEntryAVerifyIsUsingAndSaysSo) {
+  const std::string pid_file = Path("runner.pid");
+  StartedProcess verify = testing::StartProcess(
+      {Binary().string(), "verify", kTinyCnn, "--to", "opset:17", "--target-exec",
+       "/usr/bin/python3 '" + kHang + "' '" + pid_file + "' {model} {outputs}", "--exec-timeout",
+       "0"});
+  ASSERT_GT(verify.pid, 0);
+  ASSERT_TRUE(testing::WaitFor([&] { return testing::ReadPidFile(pid_file) > 0; }, kStartSeconds))
+      << "the target never started running";
+  ProcessResult pruned = Convgate({"cache", "prune", "--max-bytes", "0", "--min-age", "0"});
+  EXPECT_EQ(pruned.exit_code, 0) << Describe(pruned);
+  EXPECT_NE(pruned.out.find("removed 0 of 1 entries"), std::string::npos) << pruned.out;
+  EXPECT_NE(pruned.out.find("in use by another convgate (locked)"), std::string::npos)
+      << pruned.out;
+  ProcessResult listed = Convgate({"cache", "ls", "--json"});
+  ASSERT_EQ(listed.exit_code, 0) << Describe(listed);
+  EXPECT_EQ(json::parse(listed.out)["entries"].size(), 1u) << listed.out;
+  ::kill(verify.pid, SIGINT);
+  ProcessResult verified = testing::WaitProcess(verify);
+  EXPECT_EQ(verified.exit_code, 130) << Describe(verified);
+  // Nobody uses it any more: now it goes.
+  ProcessResult again =
+      Convgate({"cache", "prune", "--max-bytes", "0", "--min-age", "0", "--json"});
+  ASSERT_EQ(again.exit_code, 0) << Describe(again);
+  const json result = json::parse(again.out);
+  EXPECT_EQ(result["removed"].size(), 1u) << again.out;
+  EXPECT_TRUE(result["in_use"].empty()) << again.out;
 }
 
 }  // namespace

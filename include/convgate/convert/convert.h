@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -94,6 +95,10 @@ struct ConversionRecord {
   std::string log_tail;            // the converter's stderr (last lines) on failure
   ConversionError error = ConversionError::kNone;
   std::string error_message;  // the failing Status's message
+  // Keeps output_path valid while this record, or a copy of it, lives. Without -o the output is
+  // read where it was made, in the cache: this then holds the entry's shared lock, so a
+  // concurrent `cache prune` skips it. Empty when the output is at the requested path.
+  std::shared_ptr<void> output_hold;
 };
 
 // Converts (or finds in the cache). On failure the Status explains it and, when `on_error` is not
