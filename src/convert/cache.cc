@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -82,6 +83,17 @@ EntryLock::~EntryLock() {
 ConversionCache::ConversionCache(std::filesystem::path root) : root_(std::move(root)) {}
 
 std::filesystem::path ConversionCache::EntriesDir() const { return root_ / "conversions"; }
+
+Status ConversionCache::Create() const { return CreateDirectories(EntriesDir()); }
+
+Result<int64_t> ConversionCache::FreeBytes() const {
+  struct statvfs stats {};
+  if (::statvfs(root_.c_str(), &stats) != 0) {
+    return Status::Unavailable("cannot read the free space of " + root_.string() + ": " +
+                               std::strerror(errno));
+  }
+  return static_cast<int64_t>(stats.f_bavail) * static_cast<int64_t>(stats.f_frsize);
+}
 
 Result<std::shared_ptr<EntryLock>> ConversionCache::LockShared(
     const std::filesystem::path& dir) const {

@@ -1,5 +1,6 @@
 // Issue 10's disk findings on the real binary: atomic writes never follow a symlink planted in a
-// shared folder (finding 5), a cache entry in use is never pruned (finding 8).
+// shared folder (finding 5), a cache entry in use is never pruned (finding 8), and a read-only or
+// full cache never fails a conversion that can run without it (finding 9).
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -25,6 +26,8 @@ using testing::StartedProcess;
 
 const std::string kTinyCnn = (fs::path(CONVGATE_BINARY_DIR) / "examples/tinycnn.onnx").string();
 const std::string kHang = (fs::path(CONVGATE_SOURCE_DIR) / "tests/fixtures/hang.py").string();
+const std::string kFakeConverter =
+    (fs::path(CONVGATE_SOURCE_DIR) / "tests/fixtures/fake_converter.py").string();
 constexpr double kStartSeconds = 60.0;
 
 class DiskCliTest : public testing::CliTest {
@@ -57,6 +60,34 @@ class DiskCliTest : public testing::CliTest {
   void Plant(const std::string& path, pid_t pid) {
     fs::create_symlink(Path("victim"), path + ".tmp-" + std::to_string(pid));
   }
+  // Runs convgate in a private mount namespace after `setup` (shell commands run there first, e.g.
+  // mounting a tmpfs over the cache), so a read-only or full file system can be made, even as
+  // root, without touching the machine's own mounts.
+  ProcessResult ConvgateInNamespace(const std::string& setup, std::vector<std::string> args) {
+    std::vector<std::string> argv = {
+        "/usr/bin/unshare", "-m", "/bin/sh", "-c", setup + " && exec \"$0\" \"$@\"",
+        Binary().string()};
+    argv.insert(argv.end(), args.begin(), args.end());
+    return testing::RunProcess(argv);
+  }
+  static bool CanUnshare() {
+    return fs::exists("/usr/bin/unshare") &&
+           testing::RunProcess({"/usr/bin/unshare", "-m", "/bin/true"}).exit_code == 0;
+  }
+  std::string Cache() const { return Path("cache"); }
+  // The conversion record `convert --json` printed.
+  static json Record(const ProcessResult& r) { return json::parse(r.out, nullptr, false); }
+  static std::string Notes(const json& record) {
+    return record.is_object() ? record["notes"].dump() : "(no record)";
+  }
+  std::vector<std::string> TempEntries() const {
+    std::vector<std::string> names;
+    for (const auto& entry : fs::directory_iterator(dir_ / "tmp")) {
+      names.push_back(entry.path().filename().string());
+    }
+    return names;
+  }
+
   std::string Victim() const {
     Result<std::string> contents = ReadFile(Path("victim"));
     return contents.ok() ? *contents : "(missing)";
@@ -118,6 +149,89 @@ TEST_F(DiskCliTest, PruneLeavesTheEntryAVerifyIsUsingAndSaysSo) {
   const json result = json::parse(again.out);
   EXPECT_EQ(result["removed"].size(), 1u) << again.out;
   EXPECT_TRUE(result["in_use"].empty()) << again.out;
+}
+
+// Finding 9: a cache that cannot be used never fails a conversion that runs without it. Here the
+// cache's folder cannot be created at all (its parent is a regular file: refused even for root).
+TEST_F(DiskCliTest, ACacheThatCannotBeCreatedConvertsUncachedAndSaysWhy) {
+  std::ofstream(Path("not-a-folder")) << "file";
+  ::setenv("CONVGATE_CACHE_DIR", Path("not-a-folder/cache").c_str(), 1);
+  ProcessResult r =
+      Convgate({"convert", kTinyCnn, "--to", "opset:17", "-o", Path("out.onnx"), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  const json record = Record(r);
+  EXPECT_NE(Notes(record).find("not cached: cannot create the cache directory"), std::string::npos)
+      << Notes(record);
+  EXPECT_TRUE(record["cache"]["path"].is_null()) << r.out;
+  EXPECT_EQ(Convgate({"compare", kTinyCnn, Path("out.onnx")}).exit_code, 0);
+  // verify without -o compares the uncached output where it was made, then removes it.
+  fs::create_directories(dir_ / "tmp");
+  ::setenv("TMPDIR", (dir_ / "tmp").c_str(), 1);
+  ProcessResult verify = Convgate({"verify", kTinyCnn, "--to", "fp16", "--atol", "0.01", "--rtol",
+                                   "0.01", "--out", Path("results")});
+  ::unsetenv("TMPDIR");
+  EXPECT_EQ(verify.exit_code, 0) << Describe(verify);
+  std::ifstream in(Path("results/report.json"));
+  const json report = json::parse(in, nullptr, false);
+  EXPECT_NE(report.dump().find("not cached: cannot create the cache directory"), std::string::npos);
+  EXPECT_TRUE(TempEntries().empty());
+}
+
+TEST_F(DiskCliTest, AReadOnlyCacheServesHitsAndConvertsMissesUncached) {
+  if (!CanUnshare()) GTEST_SKIP() << "unshare -m is not permitted here: no private mounts";
+  ProcessResult first =
+      Convgate({"convert", kTinyCnn, "--to", "opset:17", "-o", Path("first.onnx")});
+  ASSERT_EQ(first.exit_code, 0) << Describe(first);
+  // The cache, remounted read-only: a real EROFS, which root cannot write through either.
+  const std::string read_only = "mount --bind '" + Cache() + "' '" + Cache() +
+                                "' && mount -o remount,bind,ro '" + Cache() + "'";
+  ProcessResult hit = ConvgateInNamespace(
+      read_only, {"convert", kTinyCnn, "--to", "opset:17", "-o", Path("hit.onnx"), "--json"});
+  ASSERT_EQ(hit.exit_code, 0) << Describe(hit);
+  EXPECT_EQ(Record(hit)["cache"]["hit"], true) << hit.out;
+  ProcessResult miss = ConvgateInNamespace(
+      read_only, {"convert", kTinyCnn, "--to", "fp16", "-o", Path("miss.onnx"), "--json"});
+  ASSERT_EQ(miss.exit_code, 0) << Describe(miss);
+  EXPECT_EQ(Record(miss)["cache"]["hit"], false);
+  EXPECT_NE(Notes(Record(miss)).find("Read-only file system"), std::string::npos)
+      << Notes(Record(miss));
+  ProcessResult verify = ConvgateInNamespace(
+      read_only, {"verify", kTinyCnn, "--to", "fp16", "--atol", "0.01", "--rtol", "0.01"});
+  EXPECT_EQ(verify.exit_code, 0) << Describe(verify);
+}
+
+TEST_F(DiskCliTest, AFullCacheConvertsUncachedAndSaysWhy) {
+  if (!CanUnshare()) GTEST_SKIP() << "unshare -m is not permitted here: no private mounts";
+  fs::create_directories(Cache());
+  // A 1 MiB tmpfs filled to the last block.
+  const std::string full = "mount -t tmpfs -o size=1m tmpfs '" + Cache() +
+                           "' && (dd if=/dev/zero of='" + Cache() +
+                           "/fill' bs=64k 2>/dev/null || true)";
+  ProcessResult r = ConvgateInNamespace(
+      full, {"convert", kTinyCnn, "--to", "opset:17", "-o", Path("out.onnx"), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_NE(Notes(Record(r)).find("not cached: the cache's file system"), std::string::npos)
+      << Notes(Record(r));
+  EXPECT_EQ(Convgate({"compare", kTinyCnn, Path("out.onnx")}).exit_code, 0);
+}
+
+TEST_F(DiskCliTest, ACacheThatFillsUpDuringAConversionRetriesItOutside) {
+  if (!CanUnshare()) GTEST_SKIP() << "unshare -m is not permitted here: no private mounts";
+  fs::create_directories(Cache());
+  // Room for the source and the headroom, but not for the 4 MiB the converter writes beside its
+  // output: it fails with ENOSPC in the cache, and succeeds outside it.
+  const std::string small = "mount -t tmpfs -o size=2m tmpfs '" + Cache() + "'";
+  const std::string converter = "/usr/bin/python3 '" + kFakeConverter + "' padded {src} {out}";
+  ProcessResult r = ConvgateInNamespace(
+      small, {"convert", kTinyCnn, "--converter", converter, "-o", Path("out.onnx"), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  const json record = Record(r);
+  EXPECT_NE(Notes(record).find("not cached: the cache's file system"), std::string::npos)
+      << Notes(record);
+  EXPECT_NE(Notes(record).find("(the attempt there exited with code 1)"), std::string::npos)
+      << Notes(record);
+  EXPECT_EQ(record["attempts"], 1) << r.out;
+  EXPECT_EQ(Convgate({"compare", kTinyCnn, Path("out.onnx")}).exit_code, 0);
 }
 
 }  // namespace

@@ -117,6 +117,14 @@ class ConversionCache {
   const std::filesystem::path& root() const { return root_; }
   std::filesystem::path EntriesDir() const;
 
+  // Creates the cache's folders; Unavailable "cannot create the cache directory ..." (a file in
+  // the way, a read-only file system, no permission). Conversions then run without the cache.
+  Status Create() const;
+
+  // Bytes available to an unprivileged writer on the cache's file system (statvfs f_bavail);
+  // Unavailable when the file system cannot say.
+  Result<int64_t> FreeBytes() const;
+
   // kHit after locking the entry (CacheLookup::lock) and verifying the model file's sha256
   // against record.json (and touching the entry's last use); kCorrupt when verification failed,
   // after discarding the entry; kMiss otherwise (an entry pruned while this waited for its lock
