@@ -398,10 +398,19 @@ Status ConversionRun::Deliver(const std::filesystem::path& model_path) {
     if (entry_lock_) record_.output_hold = entry_lock_;
     return Status::OK();
   }
-  if (Status copied = CopyFileAtomic(model_path, request_.output); !copied.ok()) {
+  if (Status copied = CopyModelAtomic(model_path, request_.output); !copied.ok()) {
     return Fail(ConversionError::kIoError, copied.message());
   }
   record_.output_path = request_.output.string();
+  std::error_code error;
+  if (!std::filesystem::exists(ExternalDataPath(model_path), error)) return Status::OK();
+  // The copy names its own data file, so its bytes differ from the cached model's.
+  Result<std::string> sha = Sha256File(request_.output);
+  if (!sha.ok()) return Fail(ConversionError::kIoError, sha.status().message());
+  record_.output_sha256 = *sha;
+  record_.output_bytes = static_cast<int64_t>(std::filesystem::file_size(request_.output, error));
+  record_.notes.push_back("its weights are in " + ExternalDataPath(request_.output).string() +
+                          " (external data): keep that file beside it");
   return Status::OK();
 }
 

@@ -86,6 +86,23 @@ Status CopyFileAtomic(const std::filesystem::path& from, const std::filesystem::
   return status.ok() ? pending->Commit() : status;
 }
 
+std::filesystem::path ExternalDataPath(const std::filesystem::path& out) {
+  std::filesystem::path data = out;
+  data += ".data";
+  return data;
+}
+
+Status CopyModelAtomic(const std::filesystem::path& from, const std::filesystem::path& to) {
+  const std::filesystem::path data = ExternalDataPath(from);
+  std::error_code error;
+  if (!std::filesystem::exists(data, error)) return CopyFileAtomic(from, to);
+  CONVGATE_RETURN_IF_ERROR(CopyFileAtomic(data, ExternalDataPath(to)));
+  CONVGATE_ASSIGN_OR_RETURN(std::string model,
+                            RelocateExternalData(from, data.filename().string(),
+                                                 ExternalDataPath(to).filename().string()));
+  return WriteFileAtomic(to, model);
+}
+
 CachedConversion ToCached(const ConversionRecord& record, const std::filesystem::path& out,
                           const std::vector<std::string>& notes) {
   CachedConversion cached;

@@ -29,6 +29,11 @@ void RemoveWorkDir(const std::filesystem::path& dir);
 // old self or the complete copy, never a partial file.
 Status CopyFileAtomic(const std::filesystem::path& from, const std::filesystem::path& to);
 
+// Copies the model `from` to `to` as CopyFileAtomic does, and its external data file
+// (ExternalDataPath) when it has one: to ExternalDataPath(`to`), written first so that `to` never
+// names a data file that is not there yet, with the model's locations renamed to match.
+Status CopyModelAtomic(const std::filesystem::path& from, const std::filesystem::path& to);
+
 // The cache's record of a finished conversion whose output is `out`.
 CachedConversion ToCached(const ConversionRecord& record, const std::filesystem::path& out,
                           const std::vector<std::string>& notes);

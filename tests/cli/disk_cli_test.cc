@@ -1,6 +1,7 @@
 // Issue 10's disk findings on the real binary: atomic writes never follow a symlink planted in a
 // shared folder (finding 5), a cache entry in use is never pruned (finding 8), and a read-only or
-// full cache never fails a conversion that can run without it (finding 9).
+// full cache never fails a conversion that can run without it, and ORT's optimized model of a
+// model with external data keeps its weights beside it (finding 9).
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "convgate/core/file_util.h"
+#include "graph/onnx_test_util.h"
 #include "testing/cli_fixture.h"
 
 namespace convgate {
@@ -232,6 +234,66 @@ TEST_F(DiskCliTest, ACacheThatFillsUpDuringAConversionRetriesItOutside) {
       << Notes(record);
   EXPECT_EQ(record["attempts"], 1) << r.out;
   EXPECT_EQ(Convgate({"compare", kTinyCnn, Path("out.onnx")}).exit_code, 0);
+}
+
+// A 1x64 @ 64x64 MatMul whose weights (16 KiB, over ORT's 1 KiB threshold for external
+// initializers) live in `dir`/weights.bin, as a model too large for one protobuf keeps them.
+void WriteExternalDataModel(const fs::path& dir) {
+  onnx::ModelProto model = testing::ParseOnnxText(R"(
+    <ir_version: 8, opset_import: ["" : 17]>
+    external (float[1,64] x) => (float[1,64] y) { y = MatMul(x, w) }
+  )");
+  constexpr int kSide = 64;
+  std::vector<float> weights(kSide * kSide);
+  for (size_t idx = 0; idx < weights.size(); ++idx) weights[idx] = 0.125f * (idx % 7) - 0.375f;
+  onnx::TensorProto* w = model.mutable_graph()->add_initializer();
+  w->set_name("w");
+  w->set_data_type(onnx::TensorProto::FLOAT);
+  w->add_dims(kSide);
+  w->add_dims(kSide);
+  w->set_data_location(onnx::TensorProto::EXTERNAL);
+  const std::string length = std::to_string(weights.size() * sizeof(float));
+  for (const auto& [key, value] : {std::pair<std::string, std::string>{"location", "weights.bin"},
+                                   {"offset", "0"},
+                                   {"length", length}}) {
+    onnx::StringStringEntryProto* entry = w->add_external_data();
+    entry->set_key(key);
+    entry->set_value(value);
+  }
+  fs::create_directories(dir);
+  std::ofstream(dir / "weights.bin", std::ios::binary)
+      .write(reinterpret_cast<const char*>(weights.data()),
+             static_cast<std::streamsize>(weights.size() * sizeof(float)));
+  testing::WriteModel(model, dir / "model.onnx");
+}
+
+// Finding 9: ORT wrote an optimized model naming the source's weights.bin relative to a folder
+// it is not in (and no data of its own), so every such conversion failed ONNX's checker, exit 3.
+TEST_F(DiskCliTest, OrtOptimizedWritesTheExternalDataBesideTheOutput) {
+  WriteExternalDataModel(dir_ / "src");
+  const std::string source = Path("src/model.onnx");
+  ProcessResult first = Convgate(
+      {"convert", source, "--to", "ort-optimized:basic", "-o", Path("out/opt.onnx"), "--json"});
+  ASSERT_EQ(first.exit_code, 0) << Describe(first);
+  // A second output in the same folder (a cache hit) gets a data file of its own name.
+  ProcessResult second = Convgate(
+      {"convert", source, "--to", "ort-optimized:basic", "-o", Path("out/second.onnx"), "--json"});
+  ASSERT_EQ(second.exit_code, 0) << Describe(second);
+  EXPECT_EQ(Record(second)["cache"]["hit"], true) << second.out;
+  EXPECT_TRUE(fs::exists(Path("out/opt.onnx.data")));
+  EXPECT_TRUE(fs::exists(Path("out/second.onnx.data")));
+  EXPECT_NE(Notes(Record(first)).find("opt.onnx.data (external data)"), std::string::npos)
+      << Notes(Record(first));
+  // The outputs stand on their own: ONNX Runtime loads each, with its data, and it computes what
+  // the source does.
+  fs::remove_all(Cache());
+  for (const char* output : {"out/opt.onnx", "out/second.onnx"}) {
+    ProcessResult compared = Convgate({"compare", source, Path(output)});
+    EXPECT_EQ(compared.exit_code, 0) << output << ": " << Describe(compared);
+  }
+  // verify without -o reads the optimized model in the cache entry, its data beside it.
+  ProcessResult verified = Convgate({"verify", source, "--to", "ort-optimized:extended"});
+  EXPECT_EQ(verified.exit_code, 0) << Describe(verified);
 }
 
 }  // namespace
