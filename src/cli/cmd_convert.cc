@@ -41,13 +41,13 @@ class ConvertCommand : public Command {
     if (output_.json) {
       std::cout << DumpJson(report::ConversionJson(shown), output_) << "\n";
     } else if (record.ok()) {
-      std::cout << report::ConversionText(shown);
+      std::cout << ForTerminal(report::ConversionText(shown));
     }
     if (record.ok()) return ExitCode::kPassed;
     std::cerr << "convgate: error (convert, " << convert::ConversionErrorName(failed.error)
-              << "): " << record.status().message() << "\n";
+              << "): " << ForTerminal(record.status().message()) << "\n";
     if (!failed.log_tail.empty() && !output_.json) {
-      std::cerr << "converter output (last lines):\n" << failed.log_tail << "\n";
+      std::cerr << "converter output (last lines):\n" << ForTerminal(failed.log_tail) << "\n";
     }
     return convert::ExitCodeFor(failed.error);
   }

@@ -34,7 +34,8 @@ class InspectCommand : public Command {
   ExitCode Execute(report::Invocation&) override {
     Result<report::Inspection> inspection = report::InspectPath(path_);
     if (!inspection.ok()) return ReportError(gate::Stage::kLoad, inspection.status());
-    std::cout << (output_.json ? DumpJson(inspection->json, output_) + "\n" : inspection->text);
+    std::cout << (output_.json ? DumpJson(inspection->json, output_) + "\n"
+                               : ForTerminal(inspection->text));
     return ExitCode::kPassed;
   }
 

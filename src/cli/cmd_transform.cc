@@ -99,7 +99,7 @@ class TransformCommand : public Command {
     if (output_.json) {
       std::cout << DumpJson(transform::TransformJson(record), output_) << "\n";
     } else {
-      std::cout << transform::TransformText(record, list_transformed_);
+      std::cout << ForTerminal(transform::TransformText(record, list_transformed_));
     }
   }
 

@@ -70,11 +70,7 @@ void AddConversionFlags(FlagSet& flags, convert::ConversionRequest& request, Con
            .value_name = "KIND",
            .help = KindsHelp(use),
            .examples = {"opset:17", "fp16", "ort-optimized:all", "onnx"},
-           .apply = [&request](const std::string& value) -> Status {
-             if (value.empty()) return Status::InvalidArgument("the kind is empty");
-             request.kind = value;
-             return Status::OK();
-           }},
+           .apply = StoreNonEmpty("kind", request.kind)},
       Flag{.name = "--param",
            .value_name = "KEY=VALUE",
            .help = "A conversion parameter (repeatable); each kind's parameters and their "
@@ -107,11 +103,7 @@ void AddConversionFlags(FlagSet& flags, convert::ConversionRequest& request, Con
                        ? "Where to write the converted model"
                        : "Where the converted model goes (otherwise it stays in the cache)",
            .examples = {"converted.onnx"},
-           .apply = [&request](const std::string& value) -> Status {
-             if (value.empty()) return Status::InvalidArgument("the path is empty");
-             request.output = value;
-             return Status::OK();
-           }},
+           .apply = StoreNonEmpty("path", request.output)},
       DurationFlag("--timeout", "Time each conversion attempt may take", {"300", "20m"},
                    request.timeout_seconds),
       Flag{.name = "--retries",
@@ -132,11 +124,7 @@ void AddConversionFlags(FlagSet& flags, convert::ConversionRequest& request, Con
            .help = "Conversion cache folder",
            .default_text = "${CONVGATE_CACHE_DIR:-~/.cache/convgate}",
            .examples = {"/tmp/convgate-cache"},
-           .apply = [&request](const std::string& value) -> Status {
-             if (value.empty()) return Status::InvalidArgument("the folder is empty");
-             request.cache_dir = value;
-             return Status::OK();
-           }},
+           .apply = StoreNonEmpty("folder", request.cache_dir)},
       Flag{.name = "--no-cache",
            .help = "Neither read nor write the conversion cache",
            .arity = FlagArity::kSwitch,

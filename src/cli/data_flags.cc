@@ -99,11 +99,7 @@ void AddDataFlags(FlagSet& flags, gate::DataOptions& options) {
                    "sample_<i>/<name> members: several), .npy (single-input models), a folder of "
                    "<name>.npy, or an ONNX test-case folder",
            .examples = {"inputs.npz"},
-           .apply = [&options](const std::string& value) -> Status {
-             if (value.empty()) return Status::InvalidArgument("the path is empty");
-             options.load_inputs = value;
-             return Status::OK();
-           }},
+           .apply = StoreNonEmpty("path", options.load_inputs)},
       Flag{.name = "--save-inputs",
            .value_name = "PATH",
            .help = "Write the inputs used: PATH.npz, or a folder (ONNX test-case layout, "
@@ -112,22 +108,14 @@ void AddDataFlags(FlagSet& flags, gate::DataOptions& options) {
            .examples = {"inputs.npz", "case_dir/"},
            // gate::internal::CheckSavePaths refuses, before anything runs, a path that would
            // lose data or is neither an .npz nor a folder.
-           .apply = [&options](const std::string& value) -> Status {
-             if (value.empty()) return Status::InvalidArgument("the path is empty");
-             options.save_inputs = value;
-             return Status::OK();
-           }},
+           .apply = StoreNonEmpty("path", options.save_inputs)},
       Flag{.name = "--save-outputs",
            .value_name = "PATH",
            .help = "Write the outputs (run: the model's; compare: the source's) to PATH.npz or a "
                    "folder (ONNX test-case layout: output_K.pb, beside input_K.pb when "
                    "--save-inputs names the same folder), to compare later targets against",
            .examples = {"outputs.npz", "case_dir/"},
-           .apply = [&options](const std::string& value) -> Status {
-             if (value.empty()) return Status::InvalidArgument("the path is empty");
-             options.save_outputs = value;
-             return Status::OK();
-           }},
+           .apply = StoreNonEmpty("path", options.save_outputs)},
       IntegerFlag("--threads", "N", "Intra-op threads for inference (0: the runtime's choice)",
                   {"2"}, 0, 1024, options.threads),
   });

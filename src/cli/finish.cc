@@ -26,10 +26,10 @@ double ProcessSeconds() {
 ExitCode ReportError(gate::Stage stage, const Status& status) {
   const gate::GateError error{stage, status};
   if (stage == gate::Stage::kFlags) {
-    std::cerr << "convgate: " << status.message() << "\n"
+    std::cerr << "convgate: " << ForTerminal(status.message()) << "\n"
               << "Run 'convgate --help' or 'convgate COMMAND --help' for usage.\n";
   } else {
-    std::cerr << "convgate: " << report::ErrorLine(error) << "\n";
+    std::cerr << "convgate: " << ForTerminal(report::ErrorLine(error)) << "\n";
   }
   return gate::ExitCodeFor(error);
 }
@@ -42,7 +42,7 @@ ExitCode Finish(const OutputOptions& options, const Rendered& rendered) {
     Status status = report::WriteResultFiles(
         options.out_dir, rendered.report, rendered.verify_result, rendered.junit, options.pretty);
     if (!status.ok()) {
-      std::cerr << "convgate: error (write): " << status.message() << "\n";
+      std::cerr << "convgate: error (write): " << ForTerminal(status.message()) << "\n";
       if (exit_code != ExitCode::kInternal) exit_code = ExitCode::kCannotRun;
     }
     written = status.ok();
@@ -50,8 +50,10 @@ ExitCode Finish(const OutputOptions& options, const Rendered& rendered) {
   if (options.json) {
     std::cout << DumpJson(rendered.printed_json.value_or(rendered.report), options) << "\n";
   } else {
-    std::cout << rendered.console;
-    if (written) std::cout << "results in " << FolderForDisplay(options.out_dir) << "\n";
+    std::cout << ForTerminal(rendered.console);
+    if (written) {
+      std::cout << "results in " << ForTerminal(FolderForDisplay(options.out_dir)) << "\n";
+    }
   }
   std::cout.flush();
   if (rendered.error) ReportError(rendered.error->stage, rendered.error->status);

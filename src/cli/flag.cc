@@ -63,11 +63,7 @@ Flag TextFlag(std::string name, std::string value_name, std::string help,
               .value_name = std::move(value_name),
               .help = std::move(help),
               .examples = std::move(examples),
-              .apply = [&target](const std::string& value) -> Status {
-                if (value.empty()) return Status::InvalidArgument("the value is empty");
-                target = value;
-                return Status::OK();
-              }};
+              .apply = StoreNonEmpty("value", target)};
 }
 
 Flag IntegerFlag(std::string name, std::string value_name, std::string help,

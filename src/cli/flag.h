@@ -60,6 +60,17 @@ Flag IntegerFlag(std::string name, std::string value_name, std::string help,
 Flag DurationFlag(std::string name, std::string help, std::vector<std::string> examples,
                   double& seconds);
 
+// A Flag::apply that stores a non-empty value into `target` (a std::string, a path or an optional
+// path); an empty one is refused as "the <what> is empty". `target` must outlive the FlagSet.
+template <typename T>
+std::function<Status(const std::string&)> StoreNonEmpty(std::string what, T& target) {
+  return [what = std::move(what), &target](const std::string& value) -> Status {
+    if (value.empty()) return Status::InvalidArgument("the " + what + " is empty");
+    target = value;
+    return Status::OK();
+  };
+}
+
 // One spelling of a flag taking Polygraphy-style lists, and how to recognise its items.
 struct ListFlag {
   std::string spelling;

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "convgate/compare/agreement_check.h"
@@ -69,7 +70,12 @@ enum class OutputUse {
 void AddOutputFlags(FlagSet& flags, OutputOptions& options, OutputUse use);
 // True when console text should carry ANSI colours (auto: stdout is a TTY and NO_COLOR unset).
 bool UseColor(const OutputOptions& options);
-// JSON text as --pretty asks: indented, or compact.
+// JSON text as --pretty asks: indented, or compact. Never throws (report::DumpJson: bytes that are
+// not UTF-8 are escaped and listed).
 std::string DumpJson(const nlohmann::json& json, const OutputOptions& options);
+// Text for stdout or stderr: EscapeForDisplay (core/utf8.h) on everything but the colour codes
+// (ESC [ digits m) the tables paint with. A name, path or runner's stderr holding invalid UTF-8,
+// ESC or \r then shows as \xNN instead of garbling the line or driving the terminal.
+std::string ForTerminal(std::string_view text);
 
 }  // namespace convgate::cli

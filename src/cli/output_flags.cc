@@ -1,9 +1,13 @@
 // The output group: result files, JSON on stdout, colour.
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 
+#include "convgate/core/utf8.h"
+#include "convgate/report/json_text.h"
 #include "flag_groups.h"
 
 namespace convgate::cli {
@@ -57,8 +61,38 @@ bool UseColor(const OutputOptions& options) {
   return ::isatty(STDOUT_FILENO) == 1 && (no_color == nullptr || no_color[0] == '\0');
 }
 
+namespace {
+
+// Length of the SGR sequence ("\x1b[1m", "\x1b[31m", "\x1b[0m") at text[pos], or 0.
+size_t ColorCodeLength(std::string_view text, size_t pos) {
+  if (text.substr(pos, 2) != "\x1b[") return 0;
+  size_t end = pos + 2;
+  while (end < text.size() &&
+         (std::isdigit(static_cast<unsigned char>(text[end])) || text[end] == ';')) {
+    ++end;
+  }
+  return end < text.size() && text[end] == 'm' ? end + 1 - pos : 0;
+}
+
+}  // namespace
+
+std::string ForTerminal(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  size_t pos = 0;
+  while (pos < text.size()) {
+    const size_t escape = std::min(text.find('\x1b', pos), text.size());
+    out += EscapeForDisplay(text.substr(pos, escape - pos));
+    if (escape == text.size()) break;
+    const size_t color = ColorCodeLength(text, escape);
+    out += color > 0 ? std::string(text.substr(escape, color)) : EscapeForDisplay("\x1b");
+    pos = escape + std::max<size_t>(color, 1);
+  }
+  return out;
+}
+
 std::string DumpJson(const nlohmann::json& json, const OutputOptions& options) {
-  return options.pretty ? json.dump(2) : json.dump();
+  return report::DumpJson(json, options.pretty ? 2 : -1);
 }
 
 }  // namespace convgate::cli

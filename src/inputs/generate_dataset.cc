@@ -111,6 +111,7 @@ Result<Shape> DeclaredShape(const TensorInfo& info, const Bindings& bindings,
                                    ":DIMS");
   }
   std::vector<int64_t> dims;
+  bool bound_by_flags = false;
   for (size_t axis = 0; axis < info.shape.size(); ++axis) {
     const Dim& dim = info.shape[axis];
     const std::string where = "input '" + info.name + "' dim " + std::to_string(axis);
@@ -122,6 +123,7 @@ Result<Shape> DeclaredShape(const TensorInfo& info, const Bindings& bindings,
                       ":DIMS");
     } else if (auto it = bindings.find(dim.symbol); it != bindings.end()) {
       dims.push_back(it->second.value);
+      bound_by_flags = true;
     } else {
       dims.push_back(1);
       if (noted_symbols.insert(dim.symbol).second) {
@@ -131,8 +133,13 @@ Result<Shape> DeclaredShape(const TensorInfo& info, const Bindings& bindings,
     }
   }
   Result<Shape> shape = Shape::Make(std::move(dims));
-  if (!shape.ok()) return shape.status().WithContext("input '" + info.name + "'");
-  return shape;
+  if (shape.ok()) return shape;
+  // Too many elements: a usage error when a --dim or --shape value bound one of the dims; the
+  // model's own dims alone describe an input convgate cannot make (exit 3, not 2).
+  const Status error = shape.status().WithContext("input '" + info.name + "'");
+  if (bound_by_flags) return error;
+  return Status::Unimplemented(error.message() + " as the model declares it: convgate cannot " +
+                               "generate it");
 }
 
 // Everything needed to draw one input's values.
@@ -148,8 +155,8 @@ Result<InputPlan> PlanInput(const TensorInfo& info, const InputOptions& options,
                             const Bindings& bindings, std::set<std::string>& noted_symbols,
                             std::vector<std::string>& notes) {
   if (!info.dtype) {
-    return Status::InvalidArgument("input '" + info.name + "' has type " + info.type_name +
-                                   ", which convgate cannot generate");
+    return Status::Unimplemented("input '" + info.name + "' has type " + info.type_name +
+                                 ", which convgate cannot generate");
   }
   if (*info.dtype == DType::kString) {
     // Random strings would say nothing about a model: text inputs must be real text.

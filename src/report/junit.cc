@@ -4,16 +4,21 @@
 #include <sstream>
 
 #include "agreement_report.h"
+#include "convgate/core/utf8.h"
 #include "convgate/report/report.h"
 #include "per_node_report.h"
 
 namespace convgate::report {
 namespace {
 
+// XML 1.0 text: the document says it is UTF-8, and XML cannot hold most control characters even
+// as references, so invalid bytes and controls are spelled \xNN (EscapeForDisplay) before the
+// markup characters become entities.
 std::string Escape(const std::string& text) {
+  const std::string shown = EscapeForDisplay(text);
   std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
+  out.reserve(shown.size());
+  for (char c : shown) {
     switch (c) {
       case '&':
         out += "&amp;";
@@ -28,12 +33,7 @@ std::string Escape(const std::string& text) {
         out += "&quot;";
         break;
       default:
-        // XML 1.0 forbids most control characters; tensor names should not hold them anyway.
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') {
-          out += '?';
-        } else {
-          out += c;
-        }
+        out += c;
     }
   }
   return out;

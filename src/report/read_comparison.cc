@@ -5,27 +5,34 @@
 namespace convgate::report::internal {
 namespace {
 
+// A flat index, or -1 for none.
+int64_t FlatIndexOrNone(const JsonFields& json, std::string_view key) {
+  const int64_t flat = json.Int(key);
+  if (flat < -1) json.Fail(key, "expected a flat index or -1, got " + std::to_string(flat));
+  return flat;
+}
+
 compare::ValueSummary ValuesFromJson(const JsonFields& json) {
   compare::ValueSummary values;
   values.min = json.Number("min");
   values.max = json.Number("max");
   values.mean = json.Number("mean");
-  values.finite = json.Int("finite");
-  values.nan = json.Int("nan");
-  values.pos_inf = json.Int("pos_inf");
-  values.neg_inf = json.Int("neg_inf");
+  values.finite = json.Count("finite");
+  values.nan = json.Count("nan");
+  values.pos_inf = json.Count("pos_inf");
+  values.neg_inf = json.Count("neg_inf");
   return values;
 }
 
 compare::NonFiniteSplit NonFiniteFromJson(const JsonFields& json) {
   compare::NonFiniteSplit split;
-  split.introduced_nan = json.Int("introduced_nan");
-  split.introduced_inf = json.Int("introduced_inf");
-  split.inherited = json.Int("inherited");
-  split.shared_nan = json.Int("shared_nan");
-  split.shared_inf = json.Int("shared_inf");
-  split.first_introduced = json.Int("first_introduced");
-  split.first_inherited = json.Int("first_inherited");
+  split.introduced_nan = json.Count("introduced_nan");
+  split.introduced_inf = json.Count("introduced_inf");
+  split.inherited = json.Count("inherited");
+  split.shared_nan = json.Count("shared_nan");
+  split.shared_inf = json.Count("shared_inf");
+  split.first_introduced = FlatIndexOrNone(json, "first_introduced");
+  split.first_inherited = FlatIndexOrNone(json, "first_inherited");
   return split;
 }
 
@@ -34,8 +41,11 @@ compare::ElementReport ElementFromJson(const JsonFields& parent, std::string_vie
   compare::ElementReport element;
   if (parent.Raw(key).is_null()) return element;
   const JsonFields json = parent.Object(key);
-  element.flat = json.Int("flat_index");
+  element.flat = json.Count("flat_index");
   element.index = json.Ints("index");
+  for (int64_t coordinate : element.index) {
+    if (coordinate < 0) json.Fail("index", "holds the negative " + std::to_string(coordinate));
+  }
   if (json.Raw("source").is_string() && !json.Has("abs_error")) {  // a string comparison
     element.source_text = json.String("source");
     element.target_text = json.String("target");
@@ -51,7 +61,7 @@ compare::ElementReport ElementFromJson(const JsonFields& parent, std::string_vie
 
 compare::ErrorStats ErrorsFromJson(const JsonFields& json) {
   compare::ErrorStats errors;
-  errors.compared = json.Int("compared");
+  errors.compared = json.Count("compared");
   errors.max_abs_error = json.Number("max_abs_error");
   errors.mean_abs_error = json.Number("mean_abs_error");
   errors.max_rel_error = json.Number("max_rel_error");
@@ -74,7 +84,21 @@ void ReadStructure(const JsonFields& json, compare::TensorComparison& cmp) {
   cmp.values_compared = json.Bool("values_compared");
   cmp.exact = json.Bool("exact");
   cmp.tolerance = {json.Number("atol"), json.Number("rtol")};
-  cmp.num_elements = json.Int("num_elements");
+  cmp.num_elements = json.Count("num_elements");
+}
+
+// What every comparison convgate writes satisfies: no more mismatching or compared elements than
+// the output has.
+void CheckCounts(const JsonFields& json, const compare::TensorComparison& cmp) {
+  if (cmp.mismatches > cmp.num_elements) {
+    json.Fail("mismatches", std::to_string(cmp.mismatches) + " is more than num_elements (" +
+                                std::to_string(cmp.num_elements) + ")");
+  }
+  if (cmp.errors.compared > cmp.num_elements) {
+    json.Fail("errors", "compared (" + std::to_string(cmp.errors.compared) +
+                            ") is more than num_elements (" + std::to_string(cmp.num_elements) +
+                            ")");
+  }
 }
 
 }  // namespace
@@ -87,11 +111,12 @@ compare::TensorComparison ComparisonFromJson(const JsonFields& json,
   cmp.target_values = ValuesFromJson(json.Object("target_values"));
   cmp.non_finite = NonFiniteFromJson(json.Object("non_finite"));
   cmp.errors = ErrorsFromJson(json.Object("errors"));
-  cmp.mismatches = json.Int("mismatches");
-  cmp.mismatch_fraction = json.Number("mismatch_fraction");
+  cmp.mismatches = json.Count("mismatches");
+  cmp.mismatch_fraction = json.NumberIn("mismatch_fraction", 0.0, 1.0);
   cmp.atol_to_pass = json.Number("atol_to_pass");
   cmp.rtol_to_pass = json.Number("rtol_to_pass");
   cmp.worst = ElementFromJson(json, "worst_element");
+  CheckCounts(json, cmp);
   cmp.failures =
       json.Has("comparison_failures") ? json.Strings("comparison_failures") : fallback_failures;
   if (json.Has("comparison_notes")) cmp.notes = json.Strings("comparison_notes");

@@ -1,8 +1,10 @@
 // report.json back into a CompareReport, for `convgate check`.
 #include "convgate/report/read_report.h"
 
-#include <fstream>
+#include <limits>
+#include <string>
 
+#include "convgate/core/file_util.h"
 #include "convgate/report/report.h"
 #include "json_reader.h"
 #include "policy_json.h"
@@ -16,6 +18,13 @@ using nlohmann::json;
 
 std::string OptionalString(const JsonFields& json, std::string_view key) {
   return json.Has(key) && json.Raw(key).is_string() ? json.String(key) : "";
+}
+
+// A sample index or count, which the report's structs hold as int.
+int SmallCount(const JsonFields& json, std::string_view key) {
+  const int64_t count = json.Count(key);
+  if (count > std::numeric_limits<int>::max()) json.Fail(key, "is out of range");
+  return static_cast<int>(count);
 }
 
 gate::SideRecord SideFromJson(const JsonFields& json) {
@@ -41,7 +50,7 @@ gate::SideRecord SideFromJson(const JsonFields& json) {
 gate::DatasetRecord DatasetFromJson(const JsonFields& json) {
   gate::DatasetRecord dataset;
   dataset.origin = json.String("origin");
-  dataset.samples = static_cast<int>(json.Int("samples"));
+  dataset.samples = SmallCount(json, "samples");
   for (const JsonFields& tensor : json.Objects("tensors")) {
     dataset.tensors.push_back(
         {tensor.String("name"), tensor.String("dtype"), tensor.Ints("shape")});
@@ -53,9 +62,9 @@ gate::DatasetRecord DatasetFromJson(const JsonFields& json) {
 
 gate::OutputCheck CheckFromJson(const JsonFields& json) {
   gate::OutputCheck check;
-  check.sample = static_cast<int>(json.Int("sample"));
+  check.sample = SmallCount(json, "sample");
   check.output = json.String("output");
-  check.passed = json.String("verdict") == "pass";
+  check.passed = json.OneOf("verdict", {"pass", "fail"}) == "pass";
   check.failures = json.Strings("failures");
   check.hints = json.Strings("hints");
   check.tolerance = {json.Number("atol"), json.Number("rtol")};
@@ -96,12 +105,31 @@ gate::CompareReport FromDocument(const json& document) {
     report.checks.push_back(CheckFromJson(result));
   }
   report.agreements = internal::AgreementsFromJson(root);
-  const std::string verdict = root.String("verdict");
+  const std::string verdict = root.OneOf("verdict", {"pass", "fail"});
   report.verdict = verdict == "pass" ? gate::Verdict::kPass : gate::Verdict::kFail;
   return report;
 }
 
 }  // namespace
+
+Result<gate::CompareReport> ParseCompareReport(std::string_view text, std::string_view what) {
+  const std::string name(what);
+  json document;
+  try {
+    document = json::parse(text);
+  } catch (const json::exception& e) {
+    return Status::DataLoss(name + ": not a JSON report (" + e.what() + ")");
+  }
+  // The field readers throw BadField; this is where it stops.
+  try {
+    internal::RestoreEscapedStrings(document);
+    return FromDocument(document);
+  } catch (const BadField& bad) {
+    return Status::DataLoss(name + ": " + (bad.path.empty() ? "" : bad.path + ": ") + bad.what);
+  } catch (const json::exception& e) {
+    return Status::DataLoss(name + ": malformed report (" + std::string(e.what()) + ")");
+  }
+}
 
 Result<gate::CompareReport> ReadCompareReport(const std::filesystem::path& path) {
   const std::string name = path.string();
@@ -109,21 +137,9 @@ Result<gate::CompareReport> ReadCompareReport(const std::filesystem::path& path)
   if (!std::filesystem::is_regular_file(path, error)) {
     return Status::NotFound(name + ": no such report file");
   }
-  std::ifstream in(path, std::ios::binary);
-  json document;
-  try {
-    document = json::parse(in);
-  } catch (const json::exception& e) {
-    return Status::DataLoss(name + ": not a JSON report (" + e.what() + ")");
-  }
-  // The field readers throw BadField; this is where it stops.
-  try {
-    return FromDocument(document);
-  } catch (const BadField& bad) {
-    return Status::DataLoss(name + ": " + (bad.path.empty() ? "" : bad.path + ": ") + bad.what);
-  } catch (const json::exception& e) {
-    return Status::DataLoss(name + ": malformed report (" + std::string(e.what()) + ")");
-  }
+  Result<std::string> text = ReadFile(path);
+  if (!text.ok()) return text.status();
+  return ParseCompareReport(*text, name);
 }
 
 }  // namespace convgate::report

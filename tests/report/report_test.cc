@@ -1,5 +1,6 @@
 // Rendering of gate results: verify_result.json's exact schema, report.json's encoding of
 // non-finite numbers, JUnit counts and escaping, and the console table.
+#include "convgate/report/json_text.h"
 #include "convgate/report/report.h"
 
 #include <gtest/gtest.h>
@@ -7,6 +8,7 @@
 #include <cmath>
 #include <limits>
 
+#include "convgate/core/utf8.h"
 #include "report/json_util.h"
 #include "report/per_node_report.h"
 #include "report/table.h"
@@ -102,12 +104,46 @@ TEST(ReportJson, NonFiniteNumbersAreStrings) {
   EXPECT_NO_THROW(report.dump());
 }
 
+// Found by fuzz/onnx_model_fuzz.cc (fuzz/regressions/onnx_model/producer_name_not_utf8.onnx):
+// protobuf does not check that a model's strings are UTF-8, and dump() threw on them, so
+// `inspect --json` and every report.json of such a model failed.
+TEST(DumpJson, AModelsBytesThatAreNotUtf8AreWrittenEscaped) {
+  graph::ModelSummary summary;
+  summary.producer_name = "exporter\xaf";
+  TensorInfo output;
+  output.name = "y\xc3";
+  summary.signature.outputs.push_back(output);
+  const json document = ModelSummaryJson(summary);
+  ASSERT_THROW(document.dump(), json::type_error);
+  std::string text;
+  ASSERT_NO_THROW(text = DumpJson(document));
+  EXPECT_NE(text.find(R"(exporter\\xaf)"), std::string::npos) << text;
+  EXPECT_NE(text.find(R"(y\\xc3)"), std::string::npos) << text;
+  EXPECT_NO_THROW(json::parse(text));
+}
+
 TEST(JUnit, CountsAndEscapes) {
   Invocation invocation{"compare", {}, "", 0.5};
   const std::string xml = JUnitXml(FailingCompare(), invocation);
   EXPECT_NE(xml.find("tests=\"2\" failures=\"1\" errors=\"0\""), std::string::npos) << xml;
   EXPECT_NE(xml.find("name=\"sample 0 / bad&lt;&amp;&gt;\""), std::string::npos) << xml;
   EXPECT_EQ(xml.find("bad<&>"), std::string::npos);
+}
+
+// Issue 10: junit.xml says it is UTF-8 and XML 1.0 cannot hold most controls even as references:
+// both are spelled \xNN, so any output name or runner message still makes a document CI can parse.
+TEST(JUnit, BytesAndControlsThatXmlCannotHoldAreSpelledOut) {
+  Invocation invocation{"compare", {}, "", 0.5};
+  gate::CompareReport report = FailingCompare();
+  report.checks[1].output = "y\xff\x1b[2J\r\x01";
+  report.target.path = "b\xfe.onnx";
+  const std::string xml = JUnitXml(report, invocation);
+  EXPECT_EQ(FindInvalidUtf8(xml), std::nullopt);
+  for (char c : xml) {
+    EXPECT_TRUE(static_cast<unsigned char>(c) >= 0x20 || c == '\n') << static_cast<int>(c);
+  }
+  EXPECT_NE(xml.find("name=\"sample 0 / y\\xff\\x1b[2J\\x0d\\x01\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("value=\"b\\xfe.onnx\""), std::string::npos) << xml;
 }
 
 // Issue 9: the classname was "convgate.compare./path/to/b.onnx", which a CI page splits at every

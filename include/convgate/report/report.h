@@ -55,8 +55,10 @@ std::string ModelSummaryText(const graph::ModelSummary& summary);
 std::string ErrorLine(const gate::GateError& error);
 
 // Writes report.json, verify_result.json and junit.xml into `dir` (created if needed), each
-// atomically. Files written before a failure are kept. JSON is compact unless `pretty` (a report
-// of hundreds of samples is several times larger indented).
+// atomically and each whatever became of the others: the error, if any, names every file that
+// could not be written. JSON goes through DumpJson (json_text.h), so any bytes in names and paths
+// are written escaped, never refused. JSON is compact unless `pretty` (a report of hundreds of
+// samples is several times larger indented).
 Status WriteResultFiles(const std::filesystem::path& dir, const nlohmann::json& report,
                         const nlohmann::json& verify_result, const std::string& junit,
                         bool pretty = false);
