@@ -11,7 +11,8 @@ namespace {
 
 constexpr char kInspectExitCodes[] =
     "Exit codes: 0 shown; 2 usage error; 3 the file is missing, empty, truncated, of no format "
-    "convgate knows, not a regular file (a FIFO, a device) or over a limit; 4 internal error.";
+    "convgate knows, not a regular file (a FIFO, a device) or over a limit; 4 internal error; "
+    "130/143 interrupted by SIGINT/SIGTERM.";
 
 class InspectCommand : public Command {
  public:

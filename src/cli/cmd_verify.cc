@@ -9,7 +9,8 @@ namespace {
 constexpr char kVerifyExitCodes[] =
     "Exit codes: 0 the gate passed; 1 a check failed (sanity or comparison); 2 usage error, found "
     "before converting; 3 the conversion failed or a model or input could not be loaded or run; "
-    "4 internal error. A failed gate still writes every result file.";
+    "4 internal error; 130/143 interrupted by SIGINT/SIGTERM. A failed gate still writes every "
+    "result file.";
 
 class VerifyCommand : public Command {
  public:

@@ -75,7 +75,10 @@ AttemptResult RunBuiltinIsolated(const BuiltinFn& convert, const std::filesystem
   }
   AttemptResult attempt = AttemptFromProcess(*run);
   if (!attempt.ok()) {
-    if (run->signal != 0) attempt.problem = "the conversion process crashed: it " + attempt.problem;
+    // A signal it did not get from convgate (a timeout or an interrupt) is a crash.
+    if (run->signal != 0 && !run->timed_out && run->interrupted_by == 0) {
+      attempt.problem = "the conversion process crashed: it " + attempt.problem;
+    }
     return attempt;
   }
   AttemptResult reported = ReadChildReport(result_path);

@@ -2,10 +2,13 @@
 
 #include <fcntl.h>
 #include <openssl/evp.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <utility>
@@ -79,6 +82,27 @@ std::string ToHex(const unsigned char* digest, unsigned int size) {
     hex.push_back(kDigits[digest[i] & 0xF]);
   }
   return hex;
+}
+
+// Names tried before giving up: the first is "<target>.tmp-<pid>", the rest random, so only a
+// folder full of planted names could exhaust them.
+constexpr int kPendingNameAttempts = 100;
+
+// Six characters of [a-z0-9] from the kernel's random source (the clock if it fails).
+std::string RandomSuffix() {
+  static const char kChars[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+  unsigned char bytes[6] = {};
+  if (::getrandom(bytes, sizeof(bytes), GRND_NONBLOCK) != static_cast<ssize_t>(sizeof(bytes))) {
+    uint64_t seed =
+        static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+    for (unsigned char& byte : bytes) {
+      seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+      byte = static_cast<unsigned char>(seed >> 56);
+    }
+  }
+  std::string suffix;
+  for (unsigned char byte : bytes) suffix.push_back(kChars[byte % (sizeof(kChars) - 1)]);
+  return suffix;
 }
 
 struct DigestContextDeleter {
@@ -191,34 +215,72 @@ Result<std::string> ReadFile(const std::filesystem::path& path, uint64_t max_byt
   return file.ReadRest();
 }
 
-Status WriteFileAtomic(const std::filesystem::path& path, std::string_view contents) {
-  const std::filesystem::path tmp = path.string() + ".tmp-" + std::to_string(::getpid());
-  {
-    FileDescriptor fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-    if (fd.get() < 0) return IoError(tmp, "cannot create", errno);
-    size_t written = 0;
-    while (written < contents.size()) {
-      ssize_t n = ::write(fd.get(), contents.data() + written, contents.size() - written);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        int err = errno;
-        ::unlink(tmp.c_str());
-        return IoError(tmp, "cannot write", err);
-      }
-      written += static_cast<size_t>(n);
-    }
-    if (::fsync(fd.get()) != 0 || ::close(fd.Release()) != 0) {
-      int err = errno;
-      ::unlink(tmp.c_str());
-      return IoError(tmp, "cannot flush", err);
-    }
+Result<PendingFile> PendingFile::Create(const std::filesystem::path& target) {
+  const std::string base = target.string() + ".tmp-" + std::to_string(::getpid());
+  std::string name = base;
+  for (int attempt = 0; attempt < kPendingNameAttempts; ++attempt) {
+    const int fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd >= 0) return PendingFile(target, name, fd);
+    // Taken: planted by someone else, or left by a crashed process with this pid. Never reused.
+    if (errno != EEXIST) return IoError(name, "cannot create", errno);
+    name = base + "-" + RandomSuffix();
   }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    int err = errno;
-    ::unlink(tmp.c_str());
-    return IoError(path, "cannot rename into place", err);
+  return Status::Unavailable("cannot create a temporary file beside " + target.string() + ": " +
+                             std::to_string(kPendingNameAttempts) + " names were taken");
+}
+
+PendingFile::PendingFile(std::filesystem::path target, std::filesystem::path path, int fd)
+    : target_(std::move(target)), path_(std::move(path)), fd_(fd) {}
+
+PendingFile::PendingFile(PendingFile&& other) noexcept
+    : target_(std::move(other.target_)), path_(std::move(other.path_)), fd_(other.fd_) {
+  other.path_.clear();
+  other.fd_ = -1;
+}
+
+PendingFile::~PendingFile() {
+  CloseFd();
+  if (!path_.empty()) ::unlink(path_.c_str());
+}
+
+void PendingFile::CloseFd() {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+}
+
+Status PendingFile::Write(std::string_view bytes) {
+  size_t written = 0;
+  while (written < bytes.size()) {
+    const ssize_t n = ::write(fd_, bytes.data() + written, bytes.size() - written);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return IoError(path_, "cannot write", errno);
+    }
+    written += static_cast<size_t>(n);
   }
   return Status::OK();
+}
+
+Status PendingFile::Commit() {
+  if (fd_ >= 0) {
+    if (::fsync(fd_) != 0) return IoError(path_, "cannot flush", errno);
+    const int fd = fd_;
+    fd_ = -1;
+    if (::close(fd) != 0) return IoError(path_, "cannot flush", errno);
+  } else {
+    CONVGATE_RETURN_IF_ERROR(SyncFile(path_));
+  }
+  if (::rename(path_.c_str(), target_.c_str()) != 0) {
+    return IoError(target_, "cannot rename into place", errno);
+  }
+  path_.clear();
+  return Status::OK();
+}
+
+Status WriteFileAtomic(const std::filesystem::path& path, std::string_view contents) {
+  CONVGATE_ASSIGN_OR_RETURN(PendingFile file, PendingFile::Create(path));
+  CONVGATE_RETURN_IF_ERROR(file.Write(contents));
+  return file.Commit();
 }
 
 Result<std::string> Sha256File(const std::filesystem::path& path) {

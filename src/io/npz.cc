@@ -278,7 +278,7 @@ Status WriteArchive(const std::filesystem::path& tmp, const TensorMap& tensors,
     return Status::Unavailable("cannot write " + tmp.string() + ": " + zip_strerror(archive.get()));
   }
   archive.release();  // zip_close freed it
-  return SyncFile(tmp);
+  return Status::OK();
 }
 
 }  // namespace
@@ -341,17 +341,12 @@ Status WriteNpz(const std::filesystem::path& path, const TensorMap& tensors,
                 const NpzWriteOptions& options) {
   if (tensors.empty()) return WriteFileAtomic(path, kEmptyZip);
   CONVGATE_ASSIGN_OR_RETURN(const std::vector<NpyParts> parts, SerializeMembers(path, tensors));
-  const std::filesystem::path tmp = path.string() + ".tmp-" + std::to_string(::getpid());
-  Status status = WriteArchive(tmp, tensors, parts, options);
-  if (status.ok() && ::rename(tmp.c_str(), path.c_str()) != 0) {
-    status = Status::Unavailable("cannot rename " + tmp.string() + " to " + path.string() + ": " +
-                                 std::strerror(errno));
-  }
-  if (!status.ok()) {
-    std::error_code ec;
-    std::filesystem::remove(tmp, ec);
-  }
-  return status;
+  // libzip writes a temporary file of its own (mkstemp) and renames it over the pending file,
+  // which exists, so libzip never opens a name someone else could have chosen.
+  CONVGATE_ASSIGN_OR_RETURN(PendingFile pending, PendingFile::Create(path));
+  pending.CloseFd();
+  CONVGATE_RETURN_IF_ERROR(WriteArchive(pending.path(), tensors, parts, options));
+  return pending.Commit();
 }
 
 }  // namespace convgate::io

@@ -120,3 +120,76 @@ TEST(Limits, DefaultsDeriveFromUsableMemory) {
 
 }  // namespace
 }  // namespace convgate
+
+namespace convgate {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Issue 10, finding 5: someone who can write to a shared --out folder plants a symlink where the
+// writer's temporary file will be ("<path>.tmp-<pid>" is easy to guess). The writer must never
+// write through it.
+class PlantedSymlinkTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("convgate_planted_" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_ / "out");
+    victim_ = dir_ / "victim";
+    ASSERT_TRUE(WriteFileAtomic(victim_, "precious").ok());
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Plants "<target>.tmp-<this pid>" -> `to`.
+  void Plant(const fs::path& target, const fs::path& to) {
+    fs::create_symlink(to, target.string() + ".tmp-" + std::to_string(::getpid()));
+  }
+
+  fs::path dir_;
+  fs::path victim_;
+};
+
+TEST_F(PlantedSymlinkTest, AtomicWritesNeverWriteThroughAPlantedTemporaryName) {
+  const fs::path report = dir_ / "out" / "report.json";
+  Plant(report, victim_);
+  ASSERT_TRUE(WriteFileAtomic(report, "{}").ok());
+  EXPECT_EQ(*ReadFile(victim_), "precious");
+  EXPECT_EQ(*ReadFile(report), "{}");
+  EXPECT_FALSE(fs::is_symlink(report));
+  // The planted link is someone else's: left as it was, and no temporary file of ours remains.
+  EXPECT_TRUE(fs::is_symlink(report.string() + ".tmp-" + std::to_string(::getpid())));
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_ / "out"), fs::directory_iterator()), 2);
+}
+
+TEST_F(PlantedSymlinkTest, ADanglingPlantedLinkCreatesNothingAtItsTarget) {
+  const fs::path report = dir_ / "out" / "junit.xml";
+  const fs::path would_be_created = dir_ / "created-by-symlink";
+  Plant(report, would_be_created);
+  ASSERT_TRUE(WriteFileAtomic(report, "<x/>").ok());
+  EXPECT_FALSE(fs::exists(would_be_created));
+  EXPECT_EQ(*ReadFile(report), "<x/>");
+}
+
+TEST_F(PlantedSymlinkTest, ASymlinkAtTheTargetItselfIsReplacedNotFollowed) {
+  const fs::path report = dir_ / "out" / "verify_result.json";
+  fs::create_symlink(victim_, report);
+  ASSERT_TRUE(WriteFileAtomic(report, "{}").ok());
+  EXPECT_EQ(*ReadFile(victim_), "precious");
+  EXPECT_FALSE(fs::is_symlink(report));
+  EXPECT_EQ(*ReadFile(report), "{}");
+}
+
+TEST_F(PlantedSymlinkTest, APendingFileThatIsNotCommittedLeavesNothing) {
+  const fs::path target = dir_ / "out" / "model.onnx";
+  {
+    Result<PendingFile> pending = PendingFile::Create(target);
+    ASSERT_TRUE(pending.ok()) << pending.status().ToString();
+    ASSERT_TRUE(pending->Write("half").ok());
+  }
+  EXPECT_TRUE(fs::is_empty(dir_ / "out"));
+  Result<PendingFile> missing = PendingFile::Create(dir_ / "no-such-folder" / "x");
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace convgate

@@ -2,11 +2,13 @@
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <string>
 #include <vector>
 
+#include "convgate/core/file_util.h"
 #include "convgate/core/limits.h"
 #include "convgate/io/npy.h"
 #include "io/io_test_util.h"
@@ -313,6 +315,26 @@ TEST(Npz, EveryTruncationFailsCleanly) {
       ASSERT_FALSE(parsed.ok()) << length;
       EXPECT_NE(parsed.status().message().find("prefix"), std::string::npos);
     }
+  }
+}
+
+// Issue 10, finding 5: a symlink planted at the name the writer's temporary file used to have
+// ("<path>.tmp-<pid>") is never written through, for every archive (the empty one is written
+// by hand, the others by libzip).
+TEST(Npz, NeverWritesThroughASymlinkPlantedAtTheTemporaryName) {
+  TempDir dir;
+  const std::filesystem::path victim = dir / "victim";
+  ASSERT_TRUE(WriteFileAtomic(victim, "precious").ok());
+  for (const TensorMap& tensors : {EveryDTypeMap(), TensorMap()}) {
+    const std::filesystem::path path = dir / (tensors.empty() ? "empty.npz" : "inputs.npz");
+    const std::filesystem::path planted = path.string() + ".tmp-" + std::to_string(::getpid());
+    std::filesystem::create_symlink(victim, planted);
+    ASSERT_TRUE(WriteNpz(path, tensors).ok());
+    EXPECT_EQ(testing::ReadAll(victim), "precious");
+    EXPECT_TRUE(std::filesystem::is_symlink(planted));
+    Result<TensorMap> back = ReadNpz(path);
+    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    ExpectSameMaps(*back, tensors);
   }
 }
 

@@ -74,8 +74,45 @@ Result<std::string> ReadFile(const std::filesystem::path& path,
                              uint64_t max_bytes = kMaxWholeFileBytes,
                              std::string_view limit_name = "protobuf cannot parse more");
 
-// Writes to "<path>.tmp-<pid>" in the same directory, fsyncs, then renames over `path`, so a crash
-// or a full disk never leaves a half-written result file where a complete one was expected.
+// A file written in place of `target`, then renamed over it, so a crash or a full disk never
+// leaves a half-written file where a complete one was expected. The file is new: created
+// beside `target` as "<target>.tmp-<pid>", or "<target>.tmp-<pid>-<random>" when that name is
+// taken, always with O_CREAT | O_EXCL | O_NOFOLLOW (mode 0644 before the umask). So a file or
+// symlink someone planted at a name they guessed (in a shared --out folder) is never opened, let
+// alone written through; and the rename replaces a symlink at `target` itself, not its target.
+// Removed by the destructor unless committed.
+class PendingFile {
+ public:
+  // Unavailable (NotFound when the folder is missing) naming the path and strerror.
+  static Result<PendingFile> Create(const std::filesystem::path& target);
+
+  PendingFile(PendingFile&& other) noexcept;
+  PendingFile& operator=(PendingFile&&) = delete;
+  PendingFile(const PendingFile&) = delete;
+  PendingFile& operator=(const PendingFile&) = delete;
+  ~PendingFile();
+
+  // Where to write: the descriptor (open for writing), or the path for a writer that opens it
+  // itself (libzip writes a file of its own and renames it over this one).
+  int fd() const { return fd_; }
+  const std::filesystem::path& path() const { return path_; }
+  const std::filesystem::path& target() const { return target_; }
+  // Writes all of `bytes` at the descriptor's position. Errors name the file.
+  Status Write(std::string_view bytes);
+  // Closes the descriptor early, for writers that open the path themselves.
+  void CloseFd();
+  // fsyncs the file, then renames it over the target.
+  Status Commit();
+
+ private:
+  PendingFile(std::filesystem::path target, std::filesystem::path path, int fd);
+
+  std::filesystem::path target_;
+  std::filesystem::path path_;  // empty once committed or moved from
+  int fd_ = -1;
+};
+
+// Writes `contents` to `path` through a PendingFile.
 Status WriteFileAtomic(const std::filesystem::path& path, std::string_view contents);
 
 // fsyncs a file written by someone else (libzip, a converter, a copy) before it is renamed into
