@@ -86,18 +86,22 @@ Result<std::unique_ptr<OrtModel>> OrtModel::Load(const std::filesystem::path& mo
   // Before the stamp, which cannot take the size of a FIFO or a device and would say so vaguely.
   CONVGATE_RETURN_IF_ERROR(CheckRegularFile(model_path));
   CONVGATE_ASSIGN_OR_RETURN(model->stamp_, StampOf(model_path));
-  // The bytes are dropped after loading; a session for intermediate values re-reads the file
-  // (checking its stamp) rather than keeping a second copy of every model in memory.
-  CONVGATE_ASSIGN_OR_RETURN(std::string bytes, ReadFile(model_path));
-  CONVGATE_ASSIGN_OR_RETURN(graph::ModelSummary summary,
-                            graph::SummarizeOnnxModelBytes(bytes, model_path));
+  // The bytes are dropped once summarized and ORT reads the file itself, so no copy of the model
+  // is held while ORT builds its own; the stamp, checked again after, says it read the same file.
+  // A session for intermediate values re-reads the file, checking the stamp first.
+  graph::ModelSummary summary;
+  {
+    CONVGATE_ASSIGN_OR_RETURN(std::string bytes, ReadFile(model_path));
+    CONVGATE_ASSIGN_OR_RETURN(summary, graph::SummarizeOnnxModelBytes(bytes, model_path));
+  }
   model->signature_ = std::move(summary.signature);
   model->has_external_data_ = summary.has_external_data;
   CONVGATE_RETURN_IF_ERROR(CheckExternalDataFiles(model_path, summary.external_data_files));
   CONVGATE_RETURN_IF_ERROR(CheckNoNulInNames(model->signature_.inputs, "input", model_path));
   CONVGATE_RETURN_IF_ERROR(CheckNoNulInNames(model->signature_.outputs, "output", model_path));
   CONVGATE_ASSIGN_OR_RETURN(model->session_,
-                            CreateOrtSession(*model->env_, bytes, model->SessionConfig()));
+                            CreateOrtSessionFromFile(*model->env_, model->SessionConfig()));
+  CONVGATE_RETURN_IF_ERROR(model->CheckUnchanged("load it again"));
   CONVGATE_RETURN_IF_ERROR(
       CheckSessionMatchesGraph(*model->session_, model->signature_, model_path));
   return model;
@@ -152,14 +156,16 @@ Result<std::shared_ptr<Ort::Session>> OrtModel::SessionFor(const std::vector<std
   return session;
 }
 
+Status OrtModel::CheckUnchanged(std::string_view what_to_do) const {
+  CONVGATE_ASSIGN_OR_RETURN(FileStamp stamp, StampOf(path_));
+  if (stamp == stamp_) return Status::OK();
+  return Status::FailedPrecondition(path_.string() + " changed on disk since it was read; " +
+                                    std::string(what_to_do));
+}
+
 Result<std::shared_ptr<Ort::Session>> OrtModel::CreateIntermediateSession(
     const std::vector<std::string>& extra_outputs) {
-  CONVGATE_ASSIGN_OR_RETURN(FileStamp stamp, StampOf(path_));
-  if (!(stamp == stamp_)) {
-    return Status::FailedPrecondition(path_.string() +
-                                      " changed on disk since it was loaded; load it again to "
-                                      "fetch intermediate values");
-  }
+  CONVGATE_RETURN_IF_ERROR(CheckUnchanged("load it again to fetch intermediate values"));
   CONVGATE_ASSIGN_OR_RETURN(std::string bytes, ReadFile(path_));
   CONVGATE_ASSIGN_OR_RETURN(std::string marked, graph::WithOutputs(bytes, extra_outputs, path_));
   bytes.clear();

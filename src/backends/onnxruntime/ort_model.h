@@ -53,6 +53,9 @@ class OrtModel : public Model {
   Result<std::shared_ptr<Ort::Session>> SessionFor(const std::vector<std::string>& names);
   Result<std::shared_ptr<Ort::Session>> CreateIntermediateSession(
       const std::vector<std::string>& extra_outputs);
+  // FailedPrecondition, ending in `what_to_do`, when the file's stamp is not the one taken at
+  // load (the file was replaced or modified since).
+  Status CheckUnchanged(std::string_view what_to_do) const;
   // Runs under options_.limits.run_timeout_seconds (OrtRunTimeout).
   Result<TensorMap> RunSession(Ort::Session& session, const TensorMap& inputs,
                                const std::vector<std::string>& names) const;

@@ -75,14 +75,36 @@ Status CompareValues(const std::vector<OrtValueInfo>& seen, const std::vector<Te
 
 }  // namespace
 
+namespace {
+
+Ort::SessionOptions OptionsFor(const OrtSessionConfig& config) {
+  Ort::SessionOptions options;
+  options.SetIntraOpNumThreads(config.intra_op_threads);
+  // Every failure of a session comes back as an exception that becomes our Status; at the
+  // environment's ERROR level ORT would print the same message to stderr first.
+  options.SetLogSeverityLevel(ORT_LOGGING_LEVEL_FATAL);
+  return options;
+}
+
+// Runs `make` (which builds the session from options) and turns ORT's failures into a Status.
+template <typename Make>
+Result<std::shared_ptr<Ort::Session>> MakeSession(const OrtSessionConfig& config, Make make) {
+  try {
+    Ort::SessionOptions options = OptionsFor(config);
+    return make(options);
+  } catch (const Ort::Exception& error) {
+    return OrtLoadError(error, config.model_path);
+  } catch (const std::bad_alloc&) {
+    return Status::Unavailable("ONNX Runtime cannot load " + config.model_path.string() +
+                               ": out of memory");
+  }
+}
+
+}  // namespace
+
 Result<std::shared_ptr<Ort::Session>> CreateOrtSession(Ort::Env& env, const std::string& bytes,
                                                        const OrtSessionConfig& config) {
-  try {
-    Ort::SessionOptions options;
-    options.SetIntraOpNumThreads(config.intra_op_threads);
-    // Every failure of a session comes back as an exception that becomes our Status; at the
-    // environment's ERROR level ORT would print the same message to stderr first.
-    options.SetLogSeverityLevel(ORT_LOGGING_LEVEL_FATAL);
+  return MakeSession(config, [&](Ort::SessionOptions& options) {
     if (config.has_external_data) {
       std::filesystem::path folder = config.model_path.parent_path();
       if (folder.empty()) folder = ".";
@@ -90,12 +112,14 @@ Result<std::shared_ptr<Ort::Session>> CreateOrtSession(Ort::Env& env, const std:
                              folder.c_str());
     }
     return std::make_shared<Ort::Session>(env, bytes.data(), bytes.size(), options);
-  } catch (const Ort::Exception& error) {
-    return OrtLoadError(error, config.model_path);
-  } catch (const std::bad_alloc&) {
-    return Status::Unavailable("ONNX Runtime cannot load " + config.model_path.string() +
-                               ": out of memory");
-  }
+  });
+}
+
+Result<std::shared_ptr<Ort::Session>> CreateOrtSessionFromFile(Ort::Env& env,
+                                                               const OrtSessionConfig& config) {
+  return MakeSession(config, [&](Ort::SessionOptions& options) {
+    return std::make_shared<Ort::Session>(env, config.model_path.c_str(), options);
+  });
 }
 
 Status CheckSessionMatchesGraph(const Ort::Session& session, const Signature& declared,

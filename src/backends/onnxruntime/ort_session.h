@@ -26,6 +26,12 @@ struct OrtSessionConfig {
 Result<std::shared_ptr<Ort::Session>> CreateOrtSession(Ort::Env& env, const std::string& bytes,
                                                        const OrtSessionConfig& config);
 
+// The same from config.model_path, which ORT reads itself (external data from its folder). A
+// model's first session is made so: the caller's copy of the bytes is gone by then, and holding
+// it while ORT builds its own would add a whole model to the peak (46 MB for resnet18).
+Result<std::shared_ptr<Ort::Session>> CreateOrtSessionFromFile(Ort::Env& env,
+                                                               const OrtSessionConfig& config);
+
 // Internal when the inputs or outputs ORT reports (names in order, element types) differ from
 // the graph's declaration `declared`: convgate feeds and checks against the declaration, so a
 // difference would mean the two disagree about what the model is.
