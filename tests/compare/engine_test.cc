@@ -52,6 +52,22 @@ void CountedFree(void* ptr) {
 
 void* operator new(size_t size) { return CountedAlloc(size); }
 void* operator new[](size_t size) { return CountedAlloc(size); }
+// The nothrow forms too (Tensor::Allocate uses them): left to the runtime, their blocks would be
+// released through the counting operator delete[] below, a mismatch ASan reports.
+void* operator new(size_t size, const std::nothrow_t&) noexcept {
+  try {
+    return CountedAlloc(size);
+  } catch (const std::bad_alloc&) {
+    return nullptr;
+  }
+}
+void* operator new[](size_t size, const std::nothrow_t&) noexcept {
+  try {
+    return CountedAlloc(size);
+  } catch (const std::bad_alloc&) {
+    return nullptr;
+  }
+}
 void operator delete(void* ptr) noexcept { CountedFree(ptr); }
 void operator delete[](void* ptr) noexcept { CountedFree(ptr); }
 void operator delete(void* ptr, size_t) noexcept { CountedFree(ptr); }
