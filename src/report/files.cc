@@ -18,16 +18,22 @@ std::string ErrorLine(const gate::GateError& error) {
   return "error (" + std::string(gate::StageName(error.stage)) + "): " + error.status.message();
 }
 
+std::string JsonText(const json& value, bool pretty) {
+  // nlohmann's dump(-1) is its compact form: no spaces or newlines at all.
+  return value.dump(pretty ? 2 : -1) + "\n";
+}
+
 Status WriteResultFiles(const std::filesystem::path& dir, const json& report,
-                        const json& verify_result, const std::string& junit) {
+                        const json& verify_result, const std::string& junit,
+                        const ResultFileOptions& options) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) {
     return Status::Unavailable("cannot create result folder " + dir.string() + ": " + ec.message());
   }
-  CONVGATE_RETURN_IF_ERROR(WriteFileAtomic(dir / "report.json", report.dump(2) + "\n"));
+  CONVGATE_RETURN_IF_ERROR(WriteFileAtomic(dir / "report.json", JsonText(report, options.pretty)));
   CONVGATE_RETURN_IF_ERROR(
-      WriteFileAtomic(dir / "verify_result.json", verify_result.dump(2) + "\n"));
+      WriteFileAtomic(dir / "verify_result.json", JsonText(verify_result, options.pretty)));
   return WriteFileAtomic(dir / "junit.xml", junit);
 }
 

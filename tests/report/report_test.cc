@@ -3,8 +3,13 @@
 #include "convgate/report/report.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <limits>
 
 #include "report/json_util.h"
@@ -99,6 +104,36 @@ TEST(ReportJson, NonFiniteNumbersAreStrings) {
   EXPECT_EQ(stats["worst_element"]["target"], "nan");
   // It must serialize: no NaN may reach the JSON writer.
   EXPECT_NO_THROW(report.dump());
+}
+
+std::string ReadFile(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Compact by default: one line per file, which is what keeps a many-sample report small. Pretty
+// indents, and both parse to the same document.
+TEST(ResultFiles, CompactUnlessPretty) {
+  const gate::CompareReport report = FailingCompare();
+  Invocation invocation;
+  invocation.command = "compare";
+  const json report_json = ReportJson(report, invocation);
+  const json verify = VerifyResultJson(report);
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("convgate_result_files_" + std::to_string(::getpid()));
+  ASSERT_TRUE(WriteResultFiles(dir / "compact", report_json, verify, "").ok());
+  ASSERT_TRUE(WriteResultFiles(dir / "pretty", report_json, verify, "", {.pretty = true}).ok());
+  for (const char* file : {"report.json", "verify_result.json"}) {
+    const std::string compact = ReadFile(dir / "compact" / file);
+    const std::string pretty = ReadFile(dir / "pretty" / file);
+    EXPECT_EQ(std::count(compact.begin(), compact.end(), '\n'), 1) << file;
+    EXPECT_EQ(compact.back(), '\n') << file;
+    EXPECT_GT(std::count(pretty.begin(), pretty.end(), '\n'), 5) << file;
+    EXPECT_EQ(json::parse(compact), json::parse(pretty)) << file;
+  }
+  EXPECT_EQ(JsonText(verify, false), verify.dump() + "\n");
+  EXPECT_EQ(JsonText(verify, true), verify.dump(2) + "\n");
+  std::filesystem::remove_all(dir);
 }
 
 TEST(JUnit, CountsAndEscapes) {

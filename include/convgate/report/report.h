@@ -54,10 +54,22 @@ std::string ModelSummaryText(const graph::ModelSummary& summary);
 // The one-line error for stderr: "convgate: error (load): target: model.onnx: ...".
 std::string ErrorLine(const gate::GateError& error);
 
+// How WriteResultFiles lays out the JSON files.
+struct ResultFileOptions {
+  // Indent by two spaces (`--pretty`). Off by default: indentation puts every number of an error
+  // summary on its own line, which made report.json several times larger for no reader's benefit.
+  bool pretty = false;
+};
+
+// The text of a JSON result file or of `--json` output: compact, or indented by two spaces when
+// `pretty`; ends with a newline.
+std::string JsonText(const nlohmann::json& value, bool pretty);
+
 // Writes report.json, verify_result.json and junit.xml into `dir` (created if needed), each
 // atomically. Files written before a failure are kept.
 Status WriteResultFiles(const std::filesystem::path& dir, const nlohmann::json& report,
-                        const nlohmann::json& verify_result, const std::string& junit);
+                        const nlohmann::json& verify_result, const std::string& junit,
+                        const ResultFileOptions& options = {});
 
 // Current UTC time as ISO 8601 ("2026-11-25T21:40:00Z").
 std::string UtcNow();
