@@ -84,6 +84,10 @@ int64_t JsonFields::Int(std::string_view key) const {
   return value.get<int64_t>();
 }
 
+int64_t JsonFields::IntOr(std::string_view key, int64_t fallback) const {
+  return Has(key) ? Int(key) : fallback;
+}
+
 bool JsonFields::Bool(std::string_view key) const {
   const json& value = Raw(key);
   if (!value.is_boolean()) Fail(key, "expected true or false, got " + KindOf(value));

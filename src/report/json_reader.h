@@ -36,6 +36,8 @@ class JsonFields {
   // Absent or null: nullopt.
   std::optional<double> OptionalNumber(std::string_view key) const;
   int64_t Int(std::string_view key) const;
+  // Absent: `fallback` (schema 2 leaves out counts that are 0 and indices that are -1).
+  int64_t IntOr(std::string_view key, int64_t fallback) const;
   bool Bool(std::string_view key) const;
   std::string String(std::string_view key) const;
   std::vector<std::string> Strings(std::string_view key) const;

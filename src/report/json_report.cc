@@ -30,12 +30,30 @@ json OutputCheckJson(const gate::OutputCheck& check) {
            {"verdict", check.passed ? "pass" : "fail"},
            {"failures", check.failures},
            {"hints", check.hints},
-           {"atol", check.tolerance.atol},
-           {"rtol", check.tolerance.rtol},
-           // Under the judged tolerance; a [lo, hi] bracket when recounted by `convgate check`.
-           {"judged_mismatches", {{"lo", check.mismatches.lo}, {"hi", check.mismatches.hi}}}};
+           // Under the judged tolerance: a count, or a [lo, hi] bracket when `convgate check`
+           // recounted it from the error summary.
+           {"judged_mismatches", check.mismatches.exact()
+                                     ? json(check.mismatches.lo)
+                                     : json::array({check.mismatches.lo, check.mismatches.hi})}};
   out["stats"] = check.comparison ? internal::ComparisonJson(*check.comparison) : json(nullptr);
+  // What repeats the result is left out, and the reader takes it from the result (schema 2): the
+  // comparison's sentences (usually the failures word for word), its tolerance (the policy's,
+  // unless `check` judged under another), and the mismatch fraction (mismatches / elements).
+  if (check.comparison) {
+    json& stats = out["stats"];
+    if (check.comparison->failures == check.failures) stats.erase("comparison_failures");
+    if (check.comparison->tolerance == check.policy.tolerance()) {
+      stats.erase("atol");
+      stats.erase("rtol");
+    }
+    stats.erase("mismatch_fraction");
+  }
   internal::AddJudgementJson(check, out);
+  // Most results pass with nothing to say: empty lists are left out (schema 2), as a report repeats
+  // them for every output of every sample.
+  for (const char* key : {"failures", "hints", "notes"}) {
+    if (out[key].empty()) out.erase(key);
+  }
   return out;
 }
 

@@ -11,21 +11,21 @@ compare::ValueSummary ValuesFromJson(const JsonFields& json) {
   values.max = json.Number("max");
   values.mean = json.Number("mean");
   values.finite = json.Int("finite");
-  values.nan = json.Int("nan");
-  values.pos_inf = json.Int("pos_inf");
-  values.neg_inf = json.Int("neg_inf");
+  values.nan = json.IntOr("nan", 0);
+  values.pos_inf = json.IntOr("pos_inf", 0);
+  values.neg_inf = json.IntOr("neg_inf", 0);
   return values;
 }
 
 compare::NonFiniteSplit NonFiniteFromJson(const JsonFields& json) {
   compare::NonFiniteSplit split;
-  split.introduced_nan = json.Int("introduced_nan");
-  split.introduced_inf = json.Int("introduced_inf");
-  split.inherited = json.Int("inherited");
-  split.shared_nan = json.Int("shared_nan");
-  split.shared_inf = json.Int("shared_inf");
-  split.first_introduced = json.Int("first_introduced");
-  split.first_inherited = json.Int("first_inherited");
+  split.introduced_nan = json.IntOr("introduced_nan", 0);
+  split.introduced_inf = json.IntOr("introduced_inf", 0);
+  split.inherited = json.IntOr("inherited", 0);
+  split.shared_nan = json.IntOr("shared_nan", 0);
+  split.shared_inf = json.IntOr("shared_inf", 0);
+  split.first_introduced = json.IntOr("first_introduced", -1);
+  split.first_inherited = json.IntOr("first_inherited", -1);
   return split;
 }
 
@@ -73,22 +73,29 @@ void ReadStructure(const JsonFields& json, compare::TensorComparison& cmp) {
   cmp.shape_match = json.Bool("shape_match");
   cmp.values_compared = json.Bool("values_compared");
   cmp.exact = json.Bool("exact");
-  cmp.tolerance = {json.Number("atol"), json.Number("rtol")};
+  if (json.Has("atol")) cmp.tolerance = {json.Number("atol"), json.Number("rtol")};
   cmp.num_elements = json.Int("num_elements");
 }
 
 }  // namespace
 
 compare::TensorComparison ComparisonFromJson(const JsonFields& json,
-                                             const std::vector<std::string>& fallback_failures) {
+                                             const std::vector<std::string>& fallback_failures,
+                                             const compare::Tolerance& fallback_tolerance) {
   compare::TensorComparison cmp;
+  cmp.tolerance = fallback_tolerance;
   ReadStructure(json, cmp);
   cmp.source_values = ValuesFromJson(json.Object("source_values"));
   cmp.target_values = ValuesFromJson(json.Object("target_values"));
   cmp.non_finite = NonFiniteFromJson(json.Object("non_finite"));
   cmp.errors = ErrorsFromJson(json.Object("errors"));
   cmp.mismatches = json.Int("mismatches");
-  cmp.mismatch_fraction = json.Number("mismatch_fraction");
+  if (json.Has("mismatch_fraction")) {
+    cmp.mismatch_fraction = json.Number("mismatch_fraction");
+  } else if (cmp.num_elements > 0) {  // schema 2 leaves it out: it is this quotient
+    cmp.mismatch_fraction =
+        static_cast<double>(cmp.mismatches) / static_cast<double>(cmp.num_elements);
+  }
   cmp.atol_to_pass = json.Number("atol_to_pass");
   cmp.rtol_to_pass = json.Number("rtol_to_pass");
   cmp.worst = ElementFromJson(json, "worst_element");

@@ -56,11 +56,18 @@ gate::OutputCheck CheckFromJson(const JsonFields& json) {
   check.sample = static_cast<int>(json.Int("sample"));
   check.output = json.String("output");
   check.passed = json.String("verdict") == "pass";
-  check.failures = json.Strings("failures");
-  check.hints = json.Strings("hints");
-  check.tolerance = {json.Number("atol"), json.Number("rtol")};
+  if (json.Has("failures")) check.failures = json.Strings("failures");
+  if (json.Has("hints")) check.hints = json.Strings("hints");
+  // Schema 1 repeated the policy's atol and rtol here; schema 2 keeps them in "policy" only.
+  if (json.Has("atol")) {
+    check.tolerance = {json.Number("atol"), json.Number("rtol")};
+  } else if (json.Has("policy")) {
+    const JsonFields policy = json.Object("policy");
+    check.tolerance = {policy.Number("atol"), policy.Number("rtol")};
+  }
   if (!json.Raw("stats").is_null()) {
-    check.comparison = internal::ComparisonFromJson(json.Object("stats"), check.failures);
+    check.comparison =
+        internal::ComparisonFromJson(json.Object("stats"), check.failures, check.tolerance);
   }
   return check;
 }
@@ -68,8 +75,9 @@ gate::OutputCheck CheckFromJson(const JsonFields& json) {
 // The header must say: this schema, a compare (or re-judged) report, and no error.
 void CheckHeader(const JsonFields& root) {
   const int64_t schema = root.Int("schema_version");
-  if (schema != kSchemaVersion) {
+  if (schema < kOldestReadableSchema || schema > kSchemaVersion) {
     root.Fail("schema_version", "is " + std::to_string(schema) + ", but this convgate reads " +
+                                    std::to_string(kOldestReadableSchema) + " to " +
                                     std::to_string(kSchemaVersion));
   }
   const std::string command = root.String("command");

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "convgate/compare/error_summary.h"
 #include "convgate/io/npz.h"
 #include "testing/subprocess.h"
 
@@ -170,7 +171,9 @@ TEST_F(PolicyCliTest, PolicyFileAppliesAndFlagsOverrideIt) {
   EXPECT_EQ(logits["policy"]["atol_origin"], "output setting");
   EXPECT_EQ(logits["policy"]["check_error_stat"], "max");
   EXPECT_EQ(logits["verdict_basis"], "exact");
-  EXPECT_FALSE(logits["stats"]["error_summary"]["abs_error"]["buckets"].empty());
+  // 10 elements: the frontier holds every inexact pair, and nothing else is needed.
+  EXPECT_TRUE(logits["stats"]["error_summary"]["frontier"]["complete"]);
+  EXPECT_FALSE(logits["stats"]["error_summary"]["frontier"]["points"].empty());
   ProcessResult overridden = ComparePerturbed({"--policy", file, "--atol", "logits:1e-5"});
   EXPECT_EQ(overridden.exit_code, 1) << Describe(overridden);
   EXPECT_NE(overridden.out.find("max |diff|"), std::string::npos) << Describe(overridden);
@@ -257,15 +260,18 @@ TEST_F(PolicyCliTest, CheckGivesTheVerdictsOfAFreshCompare) {
   }
 }
 
-// A threshold inside the histogram cell of the data: `check` cannot decide, says so, and fails.
-TEST_F(PolicyCliTest, CheckSaysIndeterminateWhenAThresholdFallsInsideABucket) {
+// A threshold inside the 0.1% box the report keeps of the largest |diff|: `check` cannot decide,
+// says so, and fails.
+TEST_F(PolicyCliTest, CheckSaysIndeterminateWhenAThresholdFallsInsideAFrontierBox) {
   const fs::path saved = dir_ / "saved";
   ASSERT_EQ(ComparePerturbed({"--out", saved.string()}).exit_code, 1);
   const json report = ReadJson(saved / "report.json");
   const json& logits = report["results"][0];
   ASSERT_EQ(logits["output"], "logits");
   const double max_abs = logits["stats"]["errors"]["max_abs_error"].get<double>();
-  const Args policy{"--atol", "logits:" + Num(max_abs * 0.999), "--rtol", "logits:0"};
+  const double box_lower = compare::Frontier::BucketLower(compare::Frontier::BucketOf(max_abs));
+  ASSERT_LT(box_lower, max_abs);
+  const Args policy{"--atol", "logits:" + Num((box_lower + max_abs) / 2), "--rtol", "logits:0"};
   Args check_args{"check", (saved / "report.json").string(), "--out", (dir_ / "check").string()};
   check_args.insert(check_args.end(), policy.begin(), policy.end());
   ProcessResult rejudged = Convgate(check_args);
@@ -285,6 +291,24 @@ TEST_F(PolicyCliTest, CheckSaysIndeterminateWhenAThresholdFallsInsideABucket) {
   ProcessResult again = Convgate({"check", (dir_ / "check" / "report.json").string(), "--atol",
                                   "logits:1", "--mismatch-ppm", "probs:1e6"});
   EXPECT_EQ(again.exit_code, 0) << Describe(again);
+}
+
+// report.json stays small with many samples: compact JSON and a bounded error summary per result
+// (README "Result files": under 250 KB per 100 output checks for a passing report).
+TEST_F(PolicyCliTest, ReportSizePerOutputCheckIsBounded) {
+  for (const char* target : {"tinycnn_converted.onnx", "tinycnn_perturbed.onnx"}) {
+    const fs::path out = dir_ / target;
+    ProcessResult r = Convgate({"compare", Model("tinycnn.onnx"), Model(target), "--samples", "200",
+                                "--out", out.string()});
+    ASSERT_LE(r.exit_code, 1) << Describe(r);
+    const json report = ReadJson(out / "report.json");
+    const auto checks = static_cast<double>(report["results"].size());
+    ASSERT_EQ(checks, 400);
+    const double per_check = static_cast<double>(fs::file_size(out / "report.json")) / checks;
+    // Passing results carry no sentences: 1.7 KB measured. Failing ones add their failure and two
+    // hints (about 550 bytes): 2.5 KB measured.
+    EXPECT_LT(per_check, std::string(target) == "tinycnn_converted.onnx" ? 2000 : 2600) << target;
+  }
 }
 
 // Classifier agreement does not depend on the policy: `check` carries a failed agreement check
@@ -321,7 +345,7 @@ TEST_F(PolicyCliTest, CheckRejectsWhatIsNotACompareReport) {
       {Write("corrupt.json", "{\"schema_version\": 1, "), "corrupt.json: not a JSON report"},
       {(run_out / "report.json").string(), "command: 'run': not a compare report"},
       {Write("schema.json", other_schema.dump()),
-       "schema_version: is 99, but this convgate reads 1"},
+       "schema_version: is 99, but this convgate reads 1 to 2"},
       {Write("mistyped.json", mistyped.dump()),
        "results[1].stats.errors.max_abs_error: expected a number, got the string \"large\""},
   };

@@ -94,9 +94,7 @@ TEST_F(ReadReportTest, EveryStatisticSurvivesTheRoundTrip) {
         << saved.checks[idx].output;
     const compare::ErrorSummary& got = read->checks[idx].comparison->summary;
     const compare::ErrorSummary& want = saved.checks[idx].comparison->summary;
-    EXPECT_TRUE(got.abs_error == want.abs_error && got.rel_error == want.rel_error &&
-                got.joint == want.joint)
-        << saved.checks[idx].output;
+    EXPECT_TRUE(got == want) << saved.checks[idx].output;
   }
   EXPECT_EQ(internal::PolicyJson(read->policy), internal::PolicyJson(saved.policy));
   EXPECT_EQ(read->source.output_names, saved.source.output_names);
