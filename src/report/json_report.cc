@@ -1,4 +1,6 @@
 // report.json: everything a reader needs to explain the verdict without re-running anything.
+#include <map>
+
 #include "agreement_report.h"
 #include "convgate/report/report.h"
 #include "json_util.h"
@@ -104,7 +106,19 @@ json ReportJson(const gate::CompareReport& report, const Invocation& invocation)
   if (!report.rejudged_from.empty()) out["rejudged_from"] = report.rejudged_from;
   out["structure_failures"] = report.structure_failures;
   json checks = json::array();
-  for (const gate::OutputCheck& check : report.checks) checks.push_back(OutputCheckJson(check));
+  // Every sample of an output is usually judged under the same policy: a result leaves it out when
+  // it repeats the previous result's of the same output (schema 2; the reader carries it over).
+  std::map<std::string, json> last_policy;
+  for (const gate::OutputCheck& check : report.checks) {
+    json result = OutputCheckJson(check);
+    auto [it, first] = last_policy.try_emplace(check.output, result["policy"]);
+    if (!first && it->second == result["policy"]) {
+      result.erase("policy");
+    } else {
+      it->second = result["policy"];
+    }
+    checks.push_back(std::move(result));
+  }
   out["results"] = checks;
   json aggregates = json::array();
   for (const gate::OutputAggregate& row : report.aggregates) {

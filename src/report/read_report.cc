@@ -2,6 +2,7 @@
 #include "convgate/report/read_report.h"
 
 #include <fstream>
+#include <map>
 
 #include "convgate/report/report.h"
 #include "json_reader.h"
@@ -51,7 +52,10 @@ gate::DatasetRecord DatasetFromJson(const JsonFields& json) {
   return dataset;
 }
 
-gate::OutputCheck CheckFromJson(const JsonFields& json) {
+// `policies`: the tolerance of the last result read for each output, for results that leave their
+// policy out because it repeats it (schema 2).
+gate::OutputCheck CheckFromJson(const JsonFields& json,
+                                std::map<std::string, compare::Tolerance>& policies) {
   gate::OutputCheck check;
   check.sample = static_cast<int>(json.Int("sample"));
   check.output = json.String("output");
@@ -64,7 +68,12 @@ gate::OutputCheck CheckFromJson(const JsonFields& json) {
   } else if (json.Has("policy")) {
     const JsonFields policy = json.Object("policy");
     check.tolerance = {policy.Number("atol"), policy.Number("rtol")};
+  } else if (const auto it = policies.find(check.output); it != policies.end()) {
+    check.tolerance = it->second;
+  } else {
+    json.Fail("policy", "missing, and no earlier result of output '" + check.output + "' has one");
   }
+  policies[check.output] = check.tolerance;
   if (!json.Raw("stats").is_null()) {
     check.comparison =
         internal::ComparisonFromJson(json.Object("stats"), check.failures, check.tolerance);
@@ -100,8 +109,9 @@ gate::CompareReport FromDocument(const json& document) {
   report.inputs = DatasetFromJson(root.Object("inputs"));
   report.policy = internal::PolicyFromJson(root.Object("policy"));
   report.structure_failures = root.Strings("structure_failures");
+  std::map<std::string, compare::Tolerance> policies;
   for (const JsonFields& result : root.Objects("results")) {
-    report.checks.push_back(CheckFromJson(result));
+    report.checks.push_back(CheckFromJson(result, policies));
   }
   report.agreements = internal::AgreementsFromJson(root);
   const std::string verdict = root.String("verdict");

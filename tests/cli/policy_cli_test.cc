@@ -256,7 +256,8 @@ TEST_F(PolicyCliTest, CheckGivesTheVerdictsOfAFreshCompare) {
       const json& got = check_report["results"][idx];
       EXPECT_NE(got["verdict_basis"], "indeterminate") << label << idx;
       EXPECT_EQ(got["verdict"], expected["verdict"]) << label << idx << "\n" << got["failures"];
-      EXPECT_EQ(got["policy"], expected["policy"]) << label << idx;
+      // A result leaves its policy out when it repeats the previous sample's (absent on both).
+      EXPECT_EQ(got.value("policy", json()), expected.value("policy", json())) << label << idx;
     }
   }
 }
@@ -404,9 +405,9 @@ TEST_F(PolicyCliTest, ReportSizePerOutputCheckIsBounded) {
     const auto checks = static_cast<double>(report["results"].size());
     ASSERT_EQ(checks, 400);
     const double per_check = static_cast<double>(fs::file_size(out / "report.json")) / checks;
-    // Passing results carry no sentences: 1.7 KB measured. Failing ones add their failure and two
-    // hints (about 550 bytes): 2.5 KB measured.
-    EXPECT_LT(per_check, std::string(target) == "tinycnn_converted.onnx" ? 2000 : 2600) << target;
+    // The budget: under 250 KB per 100 output checks. Measured: 1.5 KB per passing check, 2.2 KB
+    // per failing one (its failure and two hints, about 550 bytes).
+    EXPECT_LT(per_check, 2500) << target;
   }
 }
 
