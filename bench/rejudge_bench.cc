@@ -27,6 +27,7 @@
 #include "convgate/compare/policy.h"
 #include "convgate/gate/rejudge.h"
 #include "convgate/gate/workflows.h"
+#include "convgate/report/json_text.h"
 #include "convgate/report/read_report.h"
 #include "convgate/report/report.h"
 
@@ -205,7 +206,7 @@ int main(int argc, char** argv) {
     const std::filesystem::path path =
         std::filesystem::temp_directory_path() / ("convgate_rejudge_bench_" + label + ".json");
     const std::string text =
-        convgate::report::JsonText(convgate::report::ReportJson(saved, invocation), false);
+        convgate::report::DumpJson(convgate::report::ReportJson(saved, invocation));
     std::ofstream(path) << text;
     report_bytes += static_cast<int64_t>(text.size());
     report_checks += static_cast<int64_t>(saved.checks.size());

@@ -1,9 +1,6 @@
-// libFuzzer entry point for the .npy reader. Not part of the default build; build by hand, e.g.
-//   clang++ -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -Isrc \
-//     fuzz/npy_fuzz.cc src/io/npy.cc src/io/npy_strings.cc src/io/py_literal.cc src/core/*.cc \
-//     -lcrypto -o npy_fuzz
+// Fuzz target for the .npy reader (fuzz/CMakeLists.txt builds it; README "Building and testing").
 // Every input must give a tensor or a Status; a crash, leak or sanitizer report is a bug, and the
-// input that caused it becomes a case in tests/io/npy_test.cc.
+// input that caused it goes to fuzz/regressions/npy/ and becomes a case in tests/io/npy_test.cc.
 #include <cstddef>
 #include <cstdint>
 #include <string>

@@ -1,9 +1,6 @@
-// libFuzzer entry point for the ONNX TensorProto reader. Not part of the default build; build by
-// hand, e.g.
-//   clang++ -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -DONNX_NAMESPACE=onnx \
-//     -DONNX_ML=1 -Iinclude -Isrc fuzz/tensor_proto_fuzz.cc src/io/tensor_proto.cc \
-//     src/core/*.cc -lonnx_proto -lprotobuf -lcrypto -o tensor_proto_fuzz
-// Seed it with /usr/share/libonnx-testdata/data/node/*/test_data_set_0/*.pb.
+// Fuzz target for the ONNX TensorProto reader (input_K.pb / output_K.pb of test cases). Seeds:
+// fuzz/make_seeds.cc; /usr/share/libonnx-testdata/data/node/*/test_data_set_0/*.pb are good extra
+// seeds for a long local run.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>

@@ -4,17 +4,23 @@
 #  - ONNX Runtime 1.29.0 from a pinned npm tarball, both checksums verified, cached outside the work
 #    tree in ${CONVGATE_DEPS:-$HOME/.cache/convgate-deps}. Nothing downloaded is ever written into the
 #    checkout.
-# Prints the ONNX Runtime root on its last line as ORT_ROOT=... for callers.
+#  - The project's one Python virtual environment, ${CONVGATE_DEPS}/venv, from
+#    scripts/python-requirements.txt (exact versions and sha256 hashes, pip --require-hashes);
+#    rebuilt only when that file changes. convgate and its scripts find it through CONVGATE_VENV
+#    (default: that folder).
+# Prints the ONNX Runtime root as ORT_ROOT=... and the venv as CONVGATE_VENV=... for callers.
 set -euo pipefail
 
 DEPS_DIR="${CONVGATE_DEPS:-$HOME/.cache/convgate-deps}"
 
 # Every Debian package the build, tests and benchmarks use. Keep sorted; say why in DESIGN.md.
+# clang and libclang-rt-14-dev: the fuzz targets (-DCONVGATE_FUZZ=ON, fuzz/CMakeLists.txt) need
+# clang's -fsanitize=fuzzer, whose libFuzzer runtime Debian ships in libclang-rt-14-dev.
 PACKAGES=(
-  build-essential ca-certificates clang-format cmake curl googletest libgmock-dev libgtest-dev
-  libcli11-dev libhwy-dev libonnx-dev libonnx-testdata libopencv-dnn-dev libprotobuf-dev libssl-dev
+  bc build-essential ca-certificates clang clang-format cmake curl googletest libclang-rt-14-dev
+  libgmock-dev libgtest-dev libcli11-dev libhwy-dev libonnx-dev libonnx-testdata libopencv-dnn-dev libprotobuf-dev libssl-dev
   libtorch-dev libyaml-cpp-dev libzip-dev locales ninja-build nlohmann-json3-dev pkg-config
-  python3-numpy python3-sklearn python3-torch python3-torchvision
+  python3-numpy python3-onnx python3-sklearn python3-torch python3-torchvision python3-venv time
 )
 
 # Pinned ONNX Runtime: npm package com.github.asus4.onnxruntime@0.4.9 ships Microsoft's official
@@ -101,7 +107,34 @@ install_onnxruntime() {
   echo "$root"
 }
 
+# The venv lives in venv-<hash of the requirements file> (a venv cannot be moved: its scripts name
+# their own path), marked complete only after every package installed; ${DEPS_DIR}/venv is a
+# symlink switched to it atomically, so a half-installed venv is never used, and an edited
+# requirements file builds a fresh one (older ones are removed).
+install_python_venv() {
+  local requirements
+  requirements="$(cd "$(dirname "$0")" && pwd)/python-requirements.txt"
+  local key
+  key=$(sha256_of "$requirements" | cut -c1-16)
+  local venv="$DEPS_DIR/venv-$key"
+  if [ ! -f "$venv/.complete" ]; then
+    mkdir -p "$DEPS_DIR"
+    rm -rf "$venv"
+    log "creating the Python venv from $requirements"
+    /usr/bin/python3 -m venv "$venv" >&2
+    "$venv/bin/pip" install -q --no-deps --require-hashes -r "$requirements" >&2
+    touch "$venv/.complete"
+  fi
+  ln -sfn "venv-$key" "$DEPS_DIR/.venv-link"
+  mv -T "$DEPS_DIR/.venv-link" "$DEPS_DIR/venv"
+  find "$DEPS_DIR" -maxdepth 1 -name 'venv-*' ! -name "venv-$key" -exec rm -rf {} +
+  log "Python venv: $DEPS_DIR/venv -> venv-$key"
+  echo "$DEPS_DIR/venv"
+}
+
 install_debian_packages
 ensure_locale
 ORT_ROOT=$(install_onnxruntime)
+CONVGATE_VENV=$(install_python_venv)
 echo "ORT_ROOT=$ORT_ROOT"
+echo "CONVGATE_VENV=$CONVGATE_VENV"

@@ -6,16 +6,28 @@
 #if CONVGATE_WITH_ONNXRUNTIME
 #include "backends/onnxruntime/ort_backend.h"
 #endif
-#if CONVGATE_WITH_TORCH
-#include "backends/torch/torch_backend.h"
-#endif
-#if CONVGATE_WITH_OPENCV
-#include "backends/opencv/opencv_backend.h"
-#endif
 #include "backends/exec/exec_backend.h"
+#include "backends/plugin_loader.h"
 
 namespace convgate::backends {
 namespace {
+
+// What this build was configured with (src/backends/CMakeLists.txt).
+#if CONVGATE_WITH_ONNXRUNTIME
+constexpr bool kWithOnnxRuntime = true;
+#else
+constexpr bool kWithOnnxRuntime = false;
+#endif
+#if CONVGATE_WITH_TORCH
+constexpr bool kWithTorch = true;
+#else
+constexpr bool kWithTorch = false;
+#endif
+#if CONVGATE_WITH_OPENCV
+constexpr bool kWithOpenCv = true;
+#else
+constexpr bool kWithOpenCv = false;
+#endif
 
 struct FormatEntry {
   std::string_view extension;  // lower case, with the dot
@@ -38,50 +50,58 @@ std::string JoinOrNone(const std::vector<std::string>& names) {
   return joined.empty() ? "(none)" : joined;
 }
 
+// The factories of the backends compiled into the binary itself.
+std::unique_ptr<Backend> CreateBuiltIn(std::string_view name) {
+#if CONVGATE_WITH_ONNXRUNTIME
+  if (name == "ort") return CreateOrtBackend();
+#endif
+  if (name == "exec") return CreateExecBackend();
+  return nullptr;
+}
+
+std::vector<BackendInfo> MakeTable() {
+  return {
+      {"ort", "ONNX models (.onnx) on ONNX Runtime (CPU)", "", kWithOnnxRuntime,
+       "CONVGATE_WITH_ONNXRUNTIME"},
+      {"torch", "TorchScript (.pt, .pth, .torchscript) on libtorch", "libconvgate_backend_torch.so",
+       kWithTorch, "CONVGATE_WITH_TORCH (needs libtorch-dev)"},
+      {"opencv", "ONNX models on OpenCV DNN", "libconvgate_backend_opencv.so", kWithOpenCv,
+       "CONVGATE_WITH_OPENCV (needs libopencv-dnn-dev)"},
+      {"exec", "any runtime as an external command (inputs.npz in, outputs.npz out)", "", true, ""},
+  };
+}
+
 }  // namespace
+
+const std::vector<BackendInfo>& BackendTable() {
+  static const std::vector<BackendInfo> kTable = MakeTable();
+  return kTable;
+}
 
 std::vector<std::string> AvailableBackends() {
   std::vector<std::string> names;
-#if CONVGATE_WITH_ONNXRUNTIME
-  names.push_back("ort");
-#endif
-#if CONVGATE_WITH_TORCH
-  names.push_back("torch");
-#endif
-#if CONVGATE_WITH_OPENCV
-  names.push_back("opencv");
-#endif
-  names.push_back("exec");
+  for (const BackendInfo& info : BackendTable()) {
+    if (info.built) names.push_back(info.name);
+  }
   return names;
 }
 
 Result<std::unique_ptr<Backend>> CreateBackend(std::string_view name) {
-#if CONVGATE_WITH_ONNXRUNTIME
-  if (name == "ort") return CreateOrtBackend();
-#endif
-#if CONVGATE_WITH_TORCH
-  if (name == "torch") return CreateTorchBackend();
-#else
-  if (name == "torch") {
-    return Status::NotFound(
-        "backend 'torch' (TorchScript) is not in this build: it needs libtorch-dev at configure "
-        "time (CONVGATE_WITH_TORCH); this build has: " +
-        JoinOrNone(AvailableBackends()));
+  const std::vector<BackendInfo>& table = BackendTable();
+  auto info = std::find_if(table.begin(), table.end(),
+                           [&](const BackendInfo& row) { return row.name == name; });
+  if (info == table.end()) {
+    return Status::NotFound("unknown backend '" + std::string(name) +
+                            "'; this build has: " + JoinOrNone(AvailableBackends()));
   }
-#endif
-#if CONVGATE_WITH_OPENCV
-  if (name == "opencv") return CreateOpenCvBackend();
-#else
-  if (name == "opencv") {
-    return Status::NotFound(
-        "backend 'opencv' (OpenCV DNN) is not in this build: it needs libopencv-dnn-dev at "
-        "configure time (CONVGATE_WITH_OPENCV); this build has: " +
-        JoinOrNone(AvailableBackends()));
+  if (!info->built) {
+    return Status::NotFound("backend '" + info->name + "' (" + info->summary +
+                            ") is not in this build: configure with " + info->build_option +
+                            "; this build has: " + JoinOrNone(AvailableBackends()));
   }
-#endif
-  if (name == "exec") return CreateExecBackend();
-  return Status::NotFound("unknown backend '" + std::string(name) +
-                          "'; this build has: " + JoinOrNone(AvailableBackends()));
+  if (info->module.empty()) return CreateBuiltIn(name);
+  CONVGATE_ASSIGN_OR_RETURN(const BackendPlugin* plugin, LoadBackendPlugin(info->module));
+  return plugin->create();
 }
 
 Result<std::string> DefaultBackendFor(const std::filesystem::path& model_path) {

@@ -1,40 +1,65 @@
-#include "agreement_flags.h"
+// The classifier-agreement group: which outputs are classifier outputs, and the checks that gate.
+#include "convgate/core/numbers.h"
+#include "flag_groups.h"
 
 namespace convgate::cli {
 
-void AddAgreementFlags(CLI::App& app, AgreementFlags& flags) {
-  app.add_option("--classifier", flags.classifiers,
-                 "Treat output NAME as a classifier output (repeatable): floating = class scores "
-                 "on the last axis, integer = labels. Outputs named like logits/prob/score/label "
-                 "are detected anyway; detection only reports agreement");
-  app.add_option("--agreement", flags.checks,
-                 "Gate on classifier agreement (repeatable): NAME:top1>=0.999, NAME:top5>=1, "
-                 "NAME:flip_rate<=0, NAME:flips==0, NAME:diagonal (confusion matrix of source vs "
-                 "target labels must be diagonal)");
-  app.add_option("--flip-margin", flags.flip_margin,
-                 "A row counts toward flips only when the source's top-1 score leads its "
-                 "runner-up by more than this (default 0: every row without a source tie)")
-      ->check(CLI::NonNegativeNumber);
-  app.add_option("--top-k", flags.top_k,
-                 "The k of the reported top-k agreement (default 5); checks may name any k")
-      ->check(CLI::Range(1, 1000000));
-}
-
-Result<compare::AgreementConfig> ToAgreementConfig(const AgreementFlags& flags) {
-  compare::AgreementConfig config;
-  for (const std::string& name : flags.classifiers) {
-    if (name.empty()) return Status::InvalidArgument("--classifier: the output name is empty");
-    config.classifiers.push_back(name);
-  }
-  for (const std::string& text : flags.checks) {
-    Result<compare::AgreementCheck> check = compare::ParseAgreementCheck(text);
-    if (!check.ok()) return check.status().WithContext("--agreement");
-    config.checks.push_back(std::move(check).value());
-  }
-  config.options.flip_margin = flags.flip_margin;
-  config.options.top_k = {flags.top_k};
-  config.AddCheckedK();
-  return config;
+void AddAgreementFlags(FlagSet& flags, compare::AgreementConfig& config) {
+  flags.SetGroup("Classifier agreement");
+  const compare::AgreementOptions defaults;
+  flags.Add({
+      Flag{.name = "--classifier",
+           .value_name = "NAME",
+           .help = "Treat output NAME as a classifier output (repeatable): floating = class "
+                   "scores on the last axis, integer = labels. Outputs named like "
+                   "logits/prob/score/label are detected anyway; detection only reports",
+           .examples = {"logits"},
+           .arity = FlagArity::kRepeated,
+           .apply = [&config](const std::string& value) -> Status {
+             if (value.empty()) return Status::InvalidArgument("the output name is empty");
+             config.classifiers.push_back(value);
+             return Status::OK();
+           }},
+      Flag{.name = "--agreement",
+           .value_name = "NAME:METRIC OP VALUE",
+           .help = "Gate on classifier agreement (repeatable; quote it, > redirects): metrics "
+                   "top<K>, flip_rate, flips, diagonal",
+           .examples = {"logits:top1>=0.999", "logits:top5>=1", "label:flip_rate<=0",
+                        "probs:flips==0", "label:diagonal"},
+           .arity = FlagArity::kRepeated,
+           .apply = [&config](const std::string& value) -> Status {
+             CONVGATE_ASSIGN_OR_RETURN(compare::AgreementCheck check,
+                                       compare::ParseAgreementCheck(value));
+             config.checks.push_back(std::move(check));
+             return Status::OK();
+           }},
+      Flag{.name = "--flip-margin",
+           .value_name = "EPS",
+           .help = "A row counts toward flips only when the source's top-1 score leads its "
+                   "runner-up by more than this (0: every row without a source tie)",
+           .default_text = "0",
+           .examples = {"0.1"},
+           .apply = [&config](const std::string& value) -> Status {
+             CONVGATE_ASSIGN_OR_RETURN(config.options.flip_margin,
+                                       ParseNumber(value, 0.0, std::numeric_limits<double>::max()));
+             return Status::OK();
+           }},
+      Flag{.name = "--top-k",
+           .value_name = "K",
+           .help = "The k of the reported top-k agreement; checks may name any k",
+           .default_text = std::to_string(defaults.top_k.front()),
+           .examples = {"3"},
+           .apply = [&config](const std::string& value) -> Status {
+             CONVGATE_ASSIGN_OR_RETURN(const int64_t k, ParseInteger(value, 1, 1000000));
+             config.options.top_k = {static_cast<int>(k)};
+             return Status::OK();
+           }},
+  });
+  // Top-k agreement must be counted for every k a check names.
+  flags.AddCheck([&config](const FlagSet&) {
+    config.AddCheckedK();
+    return Status::OK();
+  });
 }
 
 }  // namespace convgate::cli

@@ -4,6 +4,7 @@
 
 #include "command.h"
 #include "convgate/convert/cache.h"
+#include "convgate/core/units.h"
 #include "convgate/report/conversion.h"
 
 namespace convgate::cli {
@@ -13,11 +14,6 @@ int64_t NowUnix() {
   return std::chrono::duration_cast<std::chrono::seconds>(
              std::chrono::system_clock::now().time_since_epoch())
       .count();
-}
-
-int CacheError(const Status& status) {
-  std::cerr << "convgate: error (cache): " << status.message() << "\n";
-  return 3;
 }
 
 nlohmann::json PruneJson(const convert::PruneResult& result, const convert::PruneOptions& options) {
@@ -39,12 +35,12 @@ nlohmann::json PruneJson(const convert::PruneResult& result, const convert::Prun
 std::string PruneText(const convert::PruneResult& result, const convert::PruneOptions& options) {
   std::string text = options.dry_run ? "would remove " : "removed ";
   text += std::to_string(result.removed.size()) + " of " + std::to_string(result.entries_before) +
-          " entries: " + report::FormatBytes(result.bytes_before) + " -> " +
-          report::FormatBytes(result.bytes_after) + " (limit " +
-          report::FormatBytes(options.max_bytes) + ", entries used in the last " +
-          std::to_string(options.min_age_seconds) + " s are kept)\n";
+          " entries: " + FormatBytes(result.bytes_before) + " -> " +
+          FormatBytes(result.bytes_after) + " (limit " + FormatBytes(options.max_bytes) +
+          ", entries used in the last " + std::to_string(options.min_age_seconds) +
+          " s are kept)\n";
   for (const convert::CacheEntry& entry : result.removed) {
-    text += "  " + entry.record.key.substr(0, 12) + "  " + report::FormatBytes(entry.bytes) + "  " +
+    text += "  " + entry.record.key.substr(0, 12) + "  " + FormatBytes(entry.bytes) + "  " +
             entry.record.kind + "  " + entry.record.source_path + "\n";
   }
   if (result.kept_too_young > 0) {
@@ -55,91 +51,127 @@ std::string PruneText(const convert::PruneResult& result, const convert::PruneOp
   return text;
 }
 
+constexpr char kCacheExitCodes[] =
+    "Exit codes: 0 done; 2 usage error; 3 the cache could not be read or changed; 4 internal "
+    "error.";
+
 class CacheCommand : public Command {
  public:
   CLI::App* Register(CLI::App& parent) override {
     CLI::App* app = parent.add_subcommand(
         "cache", "List or prune the conversion cache (${CONVGATE_CACHE_DIR:-~/.cache/convgate})");
     app->require_subcommand(1);
+    app->footer(kCacheExitCodes);
     ls_ = app->add_subcommand("ls", "List cached conversions, most recently used first");
+    ls_->footer(kCacheExitCodes);
     prune_ = app->add_subcommand(
         "prune",
         "Remove least recently used conversions until the cache fits --max-bytes, never one used "
-        "within --min-age (defaults: CONVGATE_CACHE_MAX_BYTES or 10G, "
-        "CONVGATE_CACHE_MIN_AGE_SECONDS or 1d)");
-    prune_->add_option("--max-bytes", max_bytes_, "Size limit: bytes, or with K/M/G/T");
-    prune_->add_option("--min-age", min_age_,
-                       "Never remove entries used more recently: seconds, "
-                       "or with s/m/h/d");
-    prune_->add_flag("--dry-run", dry_run_, "Say what would be removed, remove nothing");
-    for (CLI::App* sub : {ls_, prune_}) {
-      sub->add_option("--cache-dir", cache_dir_, "Cache directory (default as above)");
-      sub->add_flag("--json", json_, "Print JSON");
+        "within --min-age");
+    prune_->footer(kCacheExitCodes);
+    const convert::PruneOptions defaults;
+    prune_flags_.Add({
+        Flag{.name = "--max-bytes",
+             .value_name = "SIZE",
+             .help = "Size limit",
+             .default_text = "CONVGATE_CACHE_MAX_BYTES, else CACHE_CLEANUP_THRESHOLD (GB), else " +
+                             FormatBytes(defaults.max_bytes),
+             .examples = {"5G", "2GiB", "500MB"},
+             .apply = [this](const std::string& value) -> Status {
+               CONVGATE_ASSIGN_OR_RETURN(max_bytes_, ParseByteSize(value));
+               return Status::OK();
+             }},
+        Flag{.name = "--min-age",
+             .value_name = "DURATION",
+             .help = "Never remove entries used more recently than this",
+             .default_text = "CONVGATE_CACHE_MIN_AGE_SECONDS, else CACHE_CLEANUP_MIN_AGE_DAYS, "
+                             "else " +
+                             FormatDuration(static_cast<double>(defaults.min_age_seconds)),
+             .examples = {"2d", "12h", "3600"},
+             .apply = [this](const std::string& value) -> Status {
+               CONVGATE_ASSIGN_OR_RETURN(const double seconds, ParseDuration(value));
+               min_age_seconds_ = static_cast<int64_t>(seconds);
+               return Status::OK();
+             }},
+        SwitchFlag("--dry-run", "Say what would be removed, remove nothing", dry_run_),
+    });
+    for (FlagSet* flags : {&ls_flags_, &prune_flags_}) {
+      Flag cache_dir =
+          TextFlag("--cache-dir", "DIR", "Cache directory", {"/tmp/convgate-cache"}, cache_dir_);
+      cache_dir.default_text = "${CONVGATE_CACHE_DIR:-~/.cache/convgate}";
+      flags->Add(std::move(cache_dir));
+      AddOutputFlags(*flags, output_, OutputUse::kJson);
     }
+    ls_flags_.Register(*ls_);
+    prune_flags_.Register(*prune_);
     return app;
   }
 
-  int Execute(report::Invocation&) override {
+  ExitCode Execute(report::Invocation&) override {
     Result<convert::PruneOptions> options = Options();
-    if (!options.ok()) return UsageError(options.status());
+    if (!options.ok()) return ReportError(gate::Stage::kFlags, options.status());
     std::filesystem::path root = cache_dir_;
     if (root.empty()) {
       Result<std::filesystem::path> dir = convert::DefaultCacheDir();
-      if (!dir.ok()) return UsageError(dir.status());
+      if (!dir.ok()) return ReportError(gate::Stage::kFlags, dir.status());
       root = *dir;
     }
     const convert::ConversionCache cache(root);
     return prune_->parsed() ? Prune(cache, *options) : List(cache);
   }
 
+  // `cache` has two subcommands with flags of their own.
+  std::vector<const FlagSet*> subcommand_flags() const override {
+    return {&ls_flags_, &prune_flags_};
+  }
+  Status ApplyFlags() const override {
+    return prune_->parsed() ? prune_flags_.Apply() : ls_flags_.Apply();
+  }
+
  private:
   // The environment's thresholds (or the defaults), overridden by the flags.
   Result<convert::PruneOptions> Options() const {
     CONVGATE_ASSIGN_OR_RETURN(convert::PruneOptions options, convert::PruneOptionsFromEnv());
-    if (!max_bytes_.empty()) {
-      Result<int64_t> bytes = convert::ParseByteSize(max_bytes_);
-      if (!bytes.ok()) return bytes.status().WithContext("--max-bytes");
-      options.max_bytes = *bytes;
-    }
-    if (!min_age_.empty()) {
-      Result<int64_t> seconds = convert::ParseDuration(min_age_);
-      if (!seconds.ok()) return seconds.status().WithContext("--min-age");
-      options.min_age_seconds = *seconds;
-    }
+    if (max_bytes_) options.max_bytes = *max_bytes_;
+    if (min_age_seconds_) options.min_age_seconds = *min_age_seconds_;
     options.dry_run = dry_run_;
     return options;
   }
 
-  int List(const convert::ConversionCache& cache) const {
+  ExitCode List(const convert::ConversionCache& cache) const {
     Result<std::vector<convert::CacheEntry>> entries = cache.List();
-    if (!entries.ok()) return CacheError(entries.status());
-    if (json_) {
+    if (!entries.ok()) return ReportError(gate::Stage::kLoad, entries.status());
+    if (output_.json) {
       nlohmann::json list = nlohmann::json::array();
       for (const convert::CacheEntry& entry : *entries)
         list.push_back(report::CacheEntryJson(entry));
-      std::cout << nlohmann::json{{"cache_dir", cache.root().string()}, {"entries", list}}.dump(2)
+      std::cout << DumpJson({{"cache_dir", cache.root().string()}, {"entries", list}}, output_)
                 << "\n";
     } else {
       std::cout << cache.EntriesDir().string() << "\n"
                 << report::CacheListText(*entries, NowUnix());
     }
-    return 0;
+    return ExitCode::kPassed;
   }
 
-  int Prune(const convert::ConversionCache& cache, const convert::PruneOptions& options) const {
+  ExitCode Prune(const convert::ConversionCache& cache,
+                 const convert::PruneOptions& options) const {
     Result<convert::PruneResult> result = cache.Prune(options);
-    if (!result.ok()) return CacheError(result.status());
-    std::cout << (json_ ? PruneJson(*result, options).dump(2) + "\n" : PruneText(*result, options));
-    return 0;
+    if (!result.ok()) return ReportError(gate::Stage::kWrite, result.status());
+    std::cout << (output_.json ? DumpJson(PruneJson(*result, options), output_) + "\n"
+                               : PruneText(*result, options));
+    return ExitCode::kPassed;
   }
 
   CLI::App* ls_ = nullptr;
   CLI::App* prune_ = nullptr;
+  FlagSet ls_flags_;
+  FlagSet prune_flags_;
   std::string cache_dir_;
-  std::string max_bytes_;
-  std::string min_age_;
+  std::optional<int64_t> max_bytes_;
+  std::optional<int64_t> min_age_seconds_;
   bool dry_run_ = false;
-  bool json_ = false;
+  OutputOptions output_;
 };
 
 }  // namespace

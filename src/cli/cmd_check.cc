@@ -14,17 +14,15 @@ class CheckCommand : public Command {
         "check",
         "Re-judge a saved compare report.json under a new policy without re-running anything. "
         "Policy flags not given keep the report's values. Values the report does not hold "
-        "exactly come from its error histograms; a check they cannot decide is "
-        "'indeterminate' and fails (re-run compare)");
+        "exactly come from its error summaries; a check they cannot decide is 'indeterminate' "
+        "and fails (re-run compare)");
     app->add_option("REPORT", report_, "report.json written by `convgate compare`")->required();
-    AddToleranceFlags(*app, tolerance_);
-    AddOutputFlags(*app, output_);
-    return app;
+    AddToleranceFlags(flags_, policy_);
+    AddOutputFlags(flags_, output_, OutputUse::kGate);
+    return RegisterFlags(app);
   }
 
-  int Execute(report::Invocation& invocation) override {
-    Result<compare::Policy> policy = ToPolicy(tolerance_);
-    if (!policy.ok()) return UsageError(policy.status());
+  ExitCode Execute(report::Invocation& invocation) override {
     Result<gate::CompareReport> saved = report::ReadCompareReport(report_);
     if (!saved.ok()) {
       gate::CompareReport errored;
@@ -33,14 +31,14 @@ class CheckCommand : public Command {
       errored.verdict = gate::Verdict::kError;
       return RenderAndFinish(errored, invocation, output_);
     }
-    return RenderAndFinish(gate::RejudgeCompareReport(std::move(saved).value(), *policy, report_),
+    return RenderAndFinish(gate::RejudgeCompareReport(std::move(saved).value(), policy_, report_),
                            invocation, output_);
   }
 
  private:
   std::string report_;
-  ToleranceFlags tolerance_;
-  OutputFlags output_;
+  compare::Policy policy_;
+  OutputOptions output_;
 };
 
 }  // namespace

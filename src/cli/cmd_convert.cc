@@ -4,7 +4,6 @@
 
 #include "command.h"
 #include "convgate/convert/convert.h"
-#include "convgate/core/command_line.h"
 #include "convgate/report/conversion.h"
 
 namespace convgate::cli {
@@ -12,19 +11,9 @@ namespace {
 
 constexpr char kTorchvisionPrefix[] = "torchvision:";
 
-Result<std::map<std::string, std::string>> ParseParams(const std::vector<std::string>& texts) {
-  std::map<std::string, std::string> params;
-  for (const std::string& text : texts) {
-    const size_t equals = text.find('=');
-    if (equals == std::string::npos || equals == 0) {
-      return Status::InvalidArgument("--param '" + text + "': expected NAME=VALUE");
-    }
-    if (!params.emplace(text.substr(0, equals), text.substr(equals + 1)).second) {
-      return Status::InvalidArgument("--param " + text.substr(0, equals) + " is given twice");
-    }
-  }
-  return params;
-}
+constexpr char kConvertExitCodes[] =
+    "Exit codes: 0 converted (or found in the cache); 2 usage error (an unknown kind or "
+    "parameter); 3 the conversion failed, timed out or wrote no valid model; 4 internal error.";
 
 class ConvertCommand : public Command {
  public:
@@ -37,83 +26,49 @@ class ConvertCommand : public Command {
         "failures are retried with exponential backoff");
     app->add_option("SOURCE", source_, "Source model (or torchvision:NAME for --to onnx)")
         ->required();
-    app->add_option("--to", kind_,
-                    "Target kind: opset:N, fp16, ort-optimized:LEVEL, onnx, external");
-    app->add_option("-o,--output", output_, "Where to write the converted model")->required();
-    app->add_option("--param", params_, "Kind parameter NAME=VALUE (repeatable; see README)");
-    app->add_option("--converter", converter_,
-                    "External converter command with {src} and {out}, split like a shell "
-                    "command but run without one");
-    app->add_option("--timeout", request_.timeout_seconds, "Seconds per attempt (default 600)");
-    app->add_option("--retries", retries_, "Retries of transient failures (default 2)");
-    app->add_option("--backoff", request_.backoff_seconds,
-                    "Seconds before the first retry, doubling after (default 0.5)");
-    app->add_option("--cache-dir", cache_dir_,
-                    "Cache directory (default ${CONVGATE_CACHE_DIR:-$HOME/.cache/convgate})");
-    app->add_flag("--no-cache", no_cache_, "Neither read nor write the cache");
-    app->add_flag("--json", json_, "Print the conversion record as JSON");
-    return app;
+    app->footer(ConversionParamsHelp() + "\n" + kConvertExitCodes);
+    AddConversionFlags(flags_, request_, ConversionUse::kConvert);
+    AddOutputFlags(flags_, output_, OutputUse::kJson);
+    flags_.AddCheck([this](const FlagSet&) { return ResolveSource(); });
+    return RegisterFlags(app);
   }
 
-  int Execute(report::Invocation&) override {
-    Result<convert::ConversionRequest> request = BuildRequest();
-    if (!request.ok()) return UsageError(request.status());
+  ExitCode Execute(report::Invocation&) override {
     convert::ConversionRecord failed;
-    Result<convert::ConversionRecord> record = convert::Convert(*request, &failed);
+    Result<convert::ConversionRecord> record = convert::Convert(request_, &failed);
     const convert::ConversionRecord& shown = record.ok() ? *record : failed;
-    if (json_) {
-      std::cout << report::ConversionJson(shown).dump(2) << "\n";
+    if (output_.json) {
+      std::cout << DumpJson(report::ConversionJson(shown), output_) << "\n";
     } else if (record.ok()) {
-      std::cout << report::ConversionText(shown);
+      std::cout << ForTerminal(report::ConversionText(shown));
     }
-    if (record.ok()) return 0;
+    if (record.ok()) return ExitCode::kPassed;
     std::cerr << "convgate: error (convert, " << convert::ConversionErrorName(failed.error)
-              << "): " << record.status().message() << "\n";
-    if (!failed.log_tail.empty() && !json_) {
-      std::cerr << "converter output (last lines):\n" << failed.log_tail << "\n";
+              << "): " << ForTerminal(record.status().message()) << "\n";
+    if (!failed.log_tail.empty() && !output_.json) {
+      std::cerr << "converter output (last lines):\n" << ForTerminal(failed.log_tail) << "\n";
     }
     return convert::ExitCodeFor(failed.error);
   }
 
  private:
-  Result<convert::ConversionRequest> BuildRequest() {
-    convert::ConversionRequest request = request_;
-    CONVGATE_ASSIGN_OR_RETURN(request.params, ParseParams(params_));
-    if (!converter_.empty()) {
-      CONVGATE_ASSIGN_OR_RETURN(request.converter_argv, SplitCommandLine(converter_));
-      if (kind_.empty()) kind_ = "external";
-    }
-    if (kind_.empty()) {
-      return Status::InvalidArgument("convert needs --to KIND (or --converter 'CMD {src} {out}')");
-    }
-    request.kind = kind_;
-    if (retries_ < 0) return Status::InvalidArgument("--retries cannot be negative");
-    request.max_attempts = retries_ + 1;
-    request.output = output_;
-    request.cache_dir = cache_dir_;
-    request.use_cache = !no_cache_;
-    if (kind_ == "onnx" && source_.rfind(kTorchvisionPrefix, 0) == 0) {
-      if (!request.params.emplace("arch", source_.substr(sizeof(kTorchvisionPrefix) - 1)).second) {
+  // SOURCE is a file, or torchvision:NAME for --to onnx (the architecture is the source).
+  Status ResolveSource() {
+    if (request_.kind == "onnx" && source_.rfind(kTorchvisionPrefix, 0) == 0) {
+      const std::string arch = source_.substr(sizeof(kTorchvisionPrefix) - 1);
+      if (!request_.params.emplace("arch", arch).second) {
         return Status::InvalidArgument(
-            "SOURCE torchvision:NAME and --param arch= both name "
-            "the architecture: give one");
+            "SOURCE torchvision:NAME and --param arch= both name the architecture: give one");
       }
-    } else {
-      request.source = source_;
+      return Status::OK();
     }
-    return request;
+    request_.source = source_;
+    return Status::OK();
   }
 
   std::string source_;
-  std::string kind_;
-  std::string output_;
-  std::vector<std::string> params_;
-  std::string converter_;
-  int retries_ = 2;
-  std::string cache_dir_;
-  bool no_cache_ = false;
-  bool json_ = false;
   convert::ConversionRequest request_;
+  OutputOptions output_;
 };
 
 }  // namespace

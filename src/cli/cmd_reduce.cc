@@ -16,50 +16,43 @@ class ReduceCommand : public Command {
         "divergent node) and write it as a standalone ONNX model with its inputs captured from "
         "SOURCE, the expected output, and the convgate command that reproduces the failure "
         "(run to prove it does). Exit 0: a reproducer that fails on its own was written");
-    app->add_option("SOURCE", source_, "The reference ONNX model")->required();
-    app->add_option("TARGET", target_, "The converted ONNX model that diverges")->required();
-    app->add_option("-o,--output", out_dir_,
-                    "Folder for node.onnx, inputs.npz, expected.npz, repro.sh, README.md and "
-                    "the reports (created if needed)")
+    app->add_option("SOURCE", options_.compare.source, "The reference ONNX model")->required();
+    app->add_option("TARGET", options_.compare.target, "The converted ONNX model that diverges")
         ->required();
-    app->add_option("--node", node_,
-                    "Reduce this node (a node name or the tensor it produces) instead of the one "
-                    "per-node validation blames");
-    app->add_option("--source-backend", source_backend_, "Backend for SOURCE (default: ort)");
-    app->add_option("--target-backend", target_backend_, "Backend for TARGET (default: ort)");
-    app->add_option("--memory-budget", memory_budget_,
-                    "Bytes of intermediate tensors held at once while locating the node, e.g. "
-                    "512MiB (default: a quarter of physical memory)");
-    AddToleranceFlags(*app, tolerance_);
-    AddDataFlags(*app, data_);
-    app->add_flag("--json", output_.json, "Print report.json to stdout instead of the text");
-    app->add_option("--color", output_.color, "Colour the text: auto|always|never")
-        ->check(CLI::IsMember({"auto", "always", "never"}));
-    return app;
+    flags_.Add({
+        Flag{.name = "-o,--output",
+             .value_name = "DIR",
+             .help = "Folder for node.onnx, inputs.npz, expected.npz, repro.sh, README.md and "
+                     "the reports (created if needed)",
+             .examples = {"bug/"},
+             .apply = [this](const std::string& value) -> Status {
+               if (value.empty()) return Status::InvalidArgument("the folder is empty");
+               options_.out_dir = value;
+               output_.out_dir = value;  // the reports go beside the reproducer
+               return Status::OK();
+             }},
+        TextFlag("--node", "NAME",
+                 "Reduce this node (a node name or the tensor it produces) instead of the one "
+                 "per-node validation blames",
+                 {"/features/features.7/conv/conv.0/conv.0.0/Conv"}, options_.node),
+    });
+    AddSideFlags(flags_,
+                 {{"source", &options_.compare.source_backend, &options_.compare.source_exec},
+                  {"target", &options_.compare.target_backend, &options_.compare.target_exec}});
+    AddToleranceFlags(flags_, options_.compare.policy);
+    AddDataFlags(flags_, options_.compare.data);
+    AddPerNodeFlags(flags_, options_.compare.per_node, PerNodeUse::kAlways);
+    AddOutputFlags(flags_, output_, OutputUse::kReport);
+    flags_.AddCheck([](const FlagSet& flags) {
+      return flags.Given("--output")
+                 ? Status::OK()
+                 : Status::InvalidArgument("reduce needs -o DIR: where the reproducer goes");
+    });
+    return RegisterFlags(app);
   }
 
-  int Execute(report::Invocation& invocation) override {
-    Result<gate::DataOptions> data = ToDataOptions(data_);
-    if (!data.ok()) return UsageError(data.status());
-    Result<compare::Policy> policy = ToPolicy(tolerance_);
-    if (!policy.ok()) return UsageError(policy.status());
-    gate::ReduceOptions options;
-    if (!memory_budget_.empty()) {
-      Result<int64_t> budget = gate::ParseByteSize(memory_budget_);
-      if (!budget.ok()) return UsageError(budget.status());
-      options.compare.per_node.memory_budget_bytes = *budget;
-    }
-    options.compare.source = source_;
-    options.compare.target = target_;
-    options.compare.source_backend = source_backend_;
-    options.compare.target_backend = target_backend_;
-    options.compare.data = std::move(data).value();
-    options.compare.policy = std::move(policy).value();
-    options.out_dir = out_dir_;
-    options.node = node_;
-    // The reports go beside the reproducer.
-    output_.out_dir = out_dir_;
-    const gate::ReduceReport result = gate::ReduceGate(options);
+  ExitCode Execute(report::Invocation& invocation) override {
+    const gate::ReduceReport result = gate::ReduceGate(options_);
     invocation.seconds = ProcessSeconds();
     Rendered rendered;
     rendered.report = report::ReportJson(result, invocation);
@@ -72,16 +65,8 @@ class ReduceCommand : public Command {
   }
 
  private:
-  std::string source_;
-  std::string target_;
-  std::string out_dir_;
-  std::string node_;
-  std::string source_backend_;
-  std::string target_backend_;
-  std::string memory_budget_;
-  ToleranceFlags tolerance_;
-  DataFlags data_;
-  OutputFlags output_;
+  gate::ReduceOptions options_;
+  OutputOptions output_;
 };
 
 }  // namespace

@@ -1,7 +1,6 @@
 // `convgate run MODEL`: the end-to-end sanity gate.
 #include "command.h"
 #include "convgate/gate/workflows.h"
-#include "exec_flags.h"
 
 namespace convgate::cli {
 namespace {
@@ -13,40 +12,22 @@ class RunCommand : public Command {
         "run",
         "Load, compile and run a model; every output must be non-empty, free of NaN/Inf, of the "
         "declared dtype and of a shape consistent with the declared one");
-    app->add_option("MODEL", model_, "Model file (.onnx)")->required();
-    app->add_option(
-        "--backend", backend_,
-        "Backend to run the model: ort, opencv, torch, exec (default: from the format)");
-    app->add_option("--exec", exec_,
-                    "Run the model with an external command (backend exec): 'PROGRAM ARGS {model} "
-                    "{inputs} {outputs}', split like a shell without expansion; it reads "
-                    "inputs.npz and writes outputs.npz");
-    AddExecTimeoutFlag(*app, exec_timeout_);
-    AddDataFlags(*app, data_);
-    AddOutputFlags(*app, output_);
-    return app;
+    app->add_option("MODEL", model_, "Model file (.onnx, .pt)")->required();
+    AddSideFlags(flags_, {{"", &options_.backend, &options_.exec}});
+    AddDataFlags(flags_, options_.data);
+    AddOutputFlags(flags_, output_, OutputUse::kGate);
+    return RegisterFlags(app);
   }
 
-  int Execute(report::Invocation& invocation) override {
-    Result<gate::DataOptions> data = ToDataOptions(data_);
-    if (!data.ok()) return UsageError(data.status());
-    gate::RunOptions options;
-    options.model = model_;
-    options.backend = backend_;
-    Result<gate::ExecOptions> exec = ToExecOptions(exec_, exec_timeout_, "--exec", options.backend);
-    if (!exec.ok()) return UsageError(exec.status());
-    options.exec = std::move(exec).value();
-    options.data = std::move(data).value();
-    return RenderAndFinish(gate::RunModelGate(options), invocation, output_);
+  ExitCode Execute(report::Invocation& invocation) override {
+    options_.model = model_;
+    return RenderAndFinish(gate::RunModelGate(options_), invocation, output_);
   }
 
  private:
   std::string model_;
-  std::string backend_;
-  std::string exec_;
-  double exec_timeout_ = 600.0;
-  DataFlags data_;
-  OutputFlags output_;
+  gate::RunOptions options_;
+  OutputOptions output_;
 };
 
 }  // namespace

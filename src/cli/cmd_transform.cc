@@ -6,7 +6,6 @@
 #include "command.h"
 #include "convgate/gate/workflows.h"
 #include "convgate/transform/transform.h"
-#include "per_node_flags.h"
 
 namespace convgate::cli {
 namespace {
@@ -27,109 +26,112 @@ class TransformCommand : public Command {
         "Apply graph passes to an ONNX model, marking every node each pass creates or changes "
         "with its signature; --validate compares the outputs of both models");
     app->add_option("MODEL", model_, "The ONNX model to transform")->required();
-    // One value per --pass (repeatable), so MODEL may follow it.
-    app->add_option("--pass", passes_, PassHelp())->required()->allow_extra_args(false);
-    app->add_option("-o,--output", output_model_, "Where to write the transformed model")
-        ->required();
-    app->add_flag("--validate", validate_,
-                  "Run both models on the same inputs and compare every output (exit as compare)");
-    app->add_flag("--list-transformed", list_transformed_,
-                  "List, per pass, every node it created, changed or removed");
-    AddToleranceFlags(*app, tolerance_);
-    AddDataFlags(*app, data_);
-    AddOutputFlags(*app, output_);
-    AddPerNodeFlags(*app, per_node_);
-    app_ = app;
-    return app;
+    flags_.Add({
+        Flag{.name = "--pass",
+             .value_name = "NAME[:KEY=VALUE]",
+             .help = PassHelp(),
+             .examples = {"fold_batchnorm", "eliminate_identity,fold_batchnorm",
+                          "constant_folding:max_elements=4096"},
+             .arity = FlagArity::kRepeated,
+             .apply = [this](const std::string& value) -> Status {
+               pass_texts_.push_back(value);
+               return Status::OK();
+             }},
+        TextFlag("-o,--output", "PATH", "Where to write the transformed model", {"out.onnx"},
+                 output_model_),
+        SwitchFlag("--validate",
+                   "Run both models on the same inputs and compare every output (exit as compare)",
+                   validate_),
+        SwitchFlag("--list-transformed",
+                   "List, per pass, every node it created, changed or removed", list_transformed_),
+    });
+    AddOutputFlags(flags_, output_, OutputUse::kGate);
+    // Everything from here on configures --validate's comparison.
+    const size_t first_validation_flag = flags_.entries().size();
+    AddToleranceFlags(flags_, compare_.policy);
+    AddDataFlags(flags_, compare_.data);
+    AddPerNodeFlags(flags_, compare_.per_node, PerNodeUse::kOptional);
+    flags_.AddCheck([this, first_validation_flag](const FlagSet& flags) {
+      return CheckFlags(flags, first_validation_flag);
+    });
+    return RegisterFlags(app);
   }
 
-  int Execute(report::Invocation& invocation) override {
-    Result<std::vector<transform::PassSpec>> passes = transform::ParsePassSpecs(passes_);
-    if (!passes.ok()) return UsageError(passes.status());
-    if (!validate_ && !output_.out_dir.empty()) {
-      return UsageError(
-          Status::InvalidArgument("--out writes compare's result files: give "
-                                  "--validate too"));
-    }
-    Result<gate::DataOptions> data = ToDataOptions(data_);
-    if (!data.ok()) return UsageError(data.status());
-    Result<compare::Policy> policy = ToPolicy(tolerance_);
-    if (!policy.ok()) return UsageError(policy.status());
-    Result<gate::PerNodeOptions> per_node = ToPerNodeOptions(per_node_, *app_);
-    if (!per_node.ok()) return UsageError(per_node.status());
-    if (per_node->enabled && !validate_) {
-      return UsageError(
-          Status::InvalidArgument("--per-node compares intermediates while "
-                                  "validating: give --validate too"));
-    }
+  ExitCode Execute(report::Invocation& invocation) override {
     Result<transform::TransformRecord> record =
-        transform::TransformModelFile(model_, output_model_, *passes);
-    if (!record.ok()) {
-      std::cerr << "convgate: error (transform): " << record.status().message() << "\n";
-      return 3;
-    }
+        transform::TransformModelFile(model_, output_model_, passes_);
+    if (!record.ok()) return ReportError(gate::Stage::kConvert, record.status());
     if (!validate_) {
       PrintRecord(*record);
-      return 0;
+      return ExitCode::kPassed;
     }
-    gate::CompareOptions options;
-    options.source = model_;
-    options.target = output_model_;
-    options.data = std::move(data).value();
-    options.policy = std::move(policy).value();
+    compare_.source = model_;
+    compare_.target = output_model_;
     // --per-node: every intermediate both graphs name (a pass keeps the names of the values it
     // does not rewrite), compared in topological order, so a wrong pass is located at its node.
-    options.per_node = *per_node;
-    const gate::CompareReport report = gate::CompareModelsGate(options);
+    const gate::CompareReport report = gate::CompareModelsGate(compare_);
     return FinishValidation(*record, report, invocation);
   }
 
  private:
+  Status CheckFlags(const FlagSet& flags, size_t first_validation_flag) {
+    if (pass_texts_.empty()) return Status::InvalidArgument("transform needs --pass NAME");
+    if (output_model_.empty()) {
+      return Status::InvalidArgument("transform needs -o PATH: where the model goes");
+    }
+    CONVGATE_ASSIGN_OR_RETURN(passes_, transform::ParsePassSpecs(pass_texts_));
+    if (validate_) return Status::OK();
+    if (flags.Given("--out")) {
+      return Status::InvalidArgument("--out writes compare's result files: give --validate too");
+    }
+    for (size_t idx = first_validation_flag; idx < flags.entries().size(); ++idx) {
+      const std::string name = LongName(flags.entries()[idx].flag);
+      if (flags.Given(name)) {
+        return Status::InvalidArgument(name +
+                                       " configures --validate's comparison: give "
+                                       "--validate too");
+      }
+    }
+    return Status::OK();
+  }
+
   void PrintRecord(const transform::TransformRecord& record) const {
     if (output_.json) {
-      std::cout << transform::TransformJson(record).dump(2) << "\n";
+      std::cout << DumpJson(transform::TransformJson(record), output_) << "\n";
     } else {
-      std::cout << transform::TransformText(record, list_transformed_);
+      std::cout << ForTerminal(transform::TransformText(record, list_transformed_));
     }
   }
 
   // Without --json: the transform summary, then compare's table and result files. With --json:
   // one document, the transform record with compare's report.json under "validation".
-  int FinishValidation(const transform::TransformRecord& record, const gate::CompareReport& report,
-                       report::Invocation& invocation) const {
+  ExitCode FinishValidation(const transform::TransformRecord& record,
+                            const gate::CompareReport& report,
+                            report::Invocation& invocation) const {
     if (!output_.json) {
       PrintRecord(record);
       return RenderAndFinish(report, invocation, output_);
     }
     invocation.seconds = ProcessSeconds();
-    const nlohmann::json report_json = report::ReportJson(report, invocation);
-    int exit_code = gate::ExitCodeFor(report.verdict, report.error);
-    if (!output_.out_dir.empty()) {
-      Status written =
-          report::WriteResultFiles(output_.out_dir, report_json, report::VerifyResultJson(report),
-                                   report::JUnitXml(report, invocation));
-      if (!written.ok()) {
-        std::cerr << "convgate: error (write): " << written.message() << "\n";
-        if (exit_code < 3) exit_code = 3;
-      }
-    }
-    nlohmann::json combined = transform::TransformJson(record);
-    combined["validation"] = report_json;
-    std::cout << combined.dump(2) << "\n";
-    if (report.error) std::cerr << "convgate: " << report::ErrorLine(*report.error) << "\n";
-    return exit_code;
+    Rendered rendered;
+    rendered.report = report::ReportJson(report, invocation);
+    rendered.printed_json = transform::TransformJson(record);
+    (*rendered.printed_json)["validation"] = rendered.report;
+    rendered.verify_result = report::VerifyResultJson(report);
+    rendered.junit = report::JUnitXml(report, invocation);
+    rendered.error = report.error;
+    rendered.exit_code = gate::ExitCodeFor(report.verdict, report.error);
+    return Finish(output_, rendered);
   }
 
   std::string model_;
-  std::vector<std::string> passes_;
+  std::vector<std::string> pass_texts_;
+  std::vector<transform::PassSpec> passes_;
   std::string output_model_;
   bool validate_ = false;
   bool list_transformed_ = false;
-  ToleranceFlags tolerance_;
-  DataFlags data_;
-  OutputFlags output_;
-  PerNodeFlags per_node_;
-  CLI::App* app_ = nullptr;  // for the per-node flags' "given without --per-node" check
+  gate::CompareOptions compare_;
+  OutputOptions output_;
 };
 
 }  // namespace

@@ -1,13 +1,15 @@
 // `convgate verify SOURCE (--to KIND | --target PATH | --converter CMD)`: convert, run the
 // end-to-end sanity gate on the target, compare with the source; verify_result.json says it all.
-#include "agreement_flags.h"
 #include "command.h"
-#include "convgate/core/command_line.h"
 #include "convgate/gate/verify.h"
-#include "per_node_flags.h"
 
 namespace convgate::cli {
 namespace {
+
+constexpr char kVerifyExitCodes[] =
+    "Exit codes: 0 the gate passed; 1 a check failed (sanity or comparison); 2 usage error, found "
+    "before converting; 3 the conversion failed or a model or input could not be loaded or run; "
+    "4 internal error. A failed gate still writes every result file.";
 
 class VerifyCommand : public Command {
  public:
@@ -16,76 +18,31 @@ class VerifyCommand : public Command {
         "verify",
         "Convert SOURCE (or take --target), run the end-to-end sanity gate on the target and "
         "compare it with the source. verify_passed is true only when all three pass");
-    app->add_option("SOURCE", source_, "The model to convert (.onnx, .pt)")->required();
-    app->add_option("--to", to_,
-                    "Conversion: opset:N | fp16 | ort-optimized:basic|extended|all | onnx "
-                    "(from PyTorch) | opencv (the same ONNX model through OpenCV DNN)");
-    app->add_option("--target", target_, "An already converted model to verify");
-    app->add_option("--converter", converter_,
-                    "An external converter: 'CMD ARG {src} {out}' (argv, no shell)");
-    app->add_option("--param", params_, "A conversion parameter KEY=VALUE (repeatable)");
-    app->add_option("-o,--output", output_, "Where the converted model goes");
-    app->add_option("--timeout", timeout_, "Conversion timeout, seconds (default 600)");
-    app->add_option("--retries", retries_, "Retries of transient conversion failures (default 2)");
-    app->add_flag("--no-cache", no_cache_, "Convert even if the cache holds the result");
-    app->add_option("--source-backend", source_backend_, "Backend for SOURCE (default: format)");
-    app->add_option("--target-backend", target_backend_, "Backend for the target");
-    AddToleranceFlags(*app, tolerance_);
-    AddAgreementFlags(*app, agreement_);
-    AddDataFlags(*app, data_);
-    AddOutputFlags(*app, output_flags_);
-    AddPerNodeFlags(*app, per_node_);
-    app_ = app;
-    return app;
+    app->add_option("SOURCE", options_.source, "The model to convert (.onnx, .pt)")->required();
+    app->footer(ConversionParamsHelp() + "\n" + kVerifyExitCodes);
+    flags_.Add(TextFlag("--target", "PATH",
+                        "An already converted model to verify (instead of --to or --converter)",
+                        {"converted.onnx"}, options_.target));
+    AddConversionFlags(flags_, options_.conversion, ConversionUse::kVerify);
+    AddSideFlags(flags_,
+                 {{"source", &options_.compare.source_backend, &options_.compare.source_exec},
+                  {"target", &options_.compare.target_backend, &options_.compare.target_exec}});
+    AddToleranceFlags(flags_, options_.compare.policy);
+    AddAgreementFlags(flags_, options_.compare.agreement);
+    AddDataFlags(flags_, options_.compare.data);
+    AddOutputFlags(flags_, output_, OutputUse::kGate);
+    AddPerNodeFlags(flags_, options_.compare.per_node, PerNodeUse::kOptional);
+    flags_.AddCheck([this](const FlagSet&) { return gate::CheckVerifyOptions(options_); });
+    return RegisterFlags(app);
   }
 
-  int Execute(report::Invocation& invocation) override {
-    Result<gate::VerifyOptions> options = Options();
-    if (!options.ok()) return UsageError(options.status());
-    return RenderAndFinish(gate::VerifyGate(*options), invocation, output_flags_);
+  ExitCode Execute(report::Invocation& invocation) override {
+    return RenderAndFinish(gate::VerifyGate(options_), invocation, output_);
   }
 
  private:
-  Result<gate::VerifyOptions> Options() const {
-    gate::VerifyOptions options;
-    options.source = source_;
-    options.to = to_;
-    options.target = target_;
-    if (!converter_.empty()) {
-      CONVGATE_ASSIGN_OR_RETURN(options.converter_argv, SplitCommandLine(converter_));
-    }
-    for (const std::string& param : params_) {
-      const size_t eq = param.find('=');
-      if (eq == std::string::npos || eq == 0) {
-        return Status::InvalidArgument("--param wants KEY=VALUE, got '" + param + "'");
-      }
-      options.params[param.substr(0, eq)] = param.substr(eq + 1);
-    }
-    options.output = output_;
-    options.timeout_seconds = timeout_;
-    options.max_attempts = retries_ + 1;
-    options.use_cache = !no_cache_;
-    CONVGATE_ASSIGN_OR_RETURN(options.compare.data, ToDataOptions(data_));
-    CONVGATE_ASSIGN_OR_RETURN(options.compare.policy, ToPolicy(tolerance_));
-    CONVGATE_ASSIGN_OR_RETURN(options.compare.agreement, ToAgreementConfig(agreement_));
-    CONVGATE_ASSIGN_OR_RETURN(options.compare.per_node, ToPerNodeOptions(per_node_, *app_));
-    options.compare.source_backend = source_backend_;
-    options.compare.target_backend = target_backend_;
-    return options;
-  }
-
-  std::string source_, to_, target_, converter_, output_;
-  std::vector<std::string> params_;
-  double timeout_ = 600.0;
-  int retries_ = 2;
-  bool no_cache_ = false;
-  std::string source_backend_, target_backend_;
-  ToleranceFlags tolerance_;
-  AgreementFlags agreement_;
-  DataFlags data_;
-  OutputFlags output_flags_;
-  PerNodeFlags per_node_;
-  CLI::App* app_ = nullptr;  // for the per-node flags' "given without --per-node" check
+  gate::VerifyOptions options_;
+  OutputOptions output_;
 };
 
 }  // namespace

@@ -1,69 +1,95 @@
-// A subcommand: registers its flags, then executes with them. One file per subcommand.
+// A subcommand: its positional arguments and flags (a FlagSet built from the groups in
+// flag_groups.h), and what it does once they are valid. One file per subcommand.
 #pragma once
 
 #include <CLI/CLI.hpp>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "convgate/core/exit_code.h"
 #include "convgate/gate/results.h"
 #include "convgate/report/report.h"
-#include "flags.h"
+#include "flag.h"
+#include "flag_groups.h"
 
 namespace convgate::cli {
 
 class Command {
  public:
   virtual ~Command() = default;
-  // Adds the subcommand and its flags to `parent` and returns it.
+  // Adds the subcommand with its positionals and flags to `parent` and returns it.
   virtual CLI::App* Register(CLI::App& parent) = 0;
-  // Runs after a successful parse. Returns the process exit code.
-  virtual int Execute(report::Invocation& invocation) = 0;
+  // Runs after a successful parse and ApplyFlags(). Returns the process exit code.
+  virtual ExitCode Execute(report::Invocation& invocation) = 0;
+
+  // Every flag set the command registered (a command with subcommands has one per subcommand).
+  virtual std::vector<const FlagSet*> subcommand_flags() const { return {&flags_}; }
+  // Applies the values of the flag set that was parsed (FlagSet::Apply).
+  virtual Status ApplyFlags() const { return flags_.Apply(); }
+
+ protected:
+  // Registers flags_ with `app` and returns it; the last step of Register.
+  CLI::App* RegisterFlags(CLI::App* app) {
+    flags_.Register(*app);
+    return app;
+  }
+
+  FlagSet flags_;
 };
 
 std::unique_ptr<Command> MakeInspectCommand();
 std::unique_ptr<Command> MakeRunCommand();
 std::unique_ptr<Command> MakeCompareCommand();
+std::unique_ptr<Command> MakeVerifyCommand();
 std::unique_ptr<Command> MakeCheckCommand();
 std::unique_ptr<Command> MakeConvertCommand();
 std::unique_ptr<Command> MakeCacheCommand();
-std::unique_ptr<Command> MakeVerifyCommand();
 std::unique_ptr<Command> MakeTransformCommand();
 std::unique_ptr<Command> MakeReduceCommand();
+
+// Every command, in the order `convgate --help` lists them.
+std::vector<std::unique_ptr<Command>> MakeCommands();
 
 // Seconds since the process started (the figure reports give as the invocation's duration).
 double ProcessSeconds();
 
-// Prints "convgate: <message>" to stderr and returns 2 (usage).
-int UsageError(const Status& status);
+// The one way an error leaves convgate: prints "convgate: error (<stage>): <message>" to stderr
+// (a usage error: "convgate: <message>" and where to find the usage) and returns the exit code for
+// that stage (gate::ExitCodeFor).
+ExitCode ReportError(gate::Stage stage, const Status& status);
 
-// Everything a gate workflow renders, finished uniformly: result files under --out, the table or
-// JSON on stdout, the error line on stderr. Returns the exit code (3 if a result file could not
-// be written).
+// Everything a gate workflow renders, finished uniformly: result files under --out (not for a
+// usage error: nothing ran, so there is no verdict to record), the table or JSON on stdout, the
+// error line on stderr. Returns the exit code ("cannot run" if a result file could not be
+// written).
 struct Rendered {
   nlohmann::json report;
   nlohmann::json verify_result;
   std::string junit;
   std::string console;
   std::optional<gate::GateError> error;
-  int exit_code = 0;
+  ExitCode exit_code = ExitCode::kPassed;
+  // What --json prints when it is not the report itself (transform: its record with the report).
+  std::optional<nlohmann::json> printed_json;
 };
-int Finish(const OutputFlags& flags, const Rendered& rendered);
+ExitCode Finish(const OutputOptions& options, const Rendered& rendered);
 
 // Renders a workflow's report in every form and finishes (see Finish). Report is
-// gate::RunReport or gate::CompareReport.
+// gate::RunReport, gate::CompareReport or gate::VerifyReport.
 template <typename Report>
-int RenderAndFinish(const Report& result, report::Invocation& invocation,
-                    const OutputFlags& flags) {
+ExitCode RenderAndFinish(const Report& result, report::Invocation& invocation,
+                         const OutputOptions& options) {
   invocation.seconds = ProcessSeconds();
   Rendered rendered;
   rendered.report = report::ReportJson(result, invocation);
   rendered.verify_result = report::VerifyResultJson(result);
   rendered.junit = report::JUnitXml(result, invocation);
-  rendered.console = report::ConsoleText(result, UseColor(flags));
+  rendered.console = report::ConsoleText(result, UseColor(options));
   rendered.error = result.error;
   rendered.exit_code = gate::ExitCodeFor(result.verdict, result.error);
-  return Finish(flags, rendered);
+  return Finish(options, rendered);
 }
 
 }  // namespace convgate::cli

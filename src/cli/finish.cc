@@ -1,5 +1,6 @@
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 
 #include "command.h"
@@ -9,36 +10,53 @@ namespace {
 
 const std::chrono::steady_clock::time_point kProcessStart = std::chrono::steady_clock::now();
 
+// "results/" and "results" both print as "results/".
+std::string FolderForDisplay(const std::string& dir) {
+  std::string shown = dir;
+  while (shown.size() > 1 && shown.back() == '/') shown.pop_back();
+  return shown + "/";
+}
+
 }  // namespace
 
 double ProcessSeconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - kProcessStart).count();
 }
 
-int UsageError(const Status& status) {
-  std::cerr << "convgate: " << status.message() << "\n"
-            << "Run 'convgate --help' or 'convgate COMMAND --help' for usage.\n";
-  return 2;
+ExitCode ReportError(gate::Stage stage, const Status& status) {
+  const gate::GateError error{stage, status};
+  if (stage == gate::Stage::kFlags) {
+    std::cerr << "convgate: " << ForTerminal(status.message()) << "\n"
+              << "Run 'convgate --help' or 'convgate COMMAND --help' for usage.\n";
+  } else {
+    std::cerr << "convgate: " << ForTerminal(report::ErrorLine(error)) << "\n";
+  }
+  return gate::ExitCodeFor(error);
 }
 
-int Finish(const OutputFlags& flags, const Rendered& rendered) {
-  int exit_code = rendered.exit_code;
-  if (!flags.out_dir.empty()) {
-    Status written = report::WriteResultFiles(flags.out_dir, rendered.report,
-                                              rendered.verify_result, rendered.junit);
-    if (!written.ok()) {
-      std::cerr << "convgate: error (write): " << written.message() << "\n";
-      if (exit_code < 3) exit_code = 3;
+ExitCode Finish(const OutputOptions& options, const Rendered& rendered) {
+  ExitCode exit_code = rendered.exit_code;
+  const bool usage_error = exit_code == ExitCode::kUsage;
+  bool written = false;
+  if (!options.out_dir.empty() && !usage_error) {
+    Status status = report::WriteResultFiles(
+        options.out_dir, rendered.report, rendered.verify_result, rendered.junit, options.pretty);
+    if (!status.ok()) {
+      std::cerr << "convgate: error (write): " << ForTerminal(status.message()) << "\n";
+      if (exit_code != ExitCode::kInternal) exit_code = ExitCode::kCannotRun;
+    }
+    written = status.ok();
+  }
+  if (options.json) {
+    std::cout << DumpJson(rendered.printed_json.value_or(rendered.report), options) << "\n";
+  } else {
+    std::cout << ForTerminal(rendered.console);
+    if (written) {
+      std::cout << "results in " << ForTerminal(FolderForDisplay(options.out_dir)) << "\n";
     }
   }
-  if (flags.json) {
-    std::cout << rendered.report.dump(2) << "\n";
-  } else {
-    std::cout << rendered.console;
-    if (!flags.out_dir.empty()) std::cout << "results in " << flags.out_dir << "/\n";
-  }
   std::cout.flush();
-  if (rendered.error) std::cerr << "convgate: " << report::ErrorLine(*rendered.error) << "\n";
+  if (rendered.error) ReportError(rendered.error->stage, rendered.error->status);
   return exit_code;
 }
 

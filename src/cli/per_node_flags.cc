@@ -1,42 +1,62 @@
-#include "per_node_flags.h"
+// The per-node group: intermediate tensors, gating on them, and the memory they may take.
+#include "convgate/core/units.h"
+#include "flag_groups.h"
 
 namespace convgate::cli {
+namespace {
 
-void AddPerNodeFlags(CLI::App& app, PerNodeFlags& flags) {
-  app.add_flag("--per-node", flags.per_node,
-               "Also compare every intermediate tensor both models name, in topological order, "
-               "and report the first divergent node, the culprit and where NaN/Inf came from "
-               "(two ONNX models on ort or opencv)");
-  app.add_flag("--strict", flags.strict,
-               "With --per-node: a failed or errored intermediate fails the gate (default: only "
-               "outputs gate, intermediate failures are reported)");
-  app.add_option("--memory-budget", flags.memory_budget,
-                 "With --per-node: bytes of intermediate tensors held at once, both sides "
-                 "(2GiB, 512MiB; default: a quarter of physical memory); smaller budgets take "
-                 "more runs");
-  app.add_option("--local-error", flags.local_error,
-                 "With --per-node: run these target nodes alone on the source's tensors to "
-                 "measure the error each adds by itself: failed (default), all, none");
+Status RefuseWithoutPerNode(const FlagSet& flags) {
+  if (flags.Given("--per-node")) return Status::OK();
+  for (const char* name : {"--strict", "--memory-budget", "--local-error"}) {
+    if (flags.Given(name)) {
+      return Status::InvalidArgument(std::string(name) + " has no effect without --per-node");
+    }
+  }
+  return Status::OK();
 }
 
-Result<gate::PerNodeOptions> ToPerNodeOptions(const PerNodeFlags& flags, const CLI::App& app) {
-  gate::PerNodeOptions options;
-  options.enabled = flags.per_node;
-  options.strict = flags.strict;
-  if (!flags.per_node) {
-    for (const char* name : {"--strict", "--memory-budget", "--local-error"}) {
-      if (app.count(name) > 0) {
-        return Status::InvalidArgument(std::string(name) + " has no effect without --per-node");
-      }
-    }
-    return options;
+}  // namespace
+
+void AddPerNodeFlags(FlagSet& flags, gate::PerNodeOptions& options, PerNodeUse use) {
+  flags.SetGroup("Per-node validation");
+  const gate::PerNodeOptions defaults;
+  if (use == PerNodeUse::kOptional) {
+    flags.Add({
+        SwitchFlag("--per-node",
+                   "Also compare every intermediate tensor both models name, in topological "
+                   "order, and report the first divergent node, the culprit and where NaN/Inf "
+                   "came from (two ONNX models on ort or opencv)",
+                   options.enabled),
+        SwitchFlag("--strict",
+                   "With --per-node: a failed or errored intermediate fails the gate (else only "
+                   "outputs gate and intermediate failures are reported)",
+                   options.strict),
+    });
+    flags.AddCheck(RefuseWithoutPerNode);
   }
-  if (!flags.memory_budget.empty()) {
-    CONVGATE_ASSIGN_OR_RETURN(options.memory_budget_bytes,
-                              gate::ParseByteSize(flags.memory_budget));
-  }
-  CONVGATE_ASSIGN_OR_RETURN(options.local_error, gate::ParseLocalErrorMode(flags.local_error));
-  return options;
+  flags.Add({
+      Flag{.name = "--memory-budget",
+           .value_name = "SIZE",
+           .help = "Bytes of intermediate tensors held at once, both sides; smaller budgets take "
+                   "more runs",
+           .default_text = "a quarter of physical memory",
+           .examples = {"512MiB", "2GiB", "1.5G"},
+           .apply = [&options](const std::string& value) -> Status {
+             CONVGATE_ASSIGN_OR_RETURN(options.memory_budget_bytes, ParseByteSize(value));
+             if (options.memory_budget_bytes > 0) return Status::OK();
+             return Status::InvalidArgument("a memory budget of 0 bytes holds nothing");
+           }},
+      Flag{.name = "--local-error",
+           .value_name = "failed|all|none",
+           .help = "Which target nodes run alone on the source's tensors to measure the error "
+                   "each adds by itself",
+           .default_text = std::string(gate::LocalErrorModeName(defaults.local_error)),
+           .examples = {"all"},
+           .apply = [&options](const std::string& value) -> Status {
+             CONVGATE_ASSIGN_OR_RETURN(options.local_error, gate::ParseLocalErrorMode(value));
+             return Status::OK();
+           }},
+  });
 }
 
 }  // namespace convgate::cli

@@ -2,10 +2,15 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <charconv>
+#include <cstdio>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <string>
+
+#include "convgate/core/utf8.h"
 
 namespace convgate::compare {
 namespace {
@@ -171,9 +176,24 @@ Status ReadTopLevel(const Reader& reader, const YAML::Node& root, Policy& policy
   return Status::OK();
 }
 
+// YAML text is Unicode (YAML 1.2, 5.2) and yaml-cpp passes bad bytes through: an output name
+// holding them would only fail later, as a name no output has, without saying which file it came
+// from. Names that are not UTF-8 can still be given on the command line (--atol NAME:VALUE).
+Status CheckUtf8(std::string_view text, std::string_view file) {
+  const std::optional<size_t> bad = FindInvalidUtf8(text);
+  if (!bad) return Status::OK();
+  const auto line = 1 + std::count(text.begin(), text.begin() + *bad, '\n');
+  char byte[8];
+  std::snprintf(byte, sizeof(byte), "0x%02x", static_cast<unsigned char>(text[*bad]));
+  return Status::InvalidArgument(std::string(file) + ": line " + std::to_string(line) +
+                                 ": not valid YAML: byte " + byte + " at offset " +
+                                 std::to_string(*bad) + " is not UTF-8");
+}
+
 }  // namespace
 
 Result<Policy> ParsePolicyYaml(std::string_view text, std::string_view file) {
+  CONVGATE_RETURN_IF_ERROR(CheckUtf8(text, file));
   const Reader reader(file);
   // yaml-cpp reports errors by throwing; nothing leaves this function as an exception.
   try {

@@ -5,27 +5,15 @@
 #include <string>
 
 #include "convgate/compare/policy.h"
+#include "convgate/core/scoped.h"
 
 namespace convgate::compare {
 namespace {
 
-// One argument split at its last ':' (tf2onnx names tensors "input:0", so "input:0:1e-4" sets
-// "input:0"); `name` is empty when there is no ':'.
-struct NamedValue {
-  bool named = false;
-  std::string name;
-  std::string_view value;
-};
-
-NamedValue Split(std::string_view text) {
-  const size_t colon = text.rfind(':');
-  if (colon == std::string_view::npos) return {false, "", text};
-  return {true, std::string(text.substr(0, colon)), text.substr(colon + 1)};
-}
-
-// The settings layer an argument writes into: the global one or the named output's.
-PolicySettings& Target(const NamedValue& arg, Policy& policy) {
-  return arg.named ? policy.per_output[arg.name] : policy.global;
+// The settings layer an argument writes into: the global one or the named output's (the split is
+// convgate/core/scoped.h's: tf2onnx names tensors "input:0", so "input:0:1e-4" sets "input:0").
+PolicySettings& Target(const ScopedValue& arg, Policy& policy) {
+  return arg.has_name_separator ? policy.per_output[arg.name] : policy.global;
 }
 
 // A number parsed as a whole (no spaces, no trailing text), or nullopt.
@@ -47,8 +35,9 @@ Status AddNumber(std::string_view kind, std::string_view text, Policy& policy,
     return Status::InvalidArgument("invalid " + std::string(kind) + " '" + std::string(text) +
                                    "': " + why);
   };
-  const NamedValue arg = Split(text);
-  if (arg.named && arg.name.empty()) return invalid("the output name before ':' is empty");
+  const ScopedValue arg = SplitScoped(text);
+  if (arg.has_name_separator && arg.name.empty())
+    return invalid("the output name before ':' is empty");
   const std::optional<double> value = ParseNumber(arg.value);
   if (!value.has_value()) return invalid("'" + std::string(arg.value) + "' is not a number");
   if (std::string why = check(*value); !why.empty()) {
@@ -102,9 +91,9 @@ Status AddMinSnrDb(std::string_view text, Policy& policy) {
 }
 
 Status AddCheckErrorStat(std::string_view text, Policy& policy) {
-  const NamedValue arg = Split(text);
+  const ScopedValue arg = SplitScoped(text);
   const std::string quoted = "invalid check-error-stat '" + std::string(text) + "': ";
-  if (arg.named && arg.name.empty()) {
+  if (arg.has_name_separator && arg.name.empty()) {
     return Status::InvalidArgument(quoted + "the output name before ':' is empty");
   }
   Result<ErrorStat> stat = ParseErrorStat(arg.value);

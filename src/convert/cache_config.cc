@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "convgate/convert/cache.h"
+#include "convgate/core/units.h"
 
 namespace convgate::convert {
 namespace {
@@ -38,6 +39,14 @@ Result<int64_t> FromEnv(const char* name, const char* value,
   return parsed;
 }
 
+// The project's size and duration grammar (core/units.h), in the shape FromEnv takes.
+Result<int64_t> ParseBytes(const std::string& text) { return ParseByteSize(text); }
+
+Result<int64_t> ParseSeconds(const std::string& text) {
+  CONVGATE_ASSIGN_OR_RETURN(const double seconds, ParseDuration(text));
+  return static_cast<int64_t>(seconds);
+}
+
 Result<int64_t> ParseDecimalGigabytes(const std::string& text) {
   return ParseWithUnits(text, {{"", 1000 * 1000 * 1000}}, "a whole number of GB");
 }
@@ -57,31 +66,18 @@ Result<std::filesystem::path> DefaultCacheDir() {
       "no cache directory: set CONVGATE_CACHE_DIR (or HOME), or pass --no-cache");
 }
 
-Result<int64_t> ParseByteSize(const std::string& text) {
-  constexpr int64_t kKi = 1024;
-  return ParseWithUnits(
-      text,
-      {{"", 1}, {"K", kKi}, {"M", kKi * kKi}, {"G", kKi * kKi * kKi}, {"T", kKi * kKi * kKi * kKi}},
-      "a size in bytes (digits, optionally followed by K, M, G or T)");
-}
-
-Result<int64_t> ParseDuration(const std::string& text) {
-  return ParseWithUnits(text, {{"", 1}, {"s", 1}, {"m", 60}, {"h", 3600}, {"d", 24 * 3600}},
-                        "a duration (seconds, optionally followed by s, m, h or d)");
-}
-
 Result<PruneOptions> PruneOptionsFromEnv() {
   PruneOptions options;
   if (const char* value = NonEmptyEnv("CONVGATE_CACHE_MAX_BYTES")) {
     CONVGATE_ASSIGN_OR_RETURN(options.max_bytes,
-                              FromEnv("CONVGATE_CACHE_MAX_BYTES", value, ParseByteSize));
+                              FromEnv("CONVGATE_CACHE_MAX_BYTES", value, ParseBytes));
   } else if (const char* gigabytes = NonEmptyEnv("CACHE_CLEANUP_THRESHOLD")) {
     CONVGATE_ASSIGN_OR_RETURN(options.max_bytes,
                               FromEnv("CACHE_CLEANUP_THRESHOLD", gigabytes, ParseDecimalGigabytes));
   }
   if (const char* value = NonEmptyEnv("CONVGATE_CACHE_MIN_AGE_SECONDS")) {
     CONVGATE_ASSIGN_OR_RETURN(options.min_age_seconds,
-                              FromEnv("CONVGATE_CACHE_MIN_AGE_SECONDS", value, ParseDuration));
+                              FromEnv("CONVGATE_CACHE_MIN_AGE_SECONDS", value, ParseSeconds));
   } else if (const char* days = NonEmptyEnv("CACHE_CLEANUP_MIN_AGE_DAYS")) {
     CONVGATE_ASSIGN_OR_RETURN(options.min_age_seconds,
                               FromEnv("CACHE_CLEANUP_MIN_AGE_DAYS", days, ParseDays));

@@ -11,6 +11,7 @@
 #include "convert/output.h"
 #include "convert/retry.h"
 #include "convgate/convert/cache.h"
+#include "convgate/convert/kinds.h"
 #include "convgate/core/file_util.h"
 
 namespace convgate::convert {
@@ -24,22 +25,17 @@ constexpr int kMaxAttempts = 100;
 constexpr size_t kMessageLogLines = 3;
 
 Result<Converter> ResolveConverter(const ConversionRequest& request) {
+  // The kind and its parameter names come from one table (kinds.cc); each converter checks the
+  // parameters' values.
+  CONVGATE_RETURN_IF_ERROR(CheckConversionRequest(request));
   const std::string& kind = request.kind;
-  if (!request.converter_argv.empty() && kind != "external") {
-    return Status::InvalidArgument("--converter runs an external converter, but --to '" + kind +
-                                   "' is built in: use one or the other");
-  }
   if (kind.rfind("opset:", 0) == 0) return MakeOpsetConverter(kind.substr(6), request.params);
   if (kind == "fp16") return MakeFp16Converter(request.params);
   if (kind.rfind("ort-optimized:", 0) == 0) {
     return MakeOrtOptimizedConverter(kind.substr(14), request.params);
   }
   if (kind == "onnx") return MakeTorchExportConverter(request);
-  if (kind == "external") return MakeExternalConverter(request);
-  return Status::InvalidArgument(
-      "unknown conversion --to '" + kind +
-      "' (known: opset:N, fp16, ort-optimized:basic|extended|all, onnx (from PyTorch), or an "
-      "external converter with --converter 'CMD ... {src} {out}')");
+  return MakeExternalConverter(request);
 }
 
 ConversionError ErrorForStatus(const Status& status) {
@@ -334,9 +330,9 @@ std::string_view ConversionErrorName(ConversionError error) {
   return "unknown";
 }
 
-int ExitCodeFor(ConversionError error) {
-  if (error == ConversionError::kNone) return 0;
-  return error == ConversionError::kBadRequest ? 2 : 3;
+ExitCode ExitCodeFor(ConversionError error) {
+  if (error == ConversionError::kNone) return ExitCode::kPassed;
+  return error == ConversionError::kBadRequest ? ExitCode::kUsage : ExitCode::kCannotRun;
 }
 
 Result<ConversionRecord> Convert(const ConversionRequest& request, ConversionRecord* on_error) {

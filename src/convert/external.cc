@@ -113,7 +113,6 @@ AttemptResult RunExternal(const std::vector<std::string>& argv_template,
 }  // namespace
 
 Result<Converter> MakeExternalConverter(const ConversionRequest& request) {
-  CONVGATE_RETURN_IF_ERROR(CheckKnownParams(request.params, {"version"}, "external"));
   const std::vector<std::string>& argv = request.converter_argv;
   if (argv.empty()) {
     return Status::InvalidArgument(

@@ -36,8 +36,9 @@ struct Fp16Options {
   bool clamp = false;
 };
 
-// fp16 parameters: keep_io_types=0|1, op_block_list=A,B (replaces the default list; empty for
-// none), node_block_list=a,b, clamp=0|1. InvalidArgument naming an unknown parameter or value.
+// fp16 parameters: keep_io_types=0|1, op_block_list=A,B (added to the default list, which holds
+// ops that cannot run in float16; "-A" takes A off it, "none" empties it), node_block_list=a,b,
+// clamp=0|1. InvalidArgument naming an unknown parameter or value.
 Result<Fp16Options> ParseFp16Params(const std::map<std::string, std::string>& params);
 
 // What the conversion did to float values, per tensor ("initializer 'fc.weight'").

@@ -31,15 +31,22 @@ const std::set<std::string>& DefaultFp16OpBlockList() {
 
 Result<Fp16Options> ParseFp16Params(const std::map<std::string, std::string>& params) {
   constexpr std::string_view kKind = "fp16";
-  CONVGATE_RETURN_IF_ERROR(CheckKnownParams(
-      params, {"keep_io_types", "op_block_list", "node_block_list", "clamp"}, kKind));
   Fp16Options options;
   CONVGATE_ASSIGN_OR_RETURN(options.keep_io_types,
                             BoolParam(params, "keep_io_types", options.keep_io_types, kKind));
   CONVGATE_ASSIGN_OR_RETURN(options.clamp, BoolParam(params, "clamp", options.clamp, kKind));
+  // A user naming one more op to keep in float32 must not lose the default list: without it the
+  // conversion fails on ops that have no float16 form (Resize's scales, NonMaxSuppression, ...).
   if (auto found = params.find("op_block_list"); found != params.end()) {
-    const std::vector<std::string> ops = SplitList(found->second);
-    options.op_block_list = std::set<std::string>(ops.begin(), ops.end());
+    for (const std::string& op : SplitList(found->second)) {
+      if (op == "none") {
+        options.op_block_list.clear();
+      } else if (op.front() == '-') {
+        options.op_block_list.erase(op.substr(1));
+      } else {
+        options.op_block_list.insert(op);
+      }
+    }
   }
   if (auto found = params.find("node_block_list"); found != params.end()) {
     const std::vector<std::string> nodes = SplitList(found->second);

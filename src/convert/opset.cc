@@ -84,7 +84,6 @@ Result<std::vector<std::string>> ConvertOpset(const std::filesystem::path& sourc
 }  // namespace
 
 Result<Converter> MakeOpsetConverter(std::string_view target_text, const Params& params) {
-  CONVGATE_RETURN_IF_ERROR(CheckKnownParams(params, {}, "opset:N"));
   int target = 0;
   auto [end, error] =
       std::from_chars(target_text.data(), target_text.data() + target_text.size(), target);

@@ -32,7 +32,6 @@ Result<std::vector<std::string>> Optimize(const std::filesystem::path& source,
 }  // namespace
 
 Result<Converter> MakeOrtOptimizedConverter(std::string_view level_text, const Params& params) {
-  CONVGATE_RETURN_IF_ERROR(CheckKnownParams(params, {}, "ort-optimized"));
   CONVGATE_ASSIGN_OR_RETURN(backends::OrtOptimizationLevel level, ParseLevel(level_text));
   Converter converter;
   converter.tool = "onnxruntime";

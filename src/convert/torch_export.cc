@@ -49,10 +49,6 @@ Result<std::string> TorchVersions(const std::string& python) {
 
 Status CheckParams(const Params& params) {
   constexpr std::string_view kKind = "onnx";
-  CONVGATE_RETURN_IF_ERROR(CheckKnownParams(params,
-                                            {"arch", "dynamic_axes", "input_dtype", "input_names",
-                                             "input_shape", "opset", "output_names", "seed"},
-                                            kKind));
   CONVGATE_RETURN_IF_ERROR(IntParam(params, "opset", kKind).status());
   CONVGATE_RETURN_IF_ERROR(IntParam(params, "seed", kKind).status());
   auto axes = params.find("dynamic_axes");

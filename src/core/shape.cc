@@ -54,6 +54,11 @@ std::vector<int64_t> Shape::Unravel(int64_t flat) const {
 }
 
 Result<Shape> ParseShape(std::string_view text) {
+  const std::string_view original = text;
+  // Polygraphy writes shapes as lists: [1,3,224,224] ([] is a scalar).
+  if (text.size() >= 2 && text.front() == '[' && text.back() == ']') {
+    text = text.substr(1, text.size() - 2);
+  }
   if (text.empty() || text == "scalar") return Shape();
   std::vector<int64_t> dims;
   size_t pos = 0;
@@ -64,14 +69,14 @@ Result<Shape> ParseShape(std::string_view text) {
     int64_t value = 0;
     auto [ptr, ec] = std::from_chars(part.data(), part.data() + part.size(), value);
     if (part.empty() || ec != std::errc() || ptr != part.data() + part.size()) {
-      return Status::InvalidArgument("bad shape '" + std::string(text) +
-                                     "': expected dimensions like 1x3x224x224");
+      return Status::InvalidArgument("bad shape '" + std::string(original) +
+                                     "': expected dimensions like 1x3x224x224 or [1,3,224,224]");
     }
     dims.push_back(value);
     pos = end + 1;
   }
   Result<Shape> shape = Shape::Make(std::move(dims));
-  if (!shape.ok()) return shape.status().WithContext("bad shape '" + std::string(text) + "'");
+  if (!shape.ok()) return shape.status().WithContext("bad shape '" + std::string(original) + "'");
   return shape;
 }
 

@@ -1,6 +1,7 @@
 #include "convgate/core/utf8.h"
 
 #include <cstdint>
+#include <cstdio>
 
 namespace convgate {
 namespace {
@@ -10,6 +11,31 @@ bool IsContinuation(unsigned char byte) { return (byte & 0xC0) == 0x80; }
 // Smallest code point that needs `length` bytes: anything below it is an overlong form, which
 // RFC 3629 forbids (it would let two byte strings decode to the same text).
 constexpr char32_t kMinForLength[] = {0, 0, 0x80, 0x800, 0x10000};
+
+void AppendHexByte(unsigned char byte, std::string& out) {
+  char buffer[8];
+  std::snprintf(buffer, sizeof(buffer), "\\x%02x", byte);
+  out += buffer;
+}
+
+void AppendHexBytes(std::string_view bytes, std::string& out) {
+  for (char byte : bytes) AppendHexByte(static_cast<unsigned char>(byte), out);
+}
+
+// Characters a person should not be shown raw: controls move the cursor or drive the terminal,
+// and XML 1.0 cannot hold them (nor the noncharacters U+FFFE and U+FFFF) even as references.
+bool IsHiddenCharacter(char32_t code_point) {
+  if (code_point == U'\n' || code_point == U'\t') return false;
+  return code_point < 0x20 || (code_point >= 0x7F && code_point <= 0x9F) || code_point == 0xFFFE ||
+         code_point == 0xFFFF;
+}
+
+std::optional<int> HexDigit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return std::nullopt;
+}
 
 }  // namespace
 
@@ -71,6 +97,68 @@ std::optional<size_t> FindInvalidUtf8(std::string_view text) {
     pos += next->length;
   }
   return std::nullopt;
+}
+
+std::string EscapeInvalidUtf8(std::string_view text) {
+  if (!FindInvalidUtf8(text).has_value()) return std::string(text);
+  std::string out;
+  out.reserve(text.size() + 16);
+  size_t pos = 0;
+  while (pos < text.size()) {
+    const std::optional<Utf8Char> next = DecodeUtf8(text, pos);
+    if (!next) {
+      AppendHexByte(static_cast<unsigned char>(text[pos]), out);
+      ++pos;
+      continue;
+    }
+    if (text[pos] == '\\') {
+      out += "\\\\";
+    } else {
+      out.append(text.substr(pos, next->length));
+    }
+    pos += next->length;
+  }
+  return out;
+}
+
+std::optional<std::string> UnescapeInvalidUtf8(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t pos = 0; pos < text.size(); ++pos) {
+    if (text[pos] != '\\') {
+      out.push_back(text[pos]);
+      continue;
+    }
+    if (pos + 1 < text.size() && text[pos + 1] == '\\') {
+      out.push_back('\\');
+      ++pos;
+      continue;
+    }
+    if (text.size() - pos < 4) return std::nullopt;  // "\xNN" needs 4 bytes
+    const std::optional<int> high = HexDigit(text[pos + 2]);
+    const std::optional<int> low = HexDigit(text[pos + 3]);
+    if (text[pos + 1] != 'x' || !high || !low) return std::nullopt;
+    out.push_back(static_cast<char>(*high * 16 + *low));
+    pos += 3;
+  }
+  return out;
+}
+
+std::string EscapeForDisplay(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  size_t pos = 0;
+  while (pos < text.size()) {
+    const std::optional<Utf8Char> next = DecodeUtf8(text, pos);
+    const size_t length = next ? next->length : 1;
+    if (!next || IsHiddenCharacter(next->code_point)) {
+      AppendHexBytes(text.substr(pos, length), out);
+    } else {
+      out.append(text.substr(pos, length));
+    }
+    pos += length;
+  }
+  return out;
 }
 
 }  // namespace convgate

@@ -1,4 +1,5 @@
 // `convgate compare`: both sides on the same samples, every output under the tolerance policy.
+#include <algorithm>
 #include <chrono>
 
 #include "aggregate.h"
@@ -10,6 +11,7 @@
 #include "output_saver.h"
 #include "per_node_run.h"
 #include "positional.h"
+#include "save_paths.h"
 #include "side.h"
 
 namespace convgate::gate {
@@ -28,9 +30,12 @@ struct Side {
   SideRecord* record = nullptr;
 
   const Signature* signature() const { return model ? &model->model->signature() : nullptr; }
-  // A TorchScript model takes inputs and names outputs by position (positional.h).
+  // A TorchScript model takes inputs and names outputs by position, and saved outputs may name
+  // nothing (positional.h).
   bool positional_inputs() const { return model && signature()->positional_inputs; }
-  bool positional_outputs() const { return model && signature()->positional_outputs; }
+  bool positional_outputs() const {
+    return (model && signature()->positional_outputs) || (saved && saved->positional);
+  }
 };
 
 std::string JoinNames(const std::vector<std::string>& names) {
@@ -139,32 +144,66 @@ Result<TensorMap> OutputsOf(Side& side, int sample_idx, const TensorMap* sample)
   return outputs;
 }
 
-// A side naming outputs by position (TorchScript) takes the other side's names in order; two such
-// sides keep output_0, output_1, ... Records how each side was matched and any count mismatch.
+// A side naming outputs by position (TorchScript, numpy's arr_0, a lone .npy) takes the other
+// side's names in order; when both do, the target takes the source's (two TorchScript models both
+// say output_0, output_1, ... and keep them). Records how each side was matched and any count
+// mismatch.
 void MatchOutputs(Side& source, Side& target, int sample_idx, TensorMap& source_outputs,
                   TensorMap& target_outputs, CompareReport& report) {
   const bool source_positional = source.positional_outputs();
   const bool target_positional = target.positional_outputs();
-  if (source_positional && target_positional) {
-    source.record->output_matching = target.record->output_matching = "position";
+  const bool first = sample_idx == 0;
+  if (source_positional && target_positional && source_outputs.Names() == target_outputs.Names()) {
+    if (first) source.record->output_matching = target.record->output_matching = "position";
   } else if (source_positional || target_positional) {
-    Side& positional = source_positional ? source : target;
-    Side& named = source_positional ? target : source;
+    const bool rename_source = !target_positional;
+    Side& positional = rename_source ? source : target;
+    Side& named = rename_source ? target : source;
     std::optional<std::string> failure =
-        internal::MatchOutputsByPosition(source_positional ? source_outputs : target_outputs,
-                                         source_positional ? target_outputs : source_outputs,
-                                         *positional.record, named.record->role, sample_idx == 0);
-    if (failure && sample_idx == 0) report.structure_failures.push_back(std::move(*failure));
+        internal::MatchOutputsByPosition(rename_source ? source_outputs : target_outputs,
+                                         rename_source ? target_outputs : source_outputs,
+                                         *positional.record, named.record->role, first);
+    if (failure && first) report.structure_failures.push_back(std::move(*failure));
   }
   // A TorchScript side lists its outputs only once it has run.
   if (source.record->output_names.empty()) source.record->output_names = source_outputs.Names();
   if (target.record->output_names.empty()) target.record->output_names = target_outputs.Names();
 }
 
+// A comparison that compared nothing proves nothing: when neither side has a single output (an
+// empty .npz, a model without outputs) no check could fail, and a pass would be a lie.
+void FailIfNothingCompared(size_t samples, CompareReport& report) {
+  if (!report.checks.empty() || !report.structure_failures.empty()) return;
+  if (samples == 0) {
+    report.structure_failures.push_back("nothing was compared: there are no samples");
+    return;
+  }
+  report.structure_failures.push_back(
+      "nothing was compared: neither the source (" + report.source.path + ") nor the target (" +
+      report.target.path + ") has any output, so no output could be checked");
+}
+
 CompareReport Errored(CompareReport report, GateError error) {
   report.error = std::move(error);
   report.verdict = Verdict::kError;
   return report;
+}
+
+// A test case saved with --save-outputs alone holds no input_K.pb files: say so rather than let
+// the model report its inputs missing.
+std::optional<GateError> CheckCarriedInputs(const inputs::Dataset& carried, const Side& saved,
+                                            const Side& runner) {
+  const bool none = std::all_of(carried.samples.begin(), carried.samples.end(),
+                                [](const TensorMap& sample) { return sample.empty(); });
+  const size_t wanted = runner.signature()->inputs.size();
+  if (!none || wanted == 0) return std::nullopt;
+  return GateError{
+      Stage::kFlags,
+      Status::InvalidArgument(saved.record->role + " " + saved.record->path +
+                              " holds saved outputs but no inputs (no input_K.pb files), and the " +
+                              runner.record->role + " takes " + std::to_string(wanted) +
+                              " input(s): pass the inputs the outputs were computed from with "
+                              "--load-inputs")};
 }
 
 // Decides the dataset: from the model side(s), a test case, --load-inputs; or none when both
@@ -201,6 +240,9 @@ std::optional<GateError> SetUpSamples(const CompareOptions& options, Side& sourc
                          " holds saved outputs: pass the inputs they were computed from with "
                          "--load-inputs (an ONNX test-case folder carries them itself)")};
   }
+  if (provided && !options.data.load_inputs.has_value()) {
+    if (auto e = CheckCarriedInputs(*provided, source.saved ? source : target, *runner)) return e;
+  }
   std::optional<GateError> error;
   dataset = internal::PrepareDataset(options.data, *runner->signature(), std::move(provided),
                                      report.inputs, error);
@@ -217,13 +259,16 @@ std::optional<GateError> SetUpSamples(const CompareOptions& options, Side& sourc
   return std::nullopt;
 }
 
+std::string Samples(size_t count) {
+  return std::to_string(count) + (count == 1 ? " sample" : " samples");
+}
+
 std::optional<GateError> CheckSavedCounts(const Side& side, size_t samples) {
   if (!side.saved.has_value() || side.saved->samples.size() == samples) return std::nullopt;
-  return GateError{Stage::kInputs,
-                   Status::FailedPrecondition(
-                       side.record->role + " " + side.record->path + " holds " +
-                       std::to_string(side.saved->samples.size()) + " samples of outputs, but " +
-                       std::to_string(samples) + " samples are being compared")};
+  return GateError{Stage::kInputs, Status::FailedPrecondition(
+                                       side.record->role + " " + side.record->path +
+                                       " holds outputs of " + Samples(side.saved->samples.size()) +
+                                       ", but " + Samples(samples) + " are being compared")};
 }
 
 // --per-node needs two models whose backends expose intermediate tensors; checked before any run.
@@ -271,6 +316,10 @@ CompareReport CompareModelsGate(const CompareOptions& options) {
   report.source.path = options.source;
   report.target.path = options.target;
   report.source.output_matching = report.target.output_matching = "name";  // see MatchOutputs
+  if (auto e = internal::CheckSavePaths(
+          options.data, {{"the source", options.source}, {"the target", options.target}})) {
+    return Errored(std::move(report), *e);
+  }
   Side source, target;
   source.record = &report.source;
   target.record = &report.target;
@@ -320,11 +369,13 @@ CompareReport CompareModelsGate(const CompareOptions& options) {
     CompareSample(idx, *source_outputs, *target_outputs, report);
     agreements.Add(*source_outputs, *target_outputs);
   }
-  const Signature* source_signature = source.signature();
+  // A positional source's outputs took the target's names: its declared ones no longer apply.
+  const Signature* source_signature = source.positional_outputs() ? nullptr : source.signature();
   if (auto e = saver.Write(source_signature ? source_signature->outputs : std::vector<TensorInfo>{},
                            report.source)) {
     return Errored(std::move(report), *e);
   }
+  FailIfNothingCompared(samples, report);
   if (options.per_node.enabled && dataset.has_value()) {
     if (auto e = RunPerNodeStage(options, source, target, *dataset, report)) {
       return Errored(std::move(report), *e);

@@ -25,8 +25,9 @@ Result<inputs::Dataset> Obtain(const DataOptions& options, const Signature& sign
   if (options.load_inputs.has_value()) return inputs::LoadDataset(*options.load_inputs, signature);
   if (provided.has_value()) return std::move(*provided);
   Result<inputs::Dataset> generated = inputs::GenerateDataset(signature, options.generate);
-  // Generation fails on options that do not fit the model (a --shape against a fixed dim, a
-  // --dim symbol the model lacks): usage errors. A model input convgate cannot fill is not.
+  // Generation fails with InvalidArgument on options that do not fit the model (a --shape against
+  // a fixed dim, a --dim symbol the model lacks): usage errors. A model input convgate cannot fill
+  // (a float8 or sequence input, more than 2^60 elements declared) is Unimplemented: exit 3.
   if (!generated.ok() && generated.status().code() == StatusCode::kInvalidArgument) {
     stage = Stage::kFlags;
   }

@@ -14,18 +14,8 @@ std::optional<GateError> OutputSaver::Write(const std::vector<TensorInfo>& outpu
   inputs::Dataset dataset;
   dataset.origin = side.role + " outputs";
   dataset.samples = std::move(samples_);
-  // SaveDataset orders test-case files by the signature's inputs: here, the outputs.
-  Signature order;
-  order.inputs = outputs;
-  if (order.inputs.empty()) {
-    for (const auto& entry : dataset.samples.front()) {
-      TensorInfo info;
-      info.name = entry.name;
-      info.dtype = entry.tensor.dtype();
-      order.inputs.push_back(std::move(info));
-    }
-  }
-  Status saved = inputs::SaveDataset(*path_, dataset, order);
+  // Test-case files follow the declared order; a side declaring no outputs keeps the run's order.
+  Status saved = inputs::SaveOutputs(*path_, dataset, outputs);
   if (!saved.ok()) return GateError{Stage::kWrite, saved.WithContext("--save-outputs")};
   side.outputs_saved_to = path_->string();
   return std::nullopt;

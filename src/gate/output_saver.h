@@ -1,5 +1,5 @@
 // --save-outputs: keeps one side's outputs of every sample and writes them in the dataset layouts
-// (inputs::SaveDataset), so a slow source runs once and later comparisons load the file instead.
+// (inputs::SaveOutputs), so a slow source runs once and later comparisons load the file instead.
 #pragma once
 
 #include <filesystem>

@@ -53,8 +53,9 @@ NodeSampleResult Condense(int sample, const OutputCheck& check) {
   result.target_max = target.max;
   result.source_non_finite = source.nan + source.pos_inf + source.neg_inf;
   result.target_non_finite = target.nan + target.pos_inf + target.neg_inf;
-  result.introduced_non_finite =
-      comparison.non_finite.introduced_nan + comparison.non_finite.introduced_inf;
+  result.introduced_nan = comparison.non_finite.introduced_nan;
+  result.introduced_inf = comparison.non_finite.introduced_inf;
+  result.introduced_non_finite = result.introduced_nan + result.introduced_inf;
   result.inherited_non_finite = comparison.non_finite.inherited;
   if (!check.passed) result.failures = check.failures;
   return result;
@@ -254,6 +255,12 @@ Result<PerNodeReport> RunPerNode(const PerNodeSide& source, const PerNodeSide& t
   CONVGATE_RETURN_IF_ERROR(LoadGraphs(context));
   EstimateSizes(context);
   MatchTensors(context, report);
+  if (report.nodes.empty()) {
+    report.notes.push_back(
+        "nothing was compared node by node: the graphs share no intermediate tensor names (" +
+        std::to_string(report.unmatched_target.size()) + " target and " +
+        std::to_string(report.unmatched_source.size()) + " source tensors unmatched)");
+  }
   CompareAllChunks(context, report);
   AnalyzePerNode(report);
   ComputeLocalErrors(context, options.local_error, report);

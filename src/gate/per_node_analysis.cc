@@ -74,7 +74,10 @@ void AnalyzePerNode(PerNodeReport& report) {
                    [&](int lhs, int rhs) {
                      return AddedError(report.nodes[lhs]) > AddedError(report.nodes[rhs]);
                    });
-  report.gate_failed = report.strict && (report.summary.failed + report.summary.errored) > 0;
+  // Under --strict, matching nothing fails too: the intermediates the user asked to gate on were
+  // never compared.
+  report.gate_failed = report.strict && ((report.summary.failed + report.summary.errored) > 0 ||
+                                         report.nodes.empty());
 }
 
 }  // namespace convgate::gate

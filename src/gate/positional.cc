@@ -1,5 +1,7 @@
 #include "positional.h"
 
+#include <filesystem>
+
 namespace convgate::gate::internal {
 namespace {
 
@@ -102,10 +104,14 @@ std::optional<std::string> MatchOutputsByPosition(TensorMap& positional, const T
     if (first_sample) record.output_matching = "name";
     return std::nullopt;
   }
-  const std::string who = record.role + " (" + record.backend + ")";
+  // A model side is named by its backend ("torch"), saved outputs by their file ("ref.npz").
+  const bool saved = record.kind == "outputs";
+  const std::string label =
+      saved ? std::filesystem::path(record.path).filename().string() : record.backend;
   if (positional.size() != named.size()) {
     if (first_sample) record.output_matching = "position";
-    return "outputs cannot be matched by position: the " + who + " names no outputs and returned " +
+    return "outputs cannot be matched by position: the " + record.role + " (" + label +
+           ") names no outputs and " + (saved ? "holds " : "returned ") +
            std::to_string(positional.size()) + " (" + JoinNames(positional.Names()) + "), the " +
            named_role + " has " + std::to_string(named.size()) + " (" + JoinNames(named.Names()) +
            ")";
@@ -119,8 +125,8 @@ std::optional<std::string> MatchOutputsByPosition(TensorMap& positional, const T
   positional = std::move(renamed);
   if (first_sample) {
     record.output_matching = "position";
-    record.notes.push_back("outputs matched by position to the " + named_role + "'s (" +
-                           record.backend + " names none): " + JoinNames(record.output_renames));
+    record.notes.push_back("outputs matched by position to the " + named_role + "'s (" + label +
+                           " names none): " + JoinNames(record.output_renames));
   }
   return std::nullopt;
 }

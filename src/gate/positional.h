@@ -4,8 +4,9 @@
 // Inputs: a side with named inputs decides the dataset (generated from or validated against its
 // signature), and a positional side takes those tensors in that order. A positional model alone
 // declares no input dtypes: generated inputs are float32, loaded ones keep their dtype.
-// Outputs: a positional side's outputs (output_0, output_1, ...) take the other side's output
-// names in order; the report records it (SideRecord::output_matching).
+// Outputs: a positional side's outputs (output_0, output_1, ...; saved outputs that name nothing:
+// numpy's arr_0, arr_1, ... or a lone .npy) take the other side's output names in order; the
+// report records it (SideRecord::output_matching).
 #pragma once
 
 #include <optional>

@@ -62,6 +62,21 @@ Result<int> ChooseNode(const PerNodeReport& per_node, const std::string& wanted,
   return -1;
 }
 
+// "node 'Conv_conv' passes in the whole model (max |diff| 0 on 2 samples): nothing to reduce
+// there; the culprit is ...": where to look instead.
+std::string PassingNodeNote(const NodeCheck& node, const PerNodeReport& per_node) {
+  std::string note = "node '" + node.node + "' (" + node.op_type + ") passes in the whole model (" +
+                     "its output '" + node.tensor + "' has max |diff| " +
+                     Number(node.max_abs_error) + " over " + std::to_string(node.samples.size()) +
+                     " sample(s), within the tolerance): there is nothing to reduce there";
+  const int other = per_node.culprit >= 0 ? per_node.culprit : per_node.first_divergent;
+  if (other < 0) return note + ", and no matched intermediate fails";
+  const NodeCheck& failing = per_node.nodes[other];
+  return note + "; the " + (per_node.culprit >= 0 ? "culprit" : "first divergent node") +
+         " is node '" + failing.node + "' (" + failing.op_type + "), which reduce picks without " +
+         "--node";
+}
+
 struct Sides {
   // Backends outlive the models they loaded.
   std::unique_ptr<backends::Backend> source_backend;
@@ -183,6 +198,17 @@ bool FailsOnDTypeAlone(const CompareReport& reproduction) {
   return any;
 }
 
+// "max |diff| 0.031"; with NaN/Inf, which the finite max does not show, "NaN introduced in 256 of
+// 2048 elements, max |diff| 0 elsewhere".
+std::string ErrorPhrase(const NodeSampleResult& result) {
+  const std::string finite = "max |diff| " + Number(result.max_abs_error);
+  if (result.introduced_non_finite == 0) return finite;
+  const bool both = result.introduced_nan > 0 && result.introduced_inf > 0;
+  const std::string kinds = both ? "NaN and Inf" : (result.introduced_nan > 0 ? "NaN" : "Inf");
+  return kinds + " introduced in " + std::to_string(result.introduced_non_finite) + " of " +
+         std::to_string(result.elements) + " elements, " + finite + " elsewhere";
+}
+
 std::string ReproScript(const std::string& command) {
   return "#!/bin/sh\n"
          "# Reproduces the failure convgate reduce found: the one-node model against the source's\n"
@@ -201,14 +227,14 @@ std::string FolderReadme(const ReduceReport& report, const NodeCheck& node,
   text += "Chosen as: " + report.reason + "\n";
   text += "Sample: " + std::to_string(report.sample) + "\n";
   if (judged != nullptr) {
-    text += "In the whole model: max |diff| " + Number(judged->max_abs_error) + ", " +
+    text += "In the whole model: " + ErrorPhrase(*judged) + ", " +
             std::to_string(judged->mismatches) + " of " + std::to_string(judged->elements) +
             " elements outside atol " + Number(judged->atol) + " + rtol " + Number(judged->rtol) +
             " * |source|\n";
   }
   if (node.local && node.local->computed) {
-    text += "Alone on the source's inputs: max |diff| " + Number(node.local->result.max_abs_error) +
-            ", " + std::to_string(node.local->result.mismatches) + " elements outside\n";
+    text += "Alone on the source's inputs: " + ErrorPhrase(node.local->result) + ", " +
+            std::to_string(node.local->result.mismatches) + " elements outside\n";
   }
   text += "\nFiles:\n";
   text +=
@@ -308,11 +334,20 @@ ReduceReport ReduceGate(const ReduceOptions& options) {
   if (!chosen.ok()) return Errored(std::move(report), Stage::kFlags, chosen.status());
   report.node = *chosen;
   if (report.node < 0) {
-    report.notes.push_back("every matched intermediate tensor passes: nothing to reduce");
+    report.notes.push_back(report.comparison.per_node->nodes.empty()
+                               ? "the models share no intermediate tensor names, so no node could "
+                                 "be compared: nothing to reduce"
+                               : "every matched intermediate tensor passes: nothing to reduce");
     report.verdict = Verdict::kFail;
     return report;
   }
   const NodeCheck& node = report.comparison.per_node->nodes[report.node];
+  if (node.status == NodeStatus::kPassed) {
+    // Only --node chooses a passing node: it has no failure of its own or inherited to reproduce.
+    report.notes.push_back(PassingNodeNote(node, *report.comparison.per_node));
+    report.verdict = Verdict::kFail;
+    return report;
+  }
   report.sample = node.local && node.local->computed ? node.local->sample
                                                      : std::max(node.first_failing_sample, 0);
   if (Status written = WriteReproducer(options, dataset_path, report); !written.ok()) {

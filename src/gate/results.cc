@@ -34,26 +34,25 @@ std::string_view StageName(Stage stage) {
   return "internal";
 }
 
-int ExitCodeFor(Verdict verdict, const std::optional<GateError>& error) {
-  if (error.has_value()) {
-    switch (error->stage) {
-      case Stage::kFlags:
-        return 2;
-      case Stage::kInternal:
-        return 4;
-      default:
-        return error->status.code() == StatusCode::kInternal ? 4 : 3;
-    }
+ExitCode ExitCodeFor(const GateError& error) {
+  if (error.stage == Stage::kFlags) return ExitCode::kUsage;
+  if (error.stage == Stage::kInternal || error.status.code() == StatusCode::kInternal) {
+    return ExitCode::kInternal;
   }
+  return ExitCode::kCannotRun;
+}
+
+ExitCode ExitCodeFor(Verdict verdict, const std::optional<GateError>& error) {
+  if (error.has_value()) return ExitCodeFor(*error);
   switch (verdict) {
     case Verdict::kPass:
-      return 0;
+      return ExitCode::kPassed;
     case Verdict::kFail:
-      return 1;
+      return ExitCode::kFailed;
     case Verdict::kError:
-      return 4;  // an error verdict without an error record is a bug
+      return ExitCode::kInternal;  // an error verdict without an error record is a bug
   }
-  return 4;
+  return ExitCode::kInternal;
 }
 
 const OutputCheck* CompareReport::FirstFailure() const {

@@ -5,6 +5,7 @@
 #include "dataset_setup.h"
 #include "output_saver.h"
 #include "sanity.h"
+#include "save_paths.h"
 #include "side.h"
 
 namespace convgate::gate {
@@ -64,6 +65,9 @@ RunReport RunModelGate(const RunOptions& options) {
   RunReport report;
   report.model.role = "model";
   report.model.path = options.model.string();
+  if (auto e = internal::CheckSavePaths(options.data, {{"the model", options.model}})) {
+    return Errored(std::move(report), e->stage, e->status);
+  }
   Result<internal::ResolvedSide> side =
       internal::ResolveSide(options.model.string(), options.backend);
   if (!side.ok()) return Errored(std::move(report), StageForResolve(side.status()), side.status());
@@ -108,7 +112,12 @@ RunReport RunModelGate(const RunOptions& options) {
   if (auto e = saver.Write(model.signature().outputs, report.model)) {
     return Errored(std::move(report), e->stage, e->status);
   }
-  report.verdict = Verdict::kPass;
+  if (report.checks.empty()) {
+    // A run that checked nothing proves nothing (an exec runner writing an empty outputs.npz).
+    report.structure_failures.push_back(
+        "nothing was checked: the model declares no outputs and returned none");
+  }
+  report.verdict = report.structure_failures.empty() ? Verdict::kPass : Verdict::kFail;
   for (const SanityCheck& check : report.checks) {
     if (!check.passed) report.verdict = Verdict::kFail;
   }

@@ -1,5 +1,6 @@
 #include "side.h"
 
+#include <algorithm>
 #include <chrono>
 #include <regex>
 
@@ -7,6 +8,7 @@
 #include "convgate/core/command_line.h"
 #include "convgate/core/file_util.h"
 #include "convgate/graph/onnx_model.h"
+#include "convgate/io/npy.h"
 #include "convgate/io/tensor_proto.h"
 #include "convgate/io/test_case.h"
 
@@ -46,22 +48,13 @@ bool AllPositionalNames(const TensorMap& tensors) {
   return true;
 }
 
-Status RenamePositional(TensorMap& tensors, const Signature& names, const fs::path& path) {
-  if (tensors.size() != names.outputs.size()) {
-    return Status::FailedPrecondition(path.string() + " holds " + std::to_string(tensors.size()) +
-                                      " unnamed arrays (arr_0, ...) but the other side has " +
-                                      std::to_string(names.outputs.size()) +
-                                      " outputs, so they cannot be matched by position");
-  }
-  TensorMap renamed;
-  for (size_t idx = 0; idx < tensors.size(); ++idx) {
-    const std::string wanted = "arr_" + std::to_string(idx);
-    Tensor* tensor = tensors.Find(wanted);
-    if (tensor == nullptr) return Status::DataLoss(path.string() + " lacks " + wanted);
-    renamed.InsertOrAssign(names.outputs[idx].name, std::move(*tensor));
-  }
-  tensors = std::move(renamed);
-  return Status::OK();
+// One sample of one output that the file does not name: it is called after the file ("logits"
+// for logits.npy) until it is matched by position to the other side's.
+Result<std::vector<TensorMap>> LoadLoneNpy(const fs::path& path) {
+  CONVGATE_ASSIGN_OR_RETURN(Tensor tensor, io::ReadNpy(path));
+  std::vector<TensorMap> samples(1);
+  samples[0].InsertOrAssign(path.stem().string(), std::move(tensor));
+  return samples;
 }
 
 // Output names for a test case: the other side's, else those of the model.onnx in the case folder.
@@ -193,18 +186,15 @@ Result<SavedOutputs> LoadSavedOutputs(const ResolvedSide& side, const Signature*
   SavedOutputs saved;
   if (side.format == "onnx-test-case") {
     CONVGATE_ASSIGN_OR_RETURN(saved, LoadTestCaseOutputs(side.path, names));
+  } else if (side.format == "npy") {
+    CONVGATE_ASSIGN_OR_RETURN(saved.samples, LoadLoneNpy(side.path));
+    saved.positional = true;
   } else {
-    // The dataset layouts (flat npz, sample_<i>/ npz, .npy, folder of .npy) are the same for
-    // outputs as for inputs; the other side's outputs name a lone .npy.
-    Signature as_inputs;
-    if (names != nullptr) as_inputs.inputs = names->outputs;
-    CONVGATE_ASSIGN_OR_RETURN(inputs::Dataset dataset, inputs::LoadDataset(side.path, as_inputs));
+    // The dataset layouts (flat npz, sample_<i>/ npz, folder of .npy) are the same for outputs as
+    // for inputs.
+    CONVGATE_ASSIGN_OR_RETURN(inputs::Dataset dataset, inputs::LoadDataset(side.path, Signature{}));
     saved.samples = std::move(dataset.samples);
-  }
-  for (TensorMap& sample : saved.samples) {
-    if (names != nullptr && AllPositionalNames(sample) && !names->outputs.empty()) {
-      CONVGATE_RETURN_IF_ERROR(RenamePositional(sample, *names, side.path));
-    }
+    saved.positional = std::all_of(saved.samples.begin(), saved.samples.end(), AllPositionalNames);
   }
   record.load_seconds = SecondsSince(start);
   if (!saved.samples.empty()) record.output_names = saved.samples.front().Names();

@@ -49,10 +49,14 @@ void RecordBackendLog(const LoadedModel& model, SideRecord& record);
 struct SavedOutputs {
   std::vector<TensorMap> samples;
   std::optional<inputs::Dataset> inputs;  // test-case folders carry the inputs too
+  // The file names no outputs: numpy's np.savez(f, a, b) members arr_0, arr_1, ..., or a lone
+  // .npy (its tensor is named after the file's stem). Such outputs are matched by position to the
+  // other side's (positional.h).
+  bool positional = false;
 };
 
 // Reads saved outputs. `names` is the other side's signature (output names by position for
-// test-case .pb files and numpy's positional arr_0, arr_1, ... keys); may be null.
+// test-case .pb files); may be null.
 Result<SavedOutputs> LoadSavedOutputs(const ResolvedSide& side, const Signature* names,
                                       SideRecord& record);
 

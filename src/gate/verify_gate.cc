@@ -4,6 +4,8 @@
 #include "convgate/backends/registry.h"
 #include "convgate/gate/verify.h"
 #include "convgate/graph/onnx_model.h"
+#include "save_paths.h"
+#include "source_precheck.h"
 
 namespace convgate::gate {
 namespace {
@@ -23,25 +25,60 @@ std::string ConversionPath(const convert::ConversionRecord& record) {
   return path;
 }
 
-Status CheckOneTarget(const VerifyOptions& options) {
-  const int ways = !options.to.empty() + !options.target.empty() + !options.converter_argv.empty();
-  if (ways == 1) return Status::OK();
-  return Status::InvalidArgument(
-      "verify needs exactly one of --to KIND, --target PATH or --converter 'CMD {src} {out}'");
+// "2x3x128x128,1x10" for the export's input_shape parameter.
+std::string ShapesText(const TensorMap& sample, bool dtypes) {
+  std::string text;
+  for (const auto& entry : sample) {
+    if (!text.empty()) text += ",";
+    if (dtypes) {
+      text += DTypeName(entry.tensor.dtype());
+      continue;
+    }
+    const std::vector<int64_t>& dims = entry.tensor.shape().dims();
+    for (size_t axis = 0; axis < dims.size(); ++axis) {
+      text += (axis == 0 ? "" : "x") + std::to_string(dims[axis]);
+    }
+  }
+  return text;
+}
+
+// PyTorch -> ONNX exports at the shapes the comparison will feed: the inputs --shape or
+// --load-inputs decided, under forward()'s argument names. A --param that says otherwise is a
+// contradiction the user must resolve.
+Status SetExportInputs(const internal::SourceFacts& facts, convert::ConversionRequest& request) {
+  if (request.kind != "onnx" || !facts.dataset.has_value() || facts.dataset->samples.empty()) {
+    return Status::OK();
+  }
+  const TensorMap& sample = facts.dataset->samples.front();
+  const std::pair<const char*, std::string> derived[] = {
+      {"input_names",
+       [&] {
+         std::string names;
+         for (const auto& entry : sample) names += (names.empty() ? "" : ",") + entry.name;
+         return names;
+       }()},
+      {"input_shape", ShapesText(sample, false)},
+      {"input_dtype", ShapesText(sample, true)},
+  };
+  for (const auto& [param, value] : derived) {
+    auto [found, inserted] = request.params.emplace(param, value);
+    if (inserted || found->second == value) continue;
+    return Status::InvalidArgument("--param " + std::string(param) + "=" + found->second +
+                                   " contradicts the inputs the comparison uses (" + value +
+                                   ", from --shape or --load-inputs): drop one");
+  }
+  return Status::OK();
 }
 
 // The target from a conversion; fills the report's conversion fields. Errors are Stage::kConvert,
 // or Stage::kFlags for a bad request.
-std::optional<GateError> Convert(const VerifyOptions& options, VerifyReport& report) {
-  convert::ConversionRequest request;
+std::optional<GateError> Convert(const VerifyOptions& options, const internal::SourceFacts& facts,
+                                 VerifyReport& report) {
+  convert::ConversionRequest request = options.conversion;
   request.source = options.source;
-  request.kind = options.converter_argv.empty() ? options.to : "external";
-  request.params = options.params;
-  request.converter_argv = options.converter_argv;
-  request.output = options.output;
-  request.timeout_seconds = options.timeout_seconds;
-  request.max_attempts = options.max_attempts;
-  request.use_cache = options.use_cache;
+  if (Status inputs = SetExportInputs(facts, request); !inputs.ok()) {
+    return GateError{Stage::kFlags, inputs};
+  }
   convert::ConversionRecord failed;
   Result<convert::ConversionRecord> record = convert::Convert(request, &failed);
   if (!record.ok()) {
@@ -82,7 +119,8 @@ RunOptions E2eOptions(const VerifyOptions& options, const std::string& target,
 
 // A float16 conversion judged under float32 defaults fails on any deep network: say what to use.
 void HintFloat16Tolerances(const VerifyOptions& options, CompareReport& comparison) {
-  const bool fp16 = options.to == "fp16" || options.to.starts_with("fp16:");
+  const std::string& kind = options.conversion.kind;
+  const bool fp16 = kind == "fp16" || kind.starts_with("fp16:");
   const compare::PolicySettings& global = options.compare.policy.global;
   if (!fp16 || global.atol || global.rtol) return;
   for (OutputCheck& check : comparison.checks) {
@@ -99,15 +137,36 @@ void HintFloat16Tolerances(const VerifyOptions& options, CompareReport& comparis
 
 }  // namespace
 
+Status CheckVerifyOptions(const VerifyOptions& options) {
+  const bool converts =
+      !options.conversion.kind.empty() || !options.conversion.converter_argv.empty();
+  if (converts == options.target.empty()) return Status::OK();
+  return Status::InvalidArgument(
+      "verify needs exactly one of --to KIND, --target PATH or --converter 'CMD {src} {out}'");
+}
+
 VerifyReport VerifyGate(const VerifyOptions& options) {
   VerifyReport report;
   report.source = options.source;
-  if (Status valid = CheckOneTarget(options); !valid.ok()) {
+  if (Status valid = CheckVerifyOptions(options); !valid.ok()) {
     return Errored(std::move(report), Stage::kFlags, valid);
+  }
+  // Before a conversion that may take minutes; the comparison checks again with its target.
+  if (auto e = internal::CheckSavePaths(options.compare.data,
+                                        {{"the source", options.source},
+                                         {"the target", options.target},
+                                         {"the conversion's output", options.conversion.output}})) {
+    return Errored(std::move(report), e->stage, e->status);
   }
   CompareOptions compare = options.compare;
   compare.source = options.source;
-  if (options.to == "opencv") {
+  // Everything the flags can get wrong is found before a conversion that may take minutes.
+  internal::SourceFacts facts;
+  if (auto e = internal::PrecheckSource(compare, facts)) {
+    report.task = DetectFrom(options.source, "");
+    return Errored(std::move(report), e->stage, e->status);
+  }
+  if (options.conversion.kind == "opencv") {
     // ONNX -> OpenCV DNN converts no file: the same model runs on another runtime.
     report.target = options.source;
     compare.target_backend = "opencv";
@@ -115,7 +174,7 @@ VerifyReport VerifyGate(const VerifyOptions& options) {
   } else if (!options.target.empty()) {
     report.target = options.target;
     report.conversion_path = "given: " + options.target;
-  } else if (auto e = Convert(options, report)) {
+  } else if (auto e = Convert(options, facts, report)) {
     report.task = DetectFrom(options.source, "");
     return Errored(std::move(report), e->stage, e->status);
   }

@@ -1,9 +1,101 @@
 #include "graph/model_proto.h"
 
 #include <climits>
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <optional>
 #include <string>
 
 namespace convgate::graph {
+namespace {
+
+// ModelProto's top-level fields (onnx.proto3) by number; "" for numbers it does not define.
+std::string ModelFieldName(uint64_t number) {
+  static const std::map<uint64_t, std::string> kFields = {
+      {1, "ir_version"},     {2, "producer_name"}, {3, "producer_version"},
+      {4, "domain"},         {5, "model_version"}, {6, "doc_string"},
+      {7, "graph"},          {8, "opset_import"},  {14, "metadata_props"},
+      {20, "training_info"}, {25, "functions"},    {26, "configuration"}};
+  auto found = kFields.find(number);
+  return found == kFields.end() ? "" : found->second;
+}
+
+// Reads a base-128 varint at `pos`; nullopt when the bytes end inside it or it is over 10 bytes.
+std::optional<uint64_t> ReadVarint(std::string_view bytes, size_t& pos) {
+  uint64_t value = 0;
+  for (int shift = 0; shift < 70 && pos < bytes.size(); shift += 7) {
+    const auto byte = static_cast<uint8_t>(bytes[pos++]);
+    value |= static_cast<uint64_t>(byte & 0x7f) << shift;
+    if ((byte & 0x80) == 0) return value;
+  }
+  return std::nullopt;
+}
+
+// The first bytes as hex and printable text, to show what a foreign file starts with.
+std::string FirstBytes(std::string_view bytes) {
+  const std::string_view head = bytes.substr(0, 8);
+  std::string hex, text;
+  for (char c : head) {
+    char buffer[4];
+    std::snprintf(buffer, sizeof(buffer), "%02x ", static_cast<unsigned char>(c));
+    hex += buffer;
+    text += (c >= 0x20 && c < 0x7f) ? c : '.';
+  }
+  return hex + "'" + text + "'";
+}
+
+// Why protobuf rejected `bytes` (or found no graph in them), from a walk over ModelProto's
+// top-level fields: a field running past the end of the file means it was cut short; a first field
+// ModelProto does not define means it is some other kind of file.
+std::string Diagnose(std::string_view bytes) {
+  if (bytes.empty()) return "the file is empty";
+  if (bytes.starts_with("PK\x03\x04")) {
+    return "it is a zip archive, not an ONNX model (TorchScript and PyTorch checkpoints are zips: "
+           "`convgate inspect` tells which)";
+  }
+  size_t pos = 0;
+  std::string last_field;
+  while (pos < bytes.size()) {
+    const size_t start = pos;
+    const std::optional<uint64_t> tag = ReadVarint(bytes, pos);
+    const uint64_t number = tag ? *tag >> 3 : 0;
+    const uint64_t wire_type = tag ? *tag & 7 : 0;
+    const std::string name = ModelFieldName(number);
+    const bool known_wire = wire_type == 0 || wire_type == 1 || wire_type == 2 || wire_type == 5;
+    if (!tag || number == 0 || !known_wire || (start == 0 && name.empty())) {
+      if (start == 0) {
+        return "it does not start like an ONNX model (first bytes " + FirstBytes(bytes) + ")";
+      }
+      return "its bytes stop making sense at byte " + std::to_string(start) + ", after the " +
+             last_field + " field (the file is corrupt)";
+    }
+    const std::string field = name.empty() ? "field " + std::to_string(number) : name;
+    uint64_t length = 0;
+    if (wire_type == 0) {
+      if (!ReadVarint(bytes, pos)) {
+        return "the file is truncated: it ends inside the " + field + " field";
+      }
+      length = 0;
+    } else if (wire_type == 2) {
+      const std::optional<uint64_t> declared = ReadVarint(bytes, pos);
+      if (!declared) return "the file is truncated: it ends inside the " + field + " field";
+      length = *declared;
+    } else {
+      length = wire_type == 1 ? 8 : 4;
+    }
+    if (length > bytes.size() - pos) {
+      return "the file is truncated: its " + field + " field (at byte " + std::to_string(start) +
+             ") needs " + std::to_string(length) + " bytes but only " +
+             std::to_string(bytes.size() - pos) + " remain";
+    }
+    pos += length;
+    last_field = field;
+  }
+  return "its top-level fields are whole, but one of them (the graph, most likely) is corrupt";
+}
+
+}  // namespace
 
 Result<onnx::ModelProto> ParseModelProto(std::string_view bytes,
                                          const std::filesystem::path& path) {
@@ -16,16 +108,16 @@ Result<onnx::ModelProto> ParseModelProto(std::string_view bytes,
   }
   onnx::ModelProto model;
   if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-    return Status::DataLoss(path.string() +
-                            ": not a valid ONNX model (protobuf parse failed; the file may be "
-                            "truncated)");
+    return Status::DataLoss(path.string() + ": not a valid ONNX model: " + Diagnose(bytes));
   }
   // Protobuf accepts some non-ONNX bytes (and an empty file) as a message with unknown fields or
   // none at all, so a graph is what tells a model apart.
   if (!model.has_graph()) {
-    return Status::DataLoss(path.string() +
-                            ": not a valid ONNX model (it has no graph; the file may be truncated "
-                            "or not ONNX)");
+    const std::string why = Diagnose(bytes);
+    return Status::DataLoss(path.string() + ": not a valid ONNX model: " +
+                            (why.starts_with("its top-level fields are whole")
+                                 ? "it has no graph (the file is truncated or not ONNX)"
+                                 : why));
   }
   return model;
 }

@@ -5,6 +5,7 @@
 #include <limits>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "convgate/core/file_util.h"
 #include "graph/model_proto.h"
@@ -76,20 +77,65 @@ void AddExternalFile(const onnx::TensorProto& tensor, ModelSummary* summary) {
 
 void AddInitializer(const onnx::TensorProto& tensor, ModelSummary* summary) {
   const int64_t elements = ElementCount(tensor);
+  const int64_t bytes = StoredBytes(tensor, elements);
   ++summary->initializer_count;
-  summary->parameter_count = SaturatingAdd(summary->parameter_count, elements);
-  summary->initializer_bytes =
-      SaturatingAdd(summary->initializer_bytes, StoredBytes(tensor, elements));
+  summary->initializer_parameters = SaturatingAdd(summary->initializer_parameters, elements);
+  summary->initializer_bytes = SaturatingAdd(summary->initializer_bytes, bytes);
   if (tensor.data_location() == onnx::TensorProto::EXTERNAL) AddExternalFile(tensor, summary);
 }
 
-// Counts nodes and initializers of `graph` and, recursively, of the subgraphs in node attributes
-// (If branches, Loop and Scan bodies, and GRAPHS attributes of custom ops).
+int64_t StringBytes(const google::protobuf::RepeatedPtrField<std::string>& strings) {
+  int64_t bytes = 0;
+  for (const std::string& value : strings) {
+    bytes = SaturatingAdd(bytes, static_cast<int64_t>(value.size()));
+  }
+  return bytes;
+}
+
+// Elements and bytes of the tensor a Constant node's attribute holds; {0, 0} for attributes that
+// hold none.
+std::pair<int64_t, int64_t> ConstantAttributeSize(const onnx::AttributeProto& attr) {
+  if (attr.name() == "value" && attr.has_t()) {
+    const int64_t elements = ElementCount(attr.t());
+    return {elements, StoredBytes(attr.t(), elements)};
+  }
+  if (attr.name() == "sparse_value" && attr.has_sparse_tensor()) {
+    const onnx::TensorProto& values = attr.sparse_tensor().values();
+    const onnx::TensorProto& indices = attr.sparse_tensor().indices();
+    const int64_t elements = ElementCount(values);
+    return {elements, SaturatingAdd(StoredBytes(values, elements),
+                                    StoredBytes(indices, ElementCount(indices)))};
+  }
+  if (attr.name() == "value_float") return {1, 4};
+  if (attr.name() == "value_int") return {1, 8};
+  if (attr.name() == "value_floats") return {attr.floats_size(), attr.floats_size() * 4};
+  if (attr.name() == "value_ints") return {attr.ints_size(), attr.ints_size() * 8};
+  if (attr.name() == "value_string") return {1, static_cast<int64_t>(attr.s().size())};
+  if (attr.name() == "value_strings") return {attr.strings_size(), StringBytes(attr.strings())};
+  return {0, 0};
+}
+
+void AddConstantNode(const onnx::NodeProto& node, ModelSummary* summary) {
+  ++summary->constant_node_count;
+  for (const onnx::AttributeProto& attr : node.attribute()) {
+    const auto [elements, bytes] = ConstantAttributeSize(attr);
+    summary->constant_node_parameters = SaturatingAdd(summary->constant_node_parameters, elements);
+    summary->constant_node_bytes = SaturatingAdd(summary->constant_node_bytes, bytes);
+  }
+}
+
+bool IsConstantNode(const onnx::NodeProto& node) {
+  return node.op_type() == "Constant" && (node.domain().empty() || node.domain() == "ai.onnx");
+}
+
+// Counts nodes, initializers and Constant nodes of `graph` and, recursively, of the subgraphs in
+// node attributes (If branches, Loop and Scan bodies, and GRAPHS attributes of custom ops).
 void CountGraph(const onnx::GraphProto& graph, ModelSummary* summary) {
   for (const onnx::TensorProto& tensor : graph.initializer()) AddInitializer(tensor, summary);
   for (const onnx::NodeProto& node : graph.node()) {
     ++summary->node_count;
     ++summary->op_histogram[OpKey(node)];
+    if (IsConstantNode(node)) AddConstantNode(node, summary);
     for (const onnx::AttributeProto& attribute : node.attribute()) {
       if (attribute.has_g()) CountGraph(attribute.g(), summary);
       for (const onnx::GraphProto& subgraph : attribute.graphs()) CountGraph(subgraph, summary);
@@ -131,6 +177,9 @@ Result<ModelSummary> SummarizeOnnxModelBytes(std::string_view model_bytes,
   summary.graph_name = model.graph().name();
   summary.signature = GraphSignature(model.graph());
   CountGraph(model.graph(), &summary);
+  summary.parameter_count =
+      SaturatingAdd(summary.initializer_parameters, summary.constant_node_parameters);
+  summary.parameter_bytes = SaturatingAdd(summary.initializer_bytes, summary.constant_node_bytes);
   return summary;
 }
 

@@ -155,6 +155,16 @@ Status SaveNpz(const fs::path& path, const Dataset& dataset) {
   return io::WriteNpz(path, members);
 }
 
+// What is being saved: inputs (input_K.pb files in a test case) or outputs (output_K.pb), and the
+// declared tensors whose order the K follow.
+struct SavedPart {
+  io::TestCasePart part;
+  std::string_view noun;  // "input" or "output"
+  const std::vector<TensorInfo>& order;
+};
+
+std::string FilePattern(const SavedPart& what) { return std::string(what.noun) + "_K.pb"; }
+
 // Data sets left over from an earlier, larger save would be read back as extra samples.
 Status CheckNoStaleDataSets(const fs::path& dir, size_t sample_count) {
   std::error_code error;
@@ -173,44 +183,69 @@ Status CheckNoStaleDataSets(const fs::path& dir, size_t sample_count) {
   return Status::OK();
 }
 
-// input_K.pb files are matched to inputs by position, so the signature's inputs come first in
-// declaration order, then any other tensors of the sample. Copies only when the order differs.
+const TensorMap::Entry* FindEntry(const TensorMap& sample, const std::string& name) {
+  auto it = std::find_if(sample.begin(), sample.end(),
+                         [&](const TensorMap::Entry& entry) { return entry.name == name; });
+  return it == sample.end() ? nullptr : &*it;
+}
+
+// input_K.pb / output_K.pb files are matched to names by position, so the declared tensors come
+// first in declaration order, then any other tensors of the sample. Copies only when the order
+// differs.
 Status WriteDataSet(const fs::path& dir, size_t sample_idx, const TensorMap& sample,
-                    const Signature& signature) {
+                    const SavedPart& what) {
   std::vector<const TensorMap::Entry*> ordered;
-  for (const TensorInfo& info : signature.inputs) {
-    auto it = std::find_if(sample.begin(), sample.end(),
-                           [&](const TensorMap::Entry& entry) { return entry.name == info.name; });
-    if (it == sample.end()) {
+  for (const TensorInfo& info : what.order) {
+    const TensorMap::Entry* entry = FindEntry(sample, info.name);
+    if (entry == nullptr) {
       return Status::FailedPrecondition("cannot save sample " + std::to_string(sample_idx) +
-                                        " as an ONNX test case: it has no input '" + info.name +
-                                        "', and input_K.pb files are matched by position");
+                                        " as an ONNX test case: it has no " +
+                                        std::string(what.noun) + " '" + info.name + "', and " +
+                                        FilePattern(what) + " files are matched by position");
     }
-    ordered.push_back(&*it);
+    ordered.push_back(entry);
   }
   for (const TensorMap::Entry& entry : sample) {
-    if (signature.FindInput(entry.name) == nullptr) ordered.push_back(&entry);
+    if (std::find(ordered.begin(), ordered.end(), &entry) == ordered.end()) {
+      ordered.push_back(&entry);
+    }
   }
   const int index = static_cast<int>(sample_idx);
   bool in_order = true;
   for (size_t pos = 0; pos < ordered.size(); ++pos) in_order &= ordered[pos] == &sample[pos];
-  if (in_order) return io::WriteTestDataSet(dir, index, sample, TensorMap());
+  if (in_order) return io::WriteTestDataSetPart(dir, index, what.part, sample);
   TensorMap reordered;
   for (const TensorMap::Entry* entry : ordered) {
     reordered.InsertOrAssign(entry->name, entry->tensor.Clone());
   }
-  return io::WriteTestDataSet(dir, index, reordered, TensorMap());
+  return io::WriteTestDataSetPart(dir, index, what.part, reordered);
 }
 
-Status SaveTestCase(const fs::path& dir, const Dataset& dataset, const Signature& signature) {
+// Writes only `what`'s files: inputs and outputs saved to one folder end up side by side.
+Status SaveTestCase(const fs::path& dir, const Dataset& dataset, const SavedPart& what) {
   std::error_code error;
   fs::create_directories(dir, error);
   if (error) return Status::NotFound("cannot create folder " + Quote(dir) + ": " + error.message());
   CONVGATE_RETURN_IF_ERROR(CheckNoStaleDataSets(dir, dataset.samples.size()));
   for (size_t sample_idx = 0; sample_idx < dataset.samples.size(); ++sample_idx) {
-    CONVGATE_RETURN_IF_ERROR(WriteDataSet(dir, sample_idx, dataset.samples[sample_idx], signature));
+    CONVGATE_RETURN_IF_ERROR(WriteDataSet(dir, sample_idx, dataset.samples[sample_idx], what));
   }
   return Status::OK();
+}
+
+Status Save(const fs::path& path, const Dataset& dataset, const SavedPart& what) {
+  const std::string noun = std::string(what.noun) + "s";
+  if (dataset.samples.empty()) {
+    return Status::FailedPrecondition("cannot save " + noun + " to " + Quote(path) +
+                                      ": there are no samples");
+  }
+  const std::string ext = LowerExtension(path);
+  if (ext == ".npz") return SaveNpz(path, dataset);
+  if (ext == ".npy") {
+    return Status::InvalidArgument("cannot save " + noun + " as " + Quote(path) +
+                                   ": use an .npz file, or a folder for the ONNX test case layout");
+  }
+  return SaveTestCase(path, dataset, what);
 }
 
 }  // namespace
@@ -248,17 +283,12 @@ Result<Dataset> LoadDataset(const fs::path& path, const Signature& signature) {
 }
 
 Status SaveDataset(const fs::path& path, const Dataset& dataset, const Signature& signature) {
-  if (dataset.samples.empty()) {
-    return Status::FailedPrecondition("cannot save inputs to " + Quote(path) +
-                                      ": the dataset has no samples");
-  }
-  const std::string ext = LowerExtension(path);
-  if (ext == ".npz") return SaveNpz(path, dataset);
-  if (ext == ".npy") {
-    return Status::InvalidArgument("cannot save inputs as " + Quote(path) +
-                                   ": use an .npz file, or a folder for the ONNX test case layout");
-  }
-  return SaveTestCase(path, dataset, signature);
+  return Save(path, dataset, SavedPart{io::TestCasePart::kInputs, "input", signature.inputs});
+}
+
+Status SaveOutputs(const fs::path& path, const Dataset& outputs,
+                   const std::vector<TensorInfo>& declared) {
+  return Save(path, outputs, SavedPart{io::TestCasePart::kOutputs, "output", declared});
 }
 
 }  // namespace convgate::inputs

@@ -47,11 +47,13 @@ int64_t SaturateToInt64(double value) {
   return static_cast<int64_t>(value);
 }
 
-// [ceil(lo), floor(hi)] clamped to the dtype; lo > hi when no integer qualifies.
+// [ceil(lo), floor(hi)] ("[lo,hi)": the last integer below hi) clamped to the dtype; lo > hi when
+// no integer qualifies.
 IntRange IntegerRange(DType dtype, const ValueRange& range) {
   const IntRange limits = IntegerLimits(dtype);
+  const double hi = range.hi_exclusive ? std::ceil(range.hi) - 1.0 : std::floor(range.hi);
   return {std::max(SaturateToInt64(std::ceil(range.lo)), limits.lo),
-          std::min(SaturateToInt64(std::floor(range.hi)), limits.hi)};
+          std::min(SaturateToInt64(hi), limits.hi)};
 }
 
 // Calls fn(tensor.data<T>()) with T the integer dtype's C++ type.

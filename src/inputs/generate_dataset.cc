@@ -25,8 +25,8 @@ std::string InputList(const Signature& signature) {
 }
 
 template <typename Value>
-Status CheckInputNames(const std::map<std::string, Value>& per_input, std::string_view flag,
-                       const Signature& signature) {
+Status CheckNamesIn(const std::map<std::string, Value>& per_input, std::string_view flag,
+                    const Signature& signature) {
   for (const auto& [name, value] : per_input) {
     if (signature.FindInput(name) != nullptr) continue;
     return Status::InvalidArgument(std::string(flag) + " names input '" + name +
@@ -60,9 +60,7 @@ Status CheckOptions(const Signature& signature, const InputOptions& options) {
     return Status::InvalidArgument("--samples must be at least 1, got " +
                                    std::to_string(options.samples));
   }
-  CONVGATE_RETURN_IF_ERROR(CheckInputNames(options.fill_per_input, "--fill", signature));
-  CONVGATE_RETURN_IF_ERROR(CheckInputNames(options.range_per_input, "--val-range", signature));
-  CONVGATE_RETURN_IF_ERROR(CheckInputNames(options.shape_per_input, "--shape", signature));
+  CONVGATE_RETURN_IF_ERROR(CheckInputNames(signature, options));
   return CheckDimSymbols(signature, options);
 }
 
@@ -113,6 +111,7 @@ Result<Shape> DeclaredShape(const TensorInfo& info, const Bindings& bindings,
                                    ":DIMS");
   }
   std::vector<int64_t> dims;
+  bool bound_by_flags = false;
   for (size_t axis = 0; axis < info.shape.size(); ++axis) {
     const Dim& dim = info.shape[axis];
     const std::string where = "input '" + info.name + "' dim " + std::to_string(axis);
@@ -124,6 +123,7 @@ Result<Shape> DeclaredShape(const TensorInfo& info, const Bindings& bindings,
                       ":DIMS");
     } else if (auto it = bindings.find(dim.symbol); it != bindings.end()) {
       dims.push_back(it->second.value);
+      bound_by_flags = true;
     } else {
       dims.push_back(1);
       if (noted_symbols.insert(dim.symbol).second) {
@@ -133,8 +133,13 @@ Result<Shape> DeclaredShape(const TensorInfo& info, const Bindings& bindings,
     }
   }
   Result<Shape> shape = Shape::Make(std::move(dims));
-  if (!shape.ok()) return shape.status().WithContext("input '" + info.name + "'");
-  return shape;
+  if (shape.ok()) return shape;
+  // Too many elements: a usage error when a --dim or --shape value bound one of the dims; the
+  // model's own dims alone describe an input convgate cannot make (exit 3, not 2).
+  const Status error = shape.status().WithContext("input '" + info.name + "'");
+  if (bound_by_flags) return error;
+  return Status::Unimplemented(error.message() + " as the model declares it: convgate cannot " +
+                               "generate it");
 }
 
 // Everything needed to draw one input's values.
@@ -150,8 +155,8 @@ Result<InputPlan> PlanInput(const TensorInfo& info, const InputOptions& options,
                             const Bindings& bindings, std::set<std::string>& noted_symbols,
                             std::vector<std::string>& notes) {
   if (!info.dtype) {
-    return Status::InvalidArgument("input '" + info.name + "' has type " + info.type_name +
-                                   ", which convgate cannot generate");
+    return Status::Unimplemented("input '" + info.name + "' has type " + info.type_name +
+                                 ", which convgate cannot generate");
   }
   if (*info.dtype == DType::kString) {
     // Random strings would say nothing about a model: text inputs must be real text.
@@ -229,6 +234,12 @@ std::string DescribeGeneration(const InputOptions& options, const std::vector<In
 }
 
 }  // namespace
+
+Status CheckInputNames(const Signature& signature, const InputOptions& options) {
+  CONVGATE_RETURN_IF_ERROR(CheckNamesIn(options.fill_per_input, "--fill", signature));
+  CONVGATE_RETURN_IF_ERROR(CheckNamesIn(options.range_per_input, "--val-range", signature));
+  return CheckNamesIn(options.shape_per_input, "--shape", signature);
+}
 
 Result<Dataset> GenerateDataset(const Signature& signature, const InputOptions& options) {
   CONVGATE_RETURN_IF_ERROR(CheckOptions(signature, options));

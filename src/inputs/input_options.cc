@@ -3,11 +3,13 @@
 #include <charconv>
 #include <cmath>
 
+#include "convgate/core/scoped.h"
+
 namespace convgate::inputs {
 namespace {
 
 constexpr std::string_view kRangeSyntax =
-    "expected [lo,hi] with finite numbers lo <= hi, e.g. [0,1]";
+    "expected [lo,hi] or [lo,hi) with finite numbers lo <= hi, e.g. [0,1]";
 constexpr std::string_view kFillSyntax = "expected zeros, ones, uniform or normal";
 constexpr std::string_view kDimSyntax =
     "expected SYMBOL=VALUE with VALUE an integer >= 0, e.g. batch=4";
@@ -34,7 +36,8 @@ std::optional<double> ParseFiniteDouble(std::string_view text) {
 
 // Prefixes a value's parse error with the whole flag argument when the value was scoped to an
 // input, so the user sees which of several arguments was wrong.
-Status InFlag(Status status, std::string_view flag, std::string_view text, const Scoped& scoped) {
+Status InFlag(Status status, std::string_view flag, std::string_view text,
+              const ScopedValue& scoped) {
   if (status.ok() || scoped.name.empty()) return status;
   return status.WithContext(std::string(flag) + " " + Quote(text));
 }
@@ -62,26 +65,15 @@ Result<Fill> ParseFill(std::string_view text) {
   return Status::InvalidArgument("bad fill " + Quote(text) + ": " + std::string(kFillSyntax));
 }
 
-Scoped SplitScoped(std::string_view text) {
-  int depth = 0;
-  size_t split = std::string_view::npos;
-  for (size_t pos = 0; pos < text.size(); ++pos) {
-    if (text[pos] == '[') ++depth;
-    if (text[pos] == ']' && depth > 0) --depth;
-    if (text[pos] == ':' && depth == 0) split = pos;
-  }
-  if (split == std::string_view::npos) return Scoped{"", std::string(text)};
-  return Scoped{std::string(text.substr(0, split)), std::string(text.substr(split + 1))};
-}
-
 Result<ValueRange> ParseValueRange(std::string_view text) {
   const auto bad = [text](std::string_view why) {
     return Status::InvalidArgument("bad value range " + Quote(text) + ": " + std::string(why));
   };
   std::string_view body = Trim(text);
   const bool open = !body.empty() && body.front() == '[';
-  const bool close = !body.empty() && body.back() == ']';
+  const bool close = !body.empty() && (body.back() == ']' || body.back() == ')');
   if (open != close) return bad(kRangeSyntax);
+  const bool hi_exclusive = close && body.back() == ')';
   if (open) body = body.substr(1, body.size() - 2);
   const size_t comma = body.find(',');
   if (comma == std::string_view::npos || body.find(',', comma + 1) != std::string_view::npos) {
@@ -91,7 +83,7 @@ Result<ValueRange> ParseValueRange(std::string_view text) {
   const std::optional<double> hi = ParseFiniteDouble(Trim(body.substr(comma + 1)));
   if (!lo || !hi) return bad(kRangeSyntax);
   if (*lo > *hi) return bad("lo is greater than hi; " + std::string(kRangeSyntax));
-  return ValueRange{*lo, *hi};
+  return ValueRange{*lo, *hi, hi_exclusive};
 }
 
 Result<std::pair<std::string, int64_t>> ParseDimBinding(std::string_view text) {
@@ -113,7 +105,7 @@ Result<std::pair<std::string, int64_t>> ParseDimBinding(std::string_view text) {
 }
 
 Status AddValueRange(std::string_view text, InputOptions& options) {
-  const Scoped scoped = SplitScoped(text);
+  const ScopedValue scoped = SplitScoped(text);
   Result<ValueRange> range = ParseValueRange(scoped.value);
   if (!range.ok()) return InFlag(range.status(), "--val-range", text, scoped);
   if (scoped.name.empty()) {
@@ -125,7 +117,7 @@ Status AddValueRange(std::string_view text, InputOptions& options) {
 }
 
 Status AddFill(std::string_view text, InputOptions& options) {
-  const Scoped scoped = SplitScoped(text);
+  const ScopedValue scoped = SplitScoped(text);
   Result<Fill> fill = ParseFill(scoped.value);
   if (!fill.ok()) return InFlag(fill.status(), "--fill", text, scoped);
   if (scoped.name.empty()) {
@@ -137,7 +129,7 @@ Status AddFill(std::string_view text, InputOptions& options) {
 }
 
 Status AddShape(std::string_view text, InputOptions& options) {
-  const Scoped scoped = SplitScoped(text);
+  const ScopedValue scoped = SplitScoped(text);
   if (scoped.name.empty()) {
     return Status::InvalidArgument("bad --shape " + Quote(text) +
                                    ": expected NAME:DIMS naming one input, e.g. x:1x3x224x224");

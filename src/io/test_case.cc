@@ -18,6 +18,10 @@ constexpr std::string_view kInputPrefix = "input_";
 constexpr std::string_view kOutputPrefix = "output_";
 constexpr std::string_view kPbSuffix = ".pb";
 
+std::string_view PrefixOf(TestCasePart part) {
+  return part == TestCasePart::kInputs ? kInputPrefix : kOutputPrefix;
+}
+
 struct NumberedPath {
   uint64_t number = 0;
   fs::path path;
@@ -151,6 +155,8 @@ Status WriteTensors(const fs::path& dir, std::string_view prefix, const TensorMa
 
 }  // namespace
 
+bool IsTestDataSetDir(const fs::path& path) { return IsDataSetDir(path); }
+
 bool IsTestCasePath(const fs::path& path) {
   if (IsDataSetDir(path)) return true;
   std::error_code ec;
@@ -178,6 +184,12 @@ Result<std::vector<TestDataSet>> ReadTestCase(const fs::path& path, const TestCa
 
 Status WriteTestDataSet(const fs::path& case_dir, int index, const TensorMap& inputs,
                         const TensorMap& outputs) {
+  CONVGATE_RETURN_IF_ERROR(WriteTestDataSetPart(case_dir, index, TestCasePart::kInputs, inputs));
+  return WriteTestDataSetPart(case_dir, index, TestCasePart::kOutputs, outputs);
+}
+
+Status WriteTestDataSetPart(const fs::path& case_dir, int index, TestCasePart part,
+                            const TensorMap& tensors) {
   if (index < 0) {
     return Status::InvalidArgument("test data set index " + std::to_string(index) + " is negative");
   }
@@ -185,8 +197,19 @@ Status WriteTestDataSet(const fs::path& case_dir, int index, const TensorMap& in
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return Status::Unavailable("cannot create " + dir.string() + ": " + ec.message());
-  CONVGATE_RETURN_IF_ERROR(WriteTensors(dir, kInputPrefix, inputs));
-  return WriteTensors(dir, kOutputPrefix, outputs);
+  return WriteTensors(dir, PrefixOf(part), tensors);
+}
+
+bool TestCaseHolds(const fs::path& case_dir, TestCasePart part) {
+  if (!IsTestCasePath(case_dir)) return false;
+  Result<std::vector<fs::path>> dirs = DataSetDirs(case_dir);
+  if (!dirs.ok()) return false;
+  for (const fs::path& dir : *dirs) {
+    Result<std::vector<NumberedPath>> files =
+        ListNumbered(dir, PrefixOf(part), kPbSuffix, /*directories=*/false);
+    if (files.ok() && !files->empty()) return true;
+  }
+  return false;
 }
 
 fs::path TestCaseModelPath(const fs::path& path) {

@@ -60,7 +60,7 @@ std::string Verdict(gate::Verdict verdict, bool color) {
 std::string ErrorVerdict(const std::optional<gate::GateError>& error, bool color) {
   return Paint("ERROR", internal::kYellow, color) + ": stopped at the " +
          std::string(gate::StageName(error->stage)) + " stage, so no verdict (exit " +
-         std::to_string(gate::ExitCodeFor(gate::Verdict::kError, error)) + ")\n";
+         std::to_string(ToInt(gate::ExitCodeFor(gate::Verdict::kError, error))) + ")\n";
 }
 
 std::string PolicyLine(const compare::Policy& policy) {
@@ -194,6 +194,9 @@ std::string ConsoleText(const gate::RunReport& report, bool color) {
   std::string out = Paint("convgate run", internal::kBold, color) + "\n";
   out += "  model    " + SideLine(report.model) + "\n";
   out += "  inputs   " + InputsLine(report.inputs, false) + "\n" + Notes(report.inputs);
+  if (!report.model.outputs_saved_to.empty()) {
+    out += "  outputs saved to " + report.model.outputs_saved_to + "\n";
+  }
   for (const std::string& binding : report.bindings) out += "  bound    " + binding + "\n";
   out += "\n";
   if (report.inputs.samples > kMaxSampleRows) {
@@ -209,7 +212,9 @@ std::string ConsoleText(const gate::RunReport& report, bool color) {
     for (const std::string& failure : check.failures) out += "  - " + failure + "\n";
   }
   out += MoreFailures(failed);
+  for (const std::string& failure : report.structure_failures) out += failure + "\n";
   if (report.error) return out + ErrorVerdict(report.error, color);
+  if (report.checks.empty()) return out + Verdict(report.verdict, color) + ": no output checked\n";
   out += Verdict(report.verdict, color) + ": " + std::to_string(report.checks.size() - failed) +
          " of " + std::to_string(report.checks.size()) + " output checks passed over " +
          std::to_string(report.inputs.samples) + " sample(s)\n";
@@ -223,6 +228,9 @@ std::string ConsoleText(const gate::CompareReport& report, bool color) {
   out += "  target   " + SideLine(report.target) + "\n";
   const bool both_saved = report.source.kind == "outputs" && report.target.kind == "outputs";
   out += "  inputs   " + InputsLine(report.inputs, both_saved) + "\n" + Notes(report.inputs);
+  if (!report.source.outputs_saved_to.empty()) {
+    out += "  source outputs saved to " + report.source.outputs_saved_to + "\n";
+  }
   out += "  policy   " + PolicyLine(report.policy) + "\n";
   if (!report.rejudged_from.empty()) {
     out += "  re-judged from " + report.rejudged_from + " (nothing re-run)\n";
@@ -252,8 +260,12 @@ std::string ConsoleText(const gate::CompareReport& report, bool color) {
   }
   out += MoreFailures(failed);
   if (report.error) return out + ErrorVerdict(report.error, color);
-  out += Verdict(report.verdict, color) + ": " + std::to_string(report.checks.size() - failed) +
-         " of " + std::to_string(report.checks.size()) + " output checks passed";
+  if (report.checks.empty()) {
+    out += Verdict(report.verdict, color) + ": no output compared";
+  } else {
+    out += Verdict(report.verdict, color) + ": " + std::to_string(report.checks.size() - failed) +
+           " of " + std::to_string(report.checks.size()) + " output checks passed";
+  }
   if (const gate::OutputCheck* first = report.FirstFailure()) {
     out += "; first failure: sample " + std::to_string(first->sample) + ", output '" +
            first->output + "'";
@@ -262,6 +274,13 @@ std::string ConsoleText(const gate::CompareReport& report, bool color) {
     out += "; " + std::to_string(report.structure_failures.size()) + " structure failure(s)";
   }
   out += internal::AgreementVerdictSuffix(report);
+  if (report.per_node && report.per_node->gate_failed) {
+    const gate::PerNodeSummary& summary = report.per_node->summary;
+    out += report.per_node->nodes.empty()
+               ? "; no intermediate compared (--strict)"
+               : "; " + std::to_string(summary.failed + summary.errored) +
+                     " intermediate failure(s) (--strict)";
+  }
   return out + "\n";
 }
 

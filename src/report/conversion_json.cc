@@ -108,18 +108,4 @@ std::string CacheListText(const std::vector<convert::CacheEntry>& entries, int64
   return table.Render(false) + std::to_string(entries.size()) + " entr" +
          (entries.size() == 1 ? "y" : "ies") + ", " + FormatBytes(total) + "\n";
 }
-
-std::string FormatBytes(int64_t bytes) {
-  static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  double value = static_cast<double>(bytes);
-  size_t unit = 0;
-  while (value >= 1024.0 && unit + 1 < std::size(kUnits)) {
-    value /= 1024.0;
-    ++unit;
-  }
-  char text[32];
-  std::snprintf(text, sizeof(text), unit == 0 ? "%.0f %s" : "%.1f %s", value, kUnits[unit]);
-  return text;
-}
-
 }  // namespace convgate::report

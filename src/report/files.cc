@@ -5,9 +5,11 @@
 #include <chrono>
 #include <ctime>
 #include <fstream>
+#include <optional>
 #include <thread>
 
 #include "convgate/core/file_util.h"
+#include "convgate/report/json_text.h"
 #include "convgate/report/report.h"
 
 namespace convgate::report {
@@ -24,17 +26,31 @@ std::string JsonText(const json& value, bool pretty) {
 }
 
 Status WriteResultFiles(const std::filesystem::path& dir, const json& report,
-                        const json& verify_result, const std::string& junit,
-                        const ResultFileOptions& options) {
+                        const json& verify_result, const std::string& junit, bool pretty) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) {
     return Status::Unavailable("cannot create result folder " + dir.string() + ": " + ec.message());
   }
-  CONVGATE_RETURN_IF_ERROR(WriteFileAtomic(dir / "report.json", JsonText(report, options.pretty)));
-  CONVGATE_RETURN_IF_ERROR(
-      WriteFileAtomic(dir / "verify_result.json", JsonText(verify_result, options.pretty)));
-  return WriteFileAtomic(dir / "junit.xml", junit);
+  // verify_result.json is six fields that people read: always indented; its fields are fixed, so
+  // it does not list what DumpJson escaped (report.json does).
+  const std::pair<const char*, std::string> files[] = {
+      {"report.json", DumpJson(report, pretty ? 2 : -1) + "\n"},
+      {"verify_result.json", DumpJson(verify_result, 2, /*list_escaped=*/false) + "\n"},
+      {"junit.xml", junit},
+  };
+  // Each file on its own: a CI job that reads only junit.xml still gets it when report.json could
+  // not be written, and the error names every file that failed.
+  std::optional<Status> first_failure;
+  std::string failures;
+  for (const auto& [name, text] : files) {
+    Status written = WriteFileAtomic(dir / name, text);
+    if (written.ok()) continue;
+    if (!first_failure) first_failure = written;
+    failures += (failures.empty() ? "" : "; ") + written.message();
+  }
+  if (!first_failure) return Status::OK();
+  return Status(first_failure->code(), failures);
 }
 
 std::string UtcNow() {

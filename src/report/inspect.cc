@@ -36,6 +36,20 @@ std::string OpsetText(const std::vector<graph::OpsetImport>& opsets) {
   return text;
 }
 
+// "5,000 in 12 initializers (19.5 KiB)", and where Constant nodes hold weights too (as in
+// paddle2onnx exports) the total first and then how it splits.
+std::string ParametersText(const graph::ModelSummary& summary) {
+  const std::string initializers = std::to_string(summary.initializer_parameters) + " in " +
+                                   std::to_string(summary.initializer_count) + " initializers (" +
+                                   FormatBytes(summary.initializer_bytes) + ")";
+  const std::string external = summary.has_external_data ? ", external data" : "";
+  if (summary.constant_node_count == 0) return initializers + external;
+  return std::to_string(summary.parameter_count) + " (" + FormatBytes(summary.parameter_bytes) +
+         "): " + initializers + external + ", " + std::to_string(summary.constant_node_parameters) +
+         " in " + std::to_string(summary.constant_node_count) + " Constant nodes (" +
+         FormatBytes(summary.constant_node_bytes) + ")";
+}
+
 }  // namespace
 
 json ModelSummaryJson(const graph::ModelSummary& summary) {
@@ -61,9 +75,14 @@ json ModelSummaryJson(const graph::ModelSummary& summary) {
       {"outputs", outputs},
       {"node_count", summary.node_count},
       {"op_histogram", summary.op_histogram},
-      {"initializer_count", summary.initializer_count},
       {"parameter_count", summary.parameter_count},
+      {"parameter_bytes", summary.parameter_bytes},
+      {"initializer_count", summary.initializer_count},
+      {"initializer_parameters", summary.initializer_parameters},
       {"initializer_bytes", summary.initializer_bytes},
+      {"constant_node_count", summary.constant_node_count},
+      {"constant_node_parameters", summary.constant_node_parameters},
+      {"constant_node_bytes", summary.constant_node_bytes},
       {"has_external_data", summary.has_external_data}};
 }
 
@@ -76,10 +95,7 @@ std::string ModelSummaryText(const graph::ModelSummary& summary) {
   if (!summary.producer_name.empty()) {
     out += "  producer     " + summary.producer_name + " " + summary.producer_version + "\n";
   }
-  out += "  parameters   " + std::to_string(summary.parameter_count) + " in " +
-         std::to_string(summary.initializer_count) + " initializers (" +
-         FormatBytes(summary.initializer_bytes) + ")" +
-         (summary.has_external_data ? ", external data" : "") + "\n\n";
+  out += "  parameters   " + ParametersText(summary) + "\n\n";
   internal::Table io({"", "name", "dtype", "shape"});
   for (const TensorInfo& info : summary.signature.inputs) {
     io.AddRow({"input", info.name, info.type_name, FormatDims(info)});

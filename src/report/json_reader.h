@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -35,11 +36,18 @@ class JsonFields {
   double Number(std::string_view key) const;
   // Absent or null: nullopt.
   std::optional<double> OptionalNumber(std::string_view key) const;
+  // An integer that fits int64 (a larger one is refused, not wrapped).
   int64_t Int(std::string_view key) const;
-  // Absent: `fallback` (schema 2 leaves out counts that are 0 and indices that are -1).
-  int64_t IntOr(std::string_view key, int64_t fallback) const;
+  // A count: an integer >= 0.
+  int64_t Count(std::string_view key) const;
+  // A number in [lo, hi] (a fraction: [0, 1]); NaN is refused.
+  double NumberIn(std::string_view key, double lo, double hi) const;
+  // Absent: `fallback` (schema 2 leaves out non-finite counts that are 0); else as Count.
+  int64_t CountOr(std::string_view key, int64_t fallback) const;
   bool Bool(std::string_view key) const;
   std::string String(std::string_view key) const;
+  // A string that must be one of `allowed` (a verdict, a kind).
+  std::string OneOf(std::string_view key, std::initializer_list<std::string_view> allowed) const;
   std::vector<std::string> Strings(std::string_view key) const;
   std::vector<int64_t> Ints(std::string_view key) const;
 
@@ -55,5 +63,11 @@ class JsonFields {
 
 // A JSON number, or one of the strings "nan", "inf", "-inf". Throws BadField naming `path`.
 double NumberFrom(const nlohmann::json& value, const std::string& path);
+
+// Puts back the bytes DumpJson escaped (json_text.h): each string its "escaped_strings" lists and
+// each key its "escaped_keys" lists gets its raw bytes again, so names and paths read back are the
+// ones the report was written from. Throws BadField when a list is malformed or names something
+// that is not there or not escaped. A document without the lists is left as it is.
+void RestoreEscapedStrings(nlohmann::json& document);
 
 }  // namespace convgate::report::internal

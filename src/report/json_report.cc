@@ -90,8 +90,9 @@ json ReportJson(const gate::RunReport& report, const Invocation& invocation) {
                   "shape consistent with the declaration (symbolic dims bound consistently)"};
   json checks = json::array();
   for (const gate::SanityCheck& check : report.checks) checks.push_back(SanityJson(check));
+  out["structure_failures"] = report.structure_failures;
   out["results"] = checks;
-  out["summary"] = Summary(report.checks, 0);
+  out["summary"] = Summary(report.checks, report.structure_failures.size());
   return out;
 }
 

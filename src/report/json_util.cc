@@ -30,7 +30,8 @@ json SideJson(const gate::SideRecord& side) {
            {"outputs", side.output_names},
            {"outputs_saved_to", side.outputs_saved_to},
            {"notes", side.notes}};
-  // compare only: "name", or "position" with the renaming (a TorchScript side).
+  // compare only: "name", or "position" with the renaming (a TorchScript side, saved outputs
+  // that name nothing).
   if (!side.output_matching.empty()) out["output_matching"] = side.output_matching;
   if (!side.output_renames.empty()) out["output_renames"] = side.output_renames;
   // exec only: the command and the end of its stderr.
@@ -159,7 +160,7 @@ json ComparisonJson(const compare::TensorComparison& cmp) {
   return out;
 }
 
-json Header(const Invocation& invocation, gate::Verdict verdict, int exit_code) {
+json Header(const Invocation& invocation, gate::Verdict verdict, ExitCode exit_code) {
   return json{{"schema_version", kSchemaVersion},
               {"tool", {{"name", "convgate"}, {"version", kVersion}, {"commit", kBuildCommit}}},
               {"command", invocation.command},
@@ -168,7 +169,7 @@ json Header(const Invocation& invocation, gate::Verdict verdict, int exit_code) 
               {"started_at", invocation.started_at},
               {"seconds", invocation.seconds},
               {"verdict", gate::VerdictName(verdict)},
-              {"exit_code", exit_code}};
+              {"exit_code", ToInt(exit_code)}};
 }
 
 }  // namespace convgate::report::internal

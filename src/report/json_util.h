@@ -18,6 +18,6 @@ nlohmann::json ValueSummaryJson(const compare::ValueSummary& values);
 nlohmann::json ComparisonJson(const compare::TensorComparison& comparison);
 nlohmann::json PolicyJson(const compare::Policy& policy);
 // schema_version, tool, command, argv, host, started_at, seconds, verdict, exit_code.
-nlohmann::json Header(const Invocation& invocation, gate::Verdict verdict, int exit_code);
+nlohmann::json Header(const Invocation& invocation, gate::Verdict verdict, ExitCode exit_code);
 
 }  // namespace convgate::report::internal

@@ -1,18 +1,24 @@
 // junit.xml for CI systems: one <testcase> per output per sample, named so a CI page reads
 // "sample 0 / logits"; the failure text is the same sentence the console prints.
+#include <filesystem>
 #include <sstream>
 
 #include "agreement_report.h"
+#include "convgate/core/utf8.h"
 #include "convgate/report/report.h"
 #include "per_node_report.h"
 
 namespace convgate::report {
 namespace {
 
+// XML 1.0 text: the document says it is UTF-8, and XML cannot hold most control characters even
+// as references, so invalid bytes and controls are spelled \xNN (EscapeForDisplay) before the
+// markup characters become entities.
 std::string Escape(const std::string& text) {
+  const std::string shown = EscapeForDisplay(text);
   std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
+  out.reserve(shown.size());
+  for (char c : shown) {
     switch (c) {
       case '&':
         out += "&amp;";
@@ -27,12 +33,7 @@ std::string Escape(const std::string& text) {
         out += "&quot;";
         break;
       default:
-        // XML 1.0 forbids most control characters; tensor names should not hold them anyway.
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') {
-          out += '?';
-        } else {
-          out += c;
-        }
+        out += c;
     }
   }
   return out;
@@ -48,7 +49,22 @@ struct Case {
 struct Suite {
   std::string name;
   std::vector<Case> cases;
+  // <property name=... value=...> of the suite: the full paths, which a classname cannot hold.
+  std::vector<std::pair<std::string, std::string>> properties;
 };
+
+// A CI page splits a classname at its dots into packages, so a path (tinycnn.onnx,
+// /a/b.c/model.onnx) would become nested packages: the classname takes the file's stem with its
+// dots made underscores ("convgate.compare.model_fp16"), and the path goes in a property.
+std::string ClassName(const std::string& workflow, const std::string& path) {
+  std::filesystem::path file = std::filesystem::path(path).lexically_normal();
+  if (!file.has_filename()) file = file.parent_path();  // "case_dir/"
+  std::string stem = file.stem().string();
+  for (char& c : stem) {
+    if (c == '.') c = '_';
+  }
+  return "convgate." + workflow + "." + (stem.empty() ? "unnamed" : stem);
+}
 
 std::string RenderSuite(const Suite& suite, double seconds) {
   size_t failures = 0, errors = 0;
@@ -63,6 +79,14 @@ std::string RenderSuite(const Suite& suite, double seconds) {
   xml << "  <testsuite name=\"" << Escape(suite.name) << "\" tests=\"" << suite.cases.size()
       << "\" failures=\"" << failures << "\" errors=\"" << errors << "\" time=\"" << seconds
       << "\">\n";
+  if (!suite.properties.empty()) {
+    xml << "    <properties>\n";
+    for (const auto& [name, value] : suite.properties) {
+      xml << "      <property name=\"" << Escape(name) << "\" value=\"" << Escape(value)
+          << "\"/>\n";
+    }
+    xml << "    </properties>\n";
+  }
   for (const Case& c : suite.cases) {
     xml << "    <testcase classname=\"" << Escape(c.classname) << "\" name=\"" << Escape(c.name)
         << "\"";
@@ -91,8 +115,11 @@ Case ErrorCase(const std::string& classname, const gate::GateError& error) {
 }
 
 Suite RunSuite(const gate::RunReport& report) {
-  const std::string classname = "convgate.run." + report.model.path;
-  Suite suite{"convgate run", {}};
+  const std::string classname = ClassName("run", report.model.path);
+  Suite suite{"convgate run", {}, {{"model", report.model.path}}};
+  if (!report.structure_failures.empty()) {
+    suite.cases.push_back({classname, "structure", report.structure_failures, false});
+  }
   for (const gate::SanityCheck& check : report.checks) {
     suite.cases.push_back({classname,
                            "sample " + std::to_string(check.sample) + " / " + check.output,
@@ -103,8 +130,9 @@ Suite RunSuite(const gate::RunReport& report) {
 }
 
 Suite CompareSuite(const gate::CompareReport& report) {
-  const std::string classname = "convgate.compare." + report.target.path;
-  Suite suite{"convgate compare", {}};
+  const std::string classname = ClassName("compare", report.target.path);
+  Suite suite{
+      "convgate compare", {}, {{"source", report.source.path}, {"target", report.target.path}}};
   if (!report.structure_failures.empty()) {
     suite.cases.push_back({classname, "structure", report.structure_failures, false});
   }
@@ -141,8 +169,9 @@ std::string JUnitXml(const gate::CompareReport& report, const Invocation& invoca
 
 // verify: the conversion, the target's end-to-end run and the comparison, one suite each.
 std::string JUnitXml(const gate::VerifyReport& report, const Invocation& invocation) {
-  const std::string classname = "convgate.verify." + report.source;
-  Suite conversion{"convgate verify: conversion", {}};
+  const std::string classname = ClassName("verify", report.source);
+  Suite conversion{"convgate verify: conversion", {}, {{"source", report.source}}};
+  if (!report.target.empty()) conversion.properties.emplace_back("target", report.target);
   std::vector<std::string> failure;
   if (!report.conversion_passed && report.error) failure.push_back(ErrorLine(*report.error));
   conversion.cases.push_back({classname, report.conversion_path, failure, !failure.empty()});

@@ -29,6 +29,8 @@ json SampleJson(const gate::NodeSampleResult& result) {
           {"source_non_finite", result.source_non_finite},
           {"target_non_finite", result.target_non_finite},
           {"introduced_non_finite", result.introduced_non_finite},
+          {"introduced_nan", result.introduced_nan},
+          {"introduced_inf", result.introduced_inf},
           {"inherited_non_finite", result.inherited_non_finite},
           {"failures", result.failures}};
 }

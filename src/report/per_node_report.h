@@ -27,4 +27,15 @@ std::vector<std::pair<std::string, std::vector<std::string>>> PerNodeCases(
 // "node 'conv1' (Conv) -> 'conv1_out'", or "node #3 (Conv) -> 't'" for an unnamed node.
 std::string NodeLabel(const gate::NodeCheck& node);
 
+// NaN/Inf of one tensor on one sample, which its max |diff| (over finite pairs) does not show:
+// "NaN introduced (256 of 2048 elements)", "NaN/Inf of the source not matched by the target (3 of
+// 10 elements)"; "" when there is none.
+std::string NonFiniteText(const gate::NodeSampleResult& result);
+
+// NonFiniteText, with the finite error beside it when there is one, else "max |diff| 0.031".
+std::string NodeErrorText(const gate::NodeSampleResult& result);
+
+// Why --strict failed the gate, in one sentence (verify_result.json's error); "" when it did not.
+std::string PerNodeGateFailure(const gate::CompareReport& report);
+
 }  // namespace convgate::report::internal

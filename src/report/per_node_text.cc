@@ -9,6 +9,50 @@
 namespace convgate::report::internal {
 namespace {
 
+std::string Count(int64_t count, int64_t elements) {
+  return std::to_string(count) + " of " + std::to_string(elements) + " elements";
+}
+
+// "NaN introduced" / "Inf introduced" / "NaN and Inf introduced": which kinds the target alone has.
+std::string IntroducedKinds(const gate::NodeSampleResult& result) {
+  if (result.introduced_nan > 0 && result.introduced_inf > 0) return "NaN and Inf";
+  return result.introduced_nan > 0 ? "NaN" : "Inf";
+}
+
+// The cell of a table: "0.031", "NaN 256/2048".
+std::string ErrorCell(const gate::NodeSampleResult& result) {
+  if (result.introduced_non_finite > 0) {
+    return IntroducedKinds(result) + " " + std::to_string(result.introduced_non_finite) + "/" +
+           std::to_string(result.elements);
+  }
+  if (result.inherited_non_finite > 0) {
+    return "NaN/Inf " + std::to_string(result.inherited_non_finite) + "/" +
+           std::to_string(result.elements) + " from the source";
+  }
+  return Short(result.max_abs_error);
+}
+
+// The node's error over every sample in the whole model: its first non-finite sample says more
+// than the largest finite difference, which NaN/Inf elements do not enter.
+std::string ModelErrorCell(const gate::NodeCheck& node) {
+  for (const gate::NodeSampleResult& result : node.samples) {
+    if (result.introduced_non_finite > 0 || result.inherited_non_finite > 0) {
+      return ErrorCell(result);
+    }
+  }
+  return Short(node.max_abs_error);
+}
+
+// What a node alone does: "adds max |diff| 0.031 by itself", "introduces NaN by itself (256 of
+// 2048 elements)".
+std::string LocalErrorText(const gate::NodeSampleResult& result) {
+  if (result.introduced_non_finite > 0) {
+    return "introduces " + IntroducedKinds(result) + " by itself (" +
+           Count(result.introduced_non_finite, result.elements) + ")";
+  }
+  return "adds max |diff| " + Short(result.max_abs_error) + " by itself";
+}
+
 std::string SummaryLine(const gate::PerNodeReport& per_node) {
   const gate::PerNodeSummary& summary = per_node.summary;
   return "per-node: " + std::to_string(per_node.nodes.size()) +
@@ -26,19 +70,20 @@ std::string FirstDivergentLine(const gate::PerNodeReport& per_node) {
   if (node.status == gate::NodeStatus::kErrored) return line + ": errored: " + node.error + "\n";
   for (const gate::NodeSampleResult& result : node.samples) {
     if (result.passed) continue;
-    line += ", sample " + std::to_string(result.sample) + ": max |diff| " +
-            Short(result.max_abs_error) + ", p99 " + Short(result.p99_abs_error) + ", source [" +
-            Short(result.source_min) + ", " + Short(result.source_max) + "], target [" +
-            Short(result.target_min) + ", " + Short(result.target_max) + "]";
+    line += ", sample " + std::to_string(result.sample) + ": " + NodeErrorText(result);
+    // A percentile of the finite errors says little beside NaN/Inf.
+    if (NonFiniteText(result).empty()) line += ", p99 " + Short(result.p99_abs_error);
+    line += ", source [" + Short(result.source_min) + ", " + Short(result.source_max) +
+            "], target [" + Short(result.target_min) + ", " + Short(result.target_max) + "]";
     if (!result.failures.empty()) line += "\n    - " + result.failures.front();
     break;
   }
   return line + "\n";
 }
 
-std::string Join(const std::vector<std::string>& names) {
+std::string JoinQuoted(const std::vector<std::string>& names) {
   std::string joined;
-  for (const std::string& name : names) joined += (joined.empty() ? "" : ", ") + name;
+  for (const std::string& name : names) joined += (joined.empty() ? "" : ", ") + ("'" + name + "'");
   return joined;
 }
 
@@ -52,21 +97,28 @@ std::string CulpritLine(const gate::PerNodeReport& per_node) {
   const gate::NodeCheck& node = per_node.nodes[per_node.culprit];
   const gate::LocalError& local = *node.local;
   std::string fed;
-  if (!local.inputs_from_source.empty()) fed = "the source's " + Join(local.inputs_from_source);
+  if (!local.inputs_from_source.empty()) {
+    fed = "the source's " + JoinQuoted(local.inputs_from_source);
+  }
   if (!local.inputs_from_target.empty()) {
     fed += (fed.empty() ? "" : "; ") + std::string("the target's ") +
-           Join(local.inputs_from_target) + " (no source counterpart)";
+           JoinQuoted(local.inputs_from_target) + " (no source counterpart)";
   }
-  return "  culprit: " + NodeLabel(node) + " adds max |diff| " + Short(local.result.max_abs_error) +
-         " by itself, run alone on " + (fed.empty() ? "its initializers" : fed) + "\n";
+  return "  culprit: " + NodeLabel(node) + " " + LocalErrorText(local.result) + ", run alone on " +
+         (fed.empty() ? "its initializers" : fed) + "\n";
 }
 
 std::string NonFiniteLines(const gate::PerNodeReport& per_node) {
   std::string out;
   const gate::NonFiniteOrigin& origin = per_node.non_finite;
   if (origin.introduced >= 0) {
-    out += "  NaN/Inf introduced at " + NodeLabel(per_node.nodes[origin.introduced]) + ", sample " +
-           std::to_string(origin.introduced_sample) + "\n";
+    const gate::NodeCheck& node = per_node.nodes[origin.introduced];
+    out += "  NaN/Inf introduced at " + NodeLabel(node) + ", sample " +
+           std::to_string(origin.introduced_sample);
+    for (const gate::NodeSampleResult& result : node.samples) {
+      if (result.sample == origin.introduced_sample) out += ": " + NonFiniteText(result);
+    }
+    out += "\n";
   }
   if (origin.inherited >= 0) {
     out += "  NaN/Inf inherited: already in the source at " +
@@ -84,8 +136,8 @@ std::string AddedErrorTable(const gate::PerNodeReport& per_node, bool color) {
     const gate::NodeCheck& node = per_node.nodes[per_node.by_added_error[rank]];
     const bool passed = node.local->result.passed;
     table.AddRow({node.node.empty() ? "#" + std::to_string(node.node_index) : node.node,
-                  node.op_type, node.tensor, Short(node.local->result.max_abs_error),
-                  passed ? "pass" : "FAIL", Short(node.max_abs_error)},
+                  node.op_type, node.tensor, ErrorCell(node.local->result),
+                  passed ? "pass" : "FAIL", ModelErrorCell(node)},
                  passed ? "" : kRed);
   }
   return "  error added by each node (largest first):\n" + table.Render(color);
@@ -93,6 +145,9 @@ std::string AddedErrorTable(const gate::PerNodeReport& per_node, bool color) {
 
 std::string GateLine(const gate::PerNodeReport& per_node) {
   const int bad = per_node.summary.failed + per_node.summary.errored;
+  if (per_node.strict && per_node.nodes.empty()) {
+    return "  --strict: no intermediate tensor was compared, which fails the gate\n";
+  }
   if (bad == 0) return "";
   if (per_node.strict) {
     return "  --strict: " + std::to_string(bad) + " intermediate failure(s) fail the gate\n";
@@ -101,6 +156,47 @@ std::string GateLine(const gate::PerNodeReport& per_node) {
 }
 
 }  // namespace
+
+std::string NonFiniteText(const gate::NodeSampleResult& result) {
+  if (result.introduced_non_finite > 0) {
+    return IntroducedKinds(result) + " introduced (" +
+           Count(result.introduced_non_finite, result.elements) + ")";
+  }
+  if (result.inherited_non_finite > 0) {
+    return "NaN/Inf of the source not matched by the target (" +
+           Count(result.inherited_non_finite, result.elements) + ")";
+  }
+  return "";
+}
+
+std::string NodeErrorText(const gate::NodeSampleResult& result) {
+  const std::string non_finite = NonFiniteText(result);
+  if (non_finite.empty()) return "max |diff| " + Short(result.max_abs_error);
+  if (result.max_abs_error > 0) {
+    return non_finite + ", max |diff| " + Short(result.max_abs_error) + " elsewhere";
+  }
+  return non_finite;
+}
+
+std::string PerNodeGateFailure(const gate::CompareReport& report) {
+  if (!report.per_node || !report.per_node->gate_failed) return "";
+  const gate::PerNodeReport& per_node = *report.per_node;
+  if (per_node.nodes.empty()) {
+    return "--strict: no intermediate tensor was compared (the graphs share no intermediate "
+           "tensor names)";
+  }
+  if (per_node.first_divergent < 0) return "";
+  const gate::NodeCheck& node = per_node.nodes[per_node.first_divergent];
+  std::string text = "--strict: intermediate " + NodeLabel(node);
+  if (node.status == gate::NodeStatus::kErrored) return text + " errored: " + node.error;
+  for (const gate::NodeSampleResult& result : node.samples) {
+    if (result.passed) continue;
+    text += " failed on sample " + std::to_string(result.sample);
+    if (!result.failures.empty()) text += ": " + result.failures.front();
+    break;
+  }
+  return text;
+}
 
 std::string NodeLabel(const gate::NodeCheck& node) {
   const std::string name =
@@ -131,10 +227,13 @@ std::vector<std::pair<std::string, std::vector<std::string>>> PerNodeCases(
       }
     }
     if (node.local && node.local->computed && !node.local->result.passed) {
-      lines.push_back("alone on the source's inputs it adds max |diff| " +
-                      Short(node.local->result.max_abs_error));
+      lines.push_back("alone on the source's inputs it " + LocalErrorText(node.local->result));
     }
     cases.emplace_back("per-node / " + NodeLabel(node), std::move(lines));
+  }
+  if (report.per_node->nodes.empty()) {
+    cases.emplace_back("per-node / no intermediate compared",
+                       std::vector<std::string>{PerNodeGateFailure(report)});
   }
   return cases;
 }

@@ -1,6 +1,8 @@
 // Classifier agreement read back from report.json (AddAgreementJson's inverse), so `convgate
 // check` carries it over: agreement does not depend on the tolerance policy, and a failed
 // agreement check must keep failing a re-judged report.
+#include <limits>
+
 #include "json_reader.h"
 #include "policy_json.h"
 
@@ -11,24 +13,27 @@ namespace {
 // counts derived from them (OffDiagonalRows) are then low. The check verdicts are read as saved.
 compare::AgreementStats StatsFromJson(const JsonFields& json) {
   compare::AgreementStats stats;
-  stats.kind = json.String("kind") == "labels" ? compare::PredictionKind::kLabels
-                                               : compare::PredictionKind::kScores;
-  stats.rows = json.Int("rows");
-  stats.classes = json.Int("classes");
-  stats.top1_agree = json.Object("top1").Int("agree");
+  stats.kind = json.OneOf("kind", {"labels", "scores"}) == "labels"
+                   ? compare::PredictionKind::kLabels
+                   : compare::PredictionKind::kScores;
+  stats.rows = json.Count("rows");
+  stats.classes = json.Count("classes");
+  stats.top1_agree = json.Object("top1").Count("agree");
   for (const JsonFields& entry : json.Objects("top_k")) {
-    stats.top_k_agree.emplace_back(static_cast<int>(entry.Int("k")), entry.Int("agree"));
+    const int64_t k = entry.Count("k");
+    if (k > std::numeric_limits<int>::max()) entry.Fail("k", "is out of range");
+    stats.top_k_agree.emplace_back(static_cast<int>(k), entry.Count("agree"));
   }
   stats.flip_margin = json.Number("flip_margin");
-  stats.margin_rows = json.Int("margin_rows");
-  stats.flips = json.Int("flips");
-  stats.nan_rows = json.Int("nan_rows");
+  stats.margin_rows = json.Count("margin_rows");
+  stats.flips = json.Count("flips");
+  stats.nan_rows = json.Count("nan_rows");
   const JsonFields confusion = json.Object("confusion");
   for (const JsonFields& cell : confusion.Objects("diagonal")) {
-    stats.diagonal[cell.Int("label")] = cell.Int("count");
+    stats.diagonal[cell.Int("label")] = cell.Count("count");
   }
   for (const JsonFields& cell : confusion.Objects("off_diagonal")) {
-    stats.off_diagonal.push_back({cell.Int("source"), cell.Int("target"), cell.Int("count")});
+    stats.off_diagonal.push_back({cell.Int("source"), cell.Int("target"), cell.Count("count")});
   }
   return stats;
 }
@@ -45,8 +50,9 @@ std::vector<gate::AgreementRecord> AgreementsFromJson(const JsonFields& report) 
     if (!entry.Raw("error").is_null()) record.error = entry.String("error");
     if (record.error.empty()) record.stats = StatsFromJson(entry);
     for (const JsonFields& check : entry.Objects("checks")) {
-      record.checks.push_back(
-          {check.String("check"), check.String("verdict") == "pass", check.String("message")});
+      record.checks.push_back({check.String("check"),
+                               check.OneOf("verdict", {"pass", "fail"}) == "pass",
+                               check.String("message")});
     }
     records.push_back(std::move(record));
   }

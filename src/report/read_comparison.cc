@@ -5,27 +5,36 @@
 namespace convgate::report::internal {
 namespace {
 
+// A flat index, or -1 for none.
+int64_t FlatIndexOrNone(const JsonFields& json, std::string_view key) {
+  const int64_t flat = json.Int(key);
+  if (flat < -1) json.Fail(key, "expected a flat index or -1, got " + std::to_string(flat));
+  return flat;
+}
+
 compare::ValueSummary ValuesFromJson(const JsonFields& json) {
   compare::ValueSummary values;
   values.min = json.Number("min");
   values.max = json.Number("max");
   values.mean = json.Number("mean");
-  values.finite = json.Int("finite");
-  values.nan = json.IntOr("nan", 0);
-  values.pos_inf = json.IntOr("pos_inf", 0);
-  values.neg_inf = json.IntOr("neg_inf", 0);
+  values.finite = json.Count("finite");
+  values.nan = json.CountOr("nan", 0);
+  values.pos_inf = json.CountOr("pos_inf", 0);
+  values.neg_inf = json.CountOr("neg_inf", 0);
   return values;
 }
 
 compare::NonFiniteSplit NonFiniteFromJson(const JsonFields& json) {
   compare::NonFiniteSplit split;
-  split.introduced_nan = json.IntOr("introduced_nan", 0);
-  split.introduced_inf = json.IntOr("introduced_inf", 0);
-  split.inherited = json.IntOr("inherited", 0);
-  split.shared_nan = json.IntOr("shared_nan", 0);
-  split.shared_inf = json.IntOr("shared_inf", 0);
-  split.first_introduced = json.IntOr("first_introduced", -1);
-  split.first_inherited = json.IntOr("first_inherited", -1);
+  split.introduced_nan = json.CountOr("introduced_nan", 0);
+  split.introduced_inf = json.CountOr("introduced_inf", 0);
+  split.inherited = json.CountOr("inherited", 0);
+  split.shared_nan = json.CountOr("shared_nan", 0);
+  split.shared_inf = json.CountOr("shared_inf", 0);
+  split.first_introduced =
+      json.Has("first_introduced") ? FlatIndexOrNone(json, "first_introduced") : -1;
+  split.first_inherited =
+      json.Has("first_inherited") ? FlatIndexOrNone(json, "first_inherited") : -1;
   return split;
 }
 
@@ -34,8 +43,11 @@ compare::ElementReport ElementFromJson(const JsonFields& parent, std::string_vie
   compare::ElementReport element;
   if (parent.Raw(key).is_null()) return element;
   const JsonFields json = parent.Object(key);
-  element.flat = json.Int("flat_index");
+  element.flat = json.Count("flat_index");
   element.index = json.Ints("index");
+  for (int64_t coordinate : element.index) {
+    if (coordinate < 0) json.Fail("index", "holds the negative " + std::to_string(coordinate));
+  }
   if (json.Raw("source").is_string() && !json.Has("abs_error")) {  // a string comparison
     element.source_text = json.String("source");
     element.target_text = json.String("target");
@@ -51,7 +63,7 @@ compare::ElementReport ElementFromJson(const JsonFields& parent, std::string_vie
 
 compare::ErrorStats ErrorsFromJson(const JsonFields& json) {
   compare::ErrorStats errors;
-  errors.compared = json.Int("compared");
+  errors.compared = json.Count("compared");
   errors.max_abs_error = json.Number("max_abs_error");
   errors.mean_abs_error = json.Number("mean_abs_error");
   errors.max_rel_error = json.Number("max_rel_error");
@@ -74,7 +86,21 @@ void ReadStructure(const JsonFields& json, compare::TensorComparison& cmp) {
   cmp.values_compared = json.Bool("values_compared");
   cmp.exact = json.Bool("exact");
   if (json.Has("atol")) cmp.tolerance = {json.Number("atol"), json.Number("rtol")};
-  cmp.num_elements = json.Int("num_elements");
+  cmp.num_elements = json.Count("num_elements");
+}
+
+// What every comparison convgate writes satisfies: no more mismatching or compared elements than
+// the output has.
+void CheckCounts(const JsonFields& json, const compare::TensorComparison& cmp) {
+  if (cmp.mismatches > cmp.num_elements) {
+    json.Fail("mismatches", std::to_string(cmp.mismatches) + " is more than num_elements (" +
+                                std::to_string(cmp.num_elements) + ")");
+  }
+  if (cmp.errors.compared > cmp.num_elements) {
+    json.Fail("errors", "compared (" + std::to_string(cmp.errors.compared) +
+                            ") is more than num_elements (" + std::to_string(cmp.num_elements) +
+                            ")");
+  }
 }
 
 }  // namespace
@@ -89,9 +115,9 @@ compare::TensorComparison ComparisonFromJson(const JsonFields& json,
   cmp.target_values = ValuesFromJson(json.Object("target_values"));
   cmp.non_finite = NonFiniteFromJson(json.Object("non_finite"));
   cmp.errors = ErrorsFromJson(json.Object("errors"));
-  cmp.mismatches = json.Int("mismatches");
+  cmp.mismatches = json.Count("mismatches");
   if (json.Has("mismatch_fraction")) {
-    cmp.mismatch_fraction = json.Number("mismatch_fraction");
+    cmp.mismatch_fraction = json.NumberIn("mismatch_fraction", 0.0, 1.0);
   } else if (cmp.num_elements > 0) {  // schema 2 leaves it out: it is this quotient
     cmp.mismatch_fraction =
         static_cast<double>(cmp.mismatches) / static_cast<double>(cmp.num_elements);
@@ -99,6 +125,7 @@ compare::TensorComparison ComparisonFromJson(const JsonFields& json,
   cmp.atol_to_pass = json.Number("atol_to_pass");
   cmp.rtol_to_pass = json.Number("rtol_to_pass");
   cmp.worst = ElementFromJson(json, "worst_element");
+  CheckCounts(json, cmp);
   cmp.failures =
       json.Has("comparison_failures") ? json.Strings("comparison_failures") : fallback_failures;
   if (json.Has("comparison_notes")) cmp.notes = json.Strings("comparison_notes");

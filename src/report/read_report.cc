@@ -2,8 +2,11 @@
 #include "convgate/report/read_report.h"
 
 #include <fstream>
+#include <limits>
 #include <map>
+#include <string>
 
+#include "convgate/core/file_util.h"
 #include "convgate/report/report.h"
 #include "json_reader.h"
 #include "policy_json.h"
@@ -17,6 +20,13 @@ using nlohmann::json;
 
 std::string OptionalString(const JsonFields& json, std::string_view key) {
   return json.Has(key) && json.Raw(key).is_string() ? json.String(key) : "";
+}
+
+// A sample index or count, which the report's structs hold as int.
+int SmallCount(const JsonFields& json, std::string_view key) {
+  const int64_t count = json.Count(key);
+  if (count > std::numeric_limits<int>::max()) json.Fail(key, "is out of range");
+  return static_cast<int>(count);
 }
 
 gate::SideRecord SideFromJson(const JsonFields& json) {
@@ -42,7 +52,7 @@ gate::SideRecord SideFromJson(const JsonFields& json) {
 gate::DatasetRecord DatasetFromJson(const JsonFields& json) {
   gate::DatasetRecord dataset;
   dataset.origin = json.String("origin");
-  dataset.samples = static_cast<int>(json.Int("samples"));
+  dataset.samples = SmallCount(json, "samples");
   for (const JsonFields& tensor : json.Objects("tensors")) {
     dataset.tensors.push_back(
         {tensor.String("name"), tensor.String("dtype"), tensor.Ints("shape")});
@@ -57,9 +67,9 @@ gate::DatasetRecord DatasetFromJson(const JsonFields& json) {
 gate::OutputCheck CheckFromJson(const JsonFields& json,
                                 std::map<std::string, compare::Tolerance>& policies) {
   gate::OutputCheck check;
-  check.sample = static_cast<int>(json.Int("sample"));
+  check.sample = SmallCount(json, "sample");
   check.output = json.String("output");
-  check.passed = json.String("verdict") == "pass";
+  check.passed = json.OneOf("verdict", {"pass", "fail"}) == "pass";
   if (json.Has("failures")) check.failures = json.Strings("failures");
   if (json.Has("hints")) check.hints = json.Strings("hints");
   // Schema 1 repeated the policy's atol and rtol here; schema 2 keeps them in "policy" only.
@@ -114,12 +124,31 @@ gate::CompareReport FromDocument(const json& document) {
     report.checks.push_back(CheckFromJson(result, policies));
   }
   report.agreements = internal::AgreementsFromJson(root);
-  const std::string verdict = root.String("verdict");
+  const std::string verdict = root.OneOf("verdict", {"pass", "fail"});
   report.verdict = verdict == "pass" ? gate::Verdict::kPass : gate::Verdict::kFail;
   return report;
 }
 
 }  // namespace
+
+Result<gate::CompareReport> ParseCompareReport(std::string_view text, std::string_view what) {
+  const std::string name(what);
+  json document;
+  try {
+    document = json::parse(text);
+  } catch (const json::exception& e) {
+    return Status::DataLoss(name + ": not a JSON report (" + e.what() + ")");
+  }
+  // The field readers throw BadField; this is where it stops.
+  try {
+    internal::RestoreEscapedStrings(document);
+    return FromDocument(document);
+  } catch (const BadField& bad) {
+    return Status::DataLoss(name + ": " + (bad.path.empty() ? "" : bad.path + ": ") + bad.what);
+  } catch (const json::exception& e) {
+    return Status::DataLoss(name + ": malformed report (" + std::string(e.what()) + ")");
+  }
+}
 
 Result<gate::CompareReport> ReadCompareReport(const std::filesystem::path& path) {
   const std::string name = path.string();
@@ -127,21 +156,9 @@ Result<gate::CompareReport> ReadCompareReport(const std::filesystem::path& path)
   if (!std::filesystem::is_regular_file(path, error)) {
     return Status::NotFound(name + ": no such report file");
   }
-  std::ifstream in(path, std::ios::binary);
-  json document;
-  try {
-    document = json::parse(in);
-  } catch (const json::exception& e) {
-    return Status::DataLoss(name + ": not a JSON report (" + e.what() + ")");
-  }
-  // The field readers throw BadField; this is where it stops.
-  try {
-    return FromDocument(document);
-  } catch (const BadField& bad) {
-    return Status::DataLoss(name + ": " + (bad.path.empty() ? "" : bad.path + ": ") + bad.what);
-  } catch (const json::exception& e) {
-    return Status::DataLoss(name + ": malformed report (" + std::string(e.what()) + ")");
-  }
+  Result<std::string> text = ReadFile(path);
+  if (!text.ok()) return text.status();
+  return ParseCompareReport(*text, name);
 }
 
 }  // namespace convgate::report

@@ -67,9 +67,15 @@ std::string ConsoleText(const gate::ReduceReport& report, bool color) {
   const bool pass = report.verdict == gate::Verdict::kPass;
   out += internal::Paint(pass ? "REDUCED" : "NOT REDUCED", pass ? internal::kGreen : internal::kRed,
                          color);
-  out += pass ? ": the one-node reproducer fails on its own (run repro.sh in the folder)\n"
-              : (report.files.empty() ? ": nothing to reduce\n"
-                                      : ": the node alone does not reproduce the failure\n");
+  if (pass) {
+    out += ": the one-node reproducer fails on its own (run repro.sh in the folder)\n";
+  } else if (!report.files.empty()) {
+    out += ": the node alone does not reproduce the failure\n";
+  } else if (node != nullptr) {
+    out += ": the node passes in the whole model, nothing to reduce there\n";
+  } else {
+    out += ": nothing to reduce\n";
+  }
   return out;
 }
 

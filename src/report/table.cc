@@ -4,9 +4,14 @@
 #include <cmath>
 #include <cstdio>
 
+#include "convgate/core/utf8.h"
+
 namespace convgate::report::internal {
 
 void Table::AddRow(std::vector<std::string> cells, std::string color) {
+  // Escaped here, not only when printed (cli ForTerminal): columns are sized to what is shown, so
+  // a name holding bad bytes or controls does not push its row out of line.
+  for (std::string& cell : cells) cell = EscapeForDisplay(cell);
   rows_.push_back({std::move(cells), std::move(color)});
 }
 

@@ -4,6 +4,7 @@
 #include "agreement_report.h"
 #include "convgate/report/report.h"
 #include "json_util.h"
+#include "per_node_report.h"
 
 namespace convgate::report {
 
@@ -66,7 +67,12 @@ json VerifyResultJson(const gate::RunReport& report) {
             " output(s) for non-empty, no NaN/Inf, declared dtype and shape: " +
             std::to_string(CountFailed(report.checks)) + " failed";
   const bool passed = report.verdict == gate::Verdict::kPass;
-  return Assemble(passed, passed, detail, passed ? "" : FirstFailureText(report.checks));
+  std::string error;
+  if (!passed) {
+    error = report.structure_failures.empty() ? FirstFailureText(report.checks)
+                                              : report.structure_failures.front();
+  }
+  return Assemble(passed, passed, detail, error);
 }
 
 json VerifyResultJson(const gate::CompareReport& report) {
@@ -106,6 +112,7 @@ json VerifyResultJson(const gate::CompareReport& report) {
     if (error.empty() && agreement != nullptr) {
       error = "agreement check failed: " + agreement->message;
     }
+    if (error.empty()) error = internal::PerNodeGateFailure(report);
   }
   return Assemble(passed, e2e, detail, error);
 }

@@ -1,10 +1,11 @@
-// constant_folding: a node whose inputs are all constants (initializers, Constant nodes, or
-// outputs folded before it) is evaluated by ONNX Runtime, as a one-node model with those constants
-// as initializers, and its outputs become initializers. ONNX Runtime rather than hand-written
-// kernels so that any op it runs folds, with the very kernels that run the model. Exact for the
-// same reason. Left alone: random ops, nodes with subgraphs or a non-default domain, nodes
-// producing graph outputs, outputs whose type shape inference cannot tell, and (param
-// max_elements=N) outputs larger than N elements. Constant nodes left unread are removed.
+// constant_folding: a node whose inputs are all constants (constants.h: initializers, Constant
+// nodes, Identity over either, or outputs folded before it) is evaluated by ONNX Runtime, as a
+// one-node model with those constants as initializers, and its outputs become initializers. ONNX
+// Runtime rather than hand-written kernels so that any op it runs folds, with the very kernels
+// that run the model. Exact for the same reason. Left alone, and recorded with the reason: random
+// ops, nodes with subgraphs or a non-default domain, nodes producing graph outputs, outputs whose
+// type shape inference cannot tell, and (param max_elements=N) outputs larger than N elements.
+// Constant and Identity nodes left unread are removed.
 #include <onnx/shape_inference/implementation.h>
 #include <stdlib.h>
 
@@ -18,6 +19,7 @@
 
 #include "convgate/backends/registry.h"
 #include "convgate/core/file_util.h"
+#include "transform/constants.h"
 #include "transform/graph_edit.h"
 #include "transform/pass.h"
 
@@ -55,24 +57,44 @@ bool HasSubgraph(const onnx::NodeProto& node) {
   return false;
 }
 
-bool IsFoldable(const onnx::GraphProto& graph, const onnx::NodeProto& node) {
-  static const std::set<std::string> kRandom = {"RandomNormal",  "RandomNormalLike",
-                                                "RandomUniform", "RandomUniformLike",
-                                                "Multinomial",   "Bernoulli"};
-  if (!node.domain().empty() && node.domain() != "ai.onnx") return false;
-  if (node.op_type() == "Constant" || kRandom.count(node.op_type()) != 0 || HasSubgraph(node)) {
+constexpr char kKind[] = "constant-input";
+
+// True for the candidates: nodes other than Constant that read at least one input, all constants.
+bool ReadsOnlyConstants(const onnx::GraphProto& graph, const onnx::NodeProto& node) {
+  if (node.op_type() == "Constant" && (node.domain().empty() || node.domain() == "ai.onnx")) {
     return false;
   }
   bool any_input = false;
   for (const std::string& input : node.input()) {
     if (input.empty()) continue;
-    if (FindConstant(graph, input) == nullptr) return false;
+    if (!LookUpConstant(graph, input)) return false;
     any_input = true;
   }
-  for (const std::string& output : node.output()) {
-    if (IsGraphOutput(graph, output)) return false;
-  }
   return any_input;
+}
+
+// Why a candidate cannot be folded; empty when it can.
+std::string FoldSkip(const onnx::GraphProto& graph, const onnx::NodeProto& node,
+                     std::string& detail) {
+  static const std::set<std::string> kRandom = {"RandomNormal",  "RandomNormalLike",
+                                                "RandomUniform", "RandomUniformLike",
+                                                "Multinomial",   "Bernoulli"};
+  if (!node.domain().empty() && node.domain() != "ai.onnx") {
+    detail = "domain '" + node.domain() + "'";
+    return "it is not in the default ONNX domain";
+  }
+  if (kRandom.count(node.op_type()) != 0) {
+    detail = node.op_type();
+    return "it draws random numbers";
+  }
+  if (HasSubgraph(node)) return "it has a subgraph";
+  for (const std::string& output : node.output()) {
+    if (IsGraphOutput(graph, output)) {
+      detail = "'" + output + "'";
+      return "it produces a graph output";
+    }
+  }
+  return "";
 }
 
 // The node alone, its constant inputs as initializers, its outputs typed by shape inference;
@@ -91,7 +113,7 @@ std::optional<onnx::ModelProto> OneNodeModel(const onnx::ModelProto& model,
   for (const std::string& input : node.input()) {
     if (input.empty() || !added.insert(input).second) continue;
     onnx::TensorProto* init = body->add_initializer();
-    *init = *FindConstant(graph, input);
+    *init = *LookUpConstant(graph, input).proto();
     init->set_name(input);
   }
   try {
@@ -122,11 +144,23 @@ class ConstantFolding : public Pass {
                               backends::CreateBackend("ort"));
     onnx::GraphProto& graph = *model.mutable_graph();
     std::unordered_set<int> removed;
+    context.Expect(kKind);
     for (int idx = 0; idx < graph.node_size(); ++idx) {
-      if (!IsFoldable(graph, graph.node(idx))) continue;
+      const onnx::NodeProto& node = graph.node(idx);
+      if (!ReadsOnlyConstants(graph, node)) continue;
+      context.Candidate(kKind);
+      std::string detail;
+      const std::string skip = FoldSkip(graph, node, detail);
+      if (!skip.empty()) {
+        context.Skipped(kKind, node, skip, detail);
+        continue;
+      }
       CONVGATE_ASSIGN_OR_RETURN(std::optional<std::vector<onnx::TensorProto>> values,
-                                Evaluate(model, graph.node(idx), *ort, dir.path()));
-      if (!values) continue;
+                                Evaluate(model, node, *ort, dir.path(), detail));
+      if (!values) {
+        context.Skipped(kKind, node, detail, "");
+        continue;
+      }
       std::string names;
       for (onnx::TensorProto& value : *values) {
         names += (names.empty() ? "'" : ", '") + value.name() + "'";
@@ -144,15 +178,19 @@ class ConstantFolding : public Pass {
   }
 
  private:
-  // The node's outputs as TensorProtos; nullopt when the node is left alone (untyped outputs,
-  // or larger than max_elements).
+  // The node's outputs as TensorProtos; nullopt, with `why_not` set, when the node is left alone
+  // (untyped outputs, or larger than max_elements).
   Result<std::optional<std::vector<onnx::TensorProto>>> Evaluate(const onnx::ModelProto& model,
                                                                  const onnx::NodeProto& node,
                                                                  backends::Backend& ort,
-                                                                 const fs::path& dir) const {
+                                                                 const fs::path& dir,
+                                                                 std::string& why_not) const {
     using Values = std::optional<std::vector<onnx::TensorProto>>;
     std::optional<onnx::ModelProto> one = OneNodeModel(model, model.graph(), node);
-    if (!one) return Values();
+    if (!one) {
+      why_not = "ONNX shape inference cannot type its outputs";
+      return Values();
+    }
     const fs::path path = dir / "node.onnx";
     CONVGATE_RETURN_IF_ERROR(WriteFileAtomic(path, one->SerializeAsString()));
     Result<std::unique_ptr<backends::Model>> loaded = ort.Load(path, {});
@@ -165,7 +203,11 @@ class ConstantFolding : public Pass {
     }
     std::vector<onnx::TensorProto> values;
     for (const TensorMap::Entry& entry : *outputs) {
-      if (max_elements_ > 0 && entry.tensor.num_elements() > max_elements_) return Values();
+      if (max_elements_ > 0 && entry.tensor.num_elements() > max_elements_) {
+        why_not =
+            "its result has more than max_elements=" + std::to_string(max_elements_) + " elements";
+        return Values();
+      }
       CONVGATE_ASSIGN_OR_RETURN(values.emplace_back(), ToProto(entry.tensor, entry.name));
     }
     return Values(std::move(values));

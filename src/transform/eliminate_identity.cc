@@ -2,33 +2,43 @@
 // constant false one; the mask output unused), are removed and their readers read the input
 // directly. Graph outputs keep their names: when the removed node produced one, the node
 // producing its input is renamed to produce the graph output instead (and when that input is a
-// graph input, an initializer or another graph output, the node stays). Exact: these nodes copy.
+// graph input, an initializer or another graph output, the node stays). Every candidate left alone
+// is recorded with the reason. Exact: these nodes copy.
+#include <optional>
 #include <unordered_set>
 
+#include "transform/constants.h"
 #include "transform/graph_edit.h"
 #include "transform/pass.h"
 
 namespace convgate::transform {
 namespace {
 
-bool IsInferenceDropout(const onnx::GraphProto& graph, const onnx::NodeProto& node,
-                        const std::unordered_map<std::string, int>& uses) {
-  if (node.op_type() != "Dropout" || !node.domain().empty()) return false;
+// Why a Dropout is not an inference-mode copy; empty when it is.
+std::string DropoutSkip(const onnx::GraphProto& graph, const onnx::NodeProto& node,
+                        const std::unordered_map<std::string, int>& uses, std::string& detail) {
+  const std::string reason = "it is in training mode or its mask is read";
   if (node.output_size() > 1 && !node.output(1).empty() && uses.count(node.output(1)) != 0) {
-    return false;  // the mask is read
+    detail = "mask '" + node.output(1) + "' is read";
+    return reason;
   }
-  if (node.input_size() < 3 || node.input(2).empty()) return true;
-  const onnx::TensorProto* training = FindConstant(graph, node.input(2));
-  if (training == nullptr) return false;
-  Result<Tensor> value = ToTensor(*training);
-  return value.ok() && value->num_elements() == 1 && value->GetDouble(0) == 0.0;
+  if (node.input_size() < 3 || node.input(2).empty()) return "";
+  std::string why_not;
+  Result<std::optional<Tensor>> training = ReadConstant(graph, node.input(2), &why_not);
+  if (!training.ok() || !*training) {
+    detail = training.ok() ? why_not : training.status().message();
+    return reason;
+  }
+  if ((*training)->num_elements() != 1 || (*training)->GetDouble(0) != 0.0) {
+    detail = "training_mode '" + node.input(2) + "' is not false";
+    return reason;
+  }
+  return "";
 }
 
-bool IsCopy(const onnx::GraphProto& graph, const onnx::NodeProto& node,
-            const std::unordered_map<std::string, int>& uses) {
-  if (node.input_size() < 1 || node.input(0).empty() || node.output_size() < 1) return false;
-  if (node.op_type() == "Identity" && node.domain().empty()) return true;
-  return IsInferenceDropout(graph, node, uses);
+bool IsCandidate(const onnx::NodeProto& node) {
+  return (node.op_type() == "Identity" || node.op_type() == "Dropout") && node.domain().empty() &&
+         node.input_size() >= 1 && !node.input(0).empty() && node.output_size() >= 1;
 }
 
 class EliminateIdentity : public Pass {
@@ -37,13 +47,29 @@ class EliminateIdentity : public Pass {
     onnx::GraphProto& graph = *model.mutable_graph();
     const std::unordered_map<std::string, int> uses = UseCounts(graph);
     std::unordered_set<int> removed;
+    context.Expect("Identity");
+    context.Expect("Dropout");
     for (int idx = 0; idx < graph.node_size(); ++idx) {
-      if (!IsCopy(graph, graph.node(idx), uses)) continue;
+      if (!IsCandidate(graph.node(idx))) continue;
       const onnx::NodeProto node = graph.node(idx);  // a copy: the rewiring edits the graph
+      context.Candidate(node.op_type());
+      std::string detail;
+      const std::string skip =
+          node.op_type() == "Dropout" ? DropoutSkip(graph, node, uses, detail) : "";
+      if (!skip.empty()) {
+        context.Skipped(node.op_type(), node, skip, detail);
+        continue;
+      }
       const bool done = IsGraphOutput(graph, node.output(0))
                             ? RenameProducerOutput(graph, idx, removed, context)
                             : Bypass(graph, idx, context);
-      if (!done) continue;
+      if (!done) {
+        context.Skipped(node.op_type(), node,
+                        "it copies a graph input, an initializer or a graph output into a graph "
+                        "output, whose name must stay",
+                        "'" + node.input(0) + "' -> '" + node.output(0) + "'");
+        continue;
+      }
       removed.insert(idx);
       context.Removed(node, "removed; readers of '" + node.output(0) + "' rewired");
     }

@@ -66,25 +66,11 @@ const onnx::TensorProto* FindInitializer(const onnx::GraphProto& graph, const st
   return nullptr;
 }
 
-const onnx::TensorProto* FindConstant(const onnx::GraphProto& graph, const std::string& name) {
-  if (const onnx::TensorProto* init = FindInitializer(graph, name)) return init;
-  for (const onnx::NodeProto& node : graph.node()) {
-    if (node.op_type() != "Constant" || !node.domain().empty() || node.output_size() != 1 ||
-        node.output(0) != name) {
-      continue;
-    }
-    for (const onnx::AttributeProto& attr : node.attribute()) {
-      if (attr.name() == "value" && attr.has_t()) return &attr.t();
-    }
-    return nullptr;  // value_float & co.: not worth a second code path
-  }
-  return nullptr;
-}
-
-Result<Tensor> ToTensor(const onnx::TensorProto& proto) {
+Result<Tensor> ToTensor(const onnx::TensorProto& proto, const std::string& name) {
   CONVGATE_ASSIGN_OR_RETURN(
       io::NamedTensorProto named,
-      io::ParseTensorProto(proto.SerializeAsString(), "tensor '" + proto.name() + "'"));
+      io::ParseTensorProto(proto.SerializeAsString(),
+                           "tensor '" + (name.empty() ? proto.name() : name) + "'"));
   return std::move(named.tensor);
 }
 
@@ -149,22 +135,6 @@ void EraseNodes(onnx::GraphProto& graph, const std::unordered_set<int>& remove) 
     if (remove.count(idx) == 0) *kept.Add() = std::move(*graph.mutable_node(idx));
   }
   graph.mutable_node()->Swap(&kept);
-}
-
-std::vector<onnx::NodeProto> EraseUnreadConstants(onnx::GraphProto& graph) {
-  const std::unordered_map<std::string, int> uses = UseCounts(graph);
-  std::unordered_set<int> unread;
-  std::vector<onnx::NodeProto> removed;
-  for (int idx = 0; idx < graph.node_size(); ++idx) {
-    const onnx::NodeProto& node = graph.node(idx);
-    if (node.op_type() == "Constant" && node.domain().empty() && node.output_size() == 1 &&
-        uses.count(node.output(0)) == 0) {
-      unread.insert(idx);
-      removed.push_back(node);
-    }
-  }
-  EraseNodes(graph, unread);
-  return removed;
 }
 
 void RemoveUnusedInitializers(onnx::GraphProto& graph) {

@@ -21,12 +21,10 @@ namespace convgate::transform {
 // override it (IR < 4 style), since its value is then not a constant.
 const onnx::TensorProto* FindInitializer(const onnx::GraphProto& graph, const std::string& name);
 
-// FindInitializer, else the `value` tensor of the Constant node producing `name`, or nullptr.
-const onnx::TensorProto* FindConstant(const onnx::GraphProto& graph, const std::string& name);
-
 // Between TensorProto and Tensor (through io's TensorProto reader, so every storage form it reads
-// works). Errors name the tensor: Unimplemented for external data and types convgate cannot hold.
-Result<Tensor> ToTensor(const onnx::TensorProto& proto);
+// works). Errors name the tensor (`name`, else the proto's own name): Unimplemented for external
+// data and types convgate cannot hold.
+Result<Tensor> ToTensor(const onnx::TensorProto& proto, const std::string& name = "");
 Result<onnx::TensorProto> ToProto(const Tensor& tensor, const std::string& name);
 
 // How many times each value is read: node inputs (subgraph nodes included) and graph outputs.
@@ -50,10 +48,6 @@ class UniqueNames {
 
 // Removes the main-graph nodes whose index is in `remove`, keeping the order of the rest.
 void EraseNodes(onnx::GraphProto& graph, const std::unordered_set<int>& remove);
-
-// Removes main-graph Constant nodes whose output nothing reads (and that are not graph outputs),
-// returning them so the pass can record them.
-std::vector<onnx::NodeProto> EraseUnreadConstants(onnx::GraphProto& graph);
 
 // Initializers no node (subgraphs included) reads and that are not graph inputs or outputs.
 void RemoveUnusedInitializers(onnx::GraphProto& graph);

@@ -1,45 +1,75 @@
 // merge_parallel_matmuls: MatMuls reading the same input A with constant 2-D weights W_i [K, N_i]
-// of one dtype become one MatMul over the weights concatenated along N, followed by a Split along
-// the last axis into the original outputs (after Optimum's MergeLinears). Numerically
-// approximate: each output element is the same dot product, but the wider MatMul may block and
-// accumulate it differently.
+// (constants.h: initializers, Constant nodes, Identity over either) of one dtype become one MatMul
+// over the weights concatenated along N, followed by a Split along the last axis into the original
+// outputs (after Optimum's MergeLinears); Constant and Identity nodes left unread are removed and
+// every MatMul left alone is recorded with the reason. Numerically approximate: each output element
+// is the same dot product, but the wider MatMul may block and accumulate it differently.
 #include <cstring>
 #include <map>
+#include <optional>
 #include <tuple>
 #include <unordered_set>
 
+#include "transform/constants.h"
 #include "transform/graph_edit.h"
 #include "transform/pass.h"
 
 namespace convgate::transform {
 namespace {
 
+constexpr char kKind[] = "MatMul";
+
 struct Group {
   std::vector<int> nodes;  // main-graph indices, in graph order
 };
 
-// (input A, K, dtype) of a MatMul with a constant 2-D float weight; nullopt otherwise.
-std::optional<std::tuple<std::string, int64_t, int32_t>> MergeKey(const onnx::GraphProto& graph,
-                                                                  const onnx::NodeProto& node) {
-  if (node.op_type() != "MatMul" || !node.domain().empty() || node.input_size() != 2) {
-    return std::nullopt;
-  }
-  const onnx::TensorProto* weight = FindInitializer(graph, node.input(1));
-  if (weight == nullptr || weight->dims_size() != 2 || !IsFloatElemType(weight->data_type())) {
-    return std::nullopt;
-  }
-  return std::make_tuple(node.input(0), weight->dims(0), weight->data_type());
+using MergeKey = std::tuple<std::string, int64_t, int32_t>;  // input A, K, weight dtype
+
+bool IsCandidate(const onnx::NodeProto& node) {
+  return node.op_type() == kKind && node.domain().empty() && node.input_size() == 2 &&
+         node.output_size() == 1;
 }
 
-std::vector<Group> FindGroups(const onnx::GraphProto& graph) {
-  std::map<std::tuple<std::string, int64_t, int32_t>, Group> by_key;
+// The key of a MatMul with a constant 2-D float weight; nullopt, with the skip recorded, otherwise.
+std::optional<MergeKey> KeyOf(const onnx::GraphProto& graph, const onnx::NodeProto& node,
+                              PassContext& context) {
+  const ConstantLookup weight = LookUpConstant(graph, node.input(1));
+  if (!weight) {
+    context.Skipped(kKind, node, "its weight is not a constant", weight.why_not);
+    return std::nullopt;
+  }
+  const onnx::TensorProto& proto = *weight.proto();
+  if (proto.dims_size() != 2 || !IsFloatElemType(proto.data_type())) {
+    context.Skipped(kKind, node, "its weight is not a 2-D float matrix",
+                    "'" + node.input(1) + "' is " +
+                        onnx::TensorProto::DataType_Name(proto.data_type()) + " of rank " +
+                        std::to_string(proto.dims_size()));
+    return std::nullopt;
+  }
+  return std::make_tuple(node.input(0), proto.dims(0), proto.data_type());
+}
+
+std::vector<Group> FindGroups(const onnx::GraphProto& graph, PassContext& context) {
+  std::map<MergeKey, Group> by_key;
+  context.Expect(kKind);
   for (int idx = 0; idx < graph.node_size(); ++idx) {
-    auto key = MergeKey(graph, graph.node(idx));
+    if (!IsCandidate(graph.node(idx))) continue;
+    context.Candidate(kKind);
+    std::optional<MergeKey> key = KeyOf(graph, graph.node(idx), context);
     if (key) by_key[*key].nodes.push_back(idx);
   }
   std::vector<Group> groups;
   for (auto& [key, group] : by_key) {
-    if (group.nodes.size() >= 2) groups.push_back(std::move(group));
+    if (group.nodes.size() >= 2) {
+      groups.push_back(std::move(group));
+      continue;
+    }
+    const auto& [input, k, dtype] = key;
+    context.Skipped(kKind, graph.node(group.nodes[0]),
+                    "no other MatMul reads its input with a constant weight of the same K and "
+                    "dtype",
+                    "input '" + input + "', K " + std::to_string(k) + ", " +
+                        onnx::TensorProto::DataType_Name(dtype));
   }
   return groups;
 }
@@ -72,13 +102,17 @@ class MergeParallelMatMuls : public Pass {
     // first node index of a group -> the MatMul and Split replacing the group there
     std::map<int, std::vector<onnx::NodeProto>> replacements;
     std::unordered_set<int> removed;
-    for (const Group& group : FindGroups(graph)) {
+    for (const Group& group : FindGroups(graph, context)) {
       CONVGATE_ASSIGN_OR_RETURN(std::vector<onnx::NodeProto> nodes,
                                 Merge(graph, group, split_as_input, names, context));
       replacements[group.nodes[0]] = std::move(nodes);
       removed.insert(group.nodes.begin(), group.nodes.end());
     }
     Rebuild(graph, replacements, removed);
+    // Weights read through Constant or Identity nodes leave those nodes unread once merged.
+    for (const onnx::NodeProto& node : EraseUnreadConstants(graph)) {
+      context.Removed(node, "no longer read after merging");
+    }
     RemoveUnusedInitializers(graph);
     return Status::OK();
   }
@@ -90,8 +124,9 @@ class MergeParallelMatMuls : public Pass {
     std::vector<Tensor> weights;
     std::vector<int64_t> sizes;
     for (int idx : group.nodes) {
+      const std::string& name = graph.node(idx).input(1);
       CONVGATE_ASSIGN_OR_RETURN(Tensor weight,
-                                ToTensor(*FindInitializer(graph, graph.node(idx).input(1))));
+                                ToTensor(*LookUpConstant(graph, name).proto(), name));
       sizes.push_back(weight.shape().dims()[1]);
       weights.push_back(std::move(weight));
     }

@@ -17,7 +17,7 @@ void NameIfUnnamed(onnx::NodeProto& node) {
 
 void PassContext::Mark(onnx::NodeProto& node) const {
   NameIfUnnamed(node);
-  const std::string line = MarkLine(signature_, pass_name_);
+  const std::string line = MarkLine(record_->signature, pass_name_);
   const std::string& doc = node.doc_string();
   // One line per pass: a node touched twice by the same pass keeps a single mark.
   if (doc.find(line) != std::string::npos) return;
@@ -25,7 +25,7 @@ void PassContext::Mark(onnx::NodeProto& node) const {
 }
 
 void PassContext::Record(const char* kind, const onnx::NodeProto& node, const std::string& change) {
-  changes_->push_back(NodeChange{kind, NodeLabel(node), node.op_type(), change});
+  record_->changes.push_back(NodeChange{kind, NodeLabel(node), node.op_type(), change});
 }
 
 void PassContext::Created(onnx::NodeProto& node, const std::string& change) {
@@ -40,6 +40,21 @@ void PassContext::Changed(onnx::NodeProto& node, const std::string& change) {
 
 void PassContext::Removed(const onnx::NodeProto& node, const std::string& change) {
   Record("removed", node, change);
+}
+
+void PassContext::Expect(const std::string& kind) { record_->candidates.emplace(kind, 0); }
+
+void PassContext::Candidate(const std::string& kind) { ++record_->candidates[kind]; }
+
+void PassContext::Skipped(const std::string& kind, const onnx::NodeProto& node,
+                          const std::string& reason, const std::string& detail) {
+  for (SkippedNodes& skipped : record_->skipped) {
+    if (skipped.kind == kind && skipped.reason == reason) {
+      skipped.nodes.push_back(NodeLabel(node));
+      return;
+    }
+  }
+  record_->skipped.push_back(SkippedNodes{kind, reason, {NodeLabel(node)}, detail});
 }
 
 }  // namespace convgate::transform

@@ -14,11 +14,13 @@
 
 namespace convgate::transform {
 
-// What a running pass records: its marks in doc_string and the side list of NodeChanges.
+// What a running pass records: its marks in doc_string, the side list of NodeChanges, and the
+// candidates it considered and why it left some alone.
 class PassContext {
  public:
-  PassContext(std::string pass_name, std::string signature, std::vector<NodeChange>* changes)
-      : pass_name_(std::move(pass_name)), signature_(std::move(signature)), changes_(changes) {}
+  // `record` outlives the context; the pass's changes, candidates and skips are added to it.
+  PassContext(std::string pass_name, PassRecord* record)
+      : pass_name_(std::move(pass_name)), record_(record) {}
 
   // Marks `node` with this pass's signature and records it as "created" or "changed".
   void Created(onnx::NodeProto& node, const std::string& change);
@@ -26,15 +28,23 @@ class PassContext {
   // Records a node about to be removed (it cannot carry a mark).
   void Removed(const onnx::NodeProto& node, const std::string& change);
 
-  const std::string& signature() const { return signature_; }
+  // Declares a kind of candidate the pass looks for, so that a graph without any can say so.
+  void Expect(const std::string& kind);
+  // Counts one candidate of `kind` considered.
+  void Candidate(const std::string& kind);
+  // Records a candidate left alone: `reason` is shared by every node skipped the same way ("its
+  // Conv weight is not a constant"), `detail` is specific to this one ("'w' is computed by ...").
+  void Skipped(const std::string& kind, const onnx::NodeProto& node, const std::string& reason,
+               const std::string& detail = "");
+
+  const std::string& signature() const { return record_->signature; }
 
  private:
   void Mark(onnx::NodeProto& node) const;
   void Record(const char* kind, const onnx::NodeProto& node, const std::string& change);
 
   std::string pass_name_;
-  std::string signature_;
-  std::vector<NodeChange>* changes_;
+  PassRecord* record_;
 };
 
 // The doc_string line that marks a node as touched by a pass with `signature`.
@@ -61,6 +71,7 @@ struct PassInfo {
   std::string name;
   bool preserves_computation = false;
   bool hidden = false;  // deliberately wrong variants for tests: not listed in --help
+  std::string action;   // what it does to a candidate, for skip notes: "folded", "fused", ...
   std::vector<std::string> param_names;
   std::function<Result<std::unique_ptr<Pass>>(const Params&)> make;
 };

@@ -52,13 +52,13 @@ Result<PassSpec> ParseOne(const std::string& text) {
 
 const std::vector<PassInfo>& AllPasses() {
   static const std::vector<PassInfo> kPasses = {
-      {"fold_batchnorm", false, false, {}, MakeFoldBatchNorm},
-      {"fuse_matmul_add", false, false, {}, MakeFuseMatMulAdd},
-      {"div_to_mul", false, false, {}, MakeDivToMul},
-      {"constant_folding", true, false, {"max_elements"}, MakeConstantFolding},
-      {"eliminate_identity", true, false, {}, MakeEliminateIdentity},
-      {"merge_parallel_matmuls", false, false, {}, MakeMergeParallelMatMuls},
-      {"fold_batchnorm_wrong_for_tests", false, true, {}, MakeFoldBatchNormWrongForTests},
+      {"fold_batchnorm", false, false, "folded", {}, MakeFoldBatchNorm},
+      {"fuse_matmul_add", false, false, "fused", {}, MakeFuseMatMulAdd},
+      {"div_to_mul", false, false, "rewritten", {}, MakeDivToMul},
+      {"constant_folding", true, false, "folded", {"max_elements"}, MakeConstantFolding},
+      {"eliminate_identity", true, false, "removed", {}, MakeEliminateIdentity},
+      {"merge_parallel_matmuls", false, false, "merged", {}, MakeMergeParallelMatMuls},
+      {"fold_batchnorm_wrong_for_tests", false, true, "folded", {}, MakeFoldBatchNormWrongForTests},
   };
   return kPasses;
 }

@@ -43,8 +43,12 @@ Result<PassRecord> ApplyPass(const PassSpec& spec, onnx::ModelProto& model, bool
   const PassInfo* info = FindPass(spec.name);
   if (info == nullptr) return Status::InvalidArgument("unknown pass '" + spec.name + "'");
   CONVGATE_ASSIGN_OR_RETURN(std::unique_ptr<Pass> pass, info->make(spec.params));
-  PassRecord record{spec, PassSignature(spec), info->preserves_computation, {}};
-  PassContext context(spec.name, record.signature, &record.changes);
+  PassRecord record;
+  record.spec = spec;
+  record.signature = PassSignature(spec);
+  record.preserves_computation = info->preserves_computation;
+  record.action = info->action;
+  PassContext context(spec.name, &record);
   Status applied = pass->Apply(model, context);
   if (!applied.ok()) {
     return Status(applied.code(),

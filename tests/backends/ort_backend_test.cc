@@ -222,6 +222,33 @@ g (float[2] x) => (float[2] s) { s = SequenceConstruct(x, x) }
   EXPECT_TRUE(Contains(outputs.status(), "output 's'")) << outputs.status().ToString();
 }
 
+// Issue 10: ONNX Runtime takes names as C strings, so "y\0hidden" would become "y"; the model is
+// refused at load (a model problem), not found inconsistent later (an internal error).
+TEST_F(OrtTest, NulInANameIsRefusedAtLoadNamingIt) {
+  for (const bool output : {false, true}) {
+    onnx::ModelProto proto = testing::ParseOnnxText(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2] x) => (float[2] y) { y = Identity(x) }
+)");
+    const std::string name("y\0hidden", 8);
+    onnx::GraphProto& graph = *proto.mutable_graph();
+    if (output) {
+      graph.mutable_output(0)->set_name(name);
+      graph.mutable_node(0)->set_output(0, name);
+    } else {
+      graph.mutable_input(0)->set_name(name);
+      graph.mutable_node(0)->set_input(0, name);
+    }
+    Result<std::unique_ptr<Model>> model = Load(Write(proto, "nul.onnx"));
+    ASSERT_FALSE(model.ok());
+    EXPECT_EQ(model.status().code(), StatusCode::kUnimplemented);
+    EXPECT_EQ(model.status().message(),
+              PathOf("nul.onnx") + ": " + (output ? "output" : "input") +
+                  " 0's name contains a NUL byte ('y\\x00hidden'): ONNX Runtime takes names as "
+                  "C strings and would truncate it to 'y'; rename it in the model");
+  }
+}
+
 TEST_F(OrtTest, LoadErrorsNameTheFile) {
   const std::string bytes = testing::Serialize(testing::ParseOnnxText(kAddMatMul));
   std::ofstream(PathOf("cut.onnx"), std::ios::binary) << bytes.substr(0, bytes.size() - 10);

@@ -130,6 +130,22 @@ TEST_F(ExecCliTest, RunOnAModelWithUnknownInputsNeedsLoadedInputs) {
   EXPECT_EQ(report["summary"]["checks"], 4) << report["summary"].dump();
 }
 
+// Issue 9: a runner that writes an empty outputs.npz "passed" run with 0 of 0 checks.
+TEST_F(ExecCliTest, ARunThatReturnsNoOutputsChecksNothingAndFails) {
+  const std::string inputs = (dir_ / "inputs.npz").string();
+  ASSERT_EQ(Convgate({"run", Model("tinycnn.onnx"), "--save-inputs", inputs}).exit_code, 0);
+  ProcessResult r = Convgate({"run", Model("tinycnn_weights.npz"), "--exec", FakeRunner("empty"),
+                              "--load-inputs", inputs, "--out", Out()});
+  EXPECT_EQ(r.exit_code, 1) << Describe(r);
+  EXPECT_NE(r.out.find("nothing was checked: the model declares no outputs and returned none"),
+            std::string::npos)
+      << r.out;
+  std::ifstream verify_file(dir_ / "out" / "verify_result.json");
+  const json verify = json::parse(verify_file);
+  EXPECT_EQ(verify["verify_passed"], false);
+  EXPECT_NE(verify["error"].get<std::string>().find("nothing was checked"), std::string::npos);
+}
+
 TEST_F(ExecCliTest, FailingCommandExitsThreeWithItsStderrInTheReport) {
   ProcessResult r = Convgate({"compare", Model("tinycnn.onnx"), Model("tinycnn.onnx"),
                               "--target-exec", FakeRunner("fail"), "--out", Out()});

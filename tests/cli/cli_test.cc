@@ -99,6 +99,12 @@ TEST_F(CliTest, CompareOfAFaithfulConversionPasses) {
   std::ifstream junit(dir_ / "out" / "junit.xml");
   std::string xml((std::istreambuf_iterator<char>(junit)), {});
   EXPECT_NE(xml.find("tests=\"6\" failures=\"0\""), std::string::npos) << xml;
+  // A classname is split at dots by CI pages: the file's stem, the full path in a property.
+  EXPECT_NE(xml.find("classname=\"convgate.compare.tinycnn_converted\""), std::string::npos) << xml;
+  EXPECT_NE(
+      xml.find("<property name=\"target\" value=\"" + Model("tinycnn_converted.onnx") + "\"/>"),
+      std::string::npos)
+      << xml;
 }
 
 TEST_F(CliTest, CompareOfAPerturbedWeightFailsAndNamesTheOutput) {

@@ -99,6 +99,29 @@ TEST_F(PerNodeCliTest, ConsoleNamesFirstDivergentCulpritAndNaNOrigin) {
       << r.out;
 }
 
+// Issue 9: tinycnn_nan's negative BatchNorm variance made the first-divergent and culprit lines say
+// "max |diff| 0" (its finite elements agree) instead of naming the NaN.
+TEST_F(PerNodeCliTest, NaNIsNamedOnTheFirstDivergentAndCulpritLines) {
+  const std::string nan_model =
+      (fs::path(CONVGATE_BINARY_DIR) / "examples/tinycnn_nan.onnx").string();
+  ProcessResult r = Convgate({"compare", kTinyCnn, nan_model, "--per-node"});
+  EXPECT_EQ(r.exit_code, 1) << Describe(r);
+  EXPECT_NE(r.out.find("first divergent: node 'BatchNormalization_bn' (BatchNormalization) -> "
+                       "'bn', sample 0: NaN introduced (256 of 2048 elements), source ["),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("culprit: node 'BatchNormalization_bn' (BatchNormalization) -> 'bn' "
+                       "introduces NaN by itself (256 of 2048 elements), run alone on the "
+                       "source's 'conv'"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("NaN/Inf introduced at node 'BatchNormalization_bn' (BatchNormalization) "
+                       "-> 'bn', sample 0: NaN introduced (256 of 2048 elements)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("max |diff| 0,"), std::string::npos) << r.out;
+}
+
 TEST_F(PerNodeCliTest, TinyBudgetTakesMoreRunsAndFindsTheSame) {
   const std::string target = Inject("perturb-conv", "1.05");
   json whole = PerNode(target, {"--samples", "2"}, 1);

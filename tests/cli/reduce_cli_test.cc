@@ -101,6 +101,32 @@ TEST_F(ReduceCliTest, ANodeThatOnlyInheritsTheErrorDoesNotReproduceAndSaysWhy) {
   EXPECT_EQ(RunRepro(folder).exit_code, 0);
 }
 
+// Issue 9: --node on a node the fault does not reach (its error is zero) said the error was
+// "inherited from upstream nodes".
+TEST_F(ReduceCliTest, ANodeThatPassesHasNothingToReduce) {
+  // Gemm's bias dropped: everything before the Gemm is untouched.
+  const std::string gemm = Path("gemm.onnx");
+  ProcessResult injected =
+      testing::RunProcess({Tool("convgate-inject-fault").string(), kTinyCnn, gemm, "--fault",
+                           "drop-bias", "--node", "Gemm_logits"});
+  ASSERT_EQ(injected.exit_code, 0) << Describe(injected);
+  const fs::path folder = Path("repro");
+  ProcessResult r =
+      Convgate({"reduce", kTinyCnn, gemm, "-o", folder.string(), "--node", "Conv_conv"});
+  EXPECT_EQ(r.exit_code, 1) << Describe(r);
+  EXPECT_NE(r.out.find("node 'Conv_conv' (Conv) passes in the whole model"), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("the culprit is node 'Gemm_logits' (Gemm)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("NOT REDUCED: the node passes in the whole model, nothing to reduce there"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("inherited"), std::string::npos) << r.out;
+  EXPECT_FALSE(fs::exists(folder / "node.onnx"));
+  const json report = ReadJson(folder / "report.json");
+  EXPECT_EQ(report["node"]["name"], "Conv_conv");
+  EXPECT_EQ(report["reproduces"], false);
+}
+
 TEST_F(ReduceCliTest, BadInputIsAClearError) {
   ProcessResult no_out = Convgate({"reduce", kTinyCnn, kTinyCnn});
   EXPECT_EQ(no_out.exit_code, 2) << Describe(no_out);

@@ -137,6 +137,20 @@ TEST_F(TorchCliTest, ATruncatedTorchScriptFileCannotBeLoaded) {
       << r.err;
 }
 
+TEST_F(TorchCliTest, InspectNamesATorchScriptArchiveAndItsRunCommandWorks) {
+  // inspect used to say "protobuf parse failed; the file may be truncated" for a .pt.
+  ProcessResult r = Convgate({"inspect", Fixture("resnet18.pt"), "--json"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  const json described = json::parse(r.out);
+  EXPECT_EQ(described["format"], "torchscript");
+  EXPECT_EQ(described["module"]["forward"], "forward(input: Tensor) -> Tensor");
+  EXPECT_GT(described["tensor_records"]["bytes"].get<int64_t>(), 40'000'000);  // resnet18's 11.7M
+  const std::string run = described["commands"][0];
+  EXPECT_EQ(run, "convgate run " + Fixture("resnet18.pt") + " --shape input:1x3x224x224");
+  ProcessResult ran = Convgate({"run", Fixture("resnet18.pt"), "--shape", "input:1x3x224x224"});
+  EXPECT_EQ(ran.exit_code, 0) << Describe(ran);
+}
+
 TEST_F(TorchCliTest, AnOutputCountMismatchIsAStructureFailure) {
   // Saved outputs with two unnamed arrays against a model returning one tensor.
   TensorMap inputs, outputs;

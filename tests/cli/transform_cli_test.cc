@@ -59,6 +59,52 @@ TEST_F(TransformCliTest, FoldBatchNormValidates) {
   EXPECT_NE(r.out.find("PASS"), std::string::npos) << r.out;
 }
 
+TEST_F(TransformCliTest, FoldBatchNormFoldsConstantNodeAndIdentityWeights) {
+  // paddle2onnx stores weights as Constant nodes, PyTorch reads some through Identity nodes:
+  // both fold, the nodes left unread are removed, and the result validates.
+  const onnx::ModelProto source = testing::ParseOnnxText(testing::ConvBatchNormModel());
+  testing::WriteModel(testing::WeightsAsConstantNodes(source), dir_.path() / "constants.onnx");
+  testing::WriteModel(testing::WeightsThroughIdentity(source), dir_.path() / "identity.onnx");
+  for (const char* name : {"constants", "identity"}) {
+    ProcessResult r =
+        Convgate({"transform", Path(std::string(name) + ".onnx"), "--pass", "fold_batchnorm", "-o",
+                  Path(std::string(name) + "_folded.onnx"), "--validate", "--list-transformed"});
+    EXPECT_EQ(r.exit_code, 0) << name << "\n" << Describe(r);
+    EXPECT_NE(r.out.find("0 created, 1 changed, 7 removed"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("no longer read after folding"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("not folded"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("PASS"), std::string::npos) << r.out;
+  }
+}
+
+TEST_F(TransformCliTest, FoldBatchNormSaysWhyNothingFolded) {
+  const std::string model = Write(testing::UnfoldableBatchNormModel(), "unfoldable.onnx");
+  ProcessResult r =
+      Convgate({"transform", model, "--pass", "fold_batchnorm", "-o", Path("out.onnx")});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  for (const char* reason :
+       {"1 of 4 BatchNormalization nodes not folded: its input is not computed by a Conv",
+        "1 of 4 BatchNormalization nodes not folded: it is in training mode",
+        "1 of 4 BatchNormalization nodes not folded: its Conv output has other readers",
+        "1 of 4 BatchNormalization nodes not folded: its Conv weight is not a constant (first "
+        "'y4': 'wc' is computed by Mul 'wc')"}) {
+    EXPECT_NE(r.out.find(std::string("fold_batchnorm: ") + reason), std::string::npos)
+        << reason << "\n"
+        << r.out;
+  }
+  ProcessResult listed = Convgate({"transform", model, "--pass", "fold_batchnorm,div_to_mul", "-o",
+                                   Path("out.onnx"), "--json"});
+  ASSERT_EQ(listed.exit_code, 0) << Describe(listed);
+  const json record = json::parse(listed.out);
+  const json& pass = record["passes"][0];
+  EXPECT_EQ(pass["candidates"]["BatchNormalization"], 4) << pass.dump(2);
+  ASSERT_EQ(pass["skipped"].size(), 4u) << pass.dump(2);
+  EXPECT_EQ(pass["skipped"][3]["reason"], "its Conv weight is not a constant");
+  EXPECT_EQ(pass["skipped"][3]["nodes"], json({"y4"}));
+  EXPECT_EQ(pass["notes"].size(), 4u);
+  EXPECT_EQ(record["passes"][1]["notes"], json({"div_to_mul: no Div node in the main graph"}));
+}
+
 TEST_F(TransformCliTest, WrongFoldFailsValidation) {
   const std::string model = Write(testing::ConvBatchNormModel(), "bn.onnx");
   ProcessResult r = Convgate({"transform", model, "--pass", "fold_batchnorm_wrong_for_tests", "-o",

@@ -96,6 +96,8 @@ TEST(PolicyFile, EveryErrorNamesFileLineKeyAndValue) {
       {"dtype_defaults:\n  float16: {rtol: -0.5}\n",
        "p.yaml: line 2: dtype_defaults.float16.rtol: tolerances must be finite and >= 0, got -0.5"},
       {"dtype_defaults: 1\n", "p.yaml: line 1: dtype_defaults: expected a mapping, got '1'"},
+      {"outputs:\n  \xff\xfe: {atol: 1}\n",
+       "p.yaml: line 2: not valid YAML: byte 0xff at offset 11 is not UTF-8"},
   };
   for (const BadFile& bad : cases) {
     Result<Policy> policy = ParsePolicyYaml(bad.text, "p.yaml");

@@ -1,9 +1,14 @@
-// Conformance: every ONNX backend node test case from libonnx-testdata through the real binary,
+// Conformance: every ONNX backend node test case from libonnx-testdata through convgate's compare
+// workflow (the library call `convgate compare` makes, in this process, so the figure measures
+// convgate and not process start-up),
 //   convgate compare <case folder (inputs + expected outputs)> <case>/model.onnx
-// with ONNX Runtime, at rtol 1e-3 / atol 1e-7. Prints real counts and every case that did not
-// pass. Exit status: 1 if fewer than --min-pass cases pass or if convgate ever crashed.
+// with ONNX Runtime, at rtol 1e-3 / atol 1e-7. Every --cli-every'th case also runs through the
+// real binary, whose exit code must agree with the library's verdict. Prints real counts and
+// every case that did not pass. Exit status: 1 if fewer than --min-pass cases pass, if the binary
+// ever crashed, or if it disagreed with the library.
 //
 //   node_conformance CONVGATE_BINARY [--data DIR] [--min-pass N] [--jobs N] [--filter SUBSTR]
+//                    [--cli-every N]
 //
 // "Tensor-only" cases are those whose model inputs and outputs are all tensors; cases with
 // sequence, optional or map values are skipped (their .pb files are not TensorProtos) and counted
@@ -21,6 +26,8 @@
 #include <thread>
 #include <vector>
 
+#include "convgate/gate/workflows.h"
+#include "convgate/report/report.h"
 #include "testing/subprocess.h"
 
 namespace {
@@ -33,6 +40,7 @@ struct Options {
   int min_pass = 0;
   int jobs = 2;
   std::string filter;
+  int cli_every = 25;  // 0: no case through the binary
 };
 
 enum class Outcome { kPassed, kFailed, kErrored, kSkipped, kCrashed };
@@ -41,6 +49,8 @@ struct CaseResult {
   std::string name;
   Outcome outcome = Outcome::kErrored;
   std::string detail;  // first line of the failure or error
+  int exit_code = 0;           // what the binary should exit with for the library's verdict
+  std::string cli_mismatch;  // set when the binary's exit code disagrees with the library
 };
 
 bool AllTensors(const google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>& values) {
@@ -65,16 +75,56 @@ bool IsTensorOnly(const fs::path& model_path, std::string& why) {
   return true;
 }
 
-std::string FirstLine(const std::string& text, const std::string& marker) {
-  size_t pos = marker.empty() ? std::string::npos : text.find(marker);
-  if (pos == std::string::npos) pos = 0;
-  size_t end = text.find('\n', pos);
-  std::string line = text.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+std::string Clip(std::string line) {
   if (line.size() > 220) line = line.substr(0, 217) + "...";
   return line;
 }
 
-CaseResult RunCase(const Options& options, const fs::path& case_dir) {
+// What `convgate compare CASE CASE/model.onnx --rtol 1e-3 --atol 1e-7 --threads 1` decides.
+void RunInProcess(const fs::path& case_dir, CaseResult& result) {
+  convgate::gate::CompareOptions options;
+  options.source = case_dir.string();
+  options.target = (case_dir / "model.onnx").string();
+  options.policy.global.rtol = 1e-3;
+  options.policy.global.atol = 1e-7;
+  options.data.threads = 1;
+  const convgate::gate::CompareReport report = convgate::gate::CompareModelsGate(options);
+  result.exit_code = convgate::ToInt(convgate::gate::ExitCodeFor(report.verdict, report.error));
+  if (report.error) {
+    result.outcome = Outcome::kErrored;
+    result.detail = "exit " + std::to_string(result.exit_code) + ": " +
+                    Clip("convgate: " + convgate::report::ErrorLine(*report.error));
+  } else if (report.verdict == convgate::gate::Verdict::kPass) {
+    result.outcome = Outcome::kPassed;
+  } else {
+    result.outcome = Outcome::kFailed;
+    const convgate::gate::OutputCheck* failure = report.FirstFailure();
+    result.detail = failure != nullptr && !failure->failures.empty()
+                        ? Clip("  - " + failure->failures.front())
+                        : (report.structure_failures.empty()
+                               ? std::string("a classifier agreement check failed")
+                               : Clip(report.structure_failures.front()));
+  }
+}
+
+// The same case through the binary: a crash is a failure of the run, and the exit code must be
+// the one the library's verdict maps to.
+void RunThroughBinary(const Options& options, const fs::path& case_dir, CaseResult& result) {
+  convgate::testing::ProcessResult run = convgate::testing::RunProcess(
+      {options.binary, "compare", case_dir.string(), (case_dir / "model.onnx").string(), "--rtol",
+       "1e-3", "--atol", "1e-7", "--threads", "1", "--color", "never"});
+  if (run.signal != 0) {
+    result.outcome = Outcome::kCrashed;
+    result.detail = "the binary was killed by signal " + std::to_string(run.signal);
+    return;
+  }
+  if (run.exit_code != result.exit_code) {
+    result.cli_mismatch = "the binary exited " + std::to_string(run.exit_code) +
+                          ", the library's verdict means " + std::to_string(result.exit_code);
+  }
+}
+
+CaseResult RunCase(const Options& options, const fs::path& case_dir, bool through_binary) {
   CaseResult result;
   result.name = case_dir.filename().string();
   std::string why;
@@ -83,21 +133,8 @@ CaseResult RunCase(const Options& options, const fs::path& case_dir) {
     result.detail = why;
     return result;
   }
-  convgate::testing::ProcessResult run = convgate::testing::RunProcess(
-      {options.binary, "compare", case_dir.string(), (case_dir / "model.onnx").string(), "--rtol",
-       "1e-3", "--atol", "1e-7", "--threads", "1", "--color", "never"});
-  if (run.signal != 0) {
-    result.outcome = Outcome::kCrashed;
-    result.detail = "killed by signal " + std::to_string(run.signal);
-  } else if (run.exit_code == 0) {
-    result.outcome = Outcome::kPassed;
-  } else if (run.exit_code == 1) {
-    result.outcome = Outcome::kFailed;
-    result.detail = FirstLine(run.out, "  - ");
-  } else {
-    result.outcome = Outcome::kErrored;
-    result.detail = "exit " + std::to_string(run.exit_code) + ": " + FirstLine(run.err, "");
-  }
+  RunInProcess(case_dir, result);
+  if (through_binary) RunThroughBinary(options, case_dir, result);
   return result;
 }
 
@@ -114,6 +151,8 @@ bool ParseOptions(int argc, char** argv, Options& options) {
       options.jobs = std::max(1, std::atoi(argv[i + 1]));
     } else if (flag == "--filter") {
       options.filter = argv[i + 1];
+    } else if (flag == "--cli-every") {
+      options.cli_every = std::max(0, std::atoi(argv[i + 1]));
     } else {
       return false;
     }
@@ -143,7 +182,8 @@ std::vector<CaseResult> RunAll(const Options& options, const std::vector<fs::pat
   for (int job = 0; job < options.jobs; ++job) {
     workers.emplace_back([&] {
       for (size_t idx = next++; idx < cases.size(); idx = next++) {
-        results[idx] = RunCase(options, cases[idx]);
+        const bool through_binary = options.cli_every > 0 && idx % options.cli_every == 0;
+        results[idx] = RunCase(options, cases[idx], through_binary);
       }
     });
   }
@@ -177,12 +217,25 @@ int main(int argc, char** argv) {
       std::printf("%-8s %-55s %s\n", labels[kind], result.name.c_str(), result.detail.c_str());
     }
   }
+  int through_binary = 0;
+  std::vector<std::string> mismatches;
+  for (size_t idx = 0; idx < results.size(); ++idx) {
+    if (options.cli_every > 0 && idx % options.cli_every == 0 &&
+        results[idx].outcome != Outcome::kSkipped) {
+      ++through_binary;
+    }
+    if (!results[idx].cli_mismatch.empty()) {
+      mismatches.push_back(results[idx].name + ": " + results[idx].cli_mismatch);
+    }
+  }
+  for (const std::string& mismatch : mismatches) std::printf("CLI MISMATCH %s\n", mismatch.c_str());
   const int tensor_only = counts[0] + counts[1] + counts[2] + counts[4];
   std::printf(
       "\nONNX node conformance through convgate compare (ONNX Runtime, rtol 1e-3, atol 1e-7):\n"
       "  %zu cases: %d tensor-only, %d skipped (non-tensor values)\n"
-      "  passed %d / failed %d / errored %d / crashed %d  (of %d tensor-only; required >= %d)\n",
+      "  passed %d / failed %d / errored %d / crashed %d  (of %d tensor-only; required >= %d)\n"
+      "  %d of them also through the binary: %zu disagreed\n",
       results.size(), tensor_only, counts[3], counts[0], counts[1], counts[2], counts[4],
-      tensor_only, options.min_pass);
-  return (counts[0] >= options.min_pass && counts[4] == 0) ? 0 : 1;
+      tensor_only, options.min_pass, through_binary, mismatches.size());
+  return (counts[0] >= options.min_pass && counts[4] == 0 && mismatches.empty()) ? 0 : 1;
 }

@@ -97,7 +97,7 @@ TEST_F(ConvertTest, AnOpsetBeyondTheConverterIsABadRequest) {
   EXPECT_NE(record.error_message.find("reaches opsets 1 to 17"), std::string::npos)
       << record.error_message;
   EXPECT_NE(record.error_message.find("tinycnn.onnx"), std::string::npos);
-  EXPECT_EQ(ExitCodeFor(record.error), 2);
+  EXPECT_EQ(ExitCodeFor(record.error), ExitCode::kUsage);
   ExpectFailure(Request("opset:x"), ConversionError::kBadRequest);
   ExpectFailure(Request("fp32"), ConversionError::kBadRequest);
   ConversionRequest unknown = Request("fp16");
@@ -111,7 +111,7 @@ TEST_F(ConvertTest, AMissingSourceIsNamed) {
   ConversionRecord record = ExpectFailure(request, ConversionError::kSourceNotFound);
   EXPECT_NE(record.error_message.find("nope.onnx"), std::string::npos);
   EXPECT_NE(record.error_message.find("does not exist"), std::string::npos);
-  EXPECT_EQ(ExitCodeFor(record.error), 3);
+  EXPECT_EQ(ExitCodeFor(record.error), ExitCode::kCannotRun);
 }
 
 TEST_F(ConvertTest, ASourceThatIsNotAModelFailsInTheConverter) {

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "convert/convert_test_util.h"
+#include "convgate/convert/kinds.h"
 #include "convgate/core/float16.h"
 #include "graph/onnx_test_util.h"
 
@@ -249,17 +250,40 @@ TEST(Fp16Test, ParametersAreCheckedByName) {
   EXPECT_TRUE(defaults->keep_io_types);
   EXPECT_FALSE(defaults->clamp);
   EXPECT_EQ(defaults->op_block_list.count("Resize"), 1u);
-  Result<Fp16Options> parsed = ParseFp16Params(
-      {{"keep_io_types", "0"}, {"clamp", "1"}, {"op_block_list", ""}, {"node_block_list", "a, b"}});
+  Result<Fp16Options> parsed = ParseFp16Params({{"keep_io_types", "0"},
+                                                {"clamp", "1"},
+                                                {"op_block_list", "none"},
+                                                {"node_block_list", "a, b"}});
   ASSERT_TRUE(parsed.ok());
   EXPECT_FALSE(parsed->keep_io_types);
   EXPECT_TRUE(parsed->clamp);
   EXPECT_TRUE(parsed->op_block_list.empty());
   EXPECT_EQ(parsed->node_block_list, (std::set<std::string>{"a", "b"}));
-  Result<Fp16Options> unknown = ParseFp16Params({{"keep_io", "1"}});
-  EXPECT_EQ(unknown.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_NE(unknown.status().message().find("unknown parameter 'keep_io'"), std::string::npos);
   EXPECT_EQ(ParseFp16Params({{"clamp", "maybe"}}).status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST(Fp16Test, UnknownParametersAreRefusedBeforeConverting) {
+  ConversionRequest request;
+  request.kind = "fp16";
+  request.params = {{"keep_io", "1"}};
+  Status unknown = CheckConversionRequest(request);
+  EXPECT_EQ(unknown.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(unknown.message().find("unknown parameter 'keep_io'"), std::string::npos);
+  EXPECT_NE(unknown.message().find("keep_io_types"), std::string::npos) << unknown.message();
+}
+
+TEST(Fp16Test, AnOpBlockListAddsToTheDefaultList) {
+  // Bug: op_block_list=Conv replaced the default list, so the conversion then failed on the ops
+  // the default keeps in float32 (Resize, NonMaxSuppression, ...).
+  Result<Fp16Options> added = ParseFp16Params({{"op_block_list", "Conv"}});
+  ASSERT_TRUE(added.ok());
+  EXPECT_EQ(added->op_block_list.count("Conv"), 1u);
+  EXPECT_EQ(added->op_block_list.count("Resize"), 1u);
+  EXPECT_EQ(added->op_block_list.size(), DefaultFp16OpBlockList().size() + 1);
+  Result<Fp16Options> removed = ParseFp16Params({{"op_block_list", "-Resize,Conv"}});
+  ASSERT_TRUE(removed.ok());
+  EXPECT_EQ(removed->op_block_list.count("Resize"), 0u);
+  EXPECT_EQ(removed->op_block_list.count("Conv"), 1u);
 }
 
 TEST(Fp16Test, ExternalDataIsRefusedNamingTheTensor) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <vector>
 
 namespace convgate {
 namespace {
@@ -64,6 +65,68 @@ TEST(Utf8, ScalarValues) {
   EXPECT_TRUE(IsUnicodeScalar(0xE000));
   EXPECT_TRUE(IsUnicodeScalar(0x10FFFF));
   EXPECT_FALSE(IsUnicodeScalar(0x110000));
+}
+
+TEST(Utf8, EscapeInvalidUtf8KeepsValidTextAsItIs) {
+  for (const std::string& text :
+       std::vector<std::string>{"", "logits", "K\xc3\xb6ln \xe2\x82\xac", "C:\\temp\\x.onnx",
+                                std::string("nul\0inside", 10), "tab\tand\nnewline"}) {
+    EXPECT_EQ(EscapeInvalidUtf8(text), text);
+  }
+}
+
+TEST(Utf8, EscapeInvalidUtf8SpellsBadBytesAndRoundTrips) {
+  const struct {
+    std::string bytes;
+    std::string escaped;
+  } cases[] = {
+      {"\xff", "\\xff"},
+      {"y\xfe\xfd", "y\\xfe\\xfd"},
+      {"\xc3", "\\xc3"},                        // truncated sequence
+      {"\xed\xa0\x80", "\\xed\\xa0\\x80"},      // a surrogate, byte by byte
+      {"caf\xc3\xa9\x80", "caf\xc3\xa9\\x80"},  // the valid character stays
+      {"a\\b\xff", "a\\\\b\\xff"},              // backslashes doubled, so...
+      {"\\xff\xff", "\\\\xff\\xff"},            // ...a literal "\xff" stays distinct
+  };
+  for (const auto& c : cases) {
+    const std::string escaped = EscapeInvalidUtf8(c.bytes);
+    EXPECT_EQ(escaped, c.escaped);
+    EXPECT_EQ(FindInvalidUtf8(escaped), std::nullopt) << escaped;
+    EXPECT_EQ(UnescapeInvalidUtf8(escaped), c.bytes) << escaped;
+  }
+}
+
+TEST(Utf8, UnescapeInvalidUtf8RefusesTextItDidNotEscape) {
+  for (const std::string& text :
+       std::vector<std::string>{"\\", "\\x", "\\xf", "\\xzz", "\\n", "a\\"}) {
+    EXPECT_EQ(UnescapeInvalidUtf8(text), std::nullopt) << text;
+  }
+  EXPECT_EQ(UnescapeInvalidUtf8("plain"), "plain");
+  EXPECT_EQ(UnescapeInvalidUtf8("\\x41\\x4A"), "AJ");
+}
+
+TEST(Utf8, EscapeForDisplayHidesControlsAndBadBytes) {
+  const struct {
+    std::string bytes;
+    std::string shown;
+  } cases[] = {
+      {"logits", "logits"},
+      {"K\xc3\xb6ln \xe2\x82\xac", "K\xc3\xb6ln \xe2\x82\xac"},
+      {"line\nnext\tcol", "line\nnext\tcol"},
+      {"\x1b[2Jclear", "\\x1b[2Jclear"},  // ESC cannot drive the terminal
+      {"over\rwrite", "over\\x0dwrite"},
+      {std::string("y\0hidden", 8), "y\\x00hidden"},
+      {"del\x7f", "del\\x7f"},
+      {"c1\xc2\x85", "c1\\xc2\\x85"},                     // U+0085, a C1 control
+      {"nonchar\xef\xbf\xbe", "nonchar\\xef\\xbf\\xbe"},  // U+FFFE, not an XML character
+      {"\xff\xfe.onnx", "\\xff\\xfe.onnx"},
+      {"a\\b", "a\\b"},  // backslashes as they are: for people
+  };
+  for (const auto& c : cases) {
+    const std::string shown = EscapeForDisplay(c.bytes);
+    EXPECT_EQ(shown, c.shown);
+    EXPECT_EQ(FindInvalidUtf8(shown), std::nullopt) << shown;
+  }
 }
 
 }  // namespace

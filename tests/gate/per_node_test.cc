@@ -1,4 +1,4 @@
-// Per-node validation's pure parts: memory budget parsing, chunk planning, and the analysis that
+// Per-node validation's pure parts: chunk planning, and the analysis that
 // names the first divergent node, the culprit and the NaN/Inf origin.
 #include "convgate/gate/per_node.h"
 
@@ -8,24 +8,6 @@
 
 namespace convgate::gate {
 namespace {
-
-TEST(ParseByteSizeTest, AcceptsBinaryDecimalAndPlainUnits) {
-  EXPECT_EQ(*ParseByteSize("4096"), 4096);
-  EXPECT_EQ(*ParseByteSize("2GiB"), int64_t{2} << 30);
-  EXPECT_EQ(*ParseByteSize("512mib"), int64_t{512} << 20);
-  EXPECT_EQ(*ParseByteSize("64MB"), 64'000'000);
-  EXPECT_EQ(*ParseByteSize("1.5G"), int64_t{3} << 29);
-  EXPECT_EQ(*ParseByteSize("10k"), 10240);
-}
-
-TEST(ParseByteSizeTest, RejectsMalformedSizesNamingThem) {
-  for (const char* text : {"", "GiB", "2 GiB", "2XB", "-5", "0", "1.2.3MB", "0.1"}) {
-    Result<int64_t> parsed = ParseByteSize(text);
-    ASSERT_FALSE(parsed.ok()) << text;
-    EXPECT_NE(parsed.status().message().find("'" + std::string(text) + "'"), std::string::npos)
-        << parsed.status().message();
-  }
-}
 
 TEST(ParseLocalErrorModeTest, KnowsThreeModes) {
   EXPECT_EQ(*ParseLocalErrorMode("none"), LocalErrorMode::kNone);
@@ -128,6 +110,19 @@ TEST(AnalyzePerNodeTest, ErroredNodesDivergeAndGateUnderStrict) {
   AnalyzePerNode(report);
   EXPECT_EQ(report.first_divergent, 1);
   EXPECT_EQ(report.summary.errored, 1);
+  EXPECT_TRUE(report.gate_failed);
+}
+
+// Issue 9: matching no intermediate at all compared nothing the user asked --strict to gate on.
+TEST(AnalyzePerNodeTest, MatchingNothingFailsOnlyUnderStrict) {
+  PerNodeReport report;
+  report.unmatched_target = {"t"};
+  report.unmatched_source = {"s"};
+  AnalyzePerNode(report);
+  EXPECT_EQ(report.first_divergent, -1);
+  EXPECT_FALSE(report.gate_failed);
+  report.strict = true;
+  AnalyzePerNode(report);
   EXPECT_TRUE(report.gate_failed);
 }
 

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 
+#include "convgate/io/npy.h"
 #include "convgate/io/npz.h"
 #include "gate/hints.h"
 #include "gate/judging.h"
@@ -50,15 +51,17 @@ TensorMap Map(std::vector<std::pair<std::string, std::vector<float>>> entries) {
 }
 
 TEST(ExitCodes, FollowTheDocumentedTable) {
-  EXPECT_EQ(ExitCodeFor(Verdict::kPass, std::nullopt), 0);
-  EXPECT_EQ(ExitCodeFor(Verdict::kFail, std::nullopt), 1);
-  EXPECT_EQ(ExitCodeFor(Verdict::kError, GateError{Stage::kFlags, Status::InvalidArgument("x")}),
-            2);
-  for (Stage stage : {Stage::kLoad, Stage::kInputs, Stage::kRun, Stage::kWrite}) {
-    EXPECT_EQ(ExitCodeFor(Verdict::kError, GateError{stage, Status::DataLoss("x")}), 3);
+  const auto code = [](Verdict verdict, std::optional<GateError> error) {
+    return ToInt(ExitCodeFor(verdict, error));
+  };
+  EXPECT_EQ(code(Verdict::kPass, std::nullopt), 0);
+  EXPECT_EQ(code(Verdict::kFail, std::nullopt), 1);
+  EXPECT_EQ(code(Verdict::kError, GateError{Stage::kFlags, Status::InvalidArgument("x")}), 2);
+  for (Stage stage : {Stage::kLoad, Stage::kInputs, Stage::kRun, Stage::kWrite, Stage::kConvert}) {
+    EXPECT_EQ(code(Verdict::kError, GateError{stage, Status::DataLoss("x")}), 3);
   }
-  EXPECT_EQ(ExitCodeFor(Verdict::kError, GateError{Stage::kRun, Status::Internal("bug")}), 4);
-  EXPECT_EQ(ExitCodeFor(Verdict::kError, GateError{Stage::kInternal, Status::DataLoss("x")}), 4);
+  EXPECT_EQ(code(Verdict::kError, GateError{Stage::kRun, Status::Internal("bug")}), 4);
+  EXPECT_EQ(code(Verdict::kError, GateError{Stage::kInternal, Status::DataLoss("x")}), 4);
 }
 
 TEST_F(WorkflowsTest, SavedOutputsCompareWithoutAnyModel) {
@@ -115,6 +118,78 @@ TEST_F(WorkflowsTest, PositionalNpzMembersMatchTheModelsOutputsByPosition) {
   EXPECT_EQ(report.checks[1].output, "probs");
 }
 
+// Issue 9: an .npz of arr_0, arr_1 against a named .npz compared no name with any other.
+TEST_F(WorkflowsTest, PositionalNpzMembersMatchANamedNpzByPosition) {
+  CompareOptions options;
+  options.source = WriteOutputs("named.npz", Map({{"y", {1, 2}}, {"z", {3}}}));
+  options.target = WriteOutputs("positional.npz", Map({{"arr_0", {1, 2}}, {"arr_1", {3}}}));
+  CompareReport report = CompareModelsGate(options);
+  ASSERT_FALSE(report.error.has_value()) << report.error->status.ToString();
+  EXPECT_EQ(report.verdict, Verdict::kPass);
+  ASSERT_EQ(report.checks.size(), 2u);
+  EXPECT_EQ(report.checks[1].output, "z");
+  EXPECT_EQ(report.target.output_matching, "position");
+  EXPECT_EQ(report.target.output_renames, (std::vector<std::string>{"arr_0 -> y", "arr_1 -> z"}));
+  EXPECT_EQ(report.source.output_matching, "name");
+
+  // Either side may be the positional one; a count mismatch is a structure failure naming both.
+  std::swap(options.source, options.target);
+  EXPECT_EQ(CompareModelsGate(options).verdict, Verdict::kPass);
+  options.source = WriteOutputs("three.npz", Map({{"arr_0", {1}}, {"arr_1", {2}}, {"arr_2", {3}}}));
+  CompareReport mismatch = CompareModelsGate(options);
+  EXPECT_EQ(mismatch.verdict, Verdict::kFail);
+  ASSERT_FALSE(mismatch.structure_failures.empty());
+  EXPECT_EQ(mismatch.structure_failures[0],
+            "outputs cannot be matched by position: the source (three.npz) names no outputs and "
+            "holds 3 (arr_0, arr_1, arr_2), the target has 2 (y, z)");
+}
+
+// Issue 9: a single saved output in an .npy was refused unless the other side was a model.
+TEST_F(WorkflowsTest, ALoneNpyIsOneOutputMatchedByPosition) {
+  ASSERT_TRUE(io::WriteNpy(dir_ / "a.npy", Floats({1, 2, 3})).ok());
+  ASSERT_TRUE(io::WriteNpy(dir_ / "b.npy", Floats({1, 2, 3.5})).ok());
+  CompareOptions options;
+  options.source = (dir_ / "a.npy").string();
+  options.target = (dir_ / "b.npy").string();
+  CompareReport report = CompareModelsGate(options);
+  ASSERT_FALSE(report.error.has_value()) << report.error->status.ToString();
+  EXPECT_EQ(report.verdict, Verdict::kFail);
+  ASSERT_EQ(report.checks.size(), 1u);
+  EXPECT_EQ(report.checks[0].output, "a");  // the target took the source's name
+  EXPECT_FALSE(report.checks[0].passed);
+  options.target = options.source;
+  EXPECT_EQ(CompareModelsGate(options).verdict, Verdict::kPass);
+  // Against an .npz of one named tensor, the .npy takes its name.
+  options.target = WriteOutputs("one.npz", Map({{"logits", {1, 2, 3}}}));
+  CompareReport named = CompareModelsGate(options);
+  EXPECT_EQ(named.verdict, Verdict::kPass);
+  EXPECT_EQ(named.checks[0].output, "logits");
+  EXPECT_EQ(named.source.output_renames, (std::vector<std::string>{"a -> logits"}));
+  // Against two outputs it cannot be paired: a structure failure, not a load error.
+  options.target = WriteOutputs("two.npz", Map({{"y", {1}}, {"z", {2}}}));
+  CompareReport two = CompareModelsGate(options);
+  ASSERT_FALSE(two.error.has_value()) << two.error->status.ToString();
+  EXPECT_EQ(two.verdict, Verdict::kFail);
+  ASSERT_FALSE(two.structure_failures.empty());
+  EXPECT_NE(two.structure_failures[0].find("the source (a.npy) names no outputs and holds 1 (a)"),
+            std::string::npos)
+      << two.structure_failures[0];
+}
+
+// Issue 9: two empty .npz files "passed" with 0 of 0 checks.
+TEST_F(WorkflowsTest, AComparisonThatComparesNothingFails) {
+  CompareOptions options;
+  options.source = WriteOutputs("empty.npz", TensorMap());
+  options.target = options.source;
+  CompareReport report = CompareModelsGate(options);
+  ASSERT_FALSE(report.error.has_value()) << report.error->status.ToString();
+  EXPECT_EQ(report.verdict, Verdict::kFail);
+  EXPECT_EQ(ExitCodeFor(report.verdict, report.error), ExitCode::kFailed);
+  ASSERT_EQ(report.structure_failures.size(), 1u);
+  EXPECT_EQ(report.structure_failures[0].rfind("nothing was compared: neither the source", 0), 0u)
+      << report.structure_failures[0];
+}
+
 TEST_F(WorkflowsTest, SampleCountsOfSavedOutputsMustMatch) {
   TensorMap two;
   two.InsertOrAssign("sample_0/y", Floats({1}));
@@ -125,7 +200,9 @@ TEST_F(WorkflowsTest, SampleCountsOfSavedOutputsMustMatch) {
   CompareReport report = CompareModelsGate(options);
   ASSERT_TRUE(report.error.has_value());
   EXPECT_EQ(report.error->stage, Stage::kInputs);
-  EXPECT_NE(report.error->status.message().find("holds 1 samples"), std::string::npos)
+  EXPECT_NE(report.error->status.message().find(
+                "holds outputs of 1 sample, but 2 samples are being compared"),
+            std::string::npos)
       << report.error->status.message();
 }
 

@@ -197,9 +197,63 @@ TEST(SummarizeOnnxModel, TruncatedFileIsDataLossNamingTheFile) {
   Result<ModelSummary> summary = SummarizeOnnxModel(path);
   ASSERT_FALSE(summary.ok());
   EXPECT_EQ(summary.status().code(), StatusCode::kDataLoss);
-  EXPECT_EQ(Message(summary.status()),
-            path.string() +
-                ": not a valid ONNX model (protobuf parse failed; the file may be truncated)");
+  // The graph field runs past the end of the file: cut short, not some other format.
+  const std::string message = Message(summary.status());
+  EXPECT_EQ(
+      message.rfind(path.string() +
+                        ": not a valid ONNX model: the file is truncated: its graph field (at "
+                        "byte ",
+                    0),
+      0u)
+      << message;
+  EXPECT_NE(message.find("remain"), std::string::npos) << message;
+}
+
+TEST(SummarizeOnnxModel, ForeignBytesAreNotCalledTruncated) {
+  ScopedTempDir dir;
+  std::ofstream(dir.path() / "text.onnx", std::ios::binary) << "hello, this is not a model\n";
+  Result<ModelSummary> summary = SummarizeOnnxModel(dir.path() / "text.onnx");
+  ASSERT_FALSE(summary.ok());
+  EXPECT_NE(Message(summary.status())
+                .find("not a valid ONNX model: it does not start like an ONNX model (first bytes "
+                      "68 65 6c 6c 6f 2c 20 74 'hello, t')"),
+            std::string::npos)
+      << Message(summary.status());
+  // What run or compare meet when a TorchScript archive is named .onnx.
+  std::ofstream(dir.path() / "zip.onnx", std::ios::binary) << "PK\x03\x04 and more";
+  summary = SummarizeOnnxModel(dir.path() / "zip.onnx");
+  EXPECT_NE(Message(summary.status()).find("it is a zip archive, not an ONNX model"),
+            std::string::npos)
+      << Message(summary.status());
+}
+
+TEST(SummarizeOnnxModel, CountsWeightsInConstantNodesApartFromInitializers) {
+  // Every attribute a Constant can hold its tensor in, one in an If branch.
+  constexpr char kConstants[] = R"(
+<ir_version: 8, opset_import: ["" : 15]>
+g (float[2] x, bool c) => (float[2] y, int64[3] z)
+  <float[2] w = {1.0, 2.0}>
+{
+  t = Constant <value = float[2, 3] {1.0, 2.0, 3.0, 4.0, 5.0, 6.0}> ()
+  f = Constant <value_float = 0.5> ()
+  fs = Constant <value_floats = [1.0, 2.0, 3.0]> ()
+  is = Constant <value_ints = [1, 2, 3]> ()
+  y = Add (x, w)
+  z = If (c) <then_branch = g1 () => (int64[3] a) { a = Constant <value_ints = [4, 5, 6]> () },
+              else_branch = g2 () => (int64[3] b) { b = Identity (is) }>
+}
+)";
+  Result<ModelSummary> summary =
+      SummarizeOnnxModelBytes(Serialize(ParseOnnxText(kConstants)), "constants.onnx");
+  ASSERT_TRUE(summary.ok()) << summary.status().ToString();
+  EXPECT_EQ(summary->initializer_count, 1);
+  EXPECT_EQ(summary->initializer_parameters, 2);
+  EXPECT_EQ(summary->initializer_bytes, 8);
+  EXPECT_EQ(summary->constant_node_count, 5);
+  EXPECT_EQ(summary->constant_node_parameters, 6 + 1 + 3 + 3 + 3);
+  EXPECT_EQ(summary->constant_node_bytes, 24 + 4 + 12 + 24 + 24);
+  EXPECT_EQ(summary->parameter_count, 2 + 16);
+  EXPECT_EQ(summary->parameter_bytes, 8 + 88);
 }
 
 TEST(SummarizeOnnxModel, EmptyOrForeignFileIsDataLoss) {

@@ -11,6 +11,7 @@
 #include "convgate/inputs/dataset.h"
 #include "convgate/io/npy.h"
 #include "convgate/io/npz.h"
+#include "convgate/io/test_case.h"
 #include "inputs/test_util.h"
 
 namespace convgate::inputs {
@@ -147,6 +148,45 @@ TEST_F(DatasetFilesTest, TestCaseFilesFollowTheSignatureOrder) {
   Status status = SaveDataset(dir_ / "case2", missing, TwoInputs());
   EXPECT_EQ(status.code(), StatusCode::kFailedPrecondition);
   EXPECT_THAT(status.message(), HasSubstr("it has no input 'ids'"));
+}
+
+// The --save-inputs/--save-outputs data loss of issue 9: outputs saved to a test case folder went
+// to input_K.pb, over the inputs.
+TEST_F(DatasetFilesTest, OutputsAreSavedBesideTheInputsOfATestCase) {
+  const Dataset inputs = Generated(TwoInputs(), 2);
+  Dataset outputs;
+  for (float value : {1.0f, 2.0f}) {
+    TensorMap sample;
+    sample.InsertOrAssign("probs",
+                          Tensor::FromVector<float>(DType::kFloat32, Shape::Of({1}), {value}));
+    sample.InsertOrAssign("logits",
+                          Tensor::FromVector<float>(DType::kFloat32, Shape::Of({1}), {-value}));
+    outputs.samples.push_back(std::move(sample));
+  }
+  const std::vector<TensorInfo> declared = {{"logits", DType::kFloat32, "float32", false, {}},
+                                            {"probs", DType::kFloat32, "float32", false, {}}};
+  const fs::path path = dir_ / "case";
+  ASSERT_TRUE(SaveDataset(path, inputs, TwoInputs()).ok());
+  ASSERT_TRUE(SaveOutputs(path, outputs, declared).ok());
+  // Saving the inputs again (the same command run twice) keeps the outputs too.
+  ASSERT_TRUE(SaveDataset(path, inputs, TwoInputs()).ok());
+  Result<std::vector<io::TestDataSet>> sets = io::ReadTestCase(path, {});
+  ASSERT_TRUE(sets.ok()) << sets.status().ToString();
+  ASSERT_EQ(sets->size(), 2u);
+  EXPECT_EQ((*sets)[1].inputs.Names(), (std::vector<std::string>{"x", "ids"}));
+  // output_K.pb follow the declared order, not the order the runtime returned them in.
+  EXPECT_EQ((*sets)[1].outputs.Names(), (std::vector<std::string>{"logits", "probs"}));
+  EXPECT_EQ((*sets)[1].outputs.Find("probs")->data<float>()[0], 2.0f);
+  Result<Dataset> loaded = LoadDataset(path, TwoInputs());
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  ExpectSameSamples(*loaded, inputs);
+
+  Status npy = SaveOutputs(dir_ / "y.npy", outputs, declared);
+  EXPECT_EQ(npy.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(npy.message(), HasSubstr("cannot save outputs as"));
+  const std::vector<TensorInfo> other = {{"boxes", DType::kFloat32, "float32", false, {}}};
+  Status missing = SaveOutputs(dir_ / "case2", outputs, other);
+  EXPECT_THAT(missing.message(), HasSubstr("it has no output 'boxes', and output_K.pb files"));
 }
 
 TEST_F(DatasetFilesTest, StaleDataSetsAreNotLeftBehind) {

@@ -144,13 +144,33 @@ TEST(GenerateDataset, UnknownNamesAndSymbolsAreErrors) {
             "inputs have no symbolic dims");
 }
 
+// Issue 10: an input too large to make is the model's problem when its own dims say so
+// (Unimplemented: exit 3), a usage error when a --dim made it so (InvalidArgument: exit 2).
+TEST(GenerateDataset, TooManyElementsIsTheModelsProblemUnlessAFlagCausedIt) {
+  Status status = GenerateError(
+      MakeSignature({Input("x", DType::kFloat32, {Fix(int64_t{1} << 31), Fix(int64_t{1} << 30)})}),
+      {});
+  EXPECT_EQ(status.code(), StatusCode::kUnimplemented);
+  EXPECT_EQ(status.message(),
+            "input 'x': shape [2147483648, 1073741824] has more than 2^60 elements as the model "
+            "declares it: convgate cannot generate it");
+
+  InputOptions options;
+  options.dim_per_symbol["batch"] = int64_t{1} << 62;
+  status =
+      GenerateError(MakeSignature({Input("x", DType::kFloat32, {Sym("batch"), Fix(4)})}), options);
+  EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(status.message().find("more than 2^60 elements"), std::string::npos)
+      << status.message();
+}
+
 TEST(GenerateDataset, RejectsTypesConvgateCannotHoldAndZeroSamples) {
   TensorInfo wave = ShapelessInput("wave", DType::kFloat32);
   wave.dtype = std::nullopt;
   wave.type_name = "complex64";
   wave.has_shape = true;
   Status status = GenerateError(MakeSignature({wave}), {});
-  EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(status.code(), StatusCode::kUnimplemented);  // the model's, not a usage error
   EXPECT_EQ(status.message(), "input 'wave' has type complex64, which convgate cannot generate");
 
   InputOptions options;

@@ -8,34 +8,6 @@ namespace {
 
 using ::testing::HasSubstr;
 
-TEST(SplitScoped, SplitsAtTheLastColonOutsideBrackets) {
-  struct Case {
-    std::string text;
-    std::string name;
-    std::string value;
-  };
-  const Case cases[] = {
-      {"[0,1]", "", "[0,1]"},
-      {"0,1", "", "0,1"},
-      {"-1e-3,2.5", "", "-1e-3,2.5"},
-      {"x:[0,1]", "x", "[0,1]"},
-      {"input:0:[0,1]", "input:0", "[0,1]"},
-      {"input:0:1x3", "input:0", "1x3"},
-      {"x:1x3x4", "x", "1x3x4"},
-      {"x:-1,1", "x", "-1,1"},
-      {"uniform", "", "uniform"},
-      {"mask:ones", "mask", "ones"},
-      {"x[0]:[0,1]", "x[0]", "[0,1]"},
-      {":[0,1]", "", "[0,1]"},
-      {"", "", ""},
-  };
-  for (const Case& c : cases) {
-    const Scoped scoped = SplitScoped(c.text);
-    EXPECT_EQ(scoped.name, c.name) << c.text;
-    EXPECT_EQ(scoped.value, c.value) << c.text;
-  }
-}
-
 TEST(ParseValueRange, AcceptsTheDocumentedSpellings) {
   struct Case {
     std::string text;
@@ -45,6 +17,7 @@ TEST(ParseValueRange, AcceptsTheDocumentedSpellings) {
   const Case cases[] = {
       {"[0,1]", 0.0, 1.0},         {"0,1", 0.0, 1.0},          {" [ -2 , 3.5 ] ", -2.0, 3.5},
       {"[1e-3,2E2]", 1e-3, 200.0}, {"-1.5e+1,+4", -15.0, 4.0}, {"[7,7]", 7.0, 7.0},
+      {"[0,1)", 0.0, 1.0},         {"[0.5,2]", 0.5, 2.0},
   };
   for (const Case& c : cases) {
     Result<ValueRange> range = ParseValueRange(c.text);
@@ -54,10 +27,16 @@ TEST(ParseValueRange, AcceptsTheDocumentedSpellings) {
   }
 }
 
+TEST(ParseValueRange, AHalfOpenRangeExcludesHiForIntegers) {
+  EXPECT_TRUE(ParseValueRange("[0,5)")->hi_exclusive);
+  EXPECT_FALSE(ParseValueRange("[0,5]")->hi_exclusive);
+  EXPECT_FALSE(ParseValueRange("0,5")->hi_exclusive);
+}
+
 TEST(ParseValueRange, RejectsMalformedRanges) {
   for (const char* text :
        {"", "[]", "[0]", "0", "[0,1", "0,1]", "[0,1,2]", "[a,1]", "[0,1x]", "[nan,1]", "[0,inf]",
-        "[-inf,0]", "[1e400,1e401]", "[0;1]", "[,1]", "[0,]", "[+-1,0]"}) {
+        "[-inf,0]", "[1e400,1e401]", "[0;1]", "[,1]", "[0,]", "[+-1,0]", "(0,1)", "0,1)"}) {
     Result<ValueRange> range = ParseValueRange(text);
     ASSERT_FALSE(range.ok()) << text;
     EXPECT_EQ(range.status().code(), StatusCode::kInvalidArgument);
@@ -69,9 +48,10 @@ TEST(ParseValueRange, RejectsMalformedRanges) {
 TEST(ParseValueRange, RejectsLoAboveHi) {
   Result<ValueRange> range = ParseValueRange("[2,1]");
   ASSERT_FALSE(range.ok());
-  EXPECT_EQ(range.status().message(),
-            "bad value range '[2,1]': lo is greater than hi; expected [lo,hi] with finite numbers "
-            "lo <= hi, e.g. [0,1]");
+  EXPECT_EQ(
+      range.status().message(),
+      "bad value range '[2,1]': lo is greater than hi; expected [lo,hi] or [lo,hi) with finite "
+      "numbers lo <= hi, e.g. [0,1]");
 }
 
 TEST(ParseFill, AcceptsTheFourFills) {

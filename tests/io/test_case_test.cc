@@ -110,6 +110,37 @@ TEST(TestCase, RewritingWithFewerTensorsRemovesStaleFiles) {
   EXPECT_EQ(WriteTestDataSet(dir.path(), -1, one, one).code(), StatusCode::kInvalidArgument);
 }
 
+// --save-inputs and --save-outputs to one folder write the two halves separately: neither may
+// delete the other's files as stale.
+TEST(TestCase, WritingOneHalfLeavesTheOtherAsItIs) {
+  TempDir dir;
+  EXPECT_FALSE(TestCaseHolds(dir.path(), TestCasePart::kInputs));
+  const TensorMap inputs = TwoTensors("a", "b", 1);
+  const TensorMap outputs = TwoTensors("y", "z", 2);
+  ASSERT_TRUE(WriteTestDataSetPart(dir.path(), 0, TestCasePart::kInputs, inputs).ok());
+  EXPECT_TRUE(TestCaseHolds(dir.path(), TestCasePart::kInputs));
+  EXPECT_FALSE(TestCaseHolds(dir.path(), TestCasePart::kOutputs));
+  ASSERT_TRUE(WriteTestDataSetPart(dir.path(), 0, TestCasePart::kOutputs, outputs).ok());
+  EXPECT_TRUE(TestCaseHolds(dir / "test_data_set_0", TestCasePart::kOutputs));
+  Result<std::vector<TestDataSet>> sets = ReadTestCase(dir.path(), {});
+  ASSERT_TRUE(sets.ok()) << sets.status().ToString();
+  ExpectSameTensors((*sets)[0].inputs, inputs);
+  ExpectSameTensors((*sets)[0].outputs, outputs);
+
+  // Rewriting the inputs with fewer tensors drops only input_1.pb.
+  TensorMap one;
+  ASSERT_TRUE(one.Insert("only", PatternTensor(DType::kUInt8, Shape::Of({2}))).ok());
+  ASSERT_TRUE(WriteTestDataSetPart(dir.path(), 0, TestCasePart::kInputs, one).ok());
+  EXPECT_FALSE(fs::exists(dir / "test_data_set_0" / "input_1.pb"));
+  EXPECT_TRUE(fs::exists(dir / "test_data_set_0" / "output_1.pb"));
+  // An empty half removes every file of that half, and only of it.
+  ASSERT_TRUE(WriteTestDataSetPart(dir.path(), 0, TestCasePart::kOutputs, TensorMap()).ok());
+  EXPECT_FALSE(TestCaseHolds(dir.path(), TestCasePart::kOutputs));
+  EXPECT_TRUE(fs::exists(dir / "test_data_set_0" / "input_0.pb"));
+  EXPECT_EQ(WriteTestDataSetPart(dir.path(), -1, TestCasePart::kInputs, one).code(),
+            StatusCode::kInvalidArgument);
+}
+
 TEST(TestCase, FindsTheModelBesideTheDataSets) {
   TempDir dir;
   ASSERT_TRUE(WriteTestDataSet(dir.path(), 0, TwoTensors("a", "b", 1), {}).ok());

@@ -11,6 +11,7 @@
 #include <limits>
 
 #include "convgate/gate/rejudge.h"
+#include "convgate/report/json_text.h"
 #include "convgate/report/report.h"
 #include "report/json_util.h"
 
@@ -129,6 +130,65 @@ TEST_F(ReadReportTest, APolicyRepeatedOverSamplesIsWrittenOnce) {
   }
 }
 
+// Issue 10: names and paths that are not UTF-8 are written escaped and read back as the bytes they
+// were, so a re-judged report names the same outputs the comparison did.
+TEST_F(ReadReportTest, BytesInNamesAndPathsSurviveTheRoundTrip) {
+  gate::CompareReport saved = Saved();
+  saved.source.path = "a\xff.npz";
+  saved.checks[0].output = "y\xfe";
+  saved.source.output_names[0] = "y\xfe";
+  Invocation invocation;
+  invocation.command = "compare";
+  std::ofstream(path_) << DumpJson(ReportJson(saved, invocation));
+  Result<gate::CompareReport> read = ReadCompareReport(path_);
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  EXPECT_EQ(read->source.path, "a\xff.npz");
+  EXPECT_EQ(read->checks[0].output, "y\xfe");
+  EXPECT_EQ(read->source.output_names, saved.source.output_names);
+}
+
+// Issue 10: a report not shaped as convgate writes it was re-judged anyway (a verdict "maybe" read
+// as a failure, counts that cannot be, integers wrapped past int64). Each is refused naming the
+// field.
+TEST_F(ReadReportTest, ValuesNoComparisonCanHaveAreRefusedNamingTheField) {
+  Invocation invocation;
+  invocation.command = "compare";
+  const json good = ReportJson(Saved(), invocation);
+  const struct {
+    std::string pointer;
+    json value;
+    std::string message;
+  } cases[] = {
+      {"/results/0/verdict", "maybe",
+       "results[0].verdict: expected one of pass, fail, got the string \"maybe\""},
+      {"/verdict", "error", "verdict: expected one of pass, fail, got the string \"error\""},
+      {"/results/1/sample", -2, "results[1].sample: expected a count (>= 0), got -2"},
+      {"/results/0/stats/source_values/nan", -1,
+       "results[0].stats.source_values.nan: expected a count (>= 0), got -1"},
+      {"/results/0/stats/num_elements", UINT64_MAX,
+       "results[0].stats.num_elements: the integer 18446744073709551615 is out of range"},
+      {"/results/0/stats/mismatches", 100,
+       "results[0].stats.mismatches: 100 is more than num_elements (7)"},
+      {"/results/0/stats/errors/compared", 8,
+       "results[0].stats.errors: compared (8) is more than num_elements (7)"},
+      {"/results/0/stats/mismatch_fraction", -0.5,
+       "results[0].stats.mismatch_fraction: expected a number in [0, 1], got the number -0.5"},
+      {"/results/0/stats/non_finite/first_introduced", -7,
+       "results[0].stats.non_finite.first_introduced: expected a flat index or -1, got -7"},
+      {"/results/0/stats/worst_element/index", json::array({-1}),
+       "results[0].stats.worst_element.index: holds the negative -1"},
+  };
+  for (const auto& c : cases) {
+    json broken = good;
+    broken[json::json_pointer(c.pointer)] = c.value;
+    Write(broken);
+    Result<gate::CompareReport> read = ReadCompareReport(path_);
+    ASSERT_FALSE(read.ok()) << c.pointer;
+    EXPECT_EQ(read.status().code(), StatusCode::kDataLoss);
+    EXPECT_EQ(read.status().message(), path_.string() + ": " + c.message) << c.pointer;
+  }
+}
+
 TEST_F(ReadReportTest, RejudgingUnderTheSamePolicyGivesTheSameResults) {
   gate::CompareReport saved = Saved();
   // The gate's own judging, as `compare` does it.
@@ -150,6 +210,28 @@ TEST_F(ReadReportTest, RejudgingUnderTheSamePolicyGivesTheSameResults) {
   EXPECT_EQ(again.checks[1].policy.atol, 1e-3);  // the float16 override survived
   EXPECT_EQ(again.verdict, saved.verdict);
   EXPECT_EQ(again.rejudged_from, path_.string());
+}
+
+TEST(ParseCompareReport, ReadsTextInMemoryAsReadCompareReportReadsTheFile) {
+  Invocation invocation;
+  invocation.command = "compare";
+  const std::string text = ReportJson(Saved(), invocation).dump();
+  Result<gate::CompareReport> read = ParseCompareReport(text, "piped report");
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  EXPECT_EQ(read->checks.size(), 3u);
+  EXPECT_EQ(read->source.output_names, Saved().source.output_names);
+}
+
+TEST(ParseCompareReport, ErrorsNameWhatWasParsed) {
+  Result<gate::CompareReport> not_json = ParseCompareReport("{\"schema", "piped report");
+  ASSERT_FALSE(not_json.ok());
+  EXPECT_EQ(not_json.status().code(), StatusCode::kDataLoss);
+  EXPECT_TRUE(not_json.status().message().starts_with("piped report: not a JSON report"))
+      << not_json.status().message();
+  Result<gate::CompareReport> no_schema = ParseCompareReport("{}", "piped report");
+  ASSERT_FALSE(no_schema.ok());
+  EXPECT_TRUE(no_schema.status().message().starts_with("piped report: schema_version"))
+      << no_schema.status().message();
 }
 
 }  // namespace

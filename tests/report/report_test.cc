@@ -12,7 +12,10 @@
 #include <iterator>
 #include <limits>
 
+#include "convgate/core/utf8.h"
+#include "convgate/report/json_text.h"
 #include "report/json_util.h"
+#include "report/per_node_report.h"
 #include "report/table.h"
 
 namespace convgate::report {
@@ -106,34 +109,22 @@ TEST(ReportJson, NonFiniteNumbersAreStrings) {
   EXPECT_NO_THROW(report.dump());
 }
 
-std::string ReadFile(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-// Compact by default: one line per file, which is what keeps a many-sample report small. Pretty
-// indents, and both parse to the same document.
-TEST(ResultFiles, CompactUnlessPretty) {
-  const gate::CompareReport report = FailingCompare();
-  Invocation invocation;
-  invocation.command = "compare";
-  const json report_json = ReportJson(report, invocation);
-  const json verify = VerifyResultJson(report);
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                                    ("convgate_result_files_" + std::to_string(::getpid()));
-  ASSERT_TRUE(WriteResultFiles(dir / "compact", report_json, verify, "").ok());
-  ASSERT_TRUE(WriteResultFiles(dir / "pretty", report_json, verify, "", {.pretty = true}).ok());
-  for (const char* file : {"report.json", "verify_result.json"}) {
-    const std::string compact = ReadFile(dir / "compact" / file);
-    const std::string pretty = ReadFile(dir / "pretty" / file);
-    EXPECT_EQ(std::count(compact.begin(), compact.end(), '\n'), 1) << file;
-    EXPECT_EQ(compact.back(), '\n') << file;
-    EXPECT_GT(std::count(pretty.begin(), pretty.end(), '\n'), 5) << file;
-    EXPECT_EQ(json::parse(compact), json::parse(pretty)) << file;
-  }
-  EXPECT_EQ(JsonText(verify, false), verify.dump() + "\n");
-  EXPECT_EQ(JsonText(verify, true), verify.dump(2) + "\n");
-  std::filesystem::remove_all(dir);
+// Found by fuzz/onnx_model_fuzz.cc (fuzz/regressions/onnx_model/producer_name_not_utf8.onnx):
+// protobuf does not check that a model's strings are UTF-8, and dump() threw on them, so
+// `inspect --json` and every report.json of such a model failed.
+TEST(DumpJson, AModelsBytesThatAreNotUtf8AreWrittenEscaped) {
+  graph::ModelSummary summary;
+  summary.producer_name = "exporter\xaf";
+  TensorInfo output;
+  output.name = "y\xc3";
+  summary.signature.outputs.push_back(output);
+  const json document = ModelSummaryJson(summary);
+  ASSERT_THROW(document.dump(), json::type_error);
+  std::string text;
+  ASSERT_NO_THROW(text = DumpJson(document));
+  EXPECT_NE(text.find(R"(exporter\\xaf)"), std::string::npos) << text;
+  EXPECT_NE(text.find(R"(y\\xc3)"), std::string::npos) << text;
+  EXPECT_NO_THROW(json::parse(text));
 }
 
 TEST(JUnit, CountsAndEscapes) {
@@ -142,6 +133,119 @@ TEST(JUnit, CountsAndEscapes) {
   EXPECT_NE(xml.find("tests=\"2\" failures=\"1\" errors=\"0\""), std::string::npos) << xml;
   EXPECT_NE(xml.find("name=\"sample 0 / bad&lt;&amp;&gt;\""), std::string::npos) << xml;
   EXPECT_EQ(xml.find("bad<&>"), std::string::npos);
+}
+
+// Issue 10: junit.xml says it is UTF-8 and XML 1.0 cannot hold most controls even as references:
+// both are spelled \xNN, so any output name or runner message still makes a document CI can parse.
+TEST(JUnit, BytesAndControlsThatXmlCannotHoldAreSpelledOut) {
+  Invocation invocation{"compare", {}, "", 0.5};
+  gate::CompareReport report = FailingCompare();
+  report.checks[1].output = "y\xff\x1b[2J\r\x01";
+  report.target.path = "b\xfe.onnx";
+  const std::string xml = JUnitXml(report, invocation);
+  EXPECT_EQ(FindInvalidUtf8(xml), std::nullopt);
+  for (char c : xml) {
+    EXPECT_TRUE(static_cast<unsigned char>(c) >= 0x20 || c == '\n') << static_cast<int>(c);
+  }
+  EXPECT_NE(xml.find("name=\"sample 0 / y\\xff\\x1b[2J\\x0d\\x01\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("value=\"b\\xfe.onnx\""), std::string::npos) << xml;
+}
+
+// Issue 9: the classname was "convgate.compare./path/to/b.onnx", which a CI page splits at every
+// dot into packages.
+TEST(JUnit, ClassnamesTakeTheFileNameAndPathsGoInProperties) {
+  Invocation invocation{"compare", {}, "", 0.5};
+  gate::CompareReport report = FailingCompare();
+  report.source.path = "/models/v1.2/model.onnx";
+  report.target.path = "/models/v1.2/model.fp16.onnx";
+  const std::string xml = JUnitXml(report, invocation);
+  EXPECT_NE(xml.find("classname=\"convgate.compare.model_fp16\""), std::string::npos) << xml;
+  EXPECT_EQ(xml.find("classname=\"convgate.compare./"), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<properties>\n      <property name=\"source\" "
+                     "value=\"/models/v1.2/model.onnx\"/>\n      <property name=\"target\" "
+                     "value=\"/models/v1.2/model.fp16.onnx\"/>\n    </properties>"),
+            std::string::npos)
+      << xml;
+  gate::RunReport run;
+  run.model = Side("model", "out/case_dir/");
+  run.verdict = gate::Verdict::kPass;
+  const std::string run_xml = JUnitXml(run, invocation);
+  EXPECT_NE(run_xml.find("<property name=\"model\" value=\"out/case_dir/\"/>"), std::string::npos)
+      << run_xml;
+}
+
+// Issue 9: a run or comparison that checked nothing fails, and every file says why.
+TEST(Rendering, NothingCheckedIsAFailureWithItsReason) {
+  gate::RunReport run;
+  run.model = Side("model", "m.onnx");
+  run.structure_failures = {"nothing was checked: the model declares no outputs and returned none"};
+  run.verdict = gate::Verdict::kFail;
+  EXPECT_EQ(VerifyResultJson(run)["error"], run.structure_failures[0]);
+  EXPECT_NE(ConsoleText(run, false).find("FAIL: no output checked"), std::string::npos)
+      << ConsoleText(run, false);
+  Invocation invocation{"run", {}, "", 0.5};
+  EXPECT_EQ(ReportJson(run, invocation)["summary"]["structure_failures"], 1);
+  EXPECT_NE(JUnitXml(run, invocation).find("name=\"structure\""), std::string::npos);
+
+  gate::CompareReport compare;
+  compare.source = Side("source", "a.npz");
+  compare.target = Side("target", "b.npz");
+  compare.structure_failures = {"nothing was compared: neither the source nor the target"};
+  compare.verdict = gate::Verdict::kFail;
+  const std::string console = ConsoleText(compare, false);
+  EXPECT_NE(console.find("FAIL: no output compared; 1 structure failure(s)"), std::string::npos)
+      << console;
+  EXPECT_EQ(VerifyResultJson(compare)["error"], compare.structure_failures[0]);
+}
+
+// Issue 9: a node introducing NaN printed "max |diff| 0" on the first-divergent and culprit lines
+// (the finite pairs agree; the NaN elements are not in that statistic).
+TEST(PerNode, NaNIsNamedRatherThanShownAsAZeroDifference) {
+  gate::NodeSampleResult nan;
+  nan.elements = 2048;
+  nan.mismatches = 256;
+  nan.introduced_nan = nan.introduced_non_finite = 256;
+  nan.failures = {"introduced NaN: 256 of 2048 elements (12.5%) are NaN in the target"};
+  EXPECT_EQ(internal::NodeErrorText(nan), "NaN introduced (256 of 2048 elements)");
+  gate::NodeSampleResult mixed = nan;
+  mixed.introduced_inf = 2;
+  mixed.introduced_non_finite = 258;
+  mixed.max_abs_error = 0.5;
+  EXPECT_EQ(internal::NodeErrorText(mixed),
+            "NaN and Inf introduced (258 of 2048 elements), max |diff| 0.5 elsewhere");
+  gate::NodeSampleResult finite;
+  finite.max_abs_error = 0.25;
+  EXPECT_EQ(internal::NodeErrorText(finite), "max |diff| 0.25");
+
+  gate::CompareReport report = FailingCompare();
+  gate::PerNodeReport per_node;
+  per_node.local_error_mode = "failed";
+  gate::NodeCheck node;
+  node.node = node.tensor = "bn";
+  node.op_type = "BatchNormalization";
+  node.status = gate::NodeStatus::kFailed;
+  node.samples = {nan};
+  node.local = gate::LocalError{};
+  node.local->computed = true;
+  node.local->inputs_from_source = {"conv"};
+  node.local->result = nan;
+  per_node.nodes = {node};
+  per_node.first_divergent = per_node.culprit = 0;
+  per_node.by_added_error = {0};
+  per_node.non_finite.introduced = 0;
+  per_node.non_finite.introduced_sample = 0;
+  report.per_node = per_node;
+  const std::string console = ConsoleText(report, false);
+  EXPECT_NE(console.find("first divergent: node 'bn' (BatchNormalization) -> 'bn', sample 0: NaN "
+                         "introduced (256 of 2048 elements), source ["),
+            std::string::npos)
+      << console;
+  EXPECT_NE(console.find("culprit: node 'bn' (BatchNormalization) -> 'bn' introduces NaN by itself "
+                         "(256 of 2048 elements), run alone on the source's 'conv'"),
+            std::string::npos)
+      << console;
+  EXPECT_NE(console.find("NaN 256/2048"), std::string::npos) << console;
+  EXPECT_EQ(console.find("max |diff| 0,"), std::string::npos) << console;
 }
 
 TEST(Console, NamesTheFirstFailureAndHasNoColourUnlessAsked) {

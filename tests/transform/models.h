@@ -3,6 +3,8 @@
 // Dropout, so these are written by hand.
 #pragma once
 
+#include <onnx/onnx_pb.h>
+
 #include <string>
 
 namespace convgate::testing {
@@ -28,5 +30,19 @@ std::string IdentityModel();
 // Three MatMuls of x [2,4] with W1 [4,3], W2 [4,5], W3 [4,2] -> three outputs; opset `opset`
 // (Split takes its sizes as an input from 13, as an attribute before).
 std::string ParallelMatMulModel(int opset = 17);
+
+// Conv -> BatchNormalization pairs that fold_batchnorm must leave alone, one per reason: the
+// BatchNorm reads a Relu (not a Conv), one is in training mode (training_mode = 1, opset 15), one
+// Conv output is also a graph output, and one Conv weight is computed (w * 1 by a Mul over a graph
+// input). x [1,3,6,6] -> y1..y4.
+std::string UnfoldableBatchNormModel();
+
+// `model` with every initializer turned into a Constant node at the front of the graph holding
+// the same tensor (raw_data), as paddle2onnx and other exporters store weights.
+onnx::ModelProto WeightsAsConstantNodes(onnx::ModelProto model);
+
+// `model` with every node input that names an initializer reading it through an Identity node
+// (one per initializer, "<name>_identity", at the front), as PyTorch exports read weights.
+onnx::ModelProto WeightsThroughIdentity(onnx::ModelProto model);
 
 }  // namespace convgate::testing

@@ -113,6 +113,142 @@ TEST_F(TransformTest, FoldBatchNormLeavesAConvWithOtherReadersAlone) {
   EXPECT_EQ(OpCounts(after_).count("BatchNormalization"), 1u);
 }
 
+// The ops of `model` other than the Constant and Identity nodes the weights were moved into.
+std::map<std::string, int> OpCountsWithoutWeightNodes(const onnx::ModelProto& model) {
+  std::map<std::string, int> counts = OpCounts(model);
+  counts.erase("Constant");
+  counts.erase("Identity");
+  return counts;
+}
+
+std::vector<std::string> RemovedOps(const PassRecord& pass, const std::string& op) {
+  std::vector<std::string> nodes;
+  for (const NodeChange& change : pass.changes) {
+    if (change.kind == "removed" && change.op == op) nodes.push_back(change.node);
+  }
+  return nodes;
+}
+
+TEST_F(TransformTest, FoldBatchNormReadsWeightsFromConstantNodes) {
+  // paddle2onnx stores every weight as a Constant node: all six here are.
+  const onnx::ModelProto model =
+      testing::WeightsAsConstantNodes(testing::ParseOnnxText(testing::ConvBatchNormModel()));
+  ASSERT_EQ(model.graph().initializer_size(), 0);
+  TransformRecord record = Transform(testing::Serialize(model), "fold_batchnorm", /*binary=*/true);
+  const PassRecord& pass = record.passes[0];
+  EXPECT_EQ(OpCounts(after_), (std::map<std::string, int>{{"Conv", 1}, {"Relu", 1}}));
+  // The folded weight and bias are new initializers; the six Constant nodes are removed, and
+  // recorded, because nothing reads them any more.
+  EXPECT_EQ(after_.graph().initializer_size(), 2);
+  EXPECT_EQ(RemovedOps(pass, "Constant"),
+            (Strings{"Constant_w", "Constant_b", "Constant_scale", "Constant_beta", "Constant_mean",
+                     "Constant_var"}));
+  EXPECT_TRUE(pass.skipped.empty());
+  EXPECT_LT(MaxOutputDiff(), 1e-5);
+}
+
+TEST_F(TransformTest, FoldBatchNormReadsWeightsThroughIdentity) {
+  // PyTorch exports read some weights through Identity nodes over initializers.
+  const onnx::ModelProto model =
+      testing::WeightsThroughIdentity(testing::ParseOnnxText(testing::ConvBatchNormModel()));
+  TransformRecord record = Transform(testing::Serialize(model), "fold_batchnorm", /*binary=*/true);
+  const PassRecord& pass = record.passes[0];
+  EXPECT_EQ(OpCounts(after_), (std::map<std::string, int>{{"Conv", 1}, {"Relu", 1}}));
+  EXPECT_EQ(RemovedOps(pass, "Identity").size(), 6u);
+  EXPECT_EQ(after_.graph().initializer_size(), 2);  // the old weights are no longer read
+  EXPECT_LT(MaxOutputDiff(), 1e-5);
+}
+
+TEST_F(TransformTest, PassesReadConstantNodesAndIdentityChainsAlike) {
+  struct Case {
+    std::string text;
+    std::string pass;
+    std::map<std::string, int> ops;  // without Constant and Identity nodes
+  };
+  const std::vector<Case> cases = {
+      {testing::MatMulAddModel(),
+       "fuse_matmul_add",
+       {{"Gemm", 1}, {"Relu", 1}, {"MatMul", 1}, {"Add", 1}}},
+      {testing::ParallelMatMulModel(),
+       "merge_parallel_matmuls",
+       {{"MatMul", 1}, {"Split", 1}, {"Relu", 1}, {"Sigmoid", 1}}},
+      {testing::DivModel(), "div_to_mul", {{"Mul", 2}, {"Div", 1}}},
+      {testing::ConstantChainModel(), "constant_folding", {{"Add", 1}}},
+  };
+  for (const Case& c : cases) {
+    for (bool identity : {false, true}) {
+      SCOPED_TRACE(c.pass + (identity ? " through Identity" : " from Constant nodes"));
+      const onnx::ModelProto source = testing::ParseOnnxText(c.text);
+      const onnx::ModelProto model = identity ? testing::WeightsThroughIdentity(source)
+                                              : testing::WeightsAsConstantNodes(source);
+      Transform(testing::Serialize(model), c.pass, /*binary=*/true);
+      EXPECT_EQ(OpCountsWithoutWeightNodes(after_), c.ops);
+      EXPECT_LT(MaxOutputDiff(), 1e-5);
+    }
+  }
+}
+
+TEST_F(TransformTest, RewritingPassesRemoveTheWeightNodesTheyLeaveUnread) {
+  const onnx::ModelProto model =
+      testing::WeightsAsConstantNodes(testing::ParseOnnxText(testing::ParallelMatMulModel()));
+  TransformRecord record =
+      Transform(testing::Serialize(model), "merge_parallel_matmuls", /*binary=*/true);
+  EXPECT_EQ(OpCounts(after_).count("Constant"), 0u);
+  EXPECT_EQ(RemovedOps(record.passes[0], "Constant").size(), 3u);
+}
+
+TEST_F(TransformTest, FoldBatchNormSaysWhyItLeavesEachBatchNormAlone) {
+  TransformRecord record = Transform(testing::UnfoldableBatchNormModel(), "fold_batchnorm");
+  const PassRecord& pass = record.passes[0];
+  EXPECT_TRUE(pass.changes.empty());
+  EXPECT_EQ(pass.candidates, (std::map<std::string, int64_t>{{"BatchNormalization", 4}}));
+  EXPECT_EQ(SkipNotes(pass),
+            (Strings{"fold_batchnorm: 1 of 4 BatchNormalization nodes not folded: its input is not "
+                     "computed by a Conv (first 'y1': 'r1' is computed by Relu 'r1')",
+                     "fold_batchnorm: 1 of 4 BatchNormalization nodes not folded: it is in "
+                     "training mode (first 'y2': it outputs running statistics 'm2')",
+                     "fold_batchnorm: 1 of 4 BatchNormalization nodes not folded: its Conv output "
+                     "has other readers (first 'y3': 'c3' is a graph output)",
+                     "fold_batchnorm: 1 of 4 BatchNormalization nodes not folded: its Conv weight "
+                     "is not a constant (first 'y4': 'wc' is computed by Mul 'wc')"}));
+}
+
+TEST_F(TransformTest, APassWithoutCandidatesSaysSo) {
+  TransformRecord record = Transform(testing::IdentityModel(), "div_to_mul,fold_batchnorm");
+  EXPECT_EQ(SkipNotes(record.passes[0]), Strings{"div_to_mul: no Div node in the main graph"});
+  EXPECT_EQ(SkipNotes(record.passes[1]),
+            Strings{"fold_batchnorm: no BatchNormalization node in the main graph"});
+}
+
+TEST_F(TransformTest, EveryPassRecordsItsSkippedCandidates) {
+  // One reason from each pass, on the models of its own tests.
+  struct Case {
+    std::string text;
+    std::string pass;
+    std::string note;
+  };
+  const std::vector<Case> cases = {
+      {testing::MatMulAddModel(), "fuse_matmul_add",
+       "fuse_matmul_add: 1 of 2 MatMul nodes not fused: its input is not known to be 2-D (Gemm "
+       "takes only matrices) (first 'm3': 'x3' has rank 3)"},
+      {testing::DivModel(), "div_to_mul",
+       "div_to_mul: 1 of 3 Div nodes not rewritten: its divisor holds 0 or a non-finite value "
+       "(first 'w': 'zeros')"},
+      {testing::ConstantChainModel(), "constant_folding:max_elements=3",
+       "constant_folding: 1 of 1 constant-input node not folded: its result has more than "
+       "max_elements=3 elements (first 's')"},
+      {testing::IdentityModel(), "eliminate_identity",
+       "eliminate_identity: 1 of 3 Identity nodes not removed: it copies a graph input, an "
+       "initializer or a graph output into a graph output, whose name must stay (first 'z': 'x' "
+       "-> 'z')"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.pass);
+    TransformRecord record = Transform(c.text, c.pass);
+    EXPECT_EQ(SkipNotes(record.passes[0]), Strings{c.note});
+  }
+}
+
 TEST_F(TransformTest, FuseMatMulAddMakesGemmOnlyForMatrices) {
   TransformRecord record = Transform(testing::MatMulAddModel(), "fuse_matmul_add");
   const PassRecord& pass = record.passes[0];

@@ -1,4 +1,7 @@
-// The explicit list of backends compiled into this build (no static self-registration).
+// Every backend convgate knows, in one table: its name, what it runs, whether this build has it and
+// where its code lives (in the binary, or a module loaded on first use: backends/plugin.h). The
+// list, the factory and the "not in this build" / "not installed" messages all come from it (no
+// static self-registration; ggml's backend registry is the model).
 #pragma once
 
 #include <filesystem>
@@ -12,10 +15,26 @@
 
 namespace convgate::backends {
 
-// Names of the model backends compiled in, e.g. {"ort"}.
+struct BackendInfo {
+  std::string name;     // "torch"
+  std::string summary;  // "TorchScript (.pt) on libtorch"
+  // The shared module that holds it ("libconvgate_backend_torch.so"); empty when it is part of the
+  // binary.
+  std::string module;
+  bool built = false;        // compiled in this build (else: which configure option brings it)
+  std::string build_option;  // "CONVGATE_WITH_TORCH (libtorch-dev)"
+};
+
+// Every backend, built or not, in a fixed order.
+const std::vector<BackendInfo>& BackendTable();
+
+// Names of the backends this build has, e.g. {"ort", "torch", "opencv", "exec"}.
 std::vector<std::string> AvailableBackends();
 
-// NotFound listing the available names when `name` is not compiled in.
+// A new backend by name; a module's library is loaded the first time it is asked for. NotFound for
+// a name no row has (listing those that exist) or a backend not in this build (naming the
+// configure option); NotFound or Unavailable, naming the file, for a module that is missing or
+// cannot be loaded (with dlerror).
 Result<std::unique_ptr<Backend>> CreateBackend(std::string_view name);
 
 // The default backend for a model file, from its extension (".onnx" -> "ort").

@@ -67,11 +67,6 @@ struct PruneOptions {
 // and CACHE_CLEANUP_MIN_AGE_DAYS (days). InvalidArgument naming the variable and its value.
 Result<PruneOptions> PruneOptionsFromEnv();
 
-// "1073741824", "512M", "10G" -> bytes. InvalidArgument quoting the text.
-Result<int64_t> ParseByteSize(const std::string& text);
-// "3600", "90m", "12h", "14d" -> seconds. InvalidArgument quoting the text.
-Result<int64_t> ParseDuration(const std::string& text);
-
 struct PruneResult {
   std::vector<CacheEntry> removed;  // or, with dry_run, what would be removed
   int64_t bytes_before = 0;

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "convgate/core/exit_code.h"
 #include "convgate/core/status.h"
 
 namespace convgate::convert {
@@ -39,8 +40,8 @@ enum class ConversionError {
 // "no output", "invalid output", "cache corrupt", "i/o error"; "none" for kNone.
 std::string_view ConversionErrorName(ConversionError error);
 
-// Exit code for the CLI: 0 for kNone, 2 for kBadRequest, 3 for every other failure.
-int ExitCodeFor(ConversionError error);
+// Exit code for the CLI: 0 for kNone, usage for kBadRequest, "cannot run" for every other failure.
+ExitCode ExitCodeFor(ConversionError error);
 
 struct ConversionRequest {
   // A model file (or, for external converters, a file or directory). For kind "onnx" with the

@@ -38,7 +38,8 @@ class Shape {
   int64_t num_elements_ = 1;
 };
 
-// "1x3x224x224" -> Shape. An empty string or "scalar" is rank 0.
+// "1x3x224x224", "1,3,224,224" or Polygraphy's "[1,3,224,224]" -> Shape. An empty string, "[]" or
+// "scalar" is rank 0.
 Result<Shape> ParseShape(std::string_view text);
 // "[0, 2, 5]".
 std::string FormatIndex(std::span<const int64_t> index);

@@ -14,8 +14,9 @@ namespace convgate::gate {
 
 struct PerNodeOptions {
   bool enabled = false;  // --per-node
-  // --strict: a failed or errored intermediate fails the gate. Off by default, as in LEAPP
-  // (strict=False): intermediate failures are reported and only outputs gate.
+  // --strict: a failed or errored intermediate fails the gate, and so does matching no
+  // intermediate at all (nothing the user asked to gate on was compared). Off by default, as in
+  // LEAPP (strict=False): intermediate failures are reported and only outputs gate.
   bool strict = false;
   // --memory-budget: bytes of intermediate tensors held at once, both sides together. <= 0 means
   // DefaultMemoryBudget(). The runtimes' own buffers come on top of it.
@@ -26,11 +27,6 @@ struct PerNodeOptions {
 // A quarter of physical memory (both models, the runtimes and the samples need the rest), at
 // least 64 MiB; 1 GiB when the machine does not say.
 int64_t DefaultMemoryBudget();
-
-// "2GiB", "512MiB", "64MB", "1.5G", "4096" (bytes). Binary (KiB/MiB/GiB/TiB, K/M/G/T) and decimal
-// (kB/MB/GB/TB) units, case-insensitive, optional "B". InvalidArgument naming the text otherwise,
-// and for sizes below 1 byte.
-Result<int64_t> ParseByteSize(std::string_view text);
 
 // "none", "failed", "all"; InvalidArgument otherwise.
 Result<LocalErrorMode> ParseLocalErrorMode(std::string_view text);

@@ -36,7 +36,9 @@ struct NodeSampleResult {
   double target_min = 0.0, target_max = 0.0;
   int64_t source_non_finite = 0;      // NaN and Inf in the source
   int64_t target_non_finite = 0;      // NaN and Inf in the target
-  int64_t introduced_non_finite = 0;  // non-finite in the target only
+  int64_t introduced_non_finite = 0;  // non-finite in the target only: introduced_nan + _inf
+  int64_t introduced_nan = 0;
+  int64_t introduced_inf = 0;
   int64_t inherited_non_finite = 0;   // non-finite in the source, differing in the target
   std::vector<std::string> failures;  // the comparison's sentences; empty when passed
 };
@@ -108,7 +110,8 @@ struct PerNodeReport {
   std::vector<int> by_added_error;  // indices of nodes with a local error, largest first
   NonFiniteOrigin non_finite;
   std::vector<std::string> notes;
-  // --strict: intermediate failures fail the gate (otherwise only outputs gate, as in LEAPP).
+  // --strict: intermediate failures, or matching no intermediate at all, fail the gate (otherwise
+  // only outputs gate, as in LEAPP).
   bool gate_failed = false;
 };
 

@@ -42,7 +42,8 @@ struct ReduceReport {
   bool reproduces = false;
   std::vector<std::string> notes;
   // kPass: a reproducer that fails on its own was written. kFail: nothing diverges (nothing to
-  // reduce) or the node alone does not fail (the error accumulates upstream; see notes).
+  // reduce), --node names a node that passes in the whole model (nothing to reduce there; no files
+  // are written), or the node alone does not fail (the error accumulates upstream; see notes).
   Verdict verdict = Verdict::kError;
   std::optional<GateError> error;
 };

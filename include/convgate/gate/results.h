@@ -12,6 +12,7 @@
 #include "convgate/compare/agreement.h"
 #include "convgate/compare/policy.h"
 #include "convgate/compare/tensor_compare.h"
+#include "convgate/core/exit_code.h"
 #include "convgate/core/status.h"
 #include "convgate/gate/per_node_results.h"
 
@@ -37,9 +38,12 @@ struct GateError {
   Status status;
 };
 
-// Documented exit codes: 0 gate passed, 1 a check failed, 2 usage, 3 a model or input could not
-// be loaded or run, 4 internal error.
-int ExitCodeFor(Verdict verdict, const std::optional<GateError>& error);
+// The exit code of an error at `stage`: usage for kFlags, internal for kInternal (or an Internal
+// status anywhere), "cannot run" for the rest.
+ExitCode ExitCodeFor(const GateError& error);
+// The exit code of a whole workflow: the error's if there is one, else 0 for a pass and 1 for a
+// failure.
+ExitCode ExitCodeFor(Verdict verdict, const std::optional<GateError>& error);
 
 // One side of a workflow: a model that ran, or outputs saved earlier.
 struct SideRecord {
@@ -102,6 +106,8 @@ struct RunReport {
   // "batch=1 (from input 'image' dim 0)", per sample 0; the symbolic dims the check bound.
   std::vector<std::string> bindings;
   std::vector<SanityCheck> checks;
+  // Failures of the run as a whole; each one fails the gate ("nothing was checked: ...").
+  std::vector<std::string> structure_failures;
   Verdict verdict = Verdict::kError;
   std::optional<GateError> error;
 };
@@ -169,7 +175,8 @@ struct CompareReport {
   SideRecord target;
   DatasetRecord inputs;  // empty origin when both sides are saved outputs
   compare::Policy policy;
-  // Output count and name mismatches; each one fails the gate.
+  // Output count and name mismatches, and a comparison that compared nothing (neither side has an
+  // output); each one fails the gate.
   std::vector<std::string> structure_failures;
   std::vector<OutputCheck> checks;
   std::vector<OutputAggregate> aggregates;  // one per output, in first-seen order

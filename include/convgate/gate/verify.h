@@ -19,20 +19,18 @@ namespace convgate::gate {
 
 struct VerifyOptions {
   std::string source;
-  // Exactly one way to get the target:
-  std::string to;      // a conversion kind (convert.h), or "opencv": the source ONNX model itself
-                       // through OpenCV DNN (no file conversion)
-  std::string target;  // an already converted model
-  std::vector<std::string> converter_argv;    // an external converter ({src} {out})
-  std::map<std::string, std::string> params;  // conversion parameters
-  std::filesystem::path output;               // -o: where the converted model goes (optional)
-  double timeout_seconds = 600.0;
-  int max_attempts = 3;
-  bool use_cache = true;
+  // Exactly one way to get the target: an already converted model, or a conversion (its source is
+  // set by VerifyGate): conversion.kind is a kind of convert.h ("external" with converter_argv),
+  // or "opencv": the source ONNX model itself through OpenCV DNN (no file conversion).
+  std::string target;
+  convert::ConversionRequest conversion;
   // Backends, inputs, policy and agreement checks of the comparison; source and target are set
   // by VerifyGate.
   CompareOptions compare;
 };
+
+// What can be checked without touching a file: exactly one way to the target. InvalidArgument.
+Status CheckVerifyOptions(const VerifyOptions& options);
 
 struct VerifyReport {
   std::string source;

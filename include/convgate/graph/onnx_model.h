@@ -39,10 +39,19 @@ struct ModelSummary {
   // not nodes, and are not counted.
   std::map<std::string, int64_t> op_histogram;
   int64_t node_count = 0;  // including subgraph nodes
-  // The three below include initializers of subgraphs (If/Loop/Scan bodies).
+  // Weights live in initializers and in Constant nodes (paddle2onnx and other exporters store every
+  // weight in a Constant node); the counts below include both, in subgraphs (If/Loop/Scan bodies)
+  // too. Bytes are what the elements take (raw, typed or external storage).
+  int64_t parameter_count = 0;  // elements over all initializers and Constant nodes
+  int64_t parameter_bytes = 0;
   int64_t initializer_count = 0;
-  int64_t parameter_count = 0;     // elements over all initializers
-  int64_t initializer_bytes = 0;   // bytes those elements take (raw, typed or external storage)
+  int64_t initializer_parameters = 0;
+  int64_t initializer_bytes = 0;
+  // A Constant's value, value_float(s), value_int(s), value_string(s) or sparse_value (its values
+  // and indices).
+  int64_t constant_node_count = 0;
+  int64_t constant_node_parameters = 0;
+  int64_t constant_node_bytes = 0;
   bool has_external_data = false;  // some initializer lives in a side file
   // Distinct 'location' entries of those initializers, sorted, as written in the model: paths
   // relative to the model's directory.

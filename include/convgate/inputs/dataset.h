@@ -38,6 +38,10 @@ struct Dataset {
 // nothing about a model, so string inputs must be loaded (LoadDataset).
 Result<Dataset> GenerateDataset(const Signature& signature, const InputOptions& options);
 
+// The part of GenerateDataset's checks that needs only input names: every input a --fill,
+// --val-range or --shape names exists. InvalidArgument naming the flag, the name and the inputs.
+Status CheckInputNames(const Signature& signature, const InputOptions& options);
+
 // Loads samples from:
 //  - an .npz: flat (one sample, member name = input name) or, when every member is named
 //    "sample_<i>/<input>", one sample per i (i must run from 0 without gaps, else DataLoss);
@@ -53,14 +57,23 @@ Result<Dataset> LoadDataset(const std::filesystem::path& path, const Signature& 
 
 // An .npz (flat for one sample, "sample_<i>/<input>" members for several) or, when `path` has no
 // .npz extension, an ONNX test case folder (test_data_set_<i>/input_K.pb, the signature's inputs
-// first in declaration order, then any other tensors). The folder is created if needed and data
-// sets already in it are overwritten; one numbered beyond the dataset's samples would be read back
-// as an extra sample, so its presence is FailedPrecondition. An .npy path is InvalidArgument (one
-// tensor cannot hold a dataset); a dataset with no samples is FailedPrecondition. String tensors
-// become numpy str arrays in an .npz (InvalidArgument for one that is not UTF-8) and string_data
-// in a test case.
+// first in declaration order, then any other tensors). The folder is created if needed and the
+// input_K.pb files of data sets already in it are overwritten; output_K.pb files are left as they
+// are (see SaveOutputs). A data set numbered beyond the dataset's samples would be read back as an
+// extra sample, so its presence is FailedPrecondition. An .npy path is InvalidArgument (one tensor
+// cannot hold a dataset); a dataset with no samples is FailedPrecondition. String tensors become
+// numpy str arrays in an .npz (InvalidArgument for one that is not UTF-8) and string_data in a
+// test case. An .npz is replaced whole.
 Status SaveDataset(const std::filesystem::path& path, const Dataset& dataset,
                    const Signature& signature);
+
+// SaveDataset for a model's outputs (--save-outputs): each sample of `outputs` holds one run's
+// output tensors. In a test case folder they become test_data_set_<i>/output_K.pb, in the order of
+// `declared` (the model's declared outputs; may be empty), beside any input_K.pb files, which are
+// left untouched; so inputs and outputs saved to one folder read back as an ONNX test case. Errors
+// as SaveDataset's, naming outputs.
+Status SaveOutputs(const std::filesystem::path& path, const Dataset& outputs,
+                   const std::vector<TensorInfo>& declared);
 
 // Checks every sample against the signature: each declared input present (missing ones named,
 // with the file), dtype equal to the declared one (string included), rank and fixed dims equal to

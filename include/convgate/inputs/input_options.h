@@ -32,6 +32,8 @@ Result<Fill> ParseFill(std::string_view text);
 struct ValueRange {
   double lo = 0.0;
   double hi = 1.0;
+  // "[lo,hi)": integers stop below hi. Floats are drawn in [lo, hi) either way.
+  bool hi_exclusive = false;
 };
 
 struct InputOptions {
@@ -49,26 +51,19 @@ struct InputOptions {
   std::map<std::string, int64_t> dim_per_symbol;  // --dim batch=4
 };
 
-// A per-input option value: "VALUE" applies to all inputs (name empty), "NAME:VALUE" to one.
-// Names may contain ':' (tf2onnx's "input:0"), so the split is at the last ':' outside [...]:
-// "input:0:[0,1]" -> {"input:0", "[0,1]"}; "[0,1]" -> {"", "[0,1]"}; "x:1x3" -> {"x", "1x3"}.
-// No value syntax contains ':' outside brackets, so a global value is never split. A leading ':'
-// (":[0,1]") leaves the name empty, i.e. global.
-struct Scoped {
-  std::string name;  // empty: global
-  std::string value;
-};
-Scoped SplitScoped(std::string_view text);
-
-// "[lo,hi]" or "lo,hi": brackets optional (but paired), spaces allowed around the numbers, decimal
-// or scientific notation, both finite, lo <= hi.
+// "[lo,hi]", "[lo,hi)" or "lo,hi": brackets optional (an opening '[' needs a closing ']' or ')'),
+// spaces allowed around the numbers, decimal or scientific notation, both finite, lo <= hi.
 Result<ValueRange> ParseValueRange(std::string_view text);
 // "symbol=value" with value an integer >= 0 (spaces around either part are ignored).
 Result<std::pair<std::string, int64_t>> ParseDimBinding(std::string_view text);
 
-// Apply one --val-range / --fill / --shape / --dim argument to `options`. A later argument for the
-// same input (or the same symbol, or the global value) replaces an earlier one. --shape needs a
-// name: a shape for every input at once would be wrong for all but one of them.
+// Apply one --val-range / --fill / --shape / --dim argument to `options`: "VALUE" applies to every
+// input, "NAME:VALUE" to one (convgate/core/scoped.h splits them). A later argument for the same
+// input (or symbol, or the global value) replaces an earlier one; the command line refuses two for
+// the same name before these run (src/cli/flag.h). --shape needs a name: a shape for every input at
+// once would be wrong for all but one of them; its dims are "1x3x224x224", "1,3,224,224" or
+// Polygraphy's
+// "[1,3,224,224]".
 Status AddValueRange(std::string_view text, InputOptions& options);
 Status AddFill(std::string_view text, InputOptions& options);
 Status AddShape(std::string_view text, InputOptions& options);

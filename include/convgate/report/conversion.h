@@ -8,6 +8,7 @@
 
 #include "convgate/convert/cache.h"
 #include "convgate/convert/convert.h"
+#include "convgate/core/units.h"  // FormatBytes, used with these renderings
 
 namespace convgate::report {
 
@@ -26,8 +27,5 @@ nlohmann::json CacheEntryJson(const convert::CacheEntry& entry);
 
 // A table of entries, most recently used first, with a total line.
 std::string CacheListText(const std::vector<convert::CacheEntry>& entries, int64_t now_unix);
-
-// "1.5 MiB", "320 B".
-std::string FormatBytes(int64_t bytes);
 
 }  // namespace convgate::report

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <string_view>
 
 #include "convgate/core/status.h"
 #include "convgate/gate/results.h"
@@ -17,5 +18,9 @@ namespace convgate::report {
 // compare report, of another schema_version, records an error (nothing was compared), or a field
 // is missing or malformed ("r.json: results[3].stats.errors.max_abs_error: expected a number").
 Result<gate::CompareReport> ReadCompareReport(const std::filesystem::path& path);
+
+// The same on text already read (for fuzzing, and reports received over a pipe); `what` names it
+// in messages.
+Result<gate::CompareReport> ParseCompareReport(std::string_view text, std::string_view what);
 
 }  // namespace convgate::report

@@ -60,22 +60,14 @@ std::string ModelSummaryText(const graph::ModelSummary& summary);
 // The one-line error for stderr: "convgate: error (load): target: model.onnx: ...".
 std::string ErrorLine(const gate::GateError& error);
 
-// How WriteResultFiles lays out the JSON files.
-struct ResultFileOptions {
-  // Indent by two spaces (`--pretty`). Off by default: indentation puts every number of an error
-  // summary on its own line, which made report.json several times larger for no reader's benefit.
-  bool pretty = false;
-};
-
-// The text of a JSON result file or of `--json` output: compact, or indented by two spaces when
-// `pretty`; ends with a newline.
-std::string JsonText(const nlohmann::json& value, bool pretty);
-
 // Writes report.json, verify_result.json and junit.xml into `dir` (created if needed), each
-// atomically. Files written before a failure are kept.
+// atomically and each whatever became of the others: the error, if any, names every file that
+// could not be written. JSON goes through DumpJson (json_text.h), so any bytes in names and paths
+// are written escaped, never refused. JSON is compact unless `pretty` (a report of hundreds of
+// samples is several times larger indented).
 Status WriteResultFiles(const std::filesystem::path& dir, const nlohmann::json& report,
                         const nlohmann::json& verify_result, const std::string& junit,
-                        const ResultFileOptions& options = {});
+                        bool pretty = false);
 
 // Current UTC time as ISO 8601 ("2026-11-25T21:40:00Z").
 std::string UtcNow();

@@ -46,11 +46,24 @@ struct NodeChange {
   std::string change;  // what happened, in a sentence fragment
 };
 
+// Candidates a pass looked at and left alone for one reason.
+struct SkippedNodes {
+  std::string kind;                // the kind of candidate: "BatchNormalization", "Div", ...
+  std::string reason;              // "its Conv weight is not a constant"
+  std::vector<std::string> nodes;  // every node skipped for this reason, in graph order
+  std::string first_detail;        // what the first of them showed: "'w0' is computed by Relu 'r'"
+};
+
 struct PassRecord {
   PassSpec spec;
   std::string signature;
   bool preserves_computation = false;
+  std::string action;  // what the pass does to a candidate: "folded", "fused", "removed", ...
   std::vector<NodeChange> changes;
+  // How many candidates of each kind the pass considered ("BatchNormalization" -> 35); every kind
+  // it looks for is listed, with 0 when the graph has none.
+  std::map<std::string, int64_t> candidates;
+  std::vector<SkippedNodes> skipped;  // one entry per (kind, reason), in order of first occurrence
 };
 
 struct TransformRecord {
@@ -75,11 +88,19 @@ Result<std::vector<std::string>> TransformedNodes(const std::filesystem::path& p
                                                   const std::string& signature);
 
 // {"source", "output", "nodes_before", "nodes_after", "passes": [{"name", "params", "signature",
-// "preserves_computation", "counts": {"created", "changed", "removed"}, "changed_nodes": [...]}]}.
+// "preserves_computation", "counts": {"created", "changed", "removed"}, "changed_nodes": [...],
+// "candidates": {kind: count}, "skipped": [{"kind", "reason", "count", "nodes", "first_detail"}],
+// "notes": [the lines SkipNotes gives]}]}.
 nlohmann::json TransformJson(const TransformRecord& record);
 
-// One line per pass (name, signature, exact or approximate, counts); with `list_nodes`, one
-// indented line per node touched.
+// Why a pass left candidates alone, one line per (kind, reason): "fold_batchnorm: 35 of 35
+// BatchNormalization nodes not folded: its Conv weight is not a constant (first 'bn0': 'w0' is
+// computed by Relu 'r')"; or, when the graph has no candidate at all, "div_to_mul: no Div node in
+// the main graph". Empty when the pass rewrote every candidate.
+std::vector<std::string> SkipNotes(const PassRecord& pass);
+
+// One line per pass (name, signature, exact or approximate, counts) followed by its SkipNotes;
+// with `list_nodes`, one indented line per node touched and the nodes skipped for each reason.
 std::string TransformText(const TransformRecord& record, bool list_nodes);
 
 }  // namespace convgate::transform

@@ -8,6 +8,7 @@
 #include "backends/onnxruntime/ort_session.h"
 #include "backends/onnxruntime/ort_tensor.h"
 #include "convgate/core/file_util.h"
+#include "convgate/core/utf8.h"
 #include "convgate/graph/onnx_model.h"
 
 namespace convgate::backends {
@@ -29,6 +30,24 @@ Status CheckExternalDataFiles(const std::filesystem::path& model_path,
       return Status::NotFound(model_path.string() + ": external data file " + path.string() +
                               " does not exist");
     }
+  }
+  return Status::OK();
+}
+
+// ONNX Runtime takes and reports names as C strings: a name holding a NUL byte would be cut there,
+// and convgate would feed or ask for a tensor the model does not have. ONNX allows such a name (a
+// protobuf string is bytes), so this is a model ONNX Runtime cannot run as declared, not a bug.
+Status CheckNoNulInNames(const std::vector<TensorInfo>& values, std::string_view what,
+                         const std::filesystem::path& model_path) {
+  for (size_t value_idx = 0; value_idx < values.size(); ++value_idx) {
+    const std::string& name = values[value_idx].name;
+    const size_t nul = name.find('\0');
+    if (nul == std::string::npos) continue;
+    return Status::Unimplemented(
+        model_path.string() + ": " + std::string(what) + " " + std::to_string(value_idx) +
+        "'s name contains a NUL byte ('" + EscapeForDisplay(name) +
+        "'): ONNX Runtime takes names as C strings and would truncate it to '" +
+        EscapeForDisplay(name.substr(0, nul)) + "'; rename it in the model");
   }
   return Status::OK();
 }
@@ -68,6 +87,8 @@ Result<std::unique_ptr<OrtModel>> OrtModel::Load(const std::filesystem::path& mo
   model->signature_ = std::move(summary.signature);
   model->has_external_data_ = summary.has_external_data;
   CONVGATE_RETURN_IF_ERROR(CheckExternalDataFiles(model_path, summary.external_data_files));
+  CONVGATE_RETURN_IF_ERROR(CheckNoNulInNames(model->signature_.inputs, "input", model_path));
+  CONVGATE_RETURN_IF_ERROR(CheckNoNulInNames(model->signature_.outputs, "output", model_path));
   CONVGATE_ASSIGN_OR_RETURN(model->session_,
                             CreateOrtSession(*model->env_, bytes, model->SessionConfig()));
   CONVGATE_RETURN_IF_ERROR(

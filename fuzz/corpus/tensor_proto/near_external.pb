@@ -1,0 +1,2 @@
+Bexternalj
+locationweights.binp

@@ -1,0 +1,2 @@
+
+*€x€€Btyped_float16

@@ -1,0 +1,36 @@
+// `convgate inspect PATH`: what a file or folder is and what it holds, as one JSON document and as
+// text. The format is told from the content (io/file_format.h), not the extension:
+//   - an ONNX model: format, sha256, IR version, opsets, producer, inputs and outputs, op
+//     histogram, parameters (initializers and Constant nodes), the detected task;
+//   - tensors (.npy, .npz): each tensor's name, dtype, shape, min, max, mean, NaN and Inf counts;
+//   - an ONNX test case folder (model.onnx optional, test_data_set_N/input_K.pb, output_K.pb) or
+//     one test_data_set_N folder: every data set's inputs and outputs like tensors above, named
+//     after model.onnx where it is there, and that model's summary;
+//   - a model format convgate does not parse as ONNX (TorchScript, a PyTorch checkpoint, a pickle,
+//     safetensors, OpenVINO IR, TFLite, GGUF, HDF5, ...): what the file is, what can be read from
+//     it without running foreign code (a TorchScript archive's forward() signature and weight
+//     bytes, safetensors' tensor list, an OpenVINO IR's inputs and layers), and which convgate
+//     command takes it.
+// Every document has "schema_version", "path" and "format".
+#pragma once
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "convgate/core/status.h"
+
+namespace convgate::report {
+
+struct Inspection {
+  nlohmann::json json;
+  std::string text;  // ends with a newline
+};
+
+// Describes `path` as above. Errors name the path and are the cases with nothing to show: a
+// missing path (NotFound), an unreadable one (Unavailable), a file of a known format that is
+// truncated or corrupt, and bytes that are neither ONNX nor any format above (DataLoss, saying
+// whether an ONNX model looks truncated or the file is not ONNX at all).
+Result<Inspection> InspectPath(const std::filesystem::path& path);
+
+}  // namespace convgate::report

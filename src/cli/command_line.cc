@@ -1,0 +1,92 @@
+#include "command_line.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <iostream>
+
+#include "convgate/version.h"
+
+namespace convgate::cli {
+namespace {
+
+constexpr char kGateExitCodes[] =
+    "Exit codes: 0 the gate passed; 1 a check failed; 2 usage error; 3 a model or input could "
+    "not be loaded or run; 4 internal error. A failed gate still writes every result file.";
+
+// Strips CLI11's own advice line: convgate says where the usage is itself.
+std::string CliMessage(const CLI::ParseError& error) {
+  std::string message = error.what();
+  while (!message.empty() && message.back() == '\n') message.pop_back();
+  return message;
+}
+
+}  // namespace
+
+CommandLine::CommandLine()
+    : app_("convgate: proves a converted ML model still computes what its source computed.") {
+  app_.footer(WrapText(kGateExitCodes, 100));
+  app_.require_subcommand(1);
+  app_.set_version_flag("--version",
+                        std::string("convgate ") + kVersion + " (" + kBuildCommit + ")");
+  commands_ = MakeCommands();
+  for (auto& command : commands_) {
+    CLI::App* sub = command->Register(app_);
+    sub->footer(WrapText(sub->get_footer().empty() ? kGateExitCodes : sub->get_footer(), 100));
+    sub->description(WrapText(sub->get_description(), 100));
+    registered_.emplace_back(sub, command.get());
+  }
+}
+
+Result<Command*> CommandLine::Parse(const std::vector<std::string>& args) {
+  std::vector<ListFlag> list_flags;
+  for (const auto& [sub, command] : registered_) {
+    for (const FlagSet* flags : command->subcommand_flags()) {
+      for (ListFlag& list_flag : flags->ListFlags()) list_flags.push_back(list_flag);
+    }
+  }
+  // CLI11 takes the arguments in reverse order.
+  std::vector<std::string> reversed = ExpandListFlags(args, list_flags);
+  std::reverse(reversed.begin(), reversed.end());
+  try {
+    app_.parse(reversed);
+  } catch (const CLI::CallForHelp&) {
+    throw;
+  } catch (const CLI::CallForAllHelp&) {
+    throw;
+  } catch (const CLI::CallForVersion&) {
+    throw;
+  } catch (const CLI::ParseError& error) {
+    return Status::InvalidArgument(CliMessage(error));
+  }
+  for (const auto& [sub, command] : registered_) {
+    if (!sub->parsed()) continue;
+    CONVGATE_RETURN_IF_ERROR(command->ApplyFlags());
+    return command;
+  }
+  return Status::InvalidArgument("no command given");
+}
+
+int RunMain(int argc, char** argv) {
+  // ONNX Runtime's official builds enable telemetry in the first Ort::Env: it writes
+  // /tmp/mat-debug-<pid>.log and overflows the stack on long command lines (DESIGN.md pitfalls).
+  ::setenv("ORT_DISABLE_TELEMETRY", "1", 1);
+  CommandLine command_line;
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  Result<Command*> command = Status::Internal("the command line was not parsed");
+  try {
+    command = command_line.Parse(args);
+  } catch (const CLI::ParseError& request) {  // --help and --version: printed, exit 0
+    return command_line.app().exit(request);
+  }
+  if (!command.ok()) return ToInt(ReportError(gate::Stage::kFlags, command.status()));
+  report::Invocation invocation;
+  invocation.argv = args;
+  invocation.argv.insert(invocation.argv.begin(), argv[0]);
+  invocation.started_at = report::UtcNow();
+  for (const auto& [sub, registered] : command_line.commands()) {
+    if (registered == *command) invocation.command = sub->get_name();
+  }
+  return ToInt((*command)->Execute(invocation));
+}
+
+}  // namespace convgate::cli

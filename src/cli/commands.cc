@@ -1,0 +1,19 @@
+#include "command.h"
+
+namespace convgate::cli {
+
+std::vector<std::unique_ptr<Command>> MakeCommands() {
+  std::vector<std::unique_ptr<Command>> commands;
+  commands.push_back(MakeInspectCommand());
+  commands.push_back(MakeRunCommand());
+  commands.push_back(MakeCompareCommand());
+  commands.push_back(MakeVerifyCommand());
+  commands.push_back(MakeCheckCommand());
+  commands.push_back(MakeConvertCommand());
+  commands.push_back(MakeCacheCommand());
+  commands.push_back(MakeTransformCommand());
+  commands.push_back(MakeReduceCommand());
+  return commands;
+}
+
+}  // namespace convgate::cli

@@ -1,0 +1,125 @@
+// The data group: where inputs come from, how they are generated, where they and the outputs go.
+#include "convgate/core/numbers.h"
+#include "convgate/core/scoped.h"
+#include "convgate/core/shape.h"
+#include "flag_groups.h"
+
+namespace convgate::cli {
+namespace {
+
+// The flags that shape generated inputs, which --load-inputs makes meaningless.
+constexpr const char* kGenerationFlags[] = {"--seed",      "--samples", "--fill",
+                                            "--val-range", "--shape",   "--dim"};
+
+// A --shape value is "NAME:DIMS"; in Polygraphy's list form, further such values follow the flag.
+bool IsShapeArgument(const std::string& arg) {
+  if (arg.empty() || arg.front() == '-') return false;
+  const ScopedValue scoped = SplitScoped(arg);
+  return !scoped.name.empty() && ParseShape(scoped.value).ok();
+}
+
+std::string DimSymbol(const std::string& value) { return value.substr(0, value.find('=')); }
+
+Status RefuseGenerationFlagsWithLoadedInputs(const FlagSet& flags) {
+  if (!flags.Given("--load-inputs")) return Status::OK();
+  for (const char* name : kGenerationFlags) {
+    if (!flags.Given(name)) continue;
+    return Status::InvalidArgument(
+        std::string(name) + " has no effect with --load-inputs: the inputs, their shapes and " +
+        "the number of samples come from '" + flags.Values("--load-inputs").front() +
+        "'; drop one of the two");
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+void AddDataFlags(FlagSet& flags, gate::DataOptions& options) {
+  flags.SetGroup("Inputs");
+  const gate::DataOptions defaults;
+  inputs::InputOptions& generate = options.generate;
+  flags.Add({
+      Flag{.name = "--seed",
+           .value_name = "N",
+           .help = "Seed of convgate's own PRNG for generated inputs (the same inputs on every "
+                   "machine)",
+           .default_text = std::to_string(defaults.generate.seed),
+           .examples = {"7"},
+           .apply = [&generate](const std::string& value) -> Status {
+             CONVGATE_ASSIGN_OR_RETURN(generate.seed, ParseUnsigned(value));
+             return Status::OK();
+           }},
+      IntegerFlag("--samples", "N", "Number of generated samples", {"16"}, 1, 1000000,
+                  generate.samples),
+      Flag{.name = "--fill",
+           .value_name = "KIND|NAME:KIND",
+           .help = "How generated inputs are filled: zeros, ones, uniform or normal; NAME:KIND "
+                   "for one input",
+           .default_text = std::string(inputs::FillName(defaults.generate.fill)),
+           .examples = {"normal", "mask:ones"},
+           .arity = FlagArity::kPerName,
+           .apply =
+               [&generate](const std::string& value) { return inputs::AddFill(value, generate); }},
+      Flag{.name = "--val-range",
+           .value_name = "[LO,HI]|NAME:[LO,HI]",
+           .help = "Value range of generated inputs, or of one input: floats uniform in [lo,hi), "
+                   "integers in [lo,hi] ([lo,hi) excludes hi); normal fill has mean (lo+hi)/2 and "
+                   "std (hi-lo)/2",
+           .default_text = "[0,1) for floats, [0,1] for integers, [-1,1] with normal",
+           .examples = {"[0,1]", "[0,1)", "[0.5,2]", "x:[0,1]", "input:0:[0,5]"},
+           .arity = FlagArity::kPerName,
+           .apply =
+               [&generate](const std::string& value) {
+                 return inputs::AddValueRange(value, generate);
+               }},
+      Flag{.name = "--shape",
+           .aliases = {"--input-shapes"},
+           .value_name = "NAME:DIMS",
+           .help = "Shape of one generated input (its fixed dims must agree); names may contain "
+                   "':'. --input-shapes (Polygraphy) takes several: --input-shapes a:[1,3] "
+                   "b:[1,10]",
+           .examples = {"x:1x3x224x224", "x:[1,3,48,192]", "input:0:1x3"},
+           .arity = FlagArity::kPerName,
+           .is_list_item = IsShapeArgument,
+           .apply =
+               [&generate](const std::string& value) { return inputs::AddShape(value, generate); }},
+      Flag{.name = "--dim",
+           .value_name = "SYMBOL=N",
+           .help = "Value of a symbolic dimension; unbound dims are 1 and the report says so",
+           .examples = {"batch=4"},
+           .arity = FlagArity::kPerName,
+           .scope_of = DimSymbol,
+           .apply =
+               [&generate](const std::string& value) {
+                 return inputs::AddDimBinding(value, generate);
+               }},
+      Flag{.name = "--load-inputs",
+           .value_name = "PATH",
+           .help = "Read inputs instead of generating them: .npz (flat: one sample; "
+                   "sample_<i>/<name> members: several), .npy (single-input models), a folder of "
+                   "<name>.npy, or an ONNX test-case folder",
+           .examples = {"inputs.npz"},
+           .apply = StoreNonEmpty("path", options.load_inputs)},
+      Flag{.name = "--save-inputs",
+           .value_name = "PATH",
+           .help = "Write the inputs used: PATH.npz, or a folder (ONNX test-case layout, "
+                   "input_K.pb); never over a file this run reads or the other half of a test "
+                   "case it did not write",
+           .examples = {"inputs.npz", "case_dir/"},
+           // gate::internal::CheckSavePaths refuses, before anything runs, a path that would
+           // lose data or is neither an .npz nor a folder.
+           .apply = StoreNonEmpty("path", options.save_inputs)},
+      Flag{.name = "--save-outputs",
+           .value_name = "PATH",
+           .help = "Write the outputs (run: the model's; compare: the source's) to PATH.npz or a "
+                   "folder (ONNX test-case layout: output_K.pb, beside input_K.pb when "
+                   "--save-inputs names the same folder), to compare later targets against",
+           .examples = {"outputs.npz", "case_dir/"},
+           .apply = StoreNonEmpty("path", options.save_outputs)},
+      IntegerFlag("--threads", "N", "Intra-op threads for inference (0: the runtime's choice)",
+                  {"2"}, 0, 1024, options.threads),
+  });
+  flags.AddCheck(RefuseGenerationFlagsWithLoadedInputs);
+}
+
+}  // namespace convgate::cli

@@ -1,0 +1,81 @@
+// The groups of flags commands compose, each declared once (flag.h). Every Add*Flags adds its
+// flags to a FlagSet, bound to the options struct they fill; defaults shown in --help are read from
+// that struct as constructed, so the help and the behaviour cannot disagree.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "convgate/compare/agreement_check.h"
+#include "convgate/compare/policy.h"
+#include "convgate/convert/convert.h"
+#include "convgate/gate/per_node.h"
+#include "convgate/gate/workflows.h"
+#include "flag.h"
+
+namespace convgate::cli {
+
+// Inputs and how samples run: --seed, --samples, --fill, --val-range, --shape (--input-shapes),
+// --dim, --load-inputs, --save-inputs, --save-outputs, --threads. Refuses generation flags given
+// with --load-inputs (the file decides the inputs).
+void AddDataFlags(FlagSet& flags, gate::DataOptions& options);
+
+// The tolerance policy: --policy FILE first, then --atol, --rtol, --check-error-stat,
+// --mismatch-ppm, --min-cosine, --min-snr-db layered on top of the file.
+void AddToleranceFlags(FlagSet& flags, compare::Policy& policy);
+
+// Classifier agreement: --classifier, --agreement, --flip-margin, --top-k.
+void AddAgreementFlags(FlagSet& flags, compare::AgreementConfig& config);
+
+enum class PerNodeUse {
+  kOptional,  // compare, verify, transform: --per-node turns it on; --strict,
+              // --memory-budget and --local-error need it
+  kAlways,    // reduce: always per-node; only --memory-budget and --local-error
+};
+void AddPerNodeFlags(FlagSet& flags, gate::PerNodeOptions& options, PerNodeUse use);
+
+// What runs a model: per side, --{role}-backend and --{role}-exec ("--backend" and "--exec" when
+// the role is empty), and one --exec-timeout for every side. A command implies backend exec.
+struct SideFlagTarget {
+  std::string role;  // "" (run), "source", "target"
+  std::string* backend;
+  gate::ExecOptions* exec;
+};
+void AddSideFlags(FlagSet& flags, std::vector<SideFlagTarget> sides);
+
+enum class ConversionUse {
+  kConvert,  // convert: --to is required (or --converter), -o is required
+  kVerify,   // verify: --to may also be "opencv"; the command checks it has one target
+};
+// --to, --param, --converter, -o/--output, --timeout, --retries, --backoff, --cache-dir,
+// --no-cache. --param keys are checked against the kind's parameters before anything converts.
+void AddConversionFlags(FlagSet& flags, convert::ConversionRequest& request, ConversionUse use);
+// Every kind's parameters with their defaults, for the help of the commands that convert.
+std::string ConversionParamsHelp();
+
+// How results are shown and written.
+struct OutputOptions {
+  std::string out_dir;  // --out: report.json, verify_result.json, junit.xml
+  bool json = false;    // --json: report.json on stdout instead of the table
+  bool pretty = false;  // --pretty: indent JSON (compact by default: reports get large)
+  std::string color = "auto";
+};
+enum class OutputUse {
+  kGate,    // --out, --json, --pretty, --color
+  kReport,  // --json, --pretty, --color (reduce: its -o folder holds the reports)
+  kJson,    // --json, --pretty (inspect, convert, cache)
+};
+void AddOutputFlags(FlagSet& flags, OutputOptions& options, OutputUse use);
+// True when console text should carry ANSI colours (auto: stdout is a TTY and NO_COLOR unset).
+bool UseColor(const OutputOptions& options);
+// JSON text as --pretty asks: indented, or compact. Never throws (report::DumpJson: bytes that are
+// not UTF-8 are escaped and listed).
+std::string DumpJson(const nlohmann::json& json, const OutputOptions& options);
+// Text for stdout or stderr: EscapeForDisplay (core/utf8.h) on everything but the colour codes
+// (ESC [ digits m) the tables paint with. A name, path or runner's stderr holding invalid UTF-8,
+// ESC or \r then shows as \xNN instead of garbling the line or driving the terminal.
+std::string ForTerminal(std::string_view text);
+
+}  // namespace convgate::cli

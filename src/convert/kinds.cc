@@ -1,0 +1,95 @@
+#include "convgate/convert/kinds.h"
+
+#include <set>
+
+#include "convert/fp16.h"
+#include "convert/params.h"
+
+namespace convgate::convert {
+namespace {
+
+std::string DefaultFp16BlockListText() {
+  std::string text;
+  for (const std::string& op : DefaultFp16OpBlockList()) text += (text.empty() ? "" : ", ") + op;
+  return text;
+}
+
+std::vector<ConversionKind> MakeKinds() {
+  return {
+      {"opset", "opset:N", "onnx's version converter (libonnx 1.12: opsets up to 17)", {}},
+      {"fp16",
+       "fp16",
+       "float initializers and Constant nodes to float16 (If/Loop/Scan bodies too)",
+       {{"keep_io_types", "1",
+         "float inputs and outputs stay float32 behind Cast nodes (0: they become float16)"},
+        {"op_block_list", DefaultFp16BlockListText(),
+         "ops that stay float32 between Casts; names given are added to this default list, "
+         "-NAME takes one off it, none empties it"},
+        {"node_block_list", "(none)", "node names that stay float32"},
+        {"clamp", "0", "1: clamp values beyond +-65504 instead of letting them become Inf"}}},
+      {"ort-optimized",
+       "ort-optimized:basic|extended|all",
+       "ONNX Runtime's optimized graph at that level",
+       {}},
+      {"onnx",
+       "onnx",
+       "PyTorch -> ONNX with torch.onnx.export (scripts/torch_export.py) from a TorchScript file "
+       "or torchvision:NAME; --shape/--dim of verify set input_shape",
+       {{"opset", "17", "ONNX opset of the export"},
+        {"input_shape", "1x3x224x224", "shape of each input, in order (a,b for several)"},
+        {"input_dtype", "float32", "dtype of each input, in order"},
+        {"input_names", "forward()'s argument names ('input' for torchvision)", "a,b"},
+        {"output_names", "output (output_0, output_1, ... for several)", "a,b"},
+        {"dynamic_axes", "none", "batch: dim 0 of every input and output is the symbol 'batch'"},
+        {"seed", "0", "weights of a torchvision architecture, and the example input"},
+        {"arch", "(none)", "a torchvision architecture instead of SOURCE"}}},
+      {"external",
+       "external",
+       "any converter command: --converter 'CMD ... {src} {out}' (argv, no shell)",
+       {{"version", "sha256 of the program",
+         "the converter's version, part of the cache key when hashing its program is not "
+         "enough"}}},
+  };
+}
+
+std::string KindList() {
+  std::string list;
+  for (const ConversionKind& kind : ConversionKinds()) {
+    list += (list.empty() ? "" : ", ") + kind.spelling;
+  }
+  return list;
+}
+
+}  // namespace
+
+const std::vector<ConversionKind>& ConversionKinds() {
+  static const std::vector<ConversionKind> kKinds = MakeKinds();
+  return kKinds;
+}
+
+const ConversionKind* FindConversionKind(std::string_view to) {
+  const std::string_view name = to.substr(0, to.find(':'));
+  const bool has_argument = to.find(':') != std::string_view::npos;
+  for (const ConversionKind& kind : ConversionKinds()) {
+    const bool takes_argument = kind.spelling.find(':') != std::string::npos;
+    if (kind.name == name && takes_argument == has_argument) return &kind;
+  }
+  return nullptr;
+}
+
+Status CheckConversionRequest(const ConversionRequest& request) {
+  if (!request.converter_argv.empty() && request.kind != "external") {
+    return Status::InvalidArgument("--converter runs an external converter, but --to '" +
+                                   request.kind + "' was asked for");
+  }
+  const ConversionKind* kind = FindConversionKind(request.kind);
+  if (kind == nullptr) {
+    return Status::InvalidArgument("unknown conversion --to '" + request.kind +
+                                   "' (known: " + KindList() + ")");
+  }
+  std::set<std::string> known;
+  for (const ConversionParam& param : kind->params) known.insert(param.name);
+  return CheckKnownParams(request.params, known, request.kind);
+}
+
+}  // namespace convgate::convert

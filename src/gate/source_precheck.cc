@@ -1,0 +1,80 @@
+#include "source_precheck.h"
+
+#include "dataset_setup.h"
+#include "positional.h"
+#include "side.h"
+
+namespace convgate::gate::internal {
+namespace {
+
+std::string JoinNames(const std::vector<std::string>& names) {
+  std::string text;
+  for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;
+  return text.empty() ? "none" : text;
+}
+
+// Per-output tolerances and agreement checks must name outputs the source declares (a model
+// naming its outputs by position, TorchScript, declares none: the target decides them later).
+std::optional<GateError> CheckOutputNames(const CompareOptions& options,
+                                          const Signature& signature) {
+  if (signature.positional_outputs) return std::nullopt;
+  std::vector<std::string> outputs;
+  for (const TensorInfo& info : signature.outputs) outputs.push_back(info.name);
+  std::vector<std::string> named = options.policy.NamedOutputs();
+  const std::vector<std::string> classifiers = options.agreement.NamedOutputs();
+  named.insert(named.end(), classifiers.begin(), classifiers.end());
+  for (const std::string& name : named) {
+    if (std::find(outputs.begin(), outputs.end(), name) != outputs.end()) continue;
+    return GateError{Stage::kFlags, Status::InvalidArgument(
+                                        "a tolerance or agreement check names output '" + name +
+                                        "', which the source does not have (its "
+                                        "outputs: " +
+                                        JoinNames(outputs) + ")")};
+  }
+  return std::nullopt;
+}
+
+// A TorchScript source declares input names but no shapes: inputs can be made only when every
+// input has a --shape (or they are loaded).
+bool CanPrepareInputs(const DataOptions& data, const Signature& signature) {
+  if (data.load_inputs.has_value() || !HasUntypedInputs(signature)) return true;
+  return CheckShapesGiven(signature, data.generate).ok();
+}
+
+}  // namespace
+
+std::optional<GateError> PrecheckSource(const CompareOptions& options, SourceFacts& facts) {
+  Result<ResolvedSide> side = ResolveSide(options.source, options.source_backend);
+  if (!side.ok()) {
+    const Stage stage =
+        side.status().code() == StatusCode::kNotFound ? Stage::kLoad : Stage::kFlags;
+    return GateError{stage, side.status().WithContext("source")};
+  }
+  if (side->kind != SideKind::kModel) {
+    return GateError{Stage::kFlags, Status::InvalidArgument(
+                                        "verify converts a model, but SOURCE " + options.source +
+                                        " holds saved outputs: use compare for those")};
+  }
+  SideRecord record;
+  record.role = "source";
+  Result<LoadedModel> model =
+      LoadModel(*side, SideLoadOptions(options.data.threads, options.source_exec), record);
+  if (!model.ok()) return GateError{Stage::kLoad, model.status().WithContext("source")};
+  facts.signature = model->model->signature();
+  if (auto error = CheckOutputNames(options, facts.signature)) return error;
+  if (!CanPrepareInputs(options.data, facts.signature)) {
+    Status names = inputs::CheckInputNames(facts.signature, options.data.generate);
+    if (!names.ok()) return GateError{Stage::kFlags, names};
+    return std::nullopt;
+  }
+  // The comparison saves the inputs and outputs; this rehearsal only prepares them.
+  DataOptions data = options.data;
+  data.save_inputs.reset();
+  data.save_outputs.reset();
+  DatasetRecord dataset_record;
+  std::optional<GateError> error;
+  facts.dataset = PrepareDataset(data, facts.signature, std::nullopt, dataset_record, error);
+  return error;
+}
+
+}  // namespace convgate::gate::internal

@@ -1,0 +1,84 @@
+// Backends as modules loaded on first use: `convgate --version`, inspect and a comparison of saved
+// outputs load neither libtorch nor OpenCV (the dynamic loader's own log says what was loaded),
+// while a command that runs a model on them does; a missing or broken module is exit 3 naming
+// the file.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "testing/cli_fixture.h"
+
+namespace convgate {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::Describe;
+using testing::ProcessResult;
+
+const std::string kExamples = std::string(CONVGATE_BINARY_DIR) + "/examples/";
+
+class PluginsCliTest : public testing::CliTest {
+ protected:
+  // Runs convgate under LD_DEBUG=files and returns what the dynamic loader loaded (its log).
+  std::string LoadedLibraries(const std::vector<std::string>& args, int want_exit = 0) {
+    ::setenv("LD_DEBUG", "files", 1);
+    ProcessResult r = Convgate(args);
+    ::unsetenv("LD_DEBUG");
+    EXPECT_EQ(r.exit_code, want_exit) << Describe(r).substr(0, 4000);
+    return r.err;
+  }
+  static bool Mentions(const std::string& log, const std::string& library) {
+    return log.find("file=" + library) != std::string::npos;
+  }
+};
+
+TEST_F(PluginsCliTest, CommandsThatRunNoHeavyBackendLoadNeither) {
+  ASSERT_EQ(
+      Convgate({"run", kExamples + "tinycnn.onnx", "--save-outputs", Path("a.npz")}).exit_code, 0);
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"--version"},
+           {"inspect", kExamples + "tinycnn.onnx"},
+           {"compare", Path("a.npz"), Path("a.npz")},
+           {"compare", kExamples + "tinycnn.onnx", kExamples + "tinycnn_converted.onnx"}}) {
+    const std::string log = LoadedLibraries(args);
+    ASSERT_NE(log.find("file="), std::string::npos) << "LD_DEBUG gave no log";
+    EXPECT_FALSE(Mentions(log, "libtorch")) << args.front();
+    EXPECT_FALSE(Mentions(log, "libc10")) << args.front();
+    EXPECT_FALSE(Mentions(log, "libopencv")) << args.front();
+    EXPECT_FALSE(Mentions(log, "libconvgate_backend")) << args.front();
+  }
+}
+
+#if CONVGATE_WITH_OPENCV
+TEST_F(PluginsCliTest, TheOpenCvBackendLoadsItsModuleWhenAsked) {
+  const std::string log =
+      LoadedLibraries({"run", kExamples + "tinycnn.onnx", "--backend", "opencv"});
+  EXPECT_TRUE(Mentions(log, "libconvgate_backend_opencv.so") ||
+              log.find("libconvgate_backend_opencv.so") != std::string::npos);
+  EXPECT_NE(log.find("libopencv_dnn"), std::string::npos);
+}
+#endif
+
+TEST_F(PluginsCliTest, AMissingOrBrokenModuleIsExit3NamingTheFile) {
+  // A folder with a broken module first in the search path, and the binary copied away from the
+  // build's modules so that nothing else is found.
+  const fs::path bin = dir_ / "bin";
+  fs::create_directories(bin);
+  fs::copy_file(Binary(), bin / "convgate");
+  {
+    std::ofstream broken(bin / "libconvgate_backend_opencv.so");
+    broken << "not an ELF file";
+  }
+  ProcessResult r = testing::RunProcess(
+      {(bin / "convgate").string(), "run", kExamples + "tinycnn.onnx", "--backend", "opencv"});
+  EXPECT_EQ(r.exit_code, 3) << Describe(r);
+  EXPECT_NE(r.err.find("libconvgate_backend_opencv.so"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("cannot load the backend module"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace convgate

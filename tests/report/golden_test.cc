@@ -1,0 +1,178 @@
+// Golden files: the exact bytes of report.json, verify_result.json, junit.xml and the console text
+// for fixed compare and verify results (tests/report/golden/). A change to any of them is a
+// change users and their scripts see, so it must show up in review as a diff of these files.
+//
+// To accept an intended change, regenerate them and review the diff:
+//   CONVGATE_UPDATE_GOLDEN=1 build/tests/report/report_test --gtest_filter='Golden*'
+//   git diff tests/report/golden/
+// What varies by machine or build (the host, convgate's version and commit) is replaced by
+// placeholders before comparing.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "convgate/compare/tensor_compare.h"
+#include "convgate/gate/verify.h"
+#include "convgate/report/json_text.h"
+#include "convgate/report/report.h"
+
+namespace convgate::report {
+namespace {
+
+using nlohmann::json;
+
+const std::filesystem::path kGoldenDir =
+    std::filesystem::path(CONVGATE_SOURCE_DIR) / "tests" / "report" / "golden";
+
+gate::SideRecord Side(const std::string& role, const std::string& path) {
+  gate::SideRecord side;
+  side.role = role;
+  side.path = path;
+  side.kind = "model";
+  side.format = "onnx";
+  side.backend = "ort";
+  side.backend_version = "1.29.0";
+  side.sha256 = std::string(64, role == "source" ? 'a' : 'b');
+  side.load_seconds = 0.125;
+  side.run_seconds = 0.5;
+  side.output_names = {"logits", "boxes"};
+  return side;
+}
+
+Tensor Floats(std::vector<float> values) {
+  const int64_t count = static_cast<int64_t>(values.size());
+  return Tensor::FromVector<float>(DType::kFloat32, Shape::Of({1, count}), std::move(values));
+}
+
+gate::OutputCheck Check(int sample, const std::string& output, const std::vector<float>& source,
+                        const std::vector<float>& target) {
+  gate::OutputCheck check;
+  check.sample = sample;
+  check.output = output;
+  // The policy's defaults (float32: atol 1e-5, rtol 1e-3), as the report's policy says.
+  check.comparison = compare::CompareTensors(Floats(source), Floats(target), check.tolerance);
+  check.passed = check.comparison->passed;
+  check.failures = check.comparison->failures;
+  check.mismatches = {check.comparison->mismatches, check.comparison->mismatches};
+  if (!check.passed) check.hints = {"add --per-node to find the node where the NaN appears"};
+  return check;
+}
+
+// Two samples of two outputs: logits always within tolerance, boxes off by 0.05 at one element
+// of sample 1 and NaN at another.
+gate::CompareReport Comparison() {
+  gate::CompareReport report;
+  report.source = Side("source", "model.onnx");
+  report.target = Side("target", "model_fp16.onnx");
+  report.inputs.origin = "generated (seed 1, 2 samples): image uniform [0, 1)";
+  report.inputs.samples = 2;
+  const std::vector<float> logits = {0.25f, -1.5f, 3.0f, 0.125f};
+  const std::vector<float> boxes = {10.0f, 20.0f, 30.0f, 40.0f};
+  report.checks.push_back(Check(0, "logits", logits, {0.25f, -1.5f, 3.0f, 0.12501f}));
+  report.checks.push_back(Check(0, "boxes", boxes, boxes));
+  report.checks.push_back(Check(1, "logits", logits, logits));
+  report.checks.push_back(Check(1, "boxes", boxes, {10.0f, 20.05f, std::nanf(""), 40.0f}));
+  report.verdict = gate::Verdict::kFail;
+  return report;
+}
+
+gate::VerifyReport Verification() {
+  gate::VerifyReport report;
+  report.source = "model.onnx";
+  report.target = "model_fp16.onnx";
+  report.conversion_path = "onnx -> fp16";
+  convert::ConversionRecord conversion;
+  conversion.kind = "fp16";
+  conversion.tool = "convgate fp16";
+  conversion.tool_version = "1";
+  conversion.converter = "convgate fp16";
+  conversion.params = {{"keep_io_types", "true"}};
+  conversion.source_path = "model.onnx";
+  conversion.source_sha256 = std::string(64, 'a');
+  conversion.output_path = "model_fp16.onnx";
+  conversion.output_sha256 = std::string(64, 'b');
+  conversion.output_bytes = 4096;
+  conversion.cache_key = std::string(64, 'c');
+  conversion.seconds = 0.25;
+  conversion.attempts = 1;
+  conversion.notes = {"3 values outside the float16 range were clamped"};
+  report.conversion = conversion;
+  report.conversion_passed = true;
+  gate::RunReport e2e;
+  e2e.model = Side("model", "model_fp16.onnx");
+  e2e.inputs.origin = "generated (seed 1, 2 samples): image uniform [0, 1)";
+  e2e.inputs.samples = 2;
+  e2e.verdict = gate::Verdict::kPass;
+  report.e2e = e2e;
+  report.comparison = Comparison();
+  report.task = gate::DetectedTask{"image-classification", "one image input and a Conv"};
+  report.verdict = gate::Verdict::kFail;
+  return report;
+}
+
+const Invocation kInvocation = {"compare",
+                                {"convgate", "compare", "model.onnx", "model_fp16.onnx"},
+                                "2026-01-01T00:00:00Z",
+                                1.5};
+
+// Placeholders for what differs between machines and builds.
+json Normalized(json document) {
+  if (document.contains("host")) document["host"] = "<host>";
+  if (document.contains("tool")) {
+    document["tool"]["version"] = "<version>";
+    document["tool"]["commit"] = "<commit>";
+  }
+  return document;
+}
+
+std::string ReadText(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// Compares `actual` with the golden file, or rewrites it under CONVGATE_UPDATE_GOLDEN=1.
+void ExpectGolden(const std::string& name, const std::string& actual) {
+  const std::filesystem::path path = kGoldenDir / name;
+  const char* update = std::getenv("CONVGATE_UPDATE_GOLDEN");
+  if (update != nullptr && std::string(update) == "1") {
+    std::filesystem::create_directories(kGoldenDir);
+    std::ofstream(path, std::ios::binary) << actual;
+    return;
+  }
+  ASSERT_TRUE(std::filesystem::exists(path))
+      << path << " is missing; create it with CONVGATE_UPDATE_GOLDEN=1 (see golden_test.cc)";
+  EXPECT_EQ(ReadText(path), actual)
+      << name << " differs from " << path
+      << "; if the change is intended, regenerate with CONVGATE_UPDATE_GOLDEN=1 and review "
+         "`git diff tests/report/golden/`";
+}
+
+TEST(Golden, CompareResultFiles) {
+  const gate::CompareReport report = Comparison();
+  ExpectGolden("compare_report.json",
+               DumpJson(Normalized(ReportJson(report, kInvocation)), 2) + "\n");
+  ExpectGolden("compare_verify_result.json", DumpJson(VerifyResultJson(report), 2, false) + "\n");
+  ExpectGolden("compare_junit.xml", JUnitXml(report, kInvocation));
+  ExpectGolden("compare_console.txt", ConsoleText(report, /*color=*/false));
+}
+
+TEST(Golden, VerifyResultFiles) {
+  const gate::VerifyReport report = Verification();
+  Invocation invocation = kInvocation;
+  invocation.command = "verify";
+  ExpectGolden("verify_report.json",
+               DumpJson(Normalized(ReportJson(report, invocation)), 2) + "\n");
+  ExpectGolden("verify_verify_result.json", DumpJson(VerifyResultJson(report), 2, false) + "\n");
+  ExpectGolden("verify_junit.xml", JUnitXml(report, invocation));
+  ExpectGolden("verify_console.txt", ConsoleText(report, /*color=*/false));
+}
+
+}  // namespace
+}  // namespace convgate::report
