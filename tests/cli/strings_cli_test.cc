@@ -141,7 +141,7 @@ TEST_F(StringsCliTest, CheckRestoresEscapedNames) {
   ASSERT_EQ(check.exit_code, 0) << Describe(check);
   json report = ReadResults(Path("checked"));
   EXPECT_EQ(report["results"][0]["output"], "y\\xff");
-  EXPECT_EQ(report["results"][0]["atol"], 0.5) << report["results"][0].dump();
+  EXPECT_EQ(report["results"][0]["policy"]["atol"], 0.5) << report["results"][0].dump();
 }
 
 TEST_F(StringsCliTest, PathsAndArgvThatAreNotUtf8AreWrittenEscaped) {
