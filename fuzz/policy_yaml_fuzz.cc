@@ -3,6 +3,7 @@
 // writes it there (PolicyJson) and `convgate check` reads it back (PolicyFromJson) to re-judge.
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 #include <string_view>
 
@@ -26,11 +27,17 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // Serialized as report.json is written.
   const nlohmann::json written = convgate::report::internal::PolicyJson(*policy);
   const std::string written_text = convgate::report::DumpJson(written);
-  const nlohmann::json parsed = nlohmann::json::parse(written_text);
+  // As `check` reads it: names that are not UTF-8 come back from their escaped form.
+  nlohmann::json parsed = nlohmann::json::parse(written_text);
+  convgate::report::internal::RestoreEscapedStrings(parsed);
   try {
     const convgate::compare::Policy read = convgate::report::internal::PolicyFromJson(
         convgate::report::internal::JsonFields(parsed, "policy"));
-    if (convgate::report::DumpJson(convgate::report::internal::PolicyJson(read)) != written_text) {
+    const std::string reread_text =
+        convgate::report::DumpJson(convgate::report::internal::PolicyJson(read));
+    if (reread_text != written_text) {
+      std::fprintf(stderr, "policy changed in a round trip through report.json:\n%s\n%s\n",
+                   written_text.c_str(), reread_text.c_str());
       __builtin_trap();
     }
   } catch (const convgate::report::internal::BadField&) {

@@ -4,7 +4,7 @@
 namespace convgate::backends {
 
 Status WriteOrtOptimizedModel(const std::filesystem::path& source, const std::filesystem::path&,
-                              OrtOptimizationLevel) {
+                              OrtOptimizationLevel, const std::string&) {
   return Status::Unimplemented("cannot optimize " + source.string() +
                                " with ONNX Runtime: this convgate was built without it "
                                "(CONVGATE_WITH_ONNXRUNTIME=OFF)");

@@ -21,6 +21,10 @@ nlohmann::json PruneJson(const convert::PruneResult& result, const convert::Prun
   for (const convert::CacheEntry& entry : result.removed) {
     removed.push_back(report::CacheEntryJson(entry));
   }
+  nlohmann::json in_use = nlohmann::json::array();
+  for (const convert::CacheEntry& entry : result.in_use) {
+    in_use.push_back(report::CacheEntryJson(entry));
+  }
   return {{"dry_run", options.dry_run},
           {"max_bytes", options.max_bytes},
           {"min_age_seconds", options.min_age_seconds},
@@ -28,6 +32,7 @@ nlohmann::json PruneJson(const convert::PruneResult& result, const convert::Prun
           {"bytes_before", result.bytes_before},
           {"bytes_after", result.bytes_after},
           {"removed", removed},
+          {"in_use", in_use},
           {"kept_too_young", result.kept_too_young},
           {"stale_work_dirs_removed", result.stale_work_dirs_removed}};
 }
@@ -43,6 +48,10 @@ std::string PruneText(const convert::PruneResult& result, const convert::PruneOp
     text += "  " + entry.record.key.substr(0, 12) + "  " + FormatBytes(entry.bytes) + "  " +
             entry.record.kind + "  " + entry.record.source_path + "\n";
   }
+  for (const convert::CacheEntry& entry : result.in_use) {
+    text += "  kept " + entry.record.key.substr(0, 12) + "  " + FormatBytes(entry.bytes) +
+            ": in use by another convgate (locked)\n";
+  }
   if (result.kept_too_young > 0) {
     text += std::to_string(result.kept_too_young) +
             " entries were kept only because they are younger than the minimum age; the cache "
@@ -53,7 +62,7 @@ std::string PruneText(const convert::PruneResult& result, const convert::PruneOp
 
 constexpr char kCacheExitCodes[] =
     "Exit codes: 0 done; 2 usage error; 3 the cache could not be read or changed; 4 internal "
-    "error.";
+    "error; 130/143 interrupted by SIGINT/SIGTERM.";
 
 class CacheCommand : public Command {
  public:

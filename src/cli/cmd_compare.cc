@@ -24,6 +24,7 @@ class CompareCommand : public Command {
     AddToleranceFlags(flags_, options_.policy);
     AddAgreementFlags(flags_, options_.agreement);
     AddDataFlags(flags_, options_.data);
+    AddLimitFlags(flags_, options_.data.limits, LimitUse::kRuns);
     AddOutputFlags(flags_, output_, OutputUse::kGate);
     AddPerNodeFlags(flags_, options_.per_node, PerNodeUse::kOptional);
     flags_.AddCheck([this](const FlagSet&) { return ResolveSides(); });

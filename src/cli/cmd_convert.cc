@@ -13,7 +13,8 @@ constexpr char kTorchvisionPrefix[] = "torchvision:";
 
 constexpr char kConvertExitCodes[] =
     "Exit codes: 0 converted (or found in the cache); 2 usage error (an unknown kind or "
-    "parameter); 3 the conversion failed, timed out or wrote no valid model; 4 internal error.";
+    "parameter); 3 the conversion failed, timed out or wrote no valid model; 4 internal error; "
+    "130/143 interrupted by SIGINT/SIGTERM (the converter is killed, nothing is left behind).";
 
 class ConvertCommand : public Command {
  public:

@@ -10,8 +10,9 @@ namespace convgate::cli {
 namespace {
 
 constexpr char kInspectExitCodes[] =
-    "Exit codes: 0 shown; 2 usage error; 3 the file is missing, empty, truncated or of no format "
-    "convgate knows; 4 internal error.";
+    "Exit codes: 0 shown; 2 usage error; 3 the file is missing, empty, truncated, of no format "
+    "convgate knows, not a regular file (a FIFO, a device) or over a limit; 4 internal error; "
+    "130/143 interrupted by SIGINT/SIGTERM.";
 
 class InspectCommand : public Command {
  public:
@@ -27,12 +28,13 @@ class InspectCommand : public Command {
                     "ONNX test-case folder")
         ->required();
     app->footer(kInspectExitCodes);
+    AddLimitFlags(flags_, limits_, LimitUse::kFiles);
     AddOutputFlags(flags_, output_, OutputUse::kJson);
     return RegisterFlags(app);
   }
 
   ExitCode Execute(report::Invocation&) override {
-    Result<report::Inspection> inspection = report::InspectPath(path_);
+    Result<report::Inspection> inspection = report::InspectPath(path_, limits_);
     if (!inspection.ok()) return ReportError(gate::Stage::kLoad, inspection.status());
     std::cout << (output_.json ? DumpJson(inspection->json, output_) + "\n"
                                : ForTerminal(inspection->text));
@@ -41,6 +43,7 @@ class InspectCommand : public Command {
 
  private:
   std::string path_;
+  Limits limits_;
   OutputOptions output_;
 };
 

@@ -41,6 +41,7 @@ class ReduceCommand : public Command {
                   {"target", &options_.compare.target_backend, &options_.compare.target_exec}});
     AddToleranceFlags(flags_, options_.compare.policy);
     AddDataFlags(flags_, options_.compare.data);
+    AddLimitFlags(flags_, options_.compare.data.limits, LimitUse::kRuns);
     AddPerNodeFlags(flags_, options_.compare.per_node, PerNodeUse::kAlways);
     AddOutputFlags(flags_, output_, OutputUse::kReport);
     flags_.AddCheck([](const FlagSet& flags) {

@@ -15,6 +15,7 @@ class RunCommand : public Command {
     app->add_option("MODEL", model_, "Model file (.onnx, .pt)")->required();
     AddSideFlags(flags_, {{"", &options_.backend, &options_.exec}});
     AddDataFlags(flags_, options_.data);
+    AddLimitFlags(flags_, options_.data.limits, LimitUse::kRuns);
     AddOutputFlags(flags_, output_, OutputUse::kGate);
     return RegisterFlags(app);
   }

@@ -50,6 +50,7 @@ class TransformCommand : public Command {
     const size_t first_validation_flag = flags_.entries().size();
     AddToleranceFlags(flags_, compare_.policy);
     AddDataFlags(flags_, compare_.data);
+    AddLimitFlags(flags_, compare_.data.limits, LimitUse::kRuns);
     AddPerNodeFlags(flags_, compare_.per_node, PerNodeUse::kOptional);
     flags_.AddCheck([this, first_validation_flag](const FlagSet& flags) {
       return CheckFlags(flags, first_validation_flag);

@@ -9,7 +9,8 @@ namespace {
 constexpr char kVerifyExitCodes[] =
     "Exit codes: 0 the gate passed; 1 a check failed (sanity or comparison); 2 usage error, found "
     "before converting; 3 the conversion failed or a model or input could not be loaded or run; "
-    "4 internal error. A failed gate still writes every result file.";
+    "4 internal error; 130/143 interrupted by SIGINT/SIGTERM. A failed gate still writes every "
+    "result file.";
 
 class VerifyCommand : public Command {
  public:
@@ -30,6 +31,7 @@ class VerifyCommand : public Command {
     AddToleranceFlags(flags_, options_.compare.policy);
     AddAgreementFlags(flags_, options_.compare.agreement);
     AddDataFlags(flags_, options_.compare.data);
+    AddLimitFlags(flags_, options_.compare.data.limits, LimitUse::kRuns);
     AddOutputFlags(flags_, output_, OutputUse::kGate);
     AddPerNodeFlags(flags_, options_.compare.per_node, PerNodeUse::kOptional);
     flags_.AddCheck([this](const FlagSet&) { return gate::CheckVerifyOptions(options_); });

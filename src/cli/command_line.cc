@@ -1,9 +1,13 @@
 #include "command_line.h"
 
+#include <signal.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
 
+#include "convgate/core/interrupt.h"
+#include "convgate/core/temp_dir.h"
 #include "convgate/version.h"
 
 namespace convgate::cli {
@@ -11,13 +15,24 @@ namespace {
 
 constexpr char kGateExitCodes[] =
     "Exit codes: 0 the gate passed; 1 a check failed; 2 usage error; 3 a model or input could "
-    "not be loaded or run; 4 internal error. A failed gate still writes every result file.";
+    "not be loaded or run; 4 internal error; 130/143 interrupted by SIGINT/SIGTERM. A failed "
+    "gate still writes every result file.";
 
 // Strips CLI11's own advice line: convgate says where the usage is itself.
 std::string CliMessage(const CLI::ParseError& error) {
   std::string message = error.what();
   while (!message.empty() && message.back() == '\n') message.pop_back();
   return message;
+}
+
+// What the command's own exit code becomes when a signal stopped it: the shell's 128 + signal,
+// whatever step the interrupt cut short.
+int ExitCodeAfter(ExitCode finished) {
+  const int signal = InterruptSignal();
+  if (signal == 0) return ToInt(finished);
+  std::cerr << "convgate: interrupted by " << SignalName(signal)
+            << ": stopped its children and removed its temporary folders\n";
+  return ToInt(signal == SIGTERM ? ExitCode::kTerminated : ExitCode::kInterrupted);
 }
 
 }  // namespace
@@ -70,6 +85,9 @@ int RunMain(int argc, char** argv) {
   // ONNX Runtime's official builds enable telemetry in the first Ort::Env: it writes
   // /tmp/mat-debug-<pid>.log and overflows the stack on long command lines (DESIGN.md pitfalls).
   ::setenv("ORT_DISABLE_TELEMETRY", "1", 1);
+  InstallInterruptHandling();
+  // What an earlier convgate killed outright (SIGKILL, a crash) left in $TMPDIR.
+  SweepStaleTempDirs();
   CommandLine command_line;
   const std::vector<std::string> args(argv + 1, argv + argc);
   Result<Command*> command = Status::Internal("the command line was not parsed");
@@ -86,7 +104,7 @@ int RunMain(int argc, char** argv) {
   for (const auto& [sub, registered] : command_line.commands()) {
     if (registered == *command) invocation.command = sub->get_name();
   }
-  return ToInt((*command)->Execute(invocation));
+  return ExitCodeAfter((*command)->Execute(invocation));
 }
 
 }  // namespace convgate::cli

@@ -11,6 +11,7 @@
 #include "convgate/compare/agreement_check.h"
 #include "convgate/compare/policy.h"
 #include "convgate/convert/convert.h"
+#include "convgate/core/limits.h"
 #include "convgate/gate/per_node.h"
 #include "convgate/gate/workflows.h"
 #include "flag.h"
@@ -28,6 +29,14 @@ void AddToleranceFlags(FlagSet& flags, compare::Policy& policy);
 
 // Classifier agreement: --classifier, --agreement, --flip-margin, --top-k.
 void AddAgreementFlags(FlagSet& flags, compare::AgreementConfig& config);
+
+enum class LimitUse {
+  kRuns,   // run, compare, verify, reduce, transform --validate: every limit
+  kFiles,  // inspect: --max-tensor-bytes and --max-run-bytes (what a file may hold)
+};
+// --max-tensor-bytes, --max-run-bytes, --run-timeout (core/limits.h). Defaults from `limits` as
+// constructed: half of usable memory and 600 s.
+void AddLimitFlags(FlagSet& flags, Limits& limits, LimitUse use);
 
 enum class PerNodeUse {
   kOptional,  // compare, verify, transform: --per-node turns it on; --strict,

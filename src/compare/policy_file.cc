@@ -5,11 +5,10 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
-#include <fstream>
 #include <optional>
-#include <sstream>
 #include <string>
 
+#include "convgate/core/file_util.h"
 #include "convgate/core/utf8.h"
 
 namespace convgate::compare {
@@ -209,15 +208,14 @@ Result<Policy> ParsePolicyYaml(std::string_view text, std::string_view file) {
 }
 
 Result<Policy> ReadPolicyFile(const std::filesystem::path& path) {
-  std::error_code error;
-  std::ifstream in(path, std::ios::binary);
-  if (!std::filesystem::is_regular_file(path, error) || !in) {
-    return Status::InvalidArgument("policy file " + path.string() +
-                                   ": cannot be read (missing or not readable)");
+  // A policy file is a flag's value: any reason it cannot be read (missing, a FIFO, too large) is
+  // a usage error, found before anything loads.
+  Result<std::string> text = ReadFile(path, kMaxTextFileBytes, "a YAML file");
+  if (!text.ok()) {
+    return Status::InvalidArgument("policy file " + path.string() + ": cannot be read (" +
+                                   text.status().message() + ")");
   }
-  std::ostringstream text;
-  text << in.rdbuf();
-  return ParsePolicyYaml(text.str(), path.string());
+  return ParsePolicyYaml(*text, path.string());
 }
 
 }  // namespace convgate::compare

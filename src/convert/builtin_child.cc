@@ -41,7 +41,7 @@ ConversionError ErrorForCode(StatusCode code) {
 
 AttemptResult ReadChildReport(const std::filesystem::path& result_path) {
   AttemptResult attempt;
-  Result<std::string> text = ReadFile(result_path);
+  Result<std::string> text = ReadFile(result_path, kMaxTextFileBytes, "a JSON file");
   nlohmann::json result =
       text.ok() ? nlohmann::json::parse(*text, nullptr, false) : nlohmann::json();
   if (!result.is_object() || !result.contains("ok")) {
@@ -75,7 +75,10 @@ AttemptResult RunBuiltinIsolated(const BuiltinFn& convert, const std::filesystem
   }
   AttemptResult attempt = AttemptFromProcess(*run);
   if (!attempt.ok()) {
-    if (run->signal != 0) attempt.problem = "the conversion process crashed: it " + attempt.problem;
+    // A signal it did not get from convgate (a timeout or an interrupt) is a crash.
+    if (run->signal != 0 && !run->timed_out && run->interrupted_by == 0) {
+      attempt.problem = "the conversion process crashed: it " + attempt.problem;
+    }
     return attempt;
   }
   AttemptResult reported = ReadChildReport(result_path);

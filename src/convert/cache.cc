@@ -2,7 +2,9 @@
 #include "convgate/convert/cache.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -39,6 +41,10 @@ std::string Verify(const std::filesystem::path& dir, const std::string& key,
   if (!IsPlainFileName(record->model_file)) {
     return "record.json names the model file '" + record->model_file + "'";
   }
+  // A FIFO planted in the cache would block the hash forever.
+  if (Status regular = CheckRegularFile(dir / record->model_file); !regular.ok()) {
+    return regular.message();
+  }
   Result<std::string> sha = Sha256File(dir / record->model_file);
   if (!sha.ok()) return sha.status().message();
   if (*sha != record->model_sha256) {
@@ -48,23 +54,82 @@ std::string Verify(const std::filesystem::path& dir, const std::string& key,
   return "";
 }
 
+// Opens the folder `dir` and flocks it with `operation` (LOCK_SH; LOCK_EX | LOCK_NB). The
+// descriptor, or -1 with errno set.
+int OpenLocked(const std::filesystem::path& dir, int operation) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return -1;
+  while (::flock(fd, operation) != 0) {
+    if (errno == EINTR) continue;
+    const int err = errno;
+    ::close(fd);
+    errno = err;
+    return -1;
+  }
+  return fd;
+}
+
+// True while `dir` still names the folder open at `fd`. Discarding renames an entry away before
+// deleting it, so a lock that was granted only after that protects nothing.
+bool StillAt(int fd, const std::filesystem::path& dir) {
+  struct stat opened {
+  }, named{};
+  return ::fstat(fd, &opened) == 0 && ::stat(dir.c_str(), &named) == 0 &&
+         opened.st_dev == named.st_dev && opened.st_ino == named.st_ino;
+}
+
 }  // namespace
+
+EntryLock::~EntryLock() {
+  if (fd_ >= 0) ::close(fd_);
+}
 
 ConversionCache::ConversionCache(std::filesystem::path root) : root_(std::move(root)) {}
 
 std::filesystem::path ConversionCache::EntriesDir() const { return root_ / "conversions"; }
 
+Status ConversionCache::Create() const { return CreateDirectories(EntriesDir()); }
+
+Result<int64_t> ConversionCache::FreeBytes() const {
+  struct statvfs stats {};
+  if (::statvfs(root_.c_str(), &stats) != 0) {
+    return Status::Unavailable("cannot read the free space of " + root_.string() + ": " +
+                               std::strerror(errno));
+  }
+  return static_cast<int64_t>(stats.f_bavail) * static_cast<int64_t>(stats.f_frsize);
+}
+
+Result<std::shared_ptr<EntryLock>> ConversionCache::LockShared(
+    const std::filesystem::path& dir) const {
+  const int fd = OpenLocked(dir, LOCK_SH);
+  if (fd < 0) {
+    if (errno == ENOENT) return Status::NotFound(dir.string() + ": no such cache entry");
+    return Status::Unavailable("cannot lock " + dir.string() + ": " + std::strerror(errno));
+  }
+  auto lock = std::make_shared<EntryLock>(fd);
+  if (!StillAt(fd, dir)) {
+    return Status::NotFound(dir.string() + " was removed while waiting for its lock");
+  }
+  return lock;
+}
+
 Result<CacheLookup> ConversionCache::Lookup(const std::string& key) const {
   CacheLookup lookup;
   const std::filesystem::path dir = EntriesDir() / key;
-  std::error_code error;
-  if (!std::filesystem::exists(dir, error)) return lookup;
+  // Locked before verifying, so what is verified is what the caller uses: a prune skips it.
+  Result<std::shared_ptr<EntryLock>> lock = LockShared(dir);
+  if (!lock.ok()) {
+    if (lock.status().code() == StatusCode::kNotFound) return lookup;
+    return lock.status();
+  }
   lookup.problem = Verify(dir, key, &lookup.record);
   if (!lookup.problem.empty()) {
     lookup.state = LookupState::kCorrupt;
+    lock->reset();
     CONVGATE_RETURN_IF_ERROR(Discard(dir));
     return lookup;
   }
+  lookup.lock = std::move(lock).value();
   lookup.state = LookupState::kHit;
   lookup.model_path = dir / lookup.record.model_file;
   // The record's modification time is the entry's last use, which pruning orders by.
@@ -115,6 +180,22 @@ Status ConversionCache::Discard(const std::filesystem::path& dir) const {
     return Status::Unavailable("cannot delete " + trash.string() + ": " + error.message());
   }
   return Status::OK();
+}
+
+Result<bool> ConversionCache::DiscardUnlessInUse(const std::filesystem::path& dir,
+                                                 bool dry_run) const {
+  const int fd = OpenLocked(dir, LOCK_EX | LOCK_NB);
+  if (fd < 0) {
+    if (errno == EWOULDBLOCK) return false;
+    if (errno == ENOENT) return true;  // someone else discarded it
+    return Status::Unavailable("cannot lock cache entry " + dir.string() + ": " +
+                               std::strerror(errno));
+  }
+  // Renamed and deleted while locked, so nobody can lock it in between and use it.
+  EntryLock held(fd);
+  if (dry_run || !StillAt(fd, dir)) return true;
+  CONVGATE_RETURN_IF_ERROR(Discard(dir));
+  return true;
 }
 
 }  // namespace convgate::convert

@@ -36,7 +36,7 @@ CacheEntry ReadEntry(const std::filesystem::path& dir) {
   return entry;
 }
 
-int64_t RemoveStaleWorkDirs(const std::filesystem::path& parent, bool dry_run) {
+int64_t RemoveStaleWorkDirsIn(const std::filesystem::path& parent, bool dry_run) {
   int64_t removed = 0;
   std::error_code error;
   for (auto it = std::filesystem::directory_iterator(parent, error);
@@ -50,6 +50,10 @@ int64_t RemoveStaleWorkDirs(const std::filesystem::path& parent, bool dry_run) {
 }
 
 }  // namespace
+
+int64_t ConversionCache::RemoveStaleWorkDirs() const {
+  return RemoveStaleWorkDirsIn(EntriesDir() / kWorkDirName, false);
+}
 
 Result<std::vector<CacheEntry>> ConversionCache::List() const {
   std::vector<CacheEntry> entries;
@@ -80,7 +84,7 @@ Result<PruneResult> ConversionCache::Prune(const PruneOptions& options,
   result.entries_before = static_cast<int64_t>(entries.size());
   for (const CacheEntry& entry : entries) result.bytes_before += entry.bytes;
   result.stale_work_dirs_removed =
-      RemoveStaleWorkDirs(EntriesDir() / kWorkDirName, options.dry_run);
+      RemoveStaleWorkDirsIn(EntriesDir() / kWorkDirName, options.dry_run);
   int64_t total = result.bytes_before;
   const int64_t now = NowUnix();
   // Least recently used first.
@@ -90,7 +94,11 @@ Result<PruneResult> ConversionCache::Prune(const PruneOptions& options,
       ++result.kept_too_young;
       continue;
     }
-    if (!options.dry_run) CONVGATE_RETURN_IF_ERROR(Discard(it->dir));
+    CONVGATE_ASSIGN_OR_RETURN(bool discarded, DiscardUnlessInUse(it->dir, options.dry_run));
+    if (!discarded) {
+      result.in_use.push_back(*it);
+      continue;
+    }
     total -= it->bytes;
     result.removed.push_back(*it);
   }

@@ -51,7 +51,7 @@ std::string RecordToJson(const CachedConversion& record) {
 
 Result<CachedConversion> ReadRecord(const std::filesystem::path& entry_dir) {
   const std::filesystem::path path = entry_dir / kRecordFile;
-  CONVGATE_ASSIGN_OR_RETURN(std::string text, ReadFile(path));
+  CONVGATE_ASSIGN_OR_RETURN(std::string text, ReadFile(path, kMaxTextFileBytes, "a JSON file"));
   nlohmann::json json = nlohmann::json::parse(text, nullptr, false);
   if (!json.is_object() || json.value("schema_version", 0) != kRecordSchemaVersion) {
     return Status::DataLoss(path.string() + " is not a version " +

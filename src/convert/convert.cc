@@ -3,8 +3,8 @@
 #include "convgate/convert/convert.h"
 
 #include <chrono>
+#include <memory>
 #include <optional>
-#include <thread>
 
 #include "convert/converter.h"
 #include "convert/key.h"
@@ -13,6 +13,8 @@
 #include "convgate/convert/cache.h"
 #include "convgate/convert/kinds.h"
 #include "convgate/core/file_util.h"
+#include "convgate/core/interrupt.h"
+#include "convgate/core/units.h"
 
 namespace convgate::convert {
 namespace {
@@ -23,6 +25,10 @@ using Clock = std::chrono::steady_clock;
 constexpr int kMaxAttempts = 100;
 // Lines of the converter's output quoted in the error message (the record keeps more).
 constexpr size_t kMessageLogLines = 3;
+// Free space a conversion needs in the cache beyond the source's size (the output is about as
+// large as the source: opset upgrades and ORT's optimizer keep the weights, fp16 halves them):
+// record.json, the converter's own small files, the file system's metadata.
+constexpr int64_t kCacheHeadroomBytes = 1 << 20;
 
 Result<Converter> ResolveConverter(const ConversionRequest& request) {
   // The kind and its parameter names come from one table (kinds.cc); each converter checks the
@@ -76,6 +82,29 @@ std::string ProblemText(const AttemptResult& attempt, int attempts) {
   return text;
 }
 
+// The bytes of a source file, or of every file in a source folder; 0 when unknown (a torchvision
+// name), which only makes the cache's free-space check less cautious.
+int64_t SourceBytes(const std::filesystem::path& source) {
+  std::error_code error;
+  if (std::filesystem::is_regular_file(source, error)) {
+    return static_cast<int64_t>(std::filesystem::file_size(source, error));
+  }
+  int64_t total = 0;
+  auto it = std::filesystem::recursive_directory_iterator(source, error);
+  for (; !error && it != std::filesystem::recursive_directory_iterator(); it.increment(error)) {
+    std::error_code file_error;
+    if (it->is_regular_file(file_error)) total += static_cast<int64_t>(it->file_size(file_error));
+  }
+  return total;
+}
+
+// Removes a cache work directory whose output the caller reads in place (it could not be
+// published) once the caller lets go of the record.
+struct WorkDirHold {
+  std::filesystem::path dir;
+  ~WorkDirHold() { RemoveWorkDir(dir); }
+};
+
 std::string FormatSeconds(double seconds) {
   char text[32];
   std::snprintf(text, sizeof(text), "%.3g", seconds);
@@ -100,7 +129,15 @@ class ConversionRun {
   Status Resolve();
   Status OpenCache();
   Result<bool> TryCache();
+  void Uncache(const std::string& why);
+  std::string CacheRoomProblem();
+  void CheckCacheRoom();
+  bool LeaveAFullCache(const AttemptResult& attempt);
   Result<std::filesystem::path> NewWorkDir();
+  void DropWorkDir(const std::filesystem::path& dir);
+  void HoldWorkDir(const std::filesystem::path& dir);
+  Result<std::filesystem::path> Publish(const std::filesystem::path& work_dir,
+                                        const std::filesystem::path& out);
   Result<std::filesystem::path> Produce();
   Status Finish(const std::filesystem::path& work_dir);
   Status Deliver(const std::filesystem::path& model_path);
@@ -113,6 +150,10 @@ class ConversionRun {
   std::optional<ConversionCache> cache_;
   std::string extension_;
   std::vector<std::string> converter_notes_;  // what the converter said: cached with the result
+  std::optional<TempDir> temp_work_;          // the work directory when it is not in the cache
+  // The cache entry in use (a hit, or what this run published): locked until the run ends, and
+  // for as long as the record's output_hold lives when the caller reads it from the cache.
+  std::shared_ptr<EntryLock> entry_lock_;
 };
 
 Status ConversionRun::Fail(ConversionError error, const std::string& problem) {
@@ -171,13 +212,58 @@ Status ConversionRun::OpenCache() {
     root = *dir;
   }
   cache_.emplace(root);
+  if (Status created = cache_->Create(); !created.ok()) {
+    Uncache(created.message());
+    return Status::OK();
+  }
+  // What conversions killed outright (SIGKILL, a crash) left behind goes before this one starts.
+  cache_->RemoveStaleWorkDirs();
   return Status::OK();
+}
+
+// A cache that cannot be used never fails a conversion that can run without it: the conversion
+// goes on in a temporary folder, and the record says why nothing was cached.
+void ConversionRun::Uncache(const std::string& why) {
+  record_.notes.push_back("not cached: " + why);
+  cache_.reset();
+}
+
+// Why the cache's file system has too little room for this conversion, or "" when it has room
+// (or cannot say how much it has).
+std::string ConversionRun::CacheRoomProblem() {
+  Result<int64_t> free_bytes = cache_->FreeBytes();
+  if (!free_bytes.ok()) return "";
+  const int64_t needed = SourceBytes(request_.source) + kCacheHeadroomBytes;
+  if (*free_bytes >= needed) return "";
+  return "the cache's file system has " + FormatBytes(*free_bytes) + " free, less than the " +
+         FormatBytes(needed) + " a conversion of this source needs there (its size plus " +
+         FormatBytes(kCacheHeadroomBytes) + ")";
+}
+
+// A full cache is known before converting: the conversion runs outside it from the start.
+void ConversionRun::CheckCacheRoom() {
+  if (!cache_) return;
+  if (std::string problem = CacheRoomProblem(); !problem.empty()) Uncache(problem);
+}
+
+// True when a failed attempt in the cache ran out of room there (the cache's file system is
+// short of space now that it failed): the conversion moves out of the cache, and that attempt
+// does not count against --retries.
+bool ConversionRun::LeaveAFullCache(const AttemptResult& attempt) {
+  if (!cache_) return false;
+  const std::string problem = CacheRoomProblem();
+  if (problem.empty()) return false;
+  Uncache(problem + "; converted outside it (the attempt there " + attempt.problem + ")");
+  return true;
 }
 
 Result<bool> ConversionRun::TryCache() {
   if (!cache_) return false;
   Result<CacheLookup> lookup = cache_->Lookup(record_.cache_key);
-  if (!lookup.ok()) return Fail(ConversionError::kIoError, lookup.status().message());
+  if (!lookup.ok()) {
+    Uncache(lookup.status().message());
+    return false;
+  }
   if (lookup->state == LookupState::kCorrupt) {
     record_.notes.push_back("cache entry " + record_.cache_key.substr(0, 12) +
                             " failed verification (" + lookup->problem +
@@ -192,18 +278,41 @@ Result<bool> ConversionRun::TryCache() {
   record_.notes.insert(record_.notes.end(), lookup->record.notes.begin(),
                        lookup->record.notes.end());
   record_.cache_path = lookup->model_path.string();
+  entry_lock_ = lookup->lock;
   CONVGATE_RETURN_IF_ERROR(Deliver(lookup->model_path));
   return true;
 }
 
 Result<std::filesystem::path> ConversionRun::NewWorkDir() {
-  Result<std::filesystem::path> dir =
-      cache_ ? cache_->NewWorkDir(record_.cache_key) : MakeTempWorkDir();
+  if (cache_) {
+    Result<std::filesystem::path> dir = cache_->NewWorkDir(record_.cache_key);
+    if (dir.ok()) return dir;
+    Uncache(dir.status().message());
+  }
+  Result<TempDir> dir = MakeTempWorkDir();
   if (!dir.ok()) return Fail(ConversionError::kIoError, dir.status().message());
-  return dir;
+  temp_work_ = std::move(dir).value();
+  return temp_work_->path();
+}
+
+void ConversionRun::DropWorkDir(const std::filesystem::path& dir) {
+  RemoveWorkDir(dir);
+  temp_work_.reset();
+}
+
+// The output stays where it was made, for the caller to read (no -o, and not in the cache): the
+// record's output_hold removes its folder when the caller lets go.
+void ConversionRun::HoldWorkDir(const std::filesystem::path& dir) {
+  if (temp_work_) {
+    record_.output_hold = std::make_shared<TempDir>(std::move(*temp_work_));
+    temp_work_.reset();
+    return;
+  }
+  record_.output_hold = std::make_shared<WorkDirHold>(WorkDirHold{dir});
 }
 
 Result<std::filesystem::path> ConversionRun::Produce() {
+  CheckCacheRoom();
   for (int attempt_idx = 1;; ++attempt_idx) {
     CONVGATE_ASSIGN_OR_RETURN(std::filesystem::path work_dir, NewWorkDir());
     const std::filesystem::path out = work_dir / ("model" + extension_);
@@ -216,17 +325,40 @@ Result<std::filesystem::path> ConversionRun::Produce() {
       if (!attempt.tool_version.empty()) record_.tool_version = attempt.tool_version;
       return work_dir;
     }
-    RemoveWorkDir(work_dir);
+    // Measured before the work directory goes: what the converter wrote is what filled the cache.
+    const bool moved_out = !Interrupted() && LeaveAFullCache(attempt);
+    DropWorkDir(work_dir);
+    if (moved_out) {
+      --attempt_idx;  // the same attempt again, outside the cache
+      continue;
+    }
     record_.log_tail = attempt.log_tail;
-    if (!attempt.transient || attempt_idx >= request_.max_attempts) {
+    // An interrupt is the user's decision, not a flaky converter: never retried.
+    if (!attempt.transient || attempt_idx >= request_.max_attempts || Interrupted()) {
       return Fail(attempt.error, ProblemText(attempt, attempt_idx));
     }
     const double delay = BackoffSeconds(request_.backoff_seconds, attempt_idx);
     record_.notes.push_back("attempt " + std::to_string(attempt_idx) + " of " +
                             std::to_string(request_.max_attempts) + " failed (" + attempt.problem +
                             "); retried after " + FormatSeconds(delay) + " s");
-    std::this_thread::sleep_for(std::chrono::duration<double>(delay));
+    if (!SleepUnlessInterrupted(delay)) {
+      return Fail(attempt.error, ProblemText(attempt, attempt_idx) +
+                                     "; not retried: " + InterruptedStatus().message());
+    }
   }
+}
+
+// Publishes the work directory as the cache entry, locked from the moment it appears: the lock
+// taken on the work directory moves with it, so no prune can take the entry from the caller.
+Result<std::filesystem::path> ConversionRun::Publish(const std::filesystem::path& work_dir,
+                                                     const std::filesystem::path& out) {
+  CONVGATE_ASSIGN_OR_RETURN(std::shared_ptr<EntryLock> work_lock, cache_->LockShared(work_dir));
+  CONVGATE_ASSIGN_OR_RETURN(std::filesystem::path model,
+                            cache_->Publish(work_dir, ToCached(record_, out, converter_notes_)));
+  // Locked again by its name: the same entry when this run published it, or the one another
+  // process published first (then ours was discarded).
+  CONVGATE_ASSIGN_OR_RETURN(entry_lock_, cache_->LockShared(model.parent_path()));
+  return model;
 }
 
 Status ConversionRun::Finish(const std::filesystem::path& work_dir) {
@@ -238,8 +370,7 @@ Status ConversionRun::Finish(const std::filesystem::path& work_dir) {
   record_.output_bytes = static_cast<int64_t>(std::filesystem::file_size(out, ignored));
   std::filesystem::path model_path = out;
   if (cache_) {
-    Result<std::filesystem::path> published =
-        cache_->Publish(work_dir, ToCached(record_, out, converter_notes_));
+    Result<std::filesystem::path> published = Publish(work_dir, out);
     if (published.ok()) {
       model_path = *published;
       record_.cache_path = model_path.string();
@@ -248,7 +379,14 @@ Status ConversionRun::Finish(const std::filesystem::path& work_dir) {
     }
   }
   Status delivered = Deliver(model_path);
-  if (model_path == out) RemoveWorkDir(work_dir);
+  if (model_path == out) {
+    // Not in the cache: without -o the caller reads the output where it was made.
+    if (delivered.ok() && request_.output.empty()) {
+      HoldWorkDir(work_dir);
+    } else {
+      DropWorkDir(work_dir);
+    }
+  }
   CONVGATE_RETURN_IF_ERROR(delivered);
   AutoPrune();
   return Status::OK();
@@ -257,12 +395,22 @@ Status ConversionRun::Finish(const std::filesystem::path& work_dir) {
 Status ConversionRun::Deliver(const std::filesystem::path& model_path) {
   if (request_.output.empty()) {
     record_.output_path = model_path.string();
+    if (entry_lock_) record_.output_hold = entry_lock_;
     return Status::OK();
   }
-  if (Status copied = CopyFileAtomic(model_path, request_.output); !copied.ok()) {
+  if (Status copied = CopyModelAtomic(model_path, request_.output); !copied.ok()) {
     return Fail(ConversionError::kIoError, copied.message());
   }
   record_.output_path = request_.output.string();
+  std::error_code error;
+  if (!std::filesystem::exists(ExternalDataPath(model_path), error)) return Status::OK();
+  // The copy names its own data file, so its bytes differ from the cached model's.
+  Result<std::string> sha = Sha256File(request_.output);
+  if (!sha.ok()) return Fail(ConversionError::kIoError, sha.status().message());
+  record_.output_sha256 = *sha;
+  record_.output_bytes = static_cast<int64_t>(std::filesystem::file_size(request_.output, error));
+  record_.notes.push_back("its weights are in " + ExternalDataPath(request_.output).string() +
+                          " (external data): keep that file beside it");
   return Status::OK();
 }
 

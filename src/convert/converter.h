@@ -65,5 +65,16 @@ AttemptResult RunBuiltinIsolated(const BuiltinFn& convert, const std::filesystem
 // Reading and writing ONNX models for the built-in converters (onnx_file.cc). Errors name `path`.
 Result<std::string> ReadModelBytes(const std::filesystem::path& path);
 Status CheckOnnxModelFile(const std::filesystem::path& path);
+// True when some initializer of the model at `path` keeps its data in an external file.
+Result<bool> HasExternalData(const std::filesystem::path& path);
+// The model at `path`, serialized again with every external data location `from` renamed `to`
+// (file names in the model's folder), in the graph and in every subgraph.
+Result<std::string> RelocateExternalData(const std::filesystem::path& path, const std::string& from,
+                                         const std::string& to);
+
+// Where a converter whose output `out` keeps its weights outside the model writes them:
+// "<out's file name>.data" beside it. The driver keeps that file with the output (in the cache
+// entry, and beside -o under -o's own name).
+std::filesystem::path ExternalDataPath(const std::filesystem::path& out);
 
 }  // namespace convgate::convert

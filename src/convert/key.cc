@@ -56,6 +56,8 @@ Result<std::string> DigestSource(const std::filesystem::path& path) {
     return Status::NotFound(path.string() + " does not exist");
   }
   if (std::filesystem::is_directory(path, error)) return DigestDirectory(path);
+  // A FIFO would block the hash forever and /dev/zero never end: a source is a file or a folder.
+  CONVGATE_RETURN_IF_ERROR(CheckRegularFile(path));
   return Sha256File(path);
 }
 

@@ -5,6 +5,7 @@
 
 #include "convert/converter.h"
 #include "convgate/core/file_util.h"
+#include "convgate/graph/onnx_model.h"
 #include "graph/model_proto.h"
 
 namespace convgate::convert {
@@ -26,6 +27,56 @@ Status CheckOnnxModelFile(const std::filesystem::path& path) {
     return Status::DataLoss(path.string() + " fails ONNX's checker: " + error.what());
   }
   return Status::OK();
+}
+
+Result<bool> HasExternalData(const std::filesystem::path& path) {
+  CONVGATE_ASSIGN_OR_RETURN(std::string bytes, ReadModelBytes(path));
+  CONVGATE_ASSIGN_OR_RETURN(graph::ModelSummary summary,
+                            graph::SummarizeOnnxModelBytes(bytes, path));
+  return summary.has_external_data;
+}
+
+namespace {
+
+void RelocateTensor(onnx::TensorProto& tensor, const std::string& from, const std::string& to) {
+  if (tensor.data_location() != onnx::TensorProto::EXTERNAL) return;
+  for (onnx::StringStringEntryProto& entry : *tensor.mutable_external_data()) {
+    if (entry.key() == "location" && entry.value() == from) entry.set_value(to);
+  }
+}
+
+void RelocateGraph(onnx::GraphProto& graph, const std::string& from, const std::string& to) {
+  for (onnx::TensorProto& tensor : *graph.mutable_initializer()) RelocateTensor(tensor, from, to);
+  for (onnx::SparseTensorProto& sparse : *graph.mutable_sparse_initializer()) {
+    RelocateTensor(*sparse.mutable_values(), from, to);
+    RelocateTensor(*sparse.mutable_indices(), from, to);
+  }
+  for (onnx::NodeProto& node : *graph.mutable_node()) {
+    for (onnx::AttributeProto& attribute : *node.mutable_attribute()) {
+      if (attribute.has_t()) RelocateTensor(*attribute.mutable_t(), from, to);
+      for (onnx::TensorProto& tensor : *attribute.mutable_tensors()) {
+        RelocateTensor(tensor, from, to);
+      }
+      if (attribute.has_g()) RelocateGraph(*attribute.mutable_g(), from, to);
+      for (onnx::GraphProto& subgraph : *attribute.mutable_graphs()) {
+        RelocateGraph(subgraph, from, to);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+Result<std::string> RelocateExternalData(const std::filesystem::path& path, const std::string& from,
+                                         const std::string& to) {
+  CONVGATE_ASSIGN_OR_RETURN(std::string bytes, ReadModelBytes(path));
+  CONVGATE_ASSIGN_OR_RETURN(onnx::ModelProto model, graph::ParseModelProto(bytes, path));
+  RelocateGraph(*model.mutable_graph(), from, to);
+  std::string relocated;
+  if (!model.SerializeToString(&relocated)) {
+    return Status::Internal("cannot serialize " + path.string() + " again");
+  }
+  return relocated;
 }
 
 }  // namespace convgate::convert

@@ -16,7 +16,12 @@ Result<backends::OrtOptimizationLevel> ParseLevel(std::string_view level) {
 Result<std::vector<std::string>> Optimize(const std::filesystem::path& source,
                                           const std::filesystem::path& out,
                                           backends::OrtOptimizationLevel level) {
-  Status written = backends::WriteOrtOptimizedModel(source, out, level);
+  // A source too large for one protobuf keeps its weights outside it; so must the optimized
+  // model, in its own data file (the driver delivers it with the model).
+  Result<bool> external = HasExternalData(source);
+  if (!external.ok()) return Status::Unavailable(external.status().message());
+  const std::string data_file = *external ? ExternalDataPath(out).filename().string() : "";
+  Status written = backends::WriteOrtOptimizedModel(source, out, level, data_file);
   // ONNX Runtime calls a model it rejects an invalid argument; here that is a failed conversion,
   // not a bad request.
   if (!written.ok()) return Status::Unavailable(written.message());

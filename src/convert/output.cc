@@ -11,7 +11,36 @@
 #include "convgate/core/file_util.h"
 
 namespace convgate::convert {
-namespace {}  // namespace
+namespace {
+
+// Copies everything from `source` (named `from`) into the pending file, in the kernel when it
+// can (copy_file_range: no round trip through user space, reflinks where the file system has
+// them).
+Status CopyBytes(int source, const std::filesystem::path& from, PendingFile& to) {
+  while (true) {
+    const ssize_t n = ::copy_file_range(source, nullptr, to.fd(), nullptr, size_t{1} << 30, 0);
+    if (n == 0) return Status::OK();
+    if (n > 0) continue;
+    if (errno == EINTR) continue;
+    if (errno != EXDEV && errno != ENOSYS && errno != EINVAL && errno != EOPNOTSUPP) {
+      return Status::Unavailable("cannot copy " + from.string() + " to " + to.path().string() +
+                                 ": " + std::strerror(errno));
+    }
+    break;  // not supported between these files: copy through a buffer
+  }
+  char buffer[1 << 16];
+  while (true) {
+    const ssize_t n = ::read(source, buffer, sizeof(buffer));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      return Status::Unavailable("cannot read " + from.string() + ": " + std::strerror(errno));
+    }
+    if (n == 0) return Status::OK();
+    CONVGATE_RETURN_IF_ERROR(to.Write(std::string_view(buffer, static_cast<size_t>(n))));
+  }
+}
+
+}  // namespace
 
 AttemptResult CheckOutput(const std::filesystem::path& out, AttemptResult attempt) {
   std::error_code error;
@@ -33,15 +62,7 @@ AttemptResult CheckOutput(const std::filesystem::path& out, AttemptResult attemp
   return attempt;
 }
 
-Result<std::filesystem::path> MakeTempWorkDir() {
-  std::string pattern =
-      (std::filesystem::temp_directory_path() / "convgate-convert-XXXXXX").string();
-  if (::mkdtemp(pattern.data()) == nullptr) {
-    return Status::Unavailable("cannot create a temporary directory " + pattern + ": " +
-                               std::strerror(errno));
-  }
-  return std::filesystem::path(pattern);
-}
+Result<TempDir> MakeTempWorkDir() { return TempDir::Create("convert"); }
 
 void RemoveWorkDir(const std::filesystem::path& dir) {
   std::error_code ignored;
@@ -55,16 +76,31 @@ Status CopyFileAtomic(const std::filesystem::path& from, const std::filesystem::
     return Status::Unavailable("cannot create " + to.parent_path().string() + ": " +
                                error.message());
   }
-  const std::filesystem::path tmp = to.string() + ".tmp-" + std::to_string(::getpid());
-  std::filesystem::copy_file(from, tmp, std::filesystem::copy_options::overwrite_existing, error);
-  Status status = error ? Status::Unavailable("cannot copy " + from.string() + " to " +
-                                              tmp.string() + ": " + error.message())
-                        : SyncFile(tmp);
-  if (status.ok() && ::rename(tmp.c_str(), to.c_str()) != 0) {
-    status = Status::Unavailable("cannot write " + to.string() + ": " + std::strerror(errno));
+  const int source = ::open(from.c_str(), O_RDONLY | O_CLOEXEC);
+  if (source < 0) {
+    return Status::Unavailable("cannot read " + from.string() + ": " + std::strerror(errno));
   }
-  if (!status.ok()) std::filesystem::remove(tmp, error);
-  return status;
+  Result<PendingFile> pending = PendingFile::Create(to);
+  Status status = pending.ok() ? CopyBytes(source, from, *pending) : pending.status();
+  ::close(source);
+  return status.ok() ? pending->Commit() : status;
+}
+
+std::filesystem::path ExternalDataPath(const std::filesystem::path& out) {
+  std::filesystem::path data = out;
+  data += ".data";
+  return data;
+}
+
+Status CopyModelAtomic(const std::filesystem::path& from, const std::filesystem::path& to) {
+  const std::filesystem::path data = ExternalDataPath(from);
+  std::error_code error;
+  if (!std::filesystem::exists(data, error)) return CopyFileAtomic(from, to);
+  CONVGATE_RETURN_IF_ERROR(CopyFileAtomic(data, ExternalDataPath(to)));
+  CONVGATE_ASSIGN_OR_RETURN(std::string model,
+                            RelocateExternalData(from, data.filename().string(),
+                                                 ExternalDataPath(to).filename().string()));
+  return WriteFileAtomic(to, model);
 }
 
 CachedConversion ToCached(const ConversionRecord& record, const std::filesystem::path& out,

@@ -9,6 +9,7 @@
 #include "convert/converter.h"
 #include "convgate/convert/cache.h"
 #include "convgate/convert/convert.h"
+#include "convgate/core/temp_dir.h"
 
 namespace convgate::convert {
 
@@ -17,14 +18,21 @@ namespace convgate::convert {
 // transient: a converter that wrote garbage once writes it again.
 AttemptResult CheckOutput(const std::filesystem::path& out, AttemptResult attempt);
 
-// A fresh private directory under the system temp dir (conversions without the cache).
-Result<std::filesystem::path> MakeTempWorkDir();
+// A fresh private directory under the system temp dir (conversions without the cache), removed
+// when the TempDir goes away.
+Result<TempDir> MakeTempWorkDir();
 // Removes a work directory and everything in it, ignoring errors (it is private and temporary).
 void RemoveWorkDir(const std::filesystem::path& dir);
 
-// Copies `from` to "<to>.tmp-<pid>", flushes it, then renames it over `to`, creating `to`'s parent
-// directories: `to` is either its old self or the complete copy, never a partial file.
+// Copies `from` into a PendingFile beside `to` (never a file or symlink someone planted there),
+// flushes it, then renames it over `to`, creating `to`'s parent directories: `to` is either its
+// old self or the complete copy, never a partial file.
 Status CopyFileAtomic(const std::filesystem::path& from, const std::filesystem::path& to);
+
+// Copies the model `from` to `to` as CopyFileAtomic does, and its external data file
+// (ExternalDataPath) when it has one: to ExternalDataPath(`to`), written first so that `to` never
+// names a data file that is not there yet, with the model's locations renamed to match.
+Status CopyModelAtomic(const std::filesystem::path& from, const std::filesystem::path& to);
 
 // The cache's record of a finished conversion whose output is `out`.
 CachedConversion ToCached(const ConversionRecord& record, const std::filesystem::path& out,

@@ -27,6 +27,7 @@ bool MentionsTransientProblem(std::string_view text) {
 }  // namespace
 
 bool IsTransientFailure(const SubprocessResult& run) {
+  if (run.interrupted_by != 0) return false;  // convgate itself is stopping
   if (run.timed_out) return true;
   // A converter that aborts (SIGABRT) or crashes (SIGSEGV, SIGBUS, SIGFPE, SIGILL) raised the
   // signal itself and will again; one killed from outside may not be.

@@ -2,11 +2,18 @@
 
 #include <fcntl.h>
 #include <openssl/evp.h>
+#include <sys/random.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
+#include <cstdint>
 #include <cstring>
 #include <memory>
+#include <utility>
+
+#include "convgate/core/units.h"
 
 namespace convgate {
 namespace {
@@ -15,6 +22,35 @@ Status IoError(const std::filesystem::path& path, std::string_view what, int err
   Status status(err == ENOENT ? StatusCode::kNotFound : StatusCode::kUnavailable,
                 std::string(what) + " " + path.string() + ": " + std::strerror(err));
   return status;
+}
+
+// "a FIFO", "a character device", ... for a file type that is not a regular file.
+std::string_view FileTypeName(mode_t mode) {
+  if (S_ISDIR(mode)) return "a folder";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+Status NotRegularFile(const std::filesystem::path& path, mode_t mode) {
+  std::string name = path.string();
+  std::error_code ec;
+  if (std::filesystem::is_symlink(path, ec)) {
+    const std::filesystem::path target = std::filesystem::canonical(path, ec);
+    if (!ec) name += " (a link to " + target.string() + ")";
+  }
+  return Status::FailedPrecondition(name + " is " + std::string(FileTypeName(mode)) +
+                                    ", not a regular file");
+}
+
+Status TooLarge(const std::filesystem::path& path, uint64_t size, uint64_t max_bytes,
+                std::string_view limit_name) {
+  std::string message = path.string() + " is " + FormatBytes(static_cast<int64_t>(size)) +
+                        ", over the limit of " + FormatBytes(static_cast<int64_t>(max_bytes));
+  if (!limit_name.empty()) message += " (" + std::string(limit_name) + ")";
+  return Status::FailedPrecondition(message);
 }
 
 // Closes the descriptor on every path out of a function.
@@ -48,6 +84,27 @@ std::string ToHex(const unsigned char* digest, unsigned int size) {
   return hex;
 }
 
+// Names tried before giving up: the first is "<target>.tmp-<pid>", the rest random, so only a
+// folder full of planted names could exhaust them.
+constexpr int kPendingNameAttempts = 100;
+
+// Six characters of [a-z0-9] from the kernel's random source (the clock if it fails).
+std::string RandomSuffix() {
+  static const char kChars[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+  unsigned char bytes[6] = {};
+  if (::getrandom(bytes, sizeof(bytes), GRND_NONBLOCK) != static_cast<ssize_t>(sizeof(bytes))) {
+    uint64_t seed =
+        static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+    for (unsigned char& byte : bytes) {
+      seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+      byte = static_cast<unsigned char>(seed >> 56);
+    }
+  }
+  std::string suffix;
+  for (unsigned char byte : bytes) suffix.push_back(kChars[byte % (sizeof(kChars) - 1)]);
+  return suffix;
+}
+
 struct DigestContextDeleter {
   void operator()(EVP_MD_CTX* ctx) const { EVP_MD_CTX_free(ctx); }
 };
@@ -55,55 +112,175 @@ using DigestContext = std::unique_ptr<EVP_MD_CTX, DigestContextDeleter>;
 
 }  // namespace
 
-Result<std::string> ReadFile(const std::filesystem::path& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    return Status::InvalidArgument("cannot read " + path.string() + ": it is a directory");
+InputFile::InputFile(std::filesystem::path path, int fd, uint64_t size, uint64_t max_bytes,
+                     std::string limit_name)
+    : path_(std::move(path)),
+      fd_(fd),
+      size_(size),
+      max_bytes_(max_bytes),
+      limit_name_(std::move(limit_name)) {}
+
+InputFile::InputFile(InputFile&& other) noexcept
+    : path_(std::move(other.path_)),
+      fd_(std::exchange(other.fd_, -1)),
+      size_(other.size_),
+      max_bytes_(other.max_bytes_),
+      limit_name_(std::move(other.limit_name_)) {}
+
+InputFile& InputFile::operator=(InputFile&& other) noexcept {
+  if (this != &other) {
+    if (fd_ >= 0) ::close(fd_);
+    path_ = std::move(other.path_);
+    fd_ = std::exchange(other.fd_, -1);
+    size_ = other.size_;
+    max_bytes_ = other.max_bytes_;
+    limit_name_ = std::move(other.limit_name_);
   }
-  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) return IoError(path, "cannot open", errno);
-  std::string contents;
-  char buffer[1 << 16];
-  while (true) {
-    ssize_t n = ::read(fd.get(), buffer, sizeof(buffer));
+  return *this;
+}
+
+InputFile::~InputFile() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+int InputFile::Release() { return std::exchange(fd_, -1); }
+
+Result<InputFile> InputFile::Open(const std::filesystem::path& path, uint64_t max_bytes,
+                                  std::string_view limit_name) {
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, forever.
+  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  if (fd.get() < 0) {
+    const int err = errno;
+    struct stat info {};
+    // A socket cannot be opened at all (ENXIO): say what it is rather than what open said.
+    if (err != ENOENT && ::stat(path.c_str(), &info) == 0 && !S_ISREG(info.st_mode)) {
+      return NotRegularFile(path, info.st_mode);
+    }
+    return IoError(path, "cannot open", err);
+  }
+  struct stat info {};
+  if (::fstat(fd.get(), &info) != 0) return IoError(path, "cannot read", errno);
+  if (!S_ISREG(info.st_mode)) return NotRegularFile(path, info.st_mode);
+  const uint64_t size = static_cast<uint64_t>(info.st_size);
+  if (size > max_bytes) return TooLarge(path, size, max_bytes, limit_name);
+  // Regular files never block; clearing the flag keeps reads plain should that ever change.
+  const int flags = ::fcntl(fd.get(), F_GETFL);
+  if (flags >= 0) ::fcntl(fd.get(), F_SETFL, flags & ~O_NONBLOCK);
+  return InputFile(path, fd.Release(), size, max_bytes, std::string(limit_name));
+}
+
+Status InputFile::ReadExactly(std::span<std::byte> dst) {
+  size_t done = 0;
+  while (done < dst.size()) {
+    const ssize_t n = ::read(fd_, dst.data() + done, dst.size() - done);
     if (n < 0) {
       if (errno == EINTR) continue;
-      return IoError(path, "cannot read", errno);
+      return IoError(path_, "cannot read", errno);
+    }
+    if (n == 0) {
+      return Status::DataLoss(path_.string() + ": ends " + std::to_string(dst.size() - done) +
+                              " bytes early (did it change while it was read?)");
+    }
+    done += static_cast<size_t>(n);
+  }
+  return Status::OK();
+}
+
+Result<std::string> InputFile::ReadRest() {
+  std::string contents;
+  contents.reserve(static_cast<size_t>(size_));
+  char buffer[1 << 16];
+  while (true) {
+    const ssize_t n = ::read(fd_, buffer, sizeof(buffer));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return IoError(path_, "cannot read", errno);
     }
     if (n == 0) break;
+    if (contents.size() + static_cast<size_t>(n) > max_bytes_) {
+      return TooLarge(path_, contents.size() + static_cast<size_t>(n), max_bytes_, limit_name_);
+    }
     contents.append(buffer, static_cast<size_t>(n));
   }
   return contents;
 }
 
-Status WriteFileAtomic(const std::filesystem::path& path, std::string_view contents) {
-  const std::filesystem::path tmp = path.string() + ".tmp-" + std::to_string(::getpid());
-  {
-    FileDescriptor fd(::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-    if (fd.get() < 0) return IoError(tmp, "cannot create", errno);
-    size_t written = 0;
-    while (written < contents.size()) {
-      ssize_t n = ::write(fd.get(), contents.data() + written, contents.size() - written);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        int err = errno;
-        ::unlink(tmp.c_str());
-        return IoError(tmp, "cannot write", err);
-      }
-      written += static_cast<size_t>(n);
-    }
-    if (::fsync(fd.get()) != 0 || ::close(fd.Release()) != 0) {
-      int err = errno;
-      ::unlink(tmp.c_str());
-      return IoError(tmp, "cannot flush", err);
-    }
+Status CheckRegularFile(const std::filesystem::path& path) {
+  return InputFile::Open(path, UINT64_MAX, "").status();
+}
+
+Result<std::string> ReadFile(const std::filesystem::path& path, uint64_t max_bytes,
+                             std::string_view limit_name) {
+  CONVGATE_ASSIGN_OR_RETURN(InputFile file, InputFile::Open(path, max_bytes, limit_name));
+  return file.ReadRest();
+}
+
+Result<PendingFile> PendingFile::Create(const std::filesystem::path& target) {
+  const std::string base = target.string() + ".tmp-" + std::to_string(::getpid());
+  std::string name = base;
+  for (int attempt = 0; attempt < kPendingNameAttempts; ++attempt) {
+    const int fd = ::open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd >= 0) return PendingFile(target, name, fd);
+    // Taken: planted by someone else, or left by a crashed process with this pid. Never reused.
+    if (errno != EEXIST) return IoError(name, "cannot create", errno);
+    name = base + "-" + RandomSuffix();
   }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    int err = errno;
-    ::unlink(tmp.c_str());
-    return IoError(path, "cannot rename into place", err);
+  return Status::Unavailable("cannot create a temporary file beside " + target.string() + ": " +
+                             std::to_string(kPendingNameAttempts) + " names were taken");
+}
+
+PendingFile::PendingFile(std::filesystem::path target, std::filesystem::path path, int fd)
+    : target_(std::move(target)), path_(std::move(path)), fd_(fd) {}
+
+PendingFile::PendingFile(PendingFile&& other) noexcept
+    : target_(std::move(other.target_)), path_(std::move(other.path_)), fd_(other.fd_) {
+  other.path_.clear();
+  other.fd_ = -1;
+}
+
+PendingFile::~PendingFile() {
+  CloseFd();
+  if (!path_.empty()) ::unlink(path_.c_str());
+}
+
+void PendingFile::CloseFd() {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+}
+
+Status PendingFile::Write(std::string_view bytes) {
+  size_t written = 0;
+  while (written < bytes.size()) {
+    const ssize_t n = ::write(fd_, bytes.data() + written, bytes.size() - written);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return IoError(path_, "cannot write", errno);
+    }
+    written += static_cast<size_t>(n);
   }
   return Status::OK();
+}
+
+Status PendingFile::Commit() {
+  if (fd_ >= 0) {
+    if (::fsync(fd_) != 0) return IoError(path_, "cannot flush", errno);
+    const int fd = fd_;
+    fd_ = -1;
+    if (::close(fd) != 0) return IoError(path_, "cannot flush", errno);
+  } else {
+    CONVGATE_RETURN_IF_ERROR(SyncFile(path_));
+  }
+  if (::rename(path_.c_str(), target_.c_str()) != 0) {
+    return IoError(target_, "cannot rename into place", errno);
+  }
+  path_.clear();
+  return Status::OK();
+}
+
+Status WriteFileAtomic(const std::filesystem::path& path, std::string_view contents) {
+  CONVGATE_ASSIGN_OR_RETURN(PendingFile file, PendingFile::Create(path));
+  CONVGATE_RETURN_IF_ERROR(file.Write(contents));
+  return file.Commit();
 }
 
 Result<std::string> Sha256File(const std::filesystem::path& path) {

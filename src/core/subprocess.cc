@@ -3,7 +3,8 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -13,9 +14,12 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <memory>
+
+#include "convgate/core/interrupt.h"
 
 extern char** environ;
 
@@ -26,6 +30,12 @@ using Clock = std::chrono::steady_clock;
 
 // Exit code of a forked body that threw (sysexits.h EX_SOFTWARE: internal software error).
 constexpr int kExitSoftware = 70;
+// Exit code of a child whose parent died before the child could ask to die with it (sysexits.h
+// EX_OSERR); nobody is left to read it.
+constexpr int kExitParentGone = 71;
+// Exit code of a child whose execve failed (the shell's "command not found"); the parent reports
+// the errno it sent instead.
+constexpr int kExitExecFailed = 127;
 
 // Without a pidfd, how often the wait loop looks for the child's exit (milliseconds).
 constexpr int kPollFallbackMs = 20;
@@ -133,42 +143,113 @@ Status SpawnError(const std::string& program, int err) {
   return Status::Unavailable(prefix + std::strerror(err));
 }
 
+bool IsExecutableFile(const std::string& path) {
+  struct stat info {};
+  return ::stat(path.c_str(), &info) == 0 && S_ISREG(info.st_mode) &&
+         ::access(path.c_str(), X_OK) == 0;
+}
+
+// The file execve runs for `program`, found the way execvp finds it: itself when it contains a
+// '/', else the first executable regular file of that name in PATH (an empty entry is the current
+// folder; no PATH means confstr's default). Searched before forking, since the child may not
+// allocate. Sets `err` (ENOENT, or EACCES when only non-executable files were found) on failure.
+std::string FindExecutable(const std::string& program, int& err) {
+  err = 0;
+  if (program.find('/') != std::string::npos) return program;
+  const char* path_env = std::getenv("PATH");
+  std::string dirs = path_env != nullptr ? path_env : "";
+  if (path_env == nullptr) {
+    char fallback[256] = {};
+    ::confstr(_CS_PATH, fallback, sizeof(fallback));
+    dirs = fallback;
+  }
+  bool found_unexecutable = false;
+  size_t begin = 0;
+  while (true) {
+    const size_t colon = dirs.find(':', begin);
+    const std::string dir = dirs.substr(begin, colon - begin);
+    const std::string candidate = (dir.empty() ? "." : dir) + "/" + program;
+    if (IsExecutableFile(candidate)) return candidate;
+    if (::access(candidate.c_str(), F_OK) == 0) found_unexecutable = true;
+    if (colon == std::string::npos) break;
+    begin = colon + 1;
+  }
+  err = found_unexecutable ? EACCES : ENOENT;
+  return "";
+}
+
+// In a child between fork and exec (or its body): async-signal-safe calls only, because another
+// thread of the parent may have held a lock (malloc's) at the fork.
+void SetUpChild(pid_t parent, int out_fd, int err_fd) {
+  // The child dies with the parent thread that forked it, so a convgate killed by SIGKILL (which
+  // cleans up nothing) does not leave a converter or runner behind.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  // The parent may have died before prctl took effect; then no signal would ever come.
+  if (::getppid() != parent) ::_exit(kExitParentGone);
+  // Its own process group, so a timeout or an interrupt can kill everything it starts.
+  ::setpgid(0, 0);
+  // Default dispositions and no blocked signal: convgate's interrupt handler and anything the
+  // parent ignores (a shell's background job ignores SIGINT) are not the child's business.
+  struct sigaction default_action {};
+  default_action.sa_handler = SIG_DFL;
+  sigemptyset(&default_action.sa_mask);
+  for (int signal = 1; signal < NSIG; ++signal) {
+    if (signal != SIGKILL && signal != SIGSTOP) ::sigaction(signal, &default_action, nullptr);
+  }
+  sigset_t none;
+  sigemptyset(&none);
+  ::sigprocmask(SIG_SETMASK, &none, nullptr);
+  const int null_fd = ::open("/dev/null", O_RDONLY);
+  if (null_fd >= 0) ::dup2(null_fd, STDIN_FILENO);
+  ::dup2(out_fd, STDOUT_FILENO);
+  ::dup2(err_fd, STDERR_FILENO);
+}
+
+// Forks and execs `argv` (fork + execve rather than posix_spawn: only a forked child can ask for
+// the parent-death signal before it runs). An exec failure comes back through a close-on-exec
+// pipe as the child's errno.
 Result<pid_t> SpawnArgv(const std::vector<std::string>& argv, const SubprocessOptions& options,
                         int out_fd, int err_fd) {
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, out_fd, STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, err_fd, STDERR_FILENO);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  // Its own process group (so a timeout can kill all it started) and default signal handling.
-  sigset_t all, none;
-  sigfillset(&all);
-  sigemptyset(&none);
-  posix_spawnattr_setflags(&attr,
-                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
-  posix_spawnattr_setpgroup(&attr, 0);
-  posix_spawnattr_setsigdefault(&attr, &all);
-  posix_spawnattr_setsigmask(&attr, &none);
+  int lookup_error = 0;
+  const std::string executable = FindExecutable(argv[0], lookup_error);
+  if (lookup_error != 0) return SpawnError(argv[0], lookup_error);
   std::vector<std::string> args = argv;
   std::vector<std::string> env = MergedEnvironment(options.extra_env);
   std::vector<char*> c_args = CStrings(args);
   std::vector<char*> c_env = CStrings(env);
-  pid_t pid = 0;
-  const int err = ::posix_spawnp(&pid, c_args[0], &actions, &attr, c_args.data(), c_env.data());
-  posix_spawnattr_destroy(&attr);
-  posix_spawn_file_actions_destroy(&actions);
-  if (err != 0) return SpawnError(argv[0], err);
-  return pid;
+  int exec_error[2];
+  if (::pipe2(exec_error, O_CLOEXEC) != 0) {
+    return Status::Unavailable(std::string("cannot create a pipe: ") + std::strerror(errno));
+  }
+  Fd error_read(exec_error[0]);
+  Fd error_write(exec_error[1]);
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) return Status::Unavailable(std::string("cannot fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    SetUpChild(parent, out_fd, err_fd);
+    ::execve(executable.c_str(), c_args.data(), c_env.data());
+    const int err = errno;
+    [[maybe_unused]] ssize_t ignored = ::write(error_write.get(), &err, sizeof(err));
+    ::_exit(kExitExecFailed);
+  }
+  // Also set here: whichever of parent and child runs first, the group exists before any kill.
+  ::setpgid(pid, pid);
+  error_write.Reset();
+  int err = 0;
+  ssize_t n = 0;
+  while ((n = ::read(error_read.get(), &err, sizeof(err))) < 0 && errno == EINTR) {
+  }
+  if (n != static_cast<ssize_t>(sizeof(err))) return pid;  // closed by a successful exec
+  int ignored_status = 0;
+  while (::waitpid(pid, &ignored_status, 0) < 0 && errno == EINTR) {
+  }
+  return SpawnError(argv[0], err);
 }
 
-[[noreturn]] void RunChildBody(const std::function<int()>& body, int out_fd, int err_fd) {
-  ::setpgid(0, 0);
-  int null_fd = ::open("/dev/null", O_RDONLY);
-  if (null_fd >= 0) ::dup2(null_fd, STDIN_FILENO);
-  ::dup2(out_fd, STDOUT_FILENO);
-  ::dup2(err_fd, STDERR_FILENO);
+[[noreturn]] void RunChildBody(const std::function<int()>& body, pid_t parent, int out_fd,
+                               int err_fd) {
+  SetUpChild(parent, out_fd, err_fd);
   int code = kExitSoftware;
   try {
     code = body();
@@ -208,7 +289,8 @@ struct Capture {
   }
 };
 
-// Waits for `pid` while capturing both pipes and enforcing the timeout, then reaps it.
+// Waits for `pid` while capturing both pipes and enforcing the timeout and interrupts, then reaps
+// it.
 SubprocessResult WaitAndCapture(pid_t pid, Pipe& out, Pipe& err, const SubprocessOptions& options,
                                 Clock::time_point start) {
   out.write.Reset();
@@ -216,35 +298,53 @@ SubprocessResult WaitAndCapture(pid_t pid, Pipe& out, Pipe& err, const Subproces
   Fd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
   SubprocessResult result;
   Capture capture;
-  bool term_sent = false, kill_sent = false;
-  double kill_at = 0.0;
-  while (!HasEnded(pid)) {
-    const double elapsed = SecondsSince(start);
-    if (options.timeout_seconds > 0 && !term_sent && elapsed >= options.timeout_seconds) {
-      ::kill(-pid, SIGTERM);
-      term_sent = result.timed_out = true;
-      kill_at = elapsed + options.kill_grace_seconds;
+  {
+    // Registered until reaped below: an interrupt that cannot wait for this loop kills the group.
+    ScopedChildGroup registered(pid);
+    bool term_sent = false, kill_sent = false;
+    double kill_at = 0.0;
+    while (!HasEnded(pid)) {
+      const double elapsed = SecondsSince(start);
+      const bool timed_out = options.timeout_seconds > 0 && elapsed >= options.timeout_seconds;
+      if (!term_sent && (timed_out || Interrupted())) {
+        ::kill(-pid, SIGTERM);
+        term_sent = true;
+        result.interrupted_by = InterruptSignal();
+        result.timed_out = result.interrupted_by == 0;
+        kill_at = elapsed + options.kill_grace_seconds;
+      }
+      if (term_sent && !kill_sent && elapsed >= kill_at) {
+        ::kill(-pid, SIGKILL);
+        kill_sent = true;
+      }
+      const double next_deadline =
+          !term_sent ? options.timeout_seconds : (kill_sent ? 0.0 : kill_at);
+      // The interrupt descriptor stays readable once signalled, so it is watched only until the
+      // group has been told to stop.
+      pollfd fds[4] = {{capture.out_open ? out.read.get() : -1, POLLIN, 0},
+                       {capture.err_open ? err.read.get() : -1, POLLIN, 0},
+                       {pidfd.get(), POLLIN, 0},
+                       {term_sent ? -1 : InterruptFd(), POLLIN, 0}};
+      ::poll(fds, 4, PollTimeoutMs(next_deadline, elapsed, pidfd.get() >= 0));
+      capture.Read(out, err, options.max_captured_bytes);
     }
-    if (term_sent && !kill_sent && elapsed >= kill_at) {
-      ::kill(-pid, SIGKILL);
-      kill_sent = true;
-    }
-    const double next_deadline = !term_sent ? options.timeout_seconds : (kill_sent ? 0.0 : kill_at);
-    pollfd fds[3] = {{capture.out_open ? out.read.get() : -1, POLLIN, 0},
-                     {capture.err_open ? err.read.get() : -1, POLLIN, 0},
-                     {pidfd.get(), POLLIN, 0}};
-    ::poll(fds, 3, PollTimeoutMs(next_deadline, elapsed, pidfd.get() >= 0));
+    // The child has ended but is not reaped, so its group id is still reserved: kill whatever it
+    // left running in the group (a helper holding the pipes open), read what is left, then reap.
+    ::kill(-pid, SIGKILL);
     capture.Read(out, err, options.max_captured_bytes);
   }
-  // The child has ended but is not reaped, so its group id is still reserved: kill whatever it
-  // left running in the group (a helper holding the pipes open), read what is left, then reap.
-  ::kill(-pid, SIGKILL);
-  capture.Read(out, err, options.max_captured_bytes);
   int wait_status = 0;
   while (::waitpid(pid, &wait_status, 0) < 0 && errno == EINTR) {
   }
   if (WIFEXITED(wait_status)) result.exit_code = WEXITSTATUS(wait_status);
   if (WIFSIGNALED(wait_status)) result.signal = WTERMSIG(wait_status);
+  // The interrupt watcher signals registered groups itself and may have been first: a child that
+  // failed while convgate was being interrupted failed because of it.
+  const bool failed = result.signal != 0 || result.exit_code != 0;
+  if (failed && result.interrupted_by == 0 && Interrupted()) {
+    result.interrupted_by = InterruptSignal();
+    result.timed_out = false;
+  }
   result.seconds = SecondsSince(start);
   capture.out.Finish(options.max_captured_bytes);
   capture.err.Finish(options.max_captured_bytes);
@@ -264,6 +364,9 @@ std::string FormatSeconds(double seconds) {
 }  // namespace
 
 std::string SubprocessResult::Describe() const {
+  if (interrupted_by != 0) {
+    return "was stopped: convgate was interrupted by " + SignalName(interrupted_by);
+  }
   if (timed_out) return "timed out after " + FormatSeconds(seconds) + " s";
   if (signal != 0) {
     return "was killed by signal " + std::to_string(signal) + " (" + ::strsignal(signal) + ")";
@@ -274,6 +377,7 @@ std::string SubprocessResult::Describe() const {
 Result<SubprocessResult> RunSubprocess(const std::vector<std::string>& argv,
                                        const SubprocessOptions& options) {
   if (argv.empty()) return Status::InvalidArgument("cannot run an empty command");
+  if (Interrupted()) return InterruptedStatus("not starting '" + argv[0] + "'");
   Pipe out, err;
   CONVGATE_RETURN_IF_ERROR(MakePipe(out));
   CONVGATE_RETURN_IF_ERROR(MakePipe(err));
@@ -284,13 +388,15 @@ Result<SubprocessResult> RunSubprocess(const std::vector<std::string>& argv,
 
 Result<SubprocessResult> RunInForkedChild(const std::function<int()>& body,
                                           const SubprocessOptions& options) {
+  if (Interrupted()) return InterruptedStatus("not starting a child process");
   Pipe out, err;
   CONVGATE_RETURN_IF_ERROR(MakePipe(out));
   CONVGATE_RETURN_IF_ERROR(MakePipe(err));
   const Clock::time_point start = Clock::now();
+  const pid_t parent = ::getpid();
   pid_t pid = ::fork();
   if (pid < 0) return Status::Unavailable(std::string("cannot fork: ") + std::strerror(errno));
-  if (pid == 0) RunChildBody(body, out.write.get(), err.write.get());
+  if (pid == 0) RunChildBody(body, parent, out.write.get(), err.write.get());
   // Also set here: whichever of parent and child runs first, the group exists before any kill.
   ::setpgid(pid, pid);
   return WaitAndCapture(pid, out, err, options, start);

@@ -1,10 +1,15 @@
 // `convgate compare`: both sides on the same samples, every output under the tolerance policy.
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <system_error>
 
 #include "aggregate.h"
 #include "agreement_checks.h"
+#include "convgate/core/units.h"
 #include "convgate/gate/workflows.h"
+#include "convgate/io/npz.h"
 #include "dataset_setup.h"
 #include "hints.h"
 #include "judging.h"
@@ -60,9 +65,53 @@ std::optional<GateError> ResolveAndLoad(const std::string& spec, const std::stri
   return std::nullopt;
 }
 
-std::optional<GateError> LoadSaved(Side& side, const Signature* other) {
+// What a saved-outputs side will hold once read, known before it is: an .npz's declared member
+// sizes, an .npy's file size (it is not compressed). 0 where that is only known by reading (a
+// folder), or where the file cannot be read (LoadSaved reports that).
+uint64_t DeclaredSavedBytes(const Side& side) {
+  std::error_code error;
+  if (side.resolved.format == "npz") {
+    Result<uint64_t> bytes = io::NpzDeclaredBytes(side.resolved.path);
+    return bytes.ok() ? *bytes : 0;
+  }
+  if (side.resolved.format == "npy") {
+    const uintmax_t bytes = std::filesystem::file_size(side.resolved.path, error);
+    return error ? 0 : static_cast<uint64_t>(bytes);
+  }
+  return 0;
+}
+
+// Saved outputs on both sides are held at once, so together they are held to --max-run-bytes,
+// before either is read: two 1 GiB archives are each under a 1.5 GiB limit and 2 GiB in all.
+// (One side alone is held to it by its reader.)
+std::optional<GateError> CheckSavedBytes(const Side& source, const Side& target,
+                                         const Limits& limits) {
+  if (source.resolved.kind != SideKind::kOutputs || target.resolved.kind != SideKind::kOutputs) {
+    return std::nullopt;
+  }
+  const uint64_t source_bytes = DeclaredSavedBytes(source);
+  const uint64_t target_bytes = DeclaredSavedBytes(target);
+  uint64_t total = 0;
+  if (__builtin_add_overflow(source_bytes, target_bytes, &total)) total = UINT64_MAX;
+  if (total <= static_cast<uint64_t>(std::max<int64_t>(limits.max_run_bytes, 0))) {
+    return std::nullopt;
+  }
+  const auto text = [](uint64_t bytes) {
+    return FormatBytes(static_cast<int64_t>(std::min<uint64_t>(bytes, INT64_MAX)));
+  };
+  return GateError{
+      Stage::kLoad,
+      Status::FailedPrecondition("the saved outputs of both sides declare " + text(total) +
+                                 " in all (source " + source.resolved.path.string() + ": " +
+                                 text(source_bytes) + ", target " + target.resolved.path.string() +
+                                 ": " + text(target_bytes) + "), held at once, over the limit of " +
+                                 FormatBytes(limits.max_run_bytes) + " (--max-run-bytes)")};
+}
+
+std::optional<GateError> LoadSaved(Side& side, const Signature* other, const Limits& limits) {
   if (side.resolved.kind != SideKind::kOutputs) return std::nullopt;
-  Result<SavedOutputs> saved = internal::LoadSavedOutputs(side.resolved, other, *side.record);
+  Result<SavedOutputs> saved =
+      internal::LoadSavedOutputs(side.resolved, other, limits, *side.record);
   if (!saved.ok()) return GateError{Stage::kLoad, saved.status().WithContext(side.record->role)};
   side.saved = std::move(saved).value();
   return std::nullopt;
@@ -206,6 +255,20 @@ std::optional<GateError> CheckCarriedInputs(const inputs::Dataset& carried, cons
                               "--load-inputs")};
 }
 
+// What the run holds besides its inputs: each model's outputs of a sample (the source's of every
+// sample when --save-outputs keeps them), and the outputs read from files.
+internal::HeldOutputs HeldBy(const Side& source, const Side& target, const DataOptions& data) {
+  internal::HeldOutputs held;
+  for (const Side* side : {&source, &target}) {
+    if (side->model) {
+      const bool kept = side == &source && data.save_outputs.has_value();
+      held.models.push_back({side->signature(), kept});
+    }
+    if (side->saved) held.saved_bytes += internal::BytesOf(side->saved->samples);
+  }
+  return held;
+}
+
 // Decides the dataset: from the model side(s), a test case, --load-inputs; or none when both
 // sides are saved outputs. Returns the sample count.
 std::optional<GateError> SetUpSamples(const CompareOptions& options, Side& source, Side& target,
@@ -245,7 +308,7 @@ std::optional<GateError> SetUpSamples(const CompareOptions& options, Side& sourc
   }
   std::optional<GateError> error;
   dataset = internal::PrepareDataset(options.data, *runner->signature(), std::move(provided),
-                                     report.inputs, error);
+                                     HeldBy(source, target, options.data), report.inputs, error);
   if (!dataset.has_value()) return error;
   if (source.model && target.model) {
     Side& other = runner == &source ? target : source;
@@ -299,7 +362,7 @@ std::optional<GateError> RunPerNodeStage(const CompareOptions& options, Side& so
   };
   Result<PerNodeReport> per_node =
       internal::RunPerNode(side_of(source), side_of(target),
-                           internal::SideLoadOptions(options.data.threads, options.target_exec),
+                           internal::SideLoadOptions(options.data, options.target_exec),
                            dataset.samples, report.policy, options.per_node);
   if (!per_node.ok()) return GateError{Stage::kRun, per_node.status().WithContext("--per-node")};
   report.per_node = std::move(per_node).value();
@@ -323,17 +386,20 @@ CompareReport CompareModelsGate(const CompareOptions& options) {
   Side source, target;
   source.record = &report.source;
   target.record = &report.target;
-  const int threads = options.data.threads;
-  if (auto e = ResolveAndLoad(options.source, options.source_backend,
-                              internal::SideLoadOptions(threads, options.source_exec), source)) {
+  if (auto e =
+          ResolveAndLoad(options.source, options.source_backend,
+                         internal::SideLoadOptions(options.data, options.source_exec), source)) {
     return Errored(std::move(report), *e);
   }
-  if (auto e = ResolveAndLoad(options.target, options.target_backend,
-                              internal::SideLoadOptions(threads, options.target_exec), target)) {
+  if (auto e =
+          ResolveAndLoad(options.target, options.target_backend,
+                         internal::SideLoadOptions(options.data, options.target_exec), target)) {
     return Errored(std::move(report), *e);
   }
-  if (auto e = LoadSaved(source, target.signature())) return Errored(std::move(report), *e);
-  if (auto e = LoadSaved(target, source.signature())) return Errored(std::move(report), *e);
+  const Limits& limits = options.data.limits;
+  if (auto e = CheckSavedBytes(source, target, limits)) return Errored(std::move(report), *e);
+  if (auto e = LoadSaved(source, target.signature(), limits)) return Errored(std::move(report), *e);
+  if (auto e = LoadSaved(target, source.signature(), limits)) return Errored(std::move(report), *e);
   if (auto e = CheckPolicyNames(options.policy, source, target)) {
     return Errored(std::move(report), *e);
   }

@@ -22,7 +22,9 @@ void Describe(const inputs::Dataset& dataset, DatasetRecord& record) {
 Result<inputs::Dataset> Obtain(const DataOptions& options, const Signature& signature,
                                std::optional<inputs::Dataset> provided, Stage& stage) {
   stage = Stage::kInputs;
-  if (options.load_inputs.has_value()) return inputs::LoadDataset(*options.load_inputs, signature);
+  if (options.load_inputs.has_value()) {
+    return inputs::LoadDataset(*options.load_inputs, signature, options.limits);
+  }
   if (provided.has_value()) return std::move(*provided);
   Result<inputs::Dataset> generated = inputs::GenerateDataset(signature, options.generate);
   // Generation fails with InvalidArgument on options that do not fit the model (a --shape against
@@ -38,7 +40,7 @@ Result<inputs::Dataset> Obtain(const DataOptions& options, const Signature& sign
 // nothing to generate inputs from or check them against: they are loaded and passed as they are.
 std::optional<inputs::Dataset> PrepareUndeclared(const DataOptions& options,
                                                  std::optional<inputs::Dataset> provided,
-                                                 DatasetRecord& record,
+                                                 const HeldOutputs& held, DatasetRecord& record,
                                                  std::optional<GateError>& error) {
   if (!options.load_inputs.has_value() && !provided.has_value()) {
     error = GateError{
@@ -54,6 +56,10 @@ std::optional<inputs::Dataset> PrepareUndeclared(const DataOptions& options,
     return std::nullopt;
   }
   Describe(*dataset, record);
+  if (Status fits = CheckLoadedRunBytes(*dataset, held, options.limits.max_run_bytes); !fits.ok()) {
+    error = GateError{Stage::kInputs, fits};
+    return std::nullopt;
+  }
   if (options.save_inputs.has_value()) {
     Status saved = inputs::SaveDataset(*options.save_inputs, *dataset, Signature{});
     if (!saved.ok()) {
@@ -65,15 +71,29 @@ std::optional<inputs::Dataset> PrepareUndeclared(const DataOptions& options,
   return std::move(dataset).value();
 }
 
+// Generated inputs are held to --max-run-bytes from their planned shapes, before any is
+// allocated. A plan that fails is left to generation, which reports it.
+std::optional<GateError> CheckGeneratedRunBytes(const DataOptions& options,
+                                                const Signature& signature,
+                                                const HeldOutputs& held) {
+  Result<std::vector<inputs::PlannedInput>> planned =
+      inputs::PlanGeneratedInputs(signature, options.generate);
+  if (!planned.ok()) return std::nullopt;
+  Status fits = CheckPlannedRunBytes(*planned, static_cast<size_t>(options.generate.samples), held,
+                                     options.limits.max_run_bytes);
+  if (fits.ok()) return std::nullopt;
+  return GateError{Stage::kInputs, fits};
+}
+
 }  // namespace
 
 std::optional<inputs::Dataset> PrepareDataset(const DataOptions& options,
                                               const Signature& signature,
                                               std::optional<inputs::Dataset> provided,
-                                              DatasetRecord& record,
+                                              const HeldOutputs& held, DatasetRecord& record,
                                               std::optional<GateError>& error) {
   if (signature.positional_inputs && signature.inputs.empty()) {
-    return PrepareUndeclared(options, std::move(provided), record, error);
+    return PrepareUndeclared(options, std::move(provided), held, record, error);
   }
   Stage stage = Stage::kInputs;
   // A model declaring no input dtypes (TorchScript; positional.h): generated inputs are float32,
@@ -87,9 +107,14 @@ std::optional<inputs::Dataset> PrepareDataset(const DataOptions& options,
       return std::nullopt;
     }
   }
-  Result<inputs::Dataset> dataset =
-      Obtain(options, untyped ? WithGeneratedTypes(signature, type_notes) : signature,
-             std::move(provided), stage);
+  const Signature obtained = untyped ? WithGeneratedTypes(signature, type_notes) : signature;
+  if (generating) {
+    if (auto refused = CheckGeneratedRunBytes(options, obtained, held)) {
+      error = std::move(refused);
+      return std::nullopt;
+    }
+  }
+  Result<inputs::Dataset> dataset = Obtain(options, obtained, std::move(provided), stage);
   if (!dataset.ok()) {
     error = GateError{stage, dataset.status()};
     return std::nullopt;
@@ -101,6 +126,13 @@ std::optional<inputs::Dataset> PrepareDataset(const DataOptions& options,
   if (!valid.ok()) {
     error = GateError{Stage::kInputs, valid};
     return std::nullopt;
+  }
+  if (!generating) {
+    if (Status fits = CheckLoadedRunBytes(*dataset, held, options.limits.max_run_bytes);
+        !fits.ok()) {
+      error = GateError{Stage::kInputs, fits};
+      return std::nullopt;
+    }
   }
   if (options.save_inputs.has_value()) {
     Status saved = inputs::SaveDataset(*options.save_inputs, *dataset, checked);

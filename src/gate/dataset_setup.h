@@ -8,15 +8,18 @@
 #include "convgate/gate/results.h"
 #include "convgate/gate/workflows.h"
 #include "convgate/inputs/dataset.h"
+#include "run_bytes.h"
 
 namespace convgate::gate::internal {
 
 // On failure, `error` says which stage failed (flags for bad generation options, inputs for
-// unreadable or unfitting input files).
+// unreadable or unfitting input files, and for a run whose inputs and `held` outputs need more than
+// options.limits.max_run_bytes: generated inputs are refused from their planned shapes, before any
+// is allocated).
 std::optional<inputs::Dataset> PrepareDataset(const DataOptions& options,
                                               const Signature& signature,
                                               std::optional<inputs::Dataset> provided,
-                                              DatasetRecord& record,
+                                              const HeldOutputs& held, DatasetRecord& record,
                                               std::optional<GateError>& error);
 
 // Checks that a dataset prepared for one model also fits another (both sides of a compare must

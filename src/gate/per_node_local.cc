@@ -1,14 +1,12 @@
 // Local versus inherited error: a target node run alone on the source's tensors for its inputs
 // shows the error that node adds by itself. A node downstream of a broken one fails the ordinary
 // comparison (its inputs already differ) but passes here; the broken node fails both.
-#include <unistd.h>
-
 #include <algorithm>
-#include <atomic>
 #include <filesystem>
 #include <set>
 
 #include "convgate/core/file_util.h"
+#include "convgate/core/temp_dir.h"
 #include "convgate/graph/node_model.h"
 #include "per_node_run.h"
 
@@ -66,30 +64,20 @@ Result<TensorMap> FeedsOf(const NodeCheck& node, const TensorMap& sample,
   return feeds;
 }
 
-std::filesystem::path TempModelPath() {
-  static std::atomic<int> counter{0};
-  return std::filesystem::temp_directory_path() / ("convgate_node_" + std::to_string(::getpid()) +
-                                                   "_" + std::to_string(counter++) + ".onnx");
-}
-
 // Writes the one-node model, loads it with the target's backend, runs it on `feeds`.
 Result<TensorMap> RunAlone(const PerNodeContext& context, const NodeCheck& node,
                            const TensorMap& feeds) {
   CONVGATE_ASSIGN_OR_RETURN(
       std::string bytes,
       graph::SingleNodeModel(context.target_bytes, node.node_index, feeds, context.target.path));
-  const std::filesystem::path path = TempModelPath();
+  // A private folder rather than a file in /tmp: nobody can plant a file at its name, and it goes
+  // even when convgate is killed (temp_dir.h).
+  CONVGATE_ASSIGN_OR_RETURN(TempDir dir, TempDir::Create("node"));
+  const std::filesystem::path path = dir.path() / "node.onnx";
   CONVGATE_RETURN_IF_ERROR(WriteFileAtomic(path, bytes));
-  Result<std::unique_ptr<backends::Model>> model =
-      context.target.backend->Load(path, context.target_load);
-  std::error_code ignored;
-  if (!model.ok()) {
-    std::filesystem::remove(path, ignored);
-    return model.status();
-  }
-  Result<TensorMap> outputs = (*model)->Run(feeds, {node.tensor});
-  std::filesystem::remove(path, ignored);
-  return outputs;
+  CONVGATE_ASSIGN_OR_RETURN(std::unique_ptr<backends::Model> model,
+                            context.target.backend->Load(path, context.target_load));
+  return model->Run(feeds, {node.tensor});
 }
 
 void ComputeOne(const PerNodeContext& context, int sample_idx, const LocalNeeds& needs,

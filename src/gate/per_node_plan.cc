@@ -1,10 +1,9 @@
 // The memory side of per-node validation: budget flags and chunk planning.
-#include <unistd.h>
-
 #include <algorithm>
 #include <cmath>
 #include <string>
 
+#include "convgate/core/limits.h"
 #include "convgate/gate/per_node.h"
 
 namespace convgate::gate {
@@ -40,10 +39,9 @@ std::string_view NodeStatusName(NodeStatus status) {
 }
 
 int64_t DefaultMemoryBudget() {
-  const long pages = ::sysconf(_SC_PHYS_PAGES);
-  const long page_size = ::sysconf(_SC_PAGE_SIZE);
-  if (pages <= 0 || page_size <= 0) return kGiB;
-  return std::max<int64_t>(int64_t{pages} * page_size / 4, 64 * kMiB);
+  const int64_t usable = UsableMemoryBytes();
+  if (usable <= 0) return kGiB;
+  return std::max<int64_t>(usable / 4, 64 * kMiB);
 }
 
 Result<LocalErrorMode> ParseLocalErrorMode(std::string_view text) {

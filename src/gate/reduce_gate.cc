@@ -10,6 +10,7 @@
 #include "convgate/graph/onnx_model.h"
 #include "convgate/inputs/dataset.h"
 #include "convgate/io/npz.h"
+#include "side.h"
 
 namespace convgate::gate {
 namespace {
@@ -89,21 +90,26 @@ struct Sides {
 
 Result<std::unique_ptr<backends::Model>> LoadSide(const std::string& path,
                                                   const std::string& backend_name,
+                                                  const backends::LoadOptions& load,
                                                   std::unique_ptr<backends::Backend>& backend) {
   std::string name = backend_name;
   if (name.empty()) {
     CONVGATE_ASSIGN_OR_RETURN(name, backends::DefaultBackendFor(path));
   }
   CONVGATE_ASSIGN_OR_RETURN(backend, backends::CreateBackend(name));
-  return backend->Load(path, backends::LoadOptions{});
+  return backend->Load(path, load);
 }
 
 Result<Sides> LoadSides(const CompareOptions& options) {
   Sides sides;
-  CONVGATE_ASSIGN_OR_RETURN(sides.source,
-                            LoadSide(options.source, options.source_backend, sides.source_backend));
-  CONVGATE_ASSIGN_OR_RETURN(sides.target,
-                            LoadSide(options.target, options.target_backend, sides.target_backend));
+  CONVGATE_ASSIGN_OR_RETURN(
+      sides.source,
+      LoadSide(options.source, options.source_backend,
+               internal::SideLoadOptions(options.data, options.source_exec), sides.source_backend));
+  CONVGATE_ASSIGN_OR_RETURN(
+      sides.target,
+      LoadSide(options.target, options.target_backend,
+               internal::SideLoadOptions(options.data, options.target_exec), sides.target_backend));
   CONVGATE_ASSIGN_OR_RETURN(sides.target_bytes, ReadFile(options.target));
   CONVGATE_ASSIGN_OR_RETURN(std::string source_bytes, ReadFile(options.source));
   CONVGATE_ASSIGN_OR_RETURN(sides.source_values, graph::IntermediateNames(source_bytes));
@@ -159,9 +165,9 @@ Result<Captured> Capture(Sides& sides, const NodeCheck& node, const TensorMap& s
 }
 
 Result<TensorMap> SampleInputs(const Sides& sides, const std::filesystem::path& dataset_path,
-                               int sample) {
+                               int sample, const Limits& limits) {
   CONVGATE_ASSIGN_OR_RETURN(inputs::Dataset dataset,
-                            inputs::LoadDataset(dataset_path, sides.target->signature()));
+                            inputs::LoadDataset(dataset_path, sides.target->signature(), limits));
   if (sample < 0 || sample >= static_cast<int>(dataset.samples.size())) {
     return Status::Internal("sample " + std::to_string(sample) + " is not in " +
                             dataset_path.string());
@@ -257,7 +263,8 @@ Status WriteReproducer(const ReduceOptions& options, const std::filesystem::path
   for (const TensorInfo& input : sides.target->signature().inputs) {
     target_values.push_back(input.name);
   }
-  CONVGATE_ASSIGN_OR_RETURN(TensorMap sample, SampleInputs(sides, dataset_path, report.sample));
+  CONVGATE_ASSIGN_OR_RETURN(TensorMap sample, SampleInputs(sides, dataset_path, report.sample,
+                                                           options.compare.data.limits));
   CONVGATE_ASSIGN_OR_RETURN(Captured captured,
                             Capture(sides, node, sample, target_values, report.notes));
   CONVGATE_ASSIGN_OR_RETURN(
@@ -285,6 +292,7 @@ Status WriteReproducer(const ReduceOptions& options, const std::filesystem::path
   repro.target = (dir / kModelFile).string();
   repro.target_backend = options.compare.target_backend;
   repro.data.load_inputs = dir / kInputsFile;
+  repro.data.limits = options.compare.data.limits;
   repro.policy.global.atol = judged->atol;
   repro.policy.global.rtol = judged->rtol;
   report.reproduction = CompareModelsGate(repro);

@@ -79,7 +79,7 @@ RunReport RunModelGate(const RunOptions& options) {
   }
   internal::DescribeSide(*side, report.model);
   Result<internal::LoadedModel> loaded = internal::LoadModel(
-      *side, internal::SideLoadOptions(options.data.threads, options.exec), report.model);
+      *side, internal::SideLoadOptions(options.data, options.exec), report.model);
   if (!loaded.ok()) return Errored(std::move(report), Stage::kLoad, loaded.status());
   backends::Model& model = *loaded->model;
   if (model.signature().positional_outputs) {
@@ -89,8 +89,11 @@ RunReport RunModelGate(const RunOptions& options) {
   }
 
   std::optional<GateError> error;
-  std::optional<inputs::Dataset> dataset =
-      internal::PrepareDataset(options.data, model.signature(), std::nullopt, report.inputs, error);
+  // --save-outputs keeps every sample's outputs until they are written.
+  const internal::HeldOutputs held{
+      .models = {{&model.signature(), options.data.save_outputs.has_value()}}};
+  std::optional<inputs::Dataset> dataset = internal::PrepareDataset(
+      options.data, model.signature(), std::nullopt, held, report.inputs, error);
   if (!dataset.has_value()) return Errored(std::move(report), error->stage, error->status);
 
   internal::OutputSaver saver(options.data.save_outputs);

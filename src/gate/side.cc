@@ -50,8 +50,8 @@ bool AllPositionalNames(const TensorMap& tensors) {
 
 // One sample of one output that the file does not name: it is called after the file ("logits"
 // for logits.npy) until it is matched by position to the other side's.
-Result<std::vector<TensorMap>> LoadLoneNpy(const fs::path& path) {
-  CONVGATE_ASSIGN_OR_RETURN(Tensor tensor, io::ReadNpy(path));
+Result<std::vector<TensorMap>> LoadLoneNpy(const fs::path& path, const Limits& limits) {
+  CONVGATE_ASSIGN_OR_RETURN(Tensor tensor, io::ReadNpy(path, limits));
   std::vector<TensorMap> samples(1);
   samples[0].InsertOrAssign(path.stem().string(), std::move(tensor));
   return samples;
@@ -89,10 +89,11 @@ Status ApplyBFloat16Quirk(TensorMap& tensors, const std::vector<TensorInfo>& dec
   return Status::OK();
 }
 
-Result<SavedOutputs> LoadTestCaseOutputs(const fs::path& path, const Signature* names) {
+Result<SavedOutputs> LoadTestCaseOutputs(const fs::path& path, const Signature* names,
+                                         const Limits& limits) {
   CONVGATE_ASSIGN_OR_RETURN(io::TestCaseNames case_names, TestCaseNamesFor(path, names));
   CONVGATE_ASSIGN_OR_RETURN(std::vector<io::TestDataSet> sets,
-                            io::ReadTestCase(path, case_names, /*load_outputs=*/true));
+                            io::ReadTestCase(path, case_names, /*load_outputs=*/true, limits));
   SavedOutputs saved;
   inputs::Dataset dataset;
   dataset.origin = path.string();
@@ -153,9 +154,10 @@ void DescribeSide(const ResolvedSide& side, SideRecord& record) {
   }
 }
 
-backends::LoadOptions SideLoadOptions(int threads, const ExecOptions& exec) {
+backends::LoadOptions SideLoadOptions(const DataOptions& data, const ExecOptions& exec) {
   backends::LoadOptions options;
-  options.intra_op_threads = threads;
+  options.intra_op_threads = data.threads;
+  options.limits = data.limits;
   options.exec_argv = exec.argv;
   options.timeout_seconds = exec.timeout_seconds;
   return options;
@@ -181,18 +183,19 @@ Result<LoadedModel> LoadModel(const ResolvedSide& side, const backends::LoadOpti
 }
 
 Result<SavedOutputs> LoadSavedOutputs(const ResolvedSide& side, const Signature* names,
-                                      SideRecord& record) {
+                                      const Limits& limits, SideRecord& record) {
   const auto start = std::chrono::steady_clock::now();
   SavedOutputs saved;
   if (side.format == "onnx-test-case") {
-    CONVGATE_ASSIGN_OR_RETURN(saved, LoadTestCaseOutputs(side.path, names));
+    CONVGATE_ASSIGN_OR_RETURN(saved, LoadTestCaseOutputs(side.path, names, limits));
   } else if (side.format == "npy") {
-    CONVGATE_ASSIGN_OR_RETURN(saved.samples, LoadLoneNpy(side.path));
+    CONVGATE_ASSIGN_OR_RETURN(saved.samples, LoadLoneNpy(side.path, limits));
     saved.positional = true;
   } else {
     // The dataset layouts (flat npz, sample_<i>/ npz, folder of .npy) are the same for outputs as
     // for inputs.
-    CONVGATE_ASSIGN_OR_RETURN(inputs::Dataset dataset, inputs::LoadDataset(side.path, Signature{}));
+    CONVGATE_ASSIGN_OR_RETURN(inputs::Dataset dataset,
+                              inputs::LoadDataset(side.path, Signature{}, limits));
     saved.samples = std::move(dataset.samples);
     saved.positional = std::all_of(saved.samples.begin(), saved.samples.end(), AllPositionalNames);
   }

@@ -39,8 +39,9 @@ struct LoadedModel {
 Result<LoadedModel> LoadModel(const ResolvedSide& side, const backends::LoadOptions& options,
                               SideRecord& record);
 
-// The backend's load options for one side of a workflow.
-backends::LoadOptions SideLoadOptions(int threads, const ExecOptions& exec);
+// The backend's load options for one side of a workflow: the data options' threads and limits,
+// and the side's exec command.
+backends::LoadOptions SideLoadOptions(const DataOptions& data, const ExecOptions& exec);
 
 // Copies what the side's runtime printed in its last run (the exec backend's stderr tail) into
 // record.backend_log. Called after every run, so a failed run's log is the one reported.
@@ -55,10 +56,10 @@ struct SavedOutputs {
   bool positional = false;
 };
 
-// Reads saved outputs. `names` is the other side's signature (output names by position for
-// test-case .pb files); may be null.
+// Reads saved outputs under `limits`. `names` is the other side's signature (output names by
+// position for test-case .pb files); may be null.
 Result<SavedOutputs> LoadSavedOutputs(const ResolvedSide& side, const Signature* names,
-                                      SideRecord& record);
+                                      const Limits& limits, SideRecord& record);
 
 // Fills the parts of a SideRecord that do not depend on loading.
 void DescribeSide(const ResolvedSide& side, SideRecord& record);

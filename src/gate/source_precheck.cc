@@ -58,7 +58,7 @@ std::optional<GateError> PrecheckSource(const CompareOptions& options, SourceFac
   SideRecord record;
   record.role = "source";
   Result<LoadedModel> model =
-      LoadModel(*side, SideLoadOptions(options.data.threads, options.source_exec), record);
+      LoadModel(*side, SideLoadOptions(options.data, options.source_exec), record);
   if (!model.ok()) return GateError{Stage::kLoad, model.status().WithContext("source")};
   facts.signature = model->model->signature();
   if (auto error = CheckOutputNames(options, facts.signature)) return error;
@@ -73,7 +73,9 @@ std::optional<GateError> PrecheckSource(const CompareOptions& options, SourceFac
   data.save_outputs.reset();
   DatasetRecord dataset_record;
   std::optional<GateError> error;
-  facts.dataset = PrepareDataset(data, facts.signature, std::nullopt, dataset_record, error);
+  // The target is not converted yet: the source's outputs are what is known to be held.
+  const HeldOutputs held{.models = {{&facts.signature, false}}};
+  facts.dataset = PrepareDataset(data, facts.signature, std::nullopt, held, dataset_record, error);
   return error;
 }
 

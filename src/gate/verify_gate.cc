@@ -88,6 +88,9 @@ std::optional<GateError> Convert(const VerifyOptions& options, const internal::S
         failed.error == convert::ConversionError::kBadRequest ? Stage::kFlags : Stage::kConvert;
     return GateError{stage, record.status()};
   }
+  // The record's output_hold comes along: without -o the target is read where it was made (the
+  // cache entry stays locked, so a concurrent `cache prune` skips it, or the temporary folder of
+  // a conversion the cache could not take stays) until the report goes.
   report.conversion = *record;
   report.conversion_path = ConversionPath(*record);
   report.target = record->output_path.empty() ? record->cache_path : record->output_path;

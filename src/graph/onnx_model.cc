@@ -16,8 +16,11 @@ namespace {
 
 constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
 
-// Sums that saturate instead of wrapping: counts come from untrusted files.
-int64_t SaturatingAdd(int64_t a, int64_t b) { return a > kInt64Max - b ? kInt64Max : a + b; }
+// Sums of non-negative counts that saturate instead of wrapping: counts come from untrusted files.
+int64_t SaturatingAdd(int64_t a, int64_t b) {
+  int64_t sum = 0;
+  return __builtin_add_overflow(a, b, &sum) ? kInt64Max : sum;
+}
 
 int64_t SaturatingMul(int64_t a, int64_t b) {
   if (a == 0 || b == 0) return 0;
@@ -43,11 +46,13 @@ int64_t StoredBytes(const onnx::TensorProto& tensor, int64_t elements) {
   if (tensor.data_location() == onnx::TensorProto::EXTERNAL) {
     for (const onnx::StringStringEntryProto& entry : tensor.external_data()) {
       if (entry.key() != "length") continue;
+      // A malformed or negative length: fall back to the size the dims imply.
       try {
-        return std::stoll(entry.value());
+        const int64_t length = std::stoll(entry.value());
+        if (length >= 0) return length;
       } catch (const std::exception&) {
-        break;  // a malformed length: fall back to the size the dims imply
       }
+      break;
     }
   } else if (tensor.has_raw_data()) {
     return static_cast<int64_t>(tensor.raw_data().size());

@@ -83,8 +83,8 @@ Status SplitSamples(const fs::path& path, TensorMap members, std::vector<TensorM
   return Status::OK();
 }
 
-Status LoadNpz(const fs::path& path, Dataset& dataset) {
-  CONVGATE_ASSIGN_OR_RETURN(TensorMap members, io::ReadNpz(path));
+Status LoadNpz(const fs::path& path, const Limits& limits, Dataset& dataset) {
+  CONVGATE_ASSIGN_OR_RETURN(TensorMap members, io::ReadNpz(path, limits));
   if (!IsMultiSample(members)) {
     dataset.samples.push_back(std::move(members));
     return Status::OK();
@@ -92,13 +92,14 @@ Status LoadNpz(const fs::path& path, Dataset& dataset) {
   return SplitSamples(path, std::move(members), dataset.samples);
 }
 
-Status LoadSingleNpy(const fs::path& path, const Signature& signature, Dataset& dataset) {
+Status LoadSingleNpy(const fs::path& path, const Signature& signature, const Limits& limits,
+                     Dataset& dataset) {
   if (signature.inputs.size() != 1) {
     return Status::InvalidArgument(path.string() + " holds one tensor but the model has " +
                                    std::to_string(signature.inputs.size()) +
                                    " inputs; use an .npz");
   }
-  CONVGATE_ASSIGN_OR_RETURN(Tensor tensor, io::ReadNpy(path));
+  CONVGATE_ASSIGN_OR_RETURN(Tensor tensor, io::ReadNpy(path, limits));
   TensorMap sample;
   sample.InsertOrAssign(signature.inputs[0].name, std::move(tensor));
   dataset.samples.push_back(std::move(sample));
@@ -106,7 +107,7 @@ Status LoadSingleNpy(const fs::path& path, const Signature& signature, Dataset& 
 }
 
 // Every *.npy in the folder, in file name order; the tensor is named by the file's stem.
-Status LoadNpyFolder(const fs::path& dir, Dataset& dataset) {
+Status LoadNpyFolder(const fs::path& dir, const Limits& limits, Dataset& dataset) {
   std::error_code error;
   std::vector<fs::path> files;
   for (fs::directory_iterator it(dir, error), end; !error && it != end; it.increment(error)) {
@@ -121,18 +122,19 @@ Status LoadNpyFolder(const fs::path& dir, Dataset& dataset) {
   std::sort(files.begin(), files.end());
   TensorMap sample;
   for (const fs::path& file : files) {
-    CONVGATE_ASSIGN_OR_RETURN(Tensor tensor, io::ReadNpy(file));
+    CONVGATE_ASSIGN_OR_RETURN(Tensor tensor, io::ReadNpy(file, limits));
     sample.InsertOrAssign(file.stem().string(), std::move(tensor));
   }
   dataset.samples.push_back(std::move(sample));
   return Status::OK();
 }
 
-Status LoadTestCase(const fs::path& path, const Signature& signature, Dataset& dataset) {
+Status LoadTestCase(const fs::path& path, const Signature& signature, const Limits& limits,
+                    Dataset& dataset) {
   io::TestCaseNames names;
   for (const TensorInfo& info : signature.inputs) names.inputs.push_back(info.name);
   CONVGATE_ASSIGN_OR_RETURN(std::vector<io::TestDataSet> data_sets,
-                            io::ReadTestCase(path, names, /*load_outputs=*/false));
+                            io::ReadTestCase(path, names, /*load_outputs=*/false, limits));
   for (io::TestDataSet& data_set : data_sets) dataset.samples.push_back(std::move(data_set.inputs));
   return Status::OK();
 }
@@ -250,7 +252,8 @@ Status Save(const fs::path& path, const Dataset& dataset, const SavedPart& what)
 
 }  // namespace
 
-Result<Dataset> LoadDataset(const fs::path& path, const Signature& signature) {
+Result<Dataset> LoadDataset(const fs::path& path, const Signature& signature,
+                            const Limits& limits) {
   std::error_code error;
   const fs::file_status status = fs::status(path, error);
   if (!fs::exists(status)) {
@@ -263,17 +266,17 @@ Result<Dataset> LoadDataset(const fs::path& path, const Signature& signature) {
   dataset.origin = path.string();
   if (fs::is_directory(status)) {
     if (io::IsTestCasePath(path)) {
-      CONVGATE_RETURN_IF_ERROR(LoadTestCase(path, signature, dataset));
+      CONVGATE_RETURN_IF_ERROR(LoadTestCase(path, signature, limits, dataset));
     } else {
-      CONVGATE_RETURN_IF_ERROR(LoadNpyFolder(path, dataset));
+      CONVGATE_RETURN_IF_ERROR(LoadNpyFolder(path, limits, dataset));
     }
     return dataset;
   }
   const std::string ext = LowerExtension(path);
   if (ext == ".npz") {
-    CONVGATE_RETURN_IF_ERROR(LoadNpz(path, dataset));
+    CONVGATE_RETURN_IF_ERROR(LoadNpz(path, limits, dataset));
   } else if (ext == ".npy") {
-    CONVGATE_RETURN_IF_ERROR(LoadSingleNpy(path, signature, dataset));
+    CONVGATE_RETURN_IF_ERROR(LoadSingleNpy(path, signature, limits, dataset));
   } else {
     return Status::InvalidArgument("cannot load inputs from " + Quote(path) +
                                    ": expected an .npz, an .npy, a folder of .npy files or an "

@@ -241,6 +241,16 @@ Status CheckInputNames(const Signature& signature, const InputOptions& options) 
   return CheckNamesIn(options.shape_per_input, "--shape", signature);
 }
 
+Result<std::vector<PlannedInput>> PlanGeneratedInputs(const Signature& signature,
+                                                      const InputOptions& options) {
+  CONVGATE_RETURN_IF_ERROR(CheckOptions(signature, options));
+  std::vector<std::string> notes;
+  CONVGATE_ASSIGN_OR_RETURN(std::vector<InputPlan> plans, PlanInputs(signature, options, notes));
+  std::vector<PlannedInput> planned;
+  for (const InputPlan& plan : plans) planned.push_back({plan.info->name, plan.dtype, plan.shape});
+  return planned;
+}
+
 Result<Dataset> GenerateDataset(const Signature& signature, const InputOptions& options) {
   CONVGATE_RETURN_IF_ERROR(CheckOptions(signature, options));
   Dataset dataset;

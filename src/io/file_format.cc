@@ -1,12 +1,17 @@
 #include "convgate/io/file_format.h"
 
+#include <unistd.h>
 #include <zip.h>
 
 #include <algorithm>
-#include <fstream>
+#include <cerrno>
+#include <cstring>
+#include <limits>
 #include <memory>
+#include <span>
 #include <system_error>
 
+#include "convgate/core/file_util.h"
 #include "convgate/io/test_case.h"
 
 namespace convgate::io {
@@ -27,13 +32,23 @@ struct ZipCloser {
   void operator()(zip_t* archive) const { zip_discard(archive); }
 };
 
-Result<std::string> ReadHead(const fs::path& path, uint64_t size) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Status::Unavailable("cannot open " + path.string());
-  std::string head(static_cast<size_t>(std::min<uint64_t>(size, kHeadBytes)), '\0');
-  in.read(head.data(), static_cast<std::streamsize>(head.size()));
-  if (!in) return Status::Unavailable("cannot read " + path.string());
+Result<std::string> ReadHead(InputFile& file) {
+  std::string head(static_cast<size_t>(std::min<uint64_t>(file.size(), kHeadBytes)), '\0');
+  CONVGATE_RETURN_IF_ERROR(file.ReadExactly(std::as_writable_bytes(std::span(head))));
   return head;
+}
+
+// Opens the zip archive `file` holds through a descriptor of its own, so the file that was
+// checked to be regular is the one libzip reads. Null with `error` set on failure.
+zip_t* OpenZip(const InputFile& file, int& error) {
+  const int fd = ::dup(file.fd());
+  if (fd < 0) {
+    error = ZIP_ER_OPEN;
+    return nullptr;
+  }
+  zip_t* archive = zip_fdopen(fd, ZIP_RDONLY, &error);
+  if (archive == nullptr) ::close(fd);  // zip_fdopen closes it only on success
+  return archive;
 }
 
 uint64_t LittleEndian64(std::string_view bytes) {
@@ -42,9 +57,10 @@ uint64_t LittleEndian64(std::string_view bytes) {
   return value;
 }
 
-Result<std::vector<ZipMember>> ListZip(const fs::path& path) {
+Result<std::vector<ZipMember>> ListZip(const InputFile& file) {
+  const fs::path& path = file.path();
   int error = 0;
-  std::unique_ptr<zip_t, ZipCloser> archive(zip_open(path.c_str(), ZIP_RDONLY, &error));
+  std::unique_ptr<zip_t, ZipCloser> archive(OpenZip(file, error));
   if (!archive) {
     zip_error_t zip_error;
     zip_error_init_with_code(&zip_error, error);
@@ -128,8 +144,8 @@ FileFormat MagicFormat(std::string_view head, SniffedFile& sniffed) {
 
 // Safetensors when the first 8 bytes give a header length that fits the file and the header is a
 // JSON object; reads the header then.
-Result<bool> ReadSafetensorsHeader(const fs::path& path, std::string_view head,
-                                   SniffedFile& sniffed) {
+Result<bool> ReadSafetensorsHeader(InputFile& file, std::string_view head, SniffedFile& sniffed) {
+  const fs::path& path = file.path();
   if (head.size() < 10 || head[8] != '{') return false;
   const uint64_t length = LittleEndian64(head);
   if (length < 2 || length > kMaxSafetensorsHeader) return false;
@@ -138,11 +154,13 @@ Result<bool> ReadSafetensorsHeader(const fs::path& path, std::string_view head,
                             " bytes, but the file has only " + std::to_string(sniffed.size - 8) +
                             " after the length (the file may be truncated)");
   }
-  std::ifstream in(path, std::ios::binary);
+  // The head holds the first bytes; the header may go on past it.
+  if (::lseek(file.fd(), 8, SEEK_SET) != 8) {
+    return Status::Unavailable("cannot read " + path.string() + ": " + std::strerror(errno));
+  }
   sniffed.safetensors_header.resize(static_cast<size_t>(length));
-  in.seekg(8);
-  in.read(sniffed.safetensors_header.data(), static_cast<std::streamsize>(length));
-  if (!in) return Status::Unavailable("cannot read " + path.string());
+  CONVGATE_RETURN_IF_ERROR(
+      file.ReadExactly(std::as_writable_bytes(std::span(sniffed.safetensors_header))));
   return true;
 }
 
@@ -158,21 +176,23 @@ Result<SniffedFile> SniffFile(const fs::path& path) {
     sniffed.format = FolderFormat(path);
     return sniffed;
   }
-  sniffed.size = fs::file_size(path, ec);
-  if (ec) return Status::Unavailable("cannot read " + path.string() + ": " + ec.message());
+  // A FIFO or a device has no format to tell and would block or never end: refused here.
+  CONVGATE_ASSIGN_OR_RETURN(InputFile file,
+                            InputFile::Open(path, std::numeric_limits<uint64_t>::max(), ""));
+  sniffed.size = file.size();
   if (sniffed.size == 0) {
     sniffed.format = FileFormat::kEmpty;
     return sniffed;
   }
-  CONVGATE_ASSIGN_OR_RETURN(std::string head, ReadHead(path, sniffed.size));
+  CONVGATE_ASSIGN_OR_RETURN(std::string head, ReadHead(file));
   if (head.starts_with("PK\x03\x04") || head.starts_with("PK\x05\x06")) {
-    CONVGATE_ASSIGN_OR_RETURN(sniffed.members, ListZip(path));
+    CONVGATE_ASSIGN_OR_RETURN(sniffed.members, ListZip(file));
     sniffed.format = ZipFormat(sniffed.members);
     return sniffed;
   }
   sniffed.format = MagicFormat(head, sniffed);
   if (sniffed.format != FileFormat::kOther) return sniffed;
-  CONVGATE_ASSIGN_OR_RETURN(bool safetensors, ReadSafetensorsHeader(path, head, sniffed));
+  CONVGATE_ASSIGN_OR_RETURN(bool safetensors, ReadSafetensorsHeader(file, head, sniffed));
   if (safetensors) sniffed.format = FileFormat::kSafetensors;
   return sniffed;
 }
@@ -180,8 +200,10 @@ Result<SniffedFile> SniffFile(const fs::path& path) {
 Result<std::string> ReadZipMember(const fs::path& path, const std::string& name,
                                   uint64_t max_bytes) {
   const std::string what = path.string() + " member '" + name + "'";
+  CONVGATE_ASSIGN_OR_RETURN(const InputFile zip_file,
+                            InputFile::Open(path, std::numeric_limits<uint64_t>::max(), ""));
   int error = 0;
-  std::unique_ptr<zip_t, ZipCloser> archive(zip_open(path.c_str(), ZIP_RDONLY, &error));
+  std::unique_ptr<zip_t, ZipCloser> archive(OpenZip(zip_file, error));
   if (!archive) return Status::DataLoss(path.string() + ": not a readable zip archive");
   zip_stat_t stat;
   if (zip_stat(archive.get(), name.c_str(), 0, &stat) != 0 || !(stat.valid & ZIP_STAT_SIZE)) {

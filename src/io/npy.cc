@@ -1,13 +1,19 @@
 #include "convgate/io/npy.h"
 
+#include <algorithm>
 #include <bit>
 #include <charconv>
 #include <cstring>
+#include <limits>
+#include <memory>
+#include <new>
 #include <optional>
 #include <vector>
 
 #include "convgate/core/file_util.h"
+#include "convgate/core/units.h"
 #include "io/byte_order.h"
+#include "io/npy_reader.h"
 #include "io/npy_strings.h"
 #include "io/py_literal.h"
 
@@ -180,27 +186,44 @@ Result<NpyHeader> ParseHeaderDict(std::string_view text) {
   return header;
 }
 
-Result<NpyHeader> ParseHeader(std::string_view bytes) {
-  if (bytes.size() < kLengthOffset || bytes.substr(0, kMagic.size()) != kMagic) {
+// Reads the header from `source` (the first bytes of a file of `total_bytes`), checking every
+// length against what the file can hold before anything is allocated for it.
+Result<NpyHeader> ReadHeader(const internal::NpyByteSource& source, uint64_t total_bytes) {
+  if (total_bytes < kLengthOffset) {
     return Status::DataLoss("not a .npy file (bad magic: expected \\x93NUMPY)");
   }
-  const int major = static_cast<uint8_t>(bytes[kVersionOffset]);
-  const int minor = static_cast<uint8_t>(bytes[kVersionOffset + 1]);
+  std::string prelude(kLengthOffset, '\0');
+  CONVGATE_RETURN_IF_ERROR(source(std::as_writable_bytes(std::span(prelude))));
+  if (prelude.substr(0, kMagic.size()) != kMagic) {
+    return Status::DataLoss("not a .npy file (bad magic: expected \\x93NUMPY)");
+  }
+  const int major = static_cast<uint8_t>(prelude[kVersionOffset]);
+  const int minor = static_cast<uint8_t>(prelude[kVersionOffset + 1]);
   if (major < 1 || major > 3 || minor != 0) {
     return Status::Unimplemented("format version " + std::to_string(major) + "." +
                                  std::to_string(minor) + " (convgate reads 1.0, 2.0 and 3.0)");
   }
   const size_t length_width = major == 1 ? 2 : 4;
   const size_t header_offset = kLengthOffset + length_width;
-  if (bytes.size() < header_offset) return Status::DataLoss("truncated header length");
-  const size_t header_length = LoadLittleEndian(bytes, kLengthOffset, length_width);
-  if (bytes.size() - header_offset < header_length) {
+  if (total_bytes < header_offset) return Status::DataLoss("truncated header length");
+  std::string length_bytes(length_width, '\0');
+  CONVGATE_RETURN_IF_ERROR(source(std::as_writable_bytes(std::span(length_bytes))));
+  const size_t header_length = LoadLittleEndian(length_bytes, 0, length_width);
+  if (total_bytes - header_offset < header_length) {
     return Status::DataLoss("truncated header: it declares " + std::to_string(header_length) +
-                            " bytes, the file has " + std::to_string(bytes.size() - header_offset));
+                            " bytes, the file has " + std::to_string(total_bytes - header_offset));
   }
+  if (header_length > internal::kMaxNpyHeaderBytes) {
+    return Status::DataLoss("a header of " + std::to_string(header_length) +
+                            " bytes (numpy refuses more than 10000 by default; convgate reads up "
+                            "to " +
+                            std::to_string(internal::kMaxNpyHeaderBytes) + ")");
+  }
+  std::string text(header_length, '\0');
+  CONVGATE_RETURN_IF_ERROR(source(std::as_writable_bytes(std::span(text))));
   // Versions 1.0 and 2.0 use latin1 and 3.0 utf8; the keys and values convgate accepts are ASCII
   // either way, so the bytes are parsed as they are.
-  Result<NpyHeader> header = ParseHeaderDict(bytes.substr(header_offset, header_length));
+  Result<NpyHeader> header = ParseHeaderDict(text);
   if (!header.ok()) return header.status().WithContext("header");
   header->data_offset = header_offset + header_length;
   return header;
@@ -320,49 +343,116 @@ std::string HeaderFor(std::string_view descr, const Shape& shape) {
   return out;
 }
 
-}  // namespace
-
-Result<Tensor> ParseNpy(std::string_view bytes, std::string_view what) {
-  Result<NpyHeader> header = ParseHeader(bytes);
-  if (!header.ok()) return header.status().WithContext(what);
-  const NpyDescr& descr = header->descr;
-  const size_t elem_size = descr.ElementBytes();
-  // Shape caps the element count at 2^60 and ParseStringDescr the string width at 2^32, but
-  // together they can exceed size_t.
-  size_t needed = 0;
-  if (__builtin_mul_overflow(static_cast<size_t>(header->shape.NumElements()), elem_size,
-                             &needed)) {
-    return Status::DataLoss(std::string(what) + ": " + std::string(DTypeName(descr.dtype)) +
-                            header->shape.ToString() + " of " + std::to_string(elem_size) +
-                            "-byte elements needs more than 2^64 bytes");
-  }
-  const size_t available = bytes.size() - header->data_offset;
-  if (available != needed) {
-    // Trailing bytes are rejected although numpy ignores them: they mean the header and the
-    // writer disagree about the array, and a checker must not guess which one is right.
-    return Status::DataLoss(std::string(what) + ": " + std::string(DTypeName(descr.dtype)) +
-                            header->shape.ToString() + " needs " + std::to_string(needed) +
-                            " data bytes, the file has " + std::to_string(available) +
-                            (available < needed ? " (truncated)" : " (trailing bytes)"));
-  }
-  if (descr.dtype == DType::kString) {
-    return ParseStringData(bytes.substr(header->data_offset), *header, what);
-  }
-  CONVGATE_ASSIGN_OR_RETURN(Tensor tensor, Tensor::Allocate(descr.dtype, header->shape));
-  const std::byte* src = reinterpret_cast<const std::byte*>(bytes.data() + header->data_offset);
-  if (header->fortran_order && tensor.num_elements() > 0) {
-    CopyFortranToC(src, tensor.bytes().data(), tensor.shape(), elem_size);
-  } else if (needed > 0) {
-    std::memcpy(tensor.bytes().data(), src, needed);
-  }
-  if (descr.big_endian) internal::SwapElementBytes(tensor.bytes(), elem_size);
+// Native byte order, and bools that are 0 or 1.
+Tensor FinishNumeric(Tensor tensor, const NpyDescr& descr) {
+  if (descr.big_endian) internal::SwapElementBytes(tensor.bytes(), descr.ElementBytes());
   if (descr.dtype == DType::kBool) internal::NormalizeBools(tensor.bytes());
   return tensor;
 }
 
-Result<Tensor> ReadNpy(const std::filesystem::path& path) {
-  CONVGATE_ASSIGN_OR_RETURN(std::string bytes, ReadFile(path));
-  return ParseNpy(bytes, path.string());
+// "float32[2, 3]" for messages.
+std::string Describe(const NpyHeader& header) {
+  return std::string(DTypeName(header.descr.dtype)) + header.shape.ToString();
+}
+
+// The bytes the data of `header` takes in the file.
+Result<size_t> DataBytes(const NpyHeader& header, std::string_view what) {
+  const size_t elem_size = header.descr.ElementBytes();
+  // Shape caps the element count at 2^60 and ParseStringDescr the string width at 2^32, but
+  // together they can exceed size_t.
+  size_t needed = 0;
+  if (__builtin_mul_overflow(static_cast<size_t>(header.shape.NumElements()), elem_size, &needed)) {
+    return Status::DataLoss(std::string(what) + ": " + Describe(header) + " of " +
+                            std::to_string(elem_size) +
+                            "-byte elements needs more than 2^64 bytes");
+  }
+  return needed;
+}
+
+// A buffer for data that must be rearranged or decoded before it is a tensor.
+Result<std::unique_ptr<std::byte[]>> AllocateBuffer(size_t bytes, std::string_view what) {
+  std::unique_ptr<std::byte[]> buffer(new (std::nothrow) std::byte[bytes == 0 ? 1 : bytes]);
+  if (!buffer) {
+    return Status::Unavailable(std::string(what) + ": cannot allocate " +
+                               FormatBytes(static_cast<int64_t>(bytes)) + " to read its data");
+  }
+  return buffer;
+}
+
+// Reads `needed` data bytes from `source` into the tensor: straight into its buffer for C-order
+// numeric data (no second copy), through a buffer for Fortran order and strings.
+Result<Tensor> ReadData(const internal::NpyByteSource& source, const NpyHeader& header,
+                        size_t needed, std::string_view what) {
+  const NpyDescr& descr = header.descr;
+  const bool rearranged = header.fortran_order && header.shape.NumElements() > 0;
+  if (descr.dtype == DType::kString || rearranged) {
+    CONVGATE_ASSIGN_OR_RETURN(std::unique_ptr<std::byte[]> data, AllocateBuffer(needed, what));
+    CONVGATE_RETURN_IF_ERROR(source(std::span(data.get(), needed)));
+    if (descr.dtype == DType::kString) {
+      return ParseStringData(std::string_view(reinterpret_cast<const char*>(data.get()), needed),
+                             header, what);
+    }
+    CONVGATE_ASSIGN_OR_RETURN(Tensor tensor, Tensor::Allocate(descr.dtype, header.shape));
+    CopyFortranToC(data.get(), tensor.bytes().data(), tensor.shape(), descr.ElementBytes());
+    return FinishNumeric(std::move(tensor), descr);
+  }
+  CONVGATE_ASSIGN_OR_RETURN(Tensor tensor, Tensor::Allocate(descr.dtype, header.shape));
+  CONVGATE_RETURN_IF_ERROR(source(tensor.bytes()));
+  return FinishNumeric(std::move(tensor), descr);
+}
+
+}  // namespace
+
+namespace internal {
+
+Result<Tensor> ReadNpyFrom(const NpyByteSource& source, uint64_t total_bytes,
+                           int64_t max_tensor_bytes, std::string_view what) {
+  Result<NpyHeader> header = ReadHeader(source, total_bytes);
+  if (!header.ok()) return header.status().WithContext(what);
+  CONVGATE_ASSIGN_OR_RETURN(const size_t needed, DataBytes(*header, what));
+  if (needed > static_cast<uint64_t>(std::max<int64_t>(max_tensor_bytes, 0))) {
+    return Status::FailedPrecondition(std::string(what) + ": " + Describe(*header) + " needs " +
+                                      FormatBytes(static_cast<int64_t>(needed)) +
+                                      ", over the limit of " + FormatBytes(max_tensor_bytes) +
+                                      " (--max-tensor-bytes)");
+  }
+  const uint64_t available = total_bytes - header->data_offset;
+  if (available != needed) {
+    // Trailing bytes are rejected although numpy ignores them: they mean the header and the
+    // writer disagree about the array, and a checker must not guess which one is right.
+    return Status::DataLoss(std::string(what) + ": " + Describe(*header) + " needs " +
+                            std::to_string(needed) + " data bytes, the file has " +
+                            std::to_string(available) +
+                            (available < needed ? " (truncated)" : " (trailing bytes)"));
+  }
+  return ReadData(source, *header, needed, what);
+}
+
+}  // namespace internal
+
+Result<Tensor> ParseNpy(std::string_view bytes, std::string_view what) {
+  size_t offset = 0;
+  // The sizes were checked against bytes.size() before any data is asked for, so this source
+  // never runs out; the check stays for the header's own reads.
+  const internal::NpyByteSource source = [&](std::span<std::byte> dst) -> Status {
+    if (bytes.size() - offset < dst.size()) return Status::DataLoss("truncated");
+    std::memcpy(dst.data(), bytes.data() + offset, dst.size());
+    offset += dst.size();
+    return Status::OK();
+  };
+  // The bytes are already in memory; a tensor as large as they are costs no more.
+  return internal::ReadNpyFrom(source, bytes.size(), std::numeric_limits<int64_t>::max(), what);
+}
+
+Result<Tensor> ReadNpy(const std::filesystem::path& path, const Limits& limits) {
+  // No size limit on the file itself: the header's declared size is checked against the limit
+  // and against the file's size before any data is read.
+  CONVGATE_ASSIGN_OR_RETURN(InputFile file,
+                            InputFile::Open(path, std::numeric_limits<uint64_t>::max(), ""));
+  const internal::NpyByteSource source = [&file](std::span<std::byte> dst) {
+    return file.ReadExactly(dst);
+  };
+  return internal::ReadNpyFrom(source, file.size(), limits.max_tensor_bytes, path.string());
 }
 
 std::string SerializeNpyHeader(DType dtype, const Shape& shape) {

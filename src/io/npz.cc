@@ -15,7 +15,9 @@
 #include <vector>
 
 #include "convgate/core/file_util.h"
+#include "convgate/core/units.h"
 #include "convgate/io/npy.h"
+#include "io/npy_reader.h"
 
 namespace convgate::io {
 namespace {
@@ -24,8 +26,6 @@ constexpr std::string_view kNpySuffix = ".npy";
 // Deflate cannot expand data by more than 1032:1 (RFC 1951: a 258-byte match costs at least two
 // bits). A member claiming more is corrupt or a zip bomb; refusing it avoids a huge allocation.
 constexpr zip_uint64_t kMaxDeflateRatio = 1032;
-// First buffer size for a member's data; large enough that typical members take one read.
-constexpr zip_uint64_t kFirstChunk = zip_uint64_t{1} << 20;
 // What np.savez() with no arrays writes: an end-of-central-directory record and nothing else.
 // libzip deletes an archive that ends up empty instead, so that case is written by hand.
 constexpr std::string_view kEmptyZip("PK\x05\x06\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 22);
@@ -94,35 +94,82 @@ Status CheckMemberSizes(const zip_stat_t& stat, zip_uint64_t archive_size,
   return Status::OK();
 }
 
-// Reads one member completely. Reading past the declared size makes libzip check the CRC.
-Result<std::string> ReadMember(zip_t* archive, zip_uint64_t index, const zip_stat_t& stat,
-                               zip_uint64_t archive_size, std::string_view member) {
+// A member's declared size against the limits, before anything is inflated: the .npy header is
+// at most internal::kMaxNpyHeaderBytes, so a member declaring more than that plus
+// max_tensor_bytes holds a tensor over the limit whatever its header says.
+Status CheckMemberLimit(const zip_stat_t& stat, const Limits& limits, std::string_view member) {
+  const uint64_t max_member = static_cast<uint64_t>(std::max<int64_t>(limits.max_tensor_bytes, 0)) +
+                              internal::kMaxNpyHeaderBytes;
+  if (stat.size <= max_member) return Status::OK();
+  return Status::FailedPrecondition(std::string(member) + ": declares " +
+                                    FormatBytes(static_cast<int64_t>(stat.size)) +
+                                    " uncompressed, over the limit of " +
+                                    FormatBytes(limits.max_tensor_bytes) + " (--max-tensor-bytes)");
+}
+
+// Inflates one member straight into its tensor (npy_reader.h): the header is read first and
+// checked, then the data lands in the tensor's buffer, with no copy of the member in between.
+// CheckArchiveLimits has held its declared size to the limits.
+// Reading past the declared size at the end makes libzip check the CRC.
+Result<Tensor> ReadMember(zip_t* archive, zip_uint64_t index, const zip_stat_t& stat,
+                          zip_uint64_t archive_size, const Limits& limits,
+                          std::string_view member) {
   CONVGATE_RETURN_IF_ERROR(CheckMemberSizes(stat, archive_size, member));
   ZipFile file(zip_fopen_index(archive, index, 0));
   if (!file) return MemberOpenError(member, archive);
-  // The buffer grows with the data actually decompressed (doubling, capped at the declared size),
-  // so a header that lies about the size of an unusual compression method costs nothing.
-  std::string data;
-  zip_uint64_t done = 0;
-  while (done < stat.size) {
-    if (done == data.size()) data.resize(std::min(stat.size, std::max(2 * done, kFirstChunk)));
-    const zip_int64_t n = zip_fread(file.get(), data.data() + done, data.size() - done);
-    if (n <= 0) {
-      const std::string problem = n < 0 ? zip_file_strerror(file.get()) : "unexpected end of data";
-      return Status::DataLoss(std::string(member) + ": " + problem);
+  const internal::NpyByteSource source = [&](std::span<std::byte> dst) -> Status {
+    size_t done = 0;
+    while (done < dst.size()) {
+      const zip_int64_t n = zip_fread(file.get(), dst.data() + done, dst.size() - done);
+      if (n <= 0) {
+        const std::string problem =
+            n < 0 ? zip_file_strerror(file.get()) : "unexpected end of data";
+        return Status::DataLoss(std::string(member) + ": " + problem);
+      }
+      done += static_cast<size_t>(n);
     }
-    done += static_cast<zip_uint64_t>(n);
-  }
+    return Status::OK();
+  };
+  CONVGATE_ASSIGN_OR_RETURN(
+      Tensor tensor, internal::ReadNpyFrom(source, stat.size, limits.max_tensor_bytes, member));
   char extra = 0;
   const zip_int64_t n = zip_fread(file.get(), &extra, 1);
   if (n != 0) {
     const std::string problem = n < 0 ? zip_file_strerror(file.get()) : "longer than declared";
     return Status::DataLoss(std::string(member) + ": " + problem);
   }
-  return data;
+  return tensor;
 }
 
-Result<TensorMap> ReadMembers(zip_t* archive, zip_uint64_t archive_size, std::string_view what) {
+// Every member's declared size against max_tensor_bytes, then their sum against max_run_bytes
+// (they are all held once read, so many members each under the first are no way around it),
+// before the first member is inflated.
+Status CheckArchiveLimits(zip_t* archive, const Limits& limits, std::string_view what) {
+  const zip_int64_t count = zip_get_num_entries(archive, 0);
+  uint64_t total = 0;
+  for (zip_int64_t entry_idx = 0; entry_idx < count; ++entry_idx) {
+    zip_stat_t stat;
+    if (zip_stat_index(archive, static_cast<zip_uint64_t>(entry_idx), 0, &stat) != 0 ||
+        !(stat.valid & ZIP_STAT_SIZE) || !(stat.valid & ZIP_STAT_NAME)) {
+      continue;  // ReadMembers reports it
+    }
+    CONVGATE_RETURN_IF_ERROR(
+        CheckMemberLimit(stat, limits, std::string(what) + " entry '" + stat.name + "'"));
+    if (__builtin_add_overflow(total, stat.size, &total)) total = UINT64_MAX;
+  }
+  if (total <= static_cast<uint64_t>(std::max<int64_t>(limits.max_run_bytes, 0))) {
+    return Status::OK();
+  }
+  return Status::FailedPrecondition(
+      std::string(what) + ": its members declare " +
+      FormatBytes(static_cast<int64_t>(std::min<uint64_t>(total, INT64_MAX))) +
+      " uncompressed in all, over the limit of " + FormatBytes(limits.max_run_bytes) +
+      " (--max-run-bytes)");
+}
+
+Result<TensorMap> ReadMembers(zip_t* archive, zip_uint64_t archive_size, const Limits& limits,
+                              std::string_view what) {
+  CONVGATE_RETURN_IF_ERROR(CheckArchiveLimits(archive, limits, what));
   const zip_int64_t count = zip_get_num_entries(archive, 0);
   TensorMap tensors;
   for (zip_int64_t entry_idx = 0; entry_idx < count; ++entry_idx) {
@@ -138,9 +185,8 @@ Result<TensorMap> ReadMembers(zip_t* archive, zip_uint64_t archive_size, std::st
     if (!name.ends_with(kNpySuffix)) {
       return Status::DataLoss(member + ": not a .npy member (np.savez writes only NAME.npy)");
     }
-    CONVGATE_ASSIGN_OR_RETURN(std::string bytes,
-                              ReadMember(archive, index, stat, archive_size, member));
-    CONVGATE_ASSIGN_OR_RETURN(Tensor tensor, ParseNpy(bytes, member));
+    CONVGATE_ASSIGN_OR_RETURN(Tensor tensor,
+                              ReadMember(archive, index, stat, archive_size, limits, member));
     std::string tensor_name(name.substr(0, name.size() - kNpySuffix.size()));
     if (tensors.Contains(tensor_name)) {
       return Status::DataLoss(member + ": a second member with the same name");
@@ -232,12 +278,12 @@ Status WriteArchive(const std::filesystem::path& tmp, const TensorMap& tensors,
     return Status::Unavailable("cannot write " + tmp.string() + ": " + zip_strerror(archive.get()));
   }
   archive.release();  // zip_close freed it
-  return SyncFile(tmp);
+  return Status::OK();
 }
 
 }  // namespace
 
-Result<TensorMap> ParseNpz(std::string_view bytes, std::string_view what) {
+Result<TensorMap> ParseNpz(std::string_view bytes, std::string_view what, const Limits& limits) {
   // libzip treats an empty buffer as a new, empty archive; numpy rejects an empty file.
   if (bytes.empty()) return Status::DataLoss(std::string(what) + ": empty file, not a zip archive");
   zip_error_t error;
@@ -251,39 +297,56 @@ Result<TensorMap> ParseNpz(std::string_view bytes, std::string_view what) {
     return OpenError(what, code);
   }
   ZipArchive archive(raw);
-  return ReadMembers(archive.get(), bytes.size(), what);
+  return ReadMembers(archive.get(), bytes.size(), limits, what);
 }
 
-Result<TensorMap> ReadNpz(const std::filesystem::path& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {
-    return Status::InvalidArgument("cannot read " + path.string() + ": it is a directory");
-  }
-  const uintmax_t size = std::filesystem::file_size(path, ec);
-  if (!ec && size == 0) return Status::DataLoss(path.string() + ": empty file, not a zip archive");
+Result<TensorMap> ReadNpz(const std::filesystem::path& path, const Limits& limits) {
+  // The archive's own size is not limited: each member's declared size is, before it is read.
+  CONVGATE_ASSIGN_OR_RETURN(InputFile file,
+                            InputFile::Open(path, std::numeric_limits<uint64_t>::max(), ""));
+  if (file.size() == 0) return Status::DataLoss(path.string() + ": empty file, not a zip archive");
+  const uint64_t size = file.size();
   int code = 0;
-  ZipArchive archive(zip_open(path.c_str(), ZIP_RDONLY, &code));
+  // The descriptor InputFile checked is the one libzip reads: the path cannot be swapped for a
+  // FIFO in between. zip_fdopen closes it with the archive (and leaves it to us on failure).
+  ZipArchive archive(zip_fdopen(file.fd(), ZIP_RDONLY, &code));
   if (!archive) return OpenError(path.string(), code);
-  // file_size failing after zip_open succeeded would be a race; skip the size bound then.
-  return ReadMembers(archive.get(), ec ? std::numeric_limits<zip_uint64_t>::max() : size,
-                     path.string());
+  file.Release();
+  return ReadMembers(archive.get(), size, limits, path.string());
+}
+
+Result<uint64_t> NpzDeclaredBytes(const std::filesystem::path& path) {
+  CONVGATE_ASSIGN_OR_RETURN(InputFile file,
+                            InputFile::Open(path, std::numeric_limits<uint64_t>::max(), ""));
+  if (file.size() == 0) return Status::DataLoss(path.string() + ": empty file, not a zip archive");
+  int code = 0;
+  ZipArchive archive(zip_fdopen(file.fd(), ZIP_RDONLY, &code));
+  if (!archive) return OpenError(path.string(), code);
+  file.Release();
+  // Only the central directory is read: no member is opened, let alone inflated.
+  const zip_int64_t count = zip_get_num_entries(archive.get(), 0);
+  uint64_t total = 0;
+  for (zip_int64_t entry_idx = 0; entry_idx < count; ++entry_idx) {
+    zip_stat_t stat;
+    if (zip_stat_index(archive.get(), static_cast<zip_uint64_t>(entry_idx), 0, &stat) != 0 ||
+        !(stat.valid & ZIP_STAT_SIZE)) {
+      continue;  // ReadNpz reports it
+    }
+    if (__builtin_add_overflow(total, stat.size, &total)) return UINT64_MAX;
+  }
+  return total;
 }
 
 Status WriteNpz(const std::filesystem::path& path, const TensorMap& tensors,
                 const NpzWriteOptions& options) {
   if (tensors.empty()) return WriteFileAtomic(path, kEmptyZip);
   CONVGATE_ASSIGN_OR_RETURN(const std::vector<NpyParts> parts, SerializeMembers(path, tensors));
-  const std::filesystem::path tmp = path.string() + ".tmp-" + std::to_string(::getpid());
-  Status status = WriteArchive(tmp, tensors, parts, options);
-  if (status.ok() && ::rename(tmp.c_str(), path.c_str()) != 0) {
-    status = Status::Unavailable("cannot rename " + tmp.string() + " to " + path.string() + ": " +
-                                 std::strerror(errno));
-  }
-  if (!status.ok()) {
-    std::error_code ec;
-    std::filesystem::remove(tmp, ec);
-  }
-  return status;
+  // libzip writes a temporary file of its own (mkstemp) and renames it over the pending file,
+  // which exists, so libzip never opens a name someone else could have chosen.
+  CONVGATE_ASSIGN_OR_RETURN(PendingFile pending, PendingFile::Create(path));
+  pending.CloseFd();
+  CONVGATE_RETURN_IF_ERROR(WriteArchive(pending.path(), tensors, parts, options));
+  return pending.Commit();
 }
 
 }  // namespace convgate::io

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "convgate/core/file_util.h"
+#include "convgate/core/units.h"
 #include "io/byte_order.h"
 
 namespace convgate::io {
@@ -221,7 +222,30 @@ Result<DType> CheckSupported(const onnx::TensorProto& proto) {
   return *dtype;
 }
 
-Result<Tensor> TensorFromProto(const onnx::TensorProto& proto) {
+// The bytes the tensor will take: its elements, or for strings the bytes of the strings.
+uint64_t TensorBytes(const onnx::TensorProto& proto, DType dtype, const Shape& shape) {
+  if (dtype != DType::kString) return static_cast<uint64_t>(shape.NumElements()) * DTypeSize(dtype);
+  uint64_t bytes = 0;
+  for (const std::string& value : proto.string_data()) bytes += value.size();
+  return bytes;
+}
+
+// The data was checked against the dims first, so a tensor over the limit is one whose file is
+// large or whose varints are short (one byte per int64 element); either way it is refused before
+// it is allocated.
+Status CheckTensorLimit(const onnx::TensorProto& proto, DType dtype, const Shape& shape,
+                        int64_t max_tensor_bytes) {
+  const uint64_t bytes = TensorBytes(proto, dtype, shape);
+  if (bytes <= static_cast<uint64_t>(std::max<int64_t>(max_tensor_bytes, 0))) {
+    return Status::OK();
+  }
+  return Status::FailedPrecondition(std::string(DTypeName(dtype)) + shape.ToString() + " needs " +
+                                    FormatBytes(static_cast<int64_t>(bytes)) +
+                                    ", over the limit of " + FormatBytes(max_tensor_bytes) +
+                                    " (--max-tensor-bytes)");
+}
+
+Result<Tensor> TensorFromProto(const onnx::TensorProto& proto, int64_t max_tensor_bytes) {
   CONVGATE_ASSIGN_OR_RETURN(DType dtype, CheckSupported(proto));
   const std::vector<std::string_view> fields = PopulatedFields(proto);
   Result<Shape> shape = Shape::Make(std::vector<int64_t>(proto.dims().begin(), proto.dims().end()));
@@ -233,6 +257,7 @@ Result<Tensor> TensorFromProto(const onnx::TensorProto& proto) {
   }
   if (!shape.ok()) return Status::DataLoss("bad dims: " + shape.status().message());
   CONVGATE_RETURN_IF_ERROR(CheckData(proto, fields, dtype, *shape));
+  CONVGATE_RETURN_IF_ERROR(CheckTensorLimit(proto, dtype, *shape, max_tensor_bytes));
   CONVGATE_ASSIGN_OR_RETURN(Tensor tensor, Tensor::Allocate(dtype, std::move(shape).value()));
   if (tensor.num_elements() == 0) return tensor;
   if (fields[0] == "raw_data") {
@@ -301,7 +326,8 @@ std::string OnnxElemTypeName(int onnx_elem_type) {
   return "type " + std::to_string(onnx_elem_type);
 }
 
-Result<NamedTensorProto> ParseTensorProto(std::string_view bytes, std::string_view what) {
+Result<NamedTensorProto> ParseTensorProto(std::string_view bytes, std::string_view what,
+                                          const Limits& limits) {
   // protobuf parses at most INT_MAX bytes (and refuses messages over 2 GiB when writing them).
   if (bytes.size() > static_cast<size_t>(INT_MAX)) {
     return Status::Unimplemented(std::string(what) + ": " + std::to_string(bytes.size()) +
@@ -315,7 +341,7 @@ Result<NamedTensorProto> ParseTensorProto(std::string_view bytes, std::string_vi
   }
   const std::string context = std::string(what) + ": tensor " +
                               (proto.name().empty() ? "(no name)" : "'" + proto.name() + "'");
-  Result<Tensor> tensor = TensorFromProto(proto);
+  Result<Tensor> tensor = TensorFromProto(proto, limits.max_tensor_bytes);
   if (!tensor.ok() && tensor.status().code() == StatusCode::kDataLoss &&
       LooksLikeContainerProto(bytes, proto)) {
     return Status::Unimplemented(context +
@@ -327,9 +353,10 @@ Result<NamedTensorProto> ParseTensorProto(std::string_view bytes, std::string_vi
   return NamedTensorProto{proto.name(), std::move(tensor).value()};
 }
 
-Result<NamedTensorProto> ReadTensorProto(const std::filesystem::path& path) {
+Result<NamedTensorProto> ReadTensorProto(const std::filesystem::path& path, const Limits& limits) {
+  // protobuf parses at most 2 GiB, ReadFile's default limit; the tensor is held to the caller's.
   CONVGATE_ASSIGN_OR_RETURN(std::string bytes, ReadFile(path));
-  return ParseTensorProto(bytes, path.string());
+  return ParseTensorProto(bytes, path.string(), limits);
 }
 
 std::string SerializeTensorProto(const Tensor& tensor, std::string_view name) {

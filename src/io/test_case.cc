@@ -102,10 +102,12 @@ Result<std::vector<NumberedPath>> PbFiles(const fs::path& dir, std::string_view 
 }
 
 Result<TensorMap> ReadTensors(const std::vector<NumberedPath>& files,
-                              const std::vector<std::string>& names, std::string_view prefix) {
+                              const std::vector<std::string>& names, std::string_view prefix,
+                              const Limits& limits) {
   TensorMap tensors;
   for (size_t file_idx = 0; file_idx < files.size(); ++file_idx) {
-    CONVGATE_ASSIGN_OR_RETURN(NamedTensorProto proto, ReadTensorProto(files[file_idx].path));
+    CONVGATE_ASSIGN_OR_RETURN(NamedTensorProto proto,
+                              ReadTensorProto(files[file_idx].path, limits));
     std::string name = file_idx < names.size() ? names[file_idx] : "";
     if (name.empty()) name = proto.name;
     if (name.empty()) name = std::string(prefix) + std::to_string(file_idx);
@@ -118,8 +120,8 @@ Result<TensorMap> ReadTensors(const std::vector<NumberedPath>& files,
   return tensors;
 }
 
-Result<TestDataSet> ReadDataSet(const fs::path& dir, const TestCaseNames& names,
-                                bool load_outputs) {
+Result<TestDataSet> ReadDataSet(const fs::path& dir, const TestCaseNames& names, bool load_outputs,
+                                const Limits& limits) {
   CONVGATE_ASSIGN_OR_RETURN(std::vector<NumberedPath> inputs, PbFiles(dir, kInputPrefix));
   CONVGATE_ASSIGN_OR_RETURN(std::vector<NumberedPath> outputs, PbFiles(dir, kOutputPrefix));
   if (inputs.empty() && outputs.empty()) {
@@ -127,9 +129,11 @@ Result<TestDataSet> ReadDataSet(const fs::path& dir, const TestCaseNames& names,
   }
   TestDataSet data_set;
   data_set.dir = dir;
-  CONVGATE_ASSIGN_OR_RETURN(data_set.inputs, ReadTensors(inputs, names.inputs, kInputPrefix));
+  CONVGATE_ASSIGN_OR_RETURN(data_set.inputs,
+                            ReadTensors(inputs, names.inputs, kInputPrefix, limits));
   if (load_outputs) {
-    CONVGATE_ASSIGN_OR_RETURN(data_set.outputs, ReadTensors(outputs, names.outputs, kOutputPrefix));
+    CONVGATE_ASSIGN_OR_RETURN(data_set.outputs,
+                              ReadTensors(outputs, names.outputs, kOutputPrefix, limits));
   }
   return data_set;
 }
@@ -167,7 +171,7 @@ bool IsTestCasePath(const fs::path& path) {
 }
 
 Result<std::vector<TestDataSet>> ReadTestCase(const fs::path& path, const TestCaseNames& names,
-                                              bool load_outputs) {
+                                              bool load_outputs, const Limits& limits) {
   std::error_code ec;
   if (!fs::exists(path, ec)) return Status::NotFound("no such test case folder: " + path.string());
   if (!fs::is_directory(path, ec)) {
@@ -176,7 +180,7 @@ Result<std::vector<TestDataSet>> ReadTestCase(const fs::path& path, const TestCa
   CONVGATE_ASSIGN_OR_RETURN(std::vector<fs::path> dirs, DataSetDirs(path));
   std::vector<TestDataSet> data_sets;
   for (const fs::path& dir : dirs) {
-    CONVGATE_ASSIGN_OR_RETURN(TestDataSet data_set, ReadDataSet(dir, names, load_outputs));
+    CONVGATE_ASSIGN_OR_RETURN(TestDataSet data_set, ReadDataSet(dir, names, load_outputs, limits));
     data_sets.push_back(std::move(data_set));
   }
   return data_sets;

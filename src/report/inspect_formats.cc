@@ -372,7 +372,7 @@ void AddLayers(std::string_view xml, View& view) {
 }
 
 Status DescribeOpenVino(const fs::path& path, View& view) {
-  CONVGATE_ASSIGN_OR_RETURN(std::string xml, ReadFile(path));
+  CONVGATE_ASSIGN_OR_RETURN(std::string xml, ReadFile(path, kMaxTextFileBytes, "an XML file"));
   const std::string_view net = TagAt(xml, xml.find("<net"));
   const std::string name = XmlAttribute(net, "name");
   const std::string version = XmlAttribute(net, "version");

@@ -67,12 +67,13 @@ json TensorListJson(const TensorMap& tensors) {
   return list;
 }
 
-Result<Inspection> InspectTensors(const fs::path& path, io::FileFormat format) {
+Result<Inspection> InspectTensors(const fs::path& path, io::FileFormat format,
+                                  const Limits& limits) {
   TensorMap tensors;
   if (format == io::FileFormat::kNpz) {
-    CONVGATE_ASSIGN_OR_RETURN(tensors, io::ReadNpz(path));
+    CONVGATE_ASSIGN_OR_RETURN(tensors, io::ReadNpz(path, limits));
   } else {
-    CONVGATE_ASSIGN_OR_RETURN(Tensor tensor, io::ReadNpy(path));
+    CONVGATE_ASSIGN_OR_RETURN(Tensor tensor, io::ReadNpy(path, limits));
     tensors.InsertOrAssign(path.stem().string(), std::move(tensor));
   }
   Inspection inspection;
@@ -134,7 +135,8 @@ std::string DataSetsText(const json& data_sets) {
 
 // A test case folder or one test_data_set_N: each data set's tensors, named after the model's
 // inputs and outputs by position when model.onnx is there, and the model's summary.
-Result<Inspection> InspectTestCase(const fs::path& path, io::FileFormat format) {
+Result<Inspection> InspectTestCase(const fs::path& path, io::FileFormat format,
+                                   const Limits& limits) {
   const CaseModel model = ReadCaseModel(path);
   io::TestCaseNames names;
   if (model.summary) {
@@ -144,7 +146,8 @@ Result<Inspection> InspectTestCase(const fs::path& path, io::FileFormat format) 
       names.outputs.push_back(info.name);
     }
   }
-  CONVGATE_ASSIGN_OR_RETURN(std::vector<io::TestDataSet> sets, io::ReadTestCase(path, names));
+  CONVGATE_ASSIGN_OR_RETURN(std::vector<io::TestDataSet> sets,
+                            io::ReadTestCase(path, names, /*load_outputs=*/true, limits));
   json data_sets = json::array();
   for (io::TestDataSet& set : sets) {
     if (model.summary) {
@@ -199,7 +202,7 @@ std::string TensorStatsText(const json& stats) {
 
 }  // namespace internal
 
-Result<Inspection> InspectPath(const fs::path& path) {
+Result<Inspection> InspectPath(const fs::path& path, const Limits& limits) {
   CONVGATE_ASSIGN_OR_RETURN(io::SniffedFile sniffed, io::SniffFile(path));
   switch (sniffed.format) {
     case io::FileFormat::kOther:
@@ -208,10 +211,10 @@ Result<Inspection> InspectPath(const fs::path& path) {
       return Status::DataLoss(path.string() + ": the file is empty");
     case io::FileFormat::kNpy:
     case io::FileFormat::kNpz:
-      return InspectTensors(path, sniffed.format);
+      return InspectTensors(path, sniffed.format, limits);
     case io::FileFormat::kOnnxTestCase:
     case io::FileFormat::kOnnxTestDataSet:
-      return InspectTestCase(path, sniffed.format);
+      return InspectTestCase(path, sniffed.format, limits);
     default:
       return internal::InspectOtherFormat(path, sniffed);
   }

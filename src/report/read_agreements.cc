@@ -9,6 +9,17 @@
 namespace convgate::report::internal {
 namespace {
 
+// A confusion cell's class. Score outputs predict a position on the class axis, so their classes
+// are in [0, classes): the matrix is laid out over that axis, and a report saying otherwise is
+// refused rather than written out of bounds (found by fuzz/report_json_fuzz.cc).
+int64_t ClassIndex(const JsonFields& cell, const char* key, const compare::AgreementStats& stats) {
+  const int64_t label = cell.Int(key);
+  if (stats.kind == compare::PredictionKind::kScores && (label < 0 || label >= stats.classes)) {
+    cell.Fail(key, "is not a class of the " + std::to_string(stats.classes) + " on the axis");
+  }
+  return label;
+}
+
 // Reports cap the off-diagonal cells at kMaxJsonCells; the omitted ones cannot come back, and the
 // counts derived from them (OffDiagonalRows) are then low. The check verdicts are read as saved.
 compare::AgreementStats StatsFromJson(const JsonFields& json) {
@@ -30,10 +41,11 @@ compare::AgreementStats StatsFromJson(const JsonFields& json) {
   stats.nan_rows = json.Count("nan_rows");
   const JsonFields confusion = json.Object("confusion");
   for (const JsonFields& cell : confusion.Objects("diagonal")) {
-    stats.diagonal[cell.Int("label")] = cell.Count("count");
+    stats.diagonal[ClassIndex(cell, "label", stats)] = cell.Count("count");
   }
   for (const JsonFields& cell : confusion.Objects("off_diagonal")) {
-    stats.off_diagonal.push_back({cell.Int("source"), cell.Int("target"), cell.Count("count")});
+    stats.off_diagonal.push_back({ClassIndex(cell, "source", stats),
+                                  ClassIndex(cell, "target", stats), cell.Count("count")});
   }
   return stats;
 }

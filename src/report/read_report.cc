@@ -153,12 +153,14 @@ Result<gate::CompareReport> ParseCompareReport(std::string_view text, std::strin
 Result<gate::CompareReport> ReadCompareReport(const std::filesystem::path& path) {
   const std::string name = path.string();
   std::error_code error;
-  if (!std::filesystem::is_regular_file(path, error)) {
+  // Only a missing path is "no such report": a FIFO or a device is named as such by ReadFile,
+  // which also caps a report at kMaxTextFileBytes.
+  if (!std::filesystem::exists(path, error)) {
     return Status::NotFound(name + ": no such report file");
   }
-  Result<std::string> text = ReadFile(path);
-  if (!text.ok()) return text.status();
-  return ParseCompareReport(*text, name);
+  CONVGATE_ASSIGN_OR_RETURN(const std::string text,
+                            ReadFile(path, kMaxTextFileBytes, "a JSON file"));
+  return ParseCompareReport(text, name);
 }
 
 }  // namespace convgate::report

@@ -19,6 +19,7 @@
 
 #include "convgate/backends/registry.h"
 #include "convgate/core/file_util.h"
+#include "convgate/core/temp_dir.h"
 #include "transform/constants.h"
 #include "transform/graph_edit.h"
 #include "transform/pass.h"
@@ -27,28 +28,6 @@ namespace convgate::transform {
 namespace {
 
 namespace fs = std::filesystem;
-
-// A fresh private directory for the one-node models, removed with its contents.
-class TempDir {
- public:
-  static Result<TempDir> Make() {
-    std::string pattern = (fs::temp_directory_path() / "convgate_fold_XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) {
-      return Status::Unavailable("constant_folding: cannot create a temporary directory");
-    }
-    return TempDir(pattern);
-  }
-  TempDir(TempDir&& other) noexcept : path_(std::move(other.path_)) { other.path_.clear(); }
-  ~TempDir() {
-    std::error_code ignored;
-    if (!path_.empty()) fs::remove_all(path_, ignored);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  explicit TempDir(fs::path path) : path_(std::move(path)) {}
-  fs::path path_;
-};
 
 bool HasSubgraph(const onnx::NodeProto& node) {
   for (const onnx::AttributeProto& attr : node.attribute()) {
@@ -139,7 +118,7 @@ class ConstantFolding : public Pass {
   explicit ConstantFolding(int64_t max_elements) : max_elements_(max_elements) {}
 
   Status Apply(onnx::ModelProto& model, PassContext& context) override {
-    CONVGATE_ASSIGN_OR_RETURN(TempDir dir, TempDir::Make());
+    CONVGATE_ASSIGN_OR_RETURN(TempDir dir, TempDir::Create("fold"));
     CONVGATE_ASSIGN_OR_RETURN(std::unique_ptr<backends::Backend> ort,
                               backends::CreateBackend("ort"));
     onnx::GraphProto& graph = *model.mutable_graph();

@@ -1,3 +1,4 @@
+#include <chrono>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -303,6 +304,46 @@ TEST_F(OrtTest, RunsOnnxConformanceCaseAbs) {
   const Tensor* actual = outputs->Find(output_name);
   ASSERT_NE(actual, nullptr);
   EXPECT_TRUE(actual->BitwiseEquals(expected)) << actual->Describe();  // abs is exact
+}
+
+// Issue 10: a Loop whose trip count is 1e12 ran forever. --run-timeout stops it through ORT's
+// run termination flag and says so; a run that finishes in time is not affected.
+constexpr char kEndlessLoop[] = R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[1] x) => (float[1] y) {
+  trip = Constant <value = int64 {1000000000000}> ()
+  cond = Constant <value = bool {1}> ()
+  y = Loop (trip, cond, x) <body = body (int64 i, bool c, float[1] v) => (bool c_out, float[1] v_out) {
+    c_out = Identity(c)
+    v_out = Identity(v)
+  }>
+}
+)";
+
+TEST_F(OrtTest, ARunOverItsTimeoutIsStopped) {
+  LoadOptions options{.intra_op_threads = 1};
+  options.limits.run_timeout_seconds = 0.5;
+  Result<std::unique_ptr<Model>> model =
+      backend_->Load(Write(testing::ParseOnnxText(kEndlessLoop), "loop.onnx"), options);
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  TensorMap inputs;
+  ASSERT_TRUE(inputs.Insert("x", Zeros(DType::kFloat32, Shape::Of({1}))).ok());
+  const auto start = std::chrono::steady_clock::now();
+  Result<TensorMap> outputs = (*model)->Run(inputs, {});
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_FALSE(outputs.ok());
+  EXPECT_EQ(outputs.status().code(), StatusCode::kUnavailable);
+  EXPECT_EQ(outputs.status().message(),
+            PathOf("loop.onnx") +
+                ": timed out after 0.5 s (--run-timeout); ONNX Runtime stopped the run");
+  EXPECT_LT(seconds, 10.0);
+
+  options.limits.run_timeout_seconds = 60;
+  Result<std::unique_ptr<Model>> quick =
+      backend_->Load(Write(testing::ParseOnnxText(kAddMatMul), "quick.onnx"), options);
+  ASSERT_TRUE(quick.ok()) << quick.status().ToString();
+  EXPECT_TRUE((*quick)->Run(AddMatMulInputs(), {}).ok());
 }
 
 }  // namespace

@@ -5,13 +5,17 @@
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <fstream>
+#include <thread>
 
 #include "convert/key.h"
+#include "convert/output.h"
 #include "convert/retry.h"
 #include "convgate/core/file_util.h"
 #include "graph/onnx_test_util.h"
@@ -212,6 +216,130 @@ TEST_F(CacheTest, PruneRemovesWorkDirectoriesOfProcessesThatAreGone) {
   EXPECT_EQ(pruned->stale_work_dirs_removed, 1);
   EXPECT_FALSE(fs::exists(mine->parent_path() / name));
   EXPECT_TRUE(fs::exists(*mine));  // this process is alive
+}
+
+// Issue 10, finding 8: an entry in use (verify compares it, convert copies it) is locked from
+// before it is verified until the user lets go, and prune leaves it alone and says so.
+TEST_F(CacheTest, PruneSkipsAndReportsAnEntryHeldByALookup) {
+  AddEntry("held", 100, 3 * 24 * 3600);
+  AddEntry("free", 100, 3 * 24 * 3600);
+  PruneOptions options;
+  options.max_bytes = 0;
+  options.min_age_seconds = 0;
+  {
+    Result<CacheLookup> lookup = cache_.Lookup("held");
+    ASSERT_TRUE(lookup.ok());
+    ASSERT_EQ(lookup->state, LookupState::kHit);
+    ASSERT_NE(lookup->lock, nullptr);
+    for (bool dry_run : {true, false}) {
+      options.dry_run = dry_run;
+      Result<PruneResult> pruned = cache_.Prune(options);
+      ASSERT_TRUE(pruned.ok()) << pruned.status().ToString();
+      ASSERT_EQ(pruned->in_use.size(), 1u);
+      EXPECT_EQ(pruned->in_use[0].record.key, "held");
+      ASSERT_EQ(pruned->removed.size(), 1u);
+      EXPECT_EQ(pruned->removed[0].record.key, "free");
+    }
+    EXPECT_EQ(Keys(), std::vector<std::string>{"held"});
+    EXPECT_TRUE(fs::exists(lookup->model_path));
+  }
+  options.dry_run = false;
+  Result<PruneResult> pruned = cache_.Prune(options);
+  ASSERT_TRUE(pruned.ok());
+  EXPECT_TRUE(pruned->in_use.empty());
+  EXPECT_EQ(pruned->removed.size(), 1u);
+  EXPECT_TRUE(Keys().empty());
+}
+
+TEST_F(CacheTest, AnotherProcessHoldingAnEntryKeepsItFromPrune) {
+  AddEntry("k1", 100, 3 * 24 * 3600);
+  int ready[2], release[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  ASSERT_EQ(::pipe(release), 0);
+  const pid_t holder = ::fork();
+  if (holder == 0) {
+    Result<CacheLookup> lookup = cache_.Lookup("k1");
+    const char ok = lookup.ok() && lookup->state == LookupState::kHit ? 'y' : 'n';
+    if (::write(ready[1], &ok, 1) != 1) ::_exit(1);
+    char byte = 0;
+    ::_exit(::read(release[0], &byte, 1) == 1 ? 0 : 1);  // holds the lock until told
+  }
+  char ok = 0;
+  ASSERT_EQ(::read(ready[0], &ok, 1), 1);
+  ASSERT_EQ(ok, 'y');
+  PruneOptions options;
+  options.max_bytes = 0;
+  options.min_age_seconds = 0;
+  Result<PruneResult> pruned = cache_.Prune(options);
+  ASSERT_TRUE(pruned.ok());
+  EXPECT_EQ(pruned->in_use.size(), 1u);
+  EXPECT_TRUE(pruned->removed.empty());
+  EXPECT_TRUE(fs::exists(cache_.EntriesDir() / "k1" / "model.onnx"));
+  ASSERT_EQ(::write(release[1], "x", 1), 1);
+  int status = 0;
+  ::waitpid(holder, &status, 0);
+  EXPECT_EQ(WEXITSTATUS(status), 0);
+  EXPECT_EQ(cache_.Prune(options)->removed.size(), 1u);
+  for (int fd : {ready[0], ready[1], release[0], release[1]}) ::close(fd);
+}
+
+// True once /proc/locks lists a process blocked on a lock of inode `inode` ("-> FLOCK ...
+// <major>:<minor>:<inode> ..."); false after about a minute without one.
+bool WaitForBlockedLock(ino_t inode) {
+  const std::string suffix = ":" + std::to_string(inode) + " ";
+  for (int poll_idx = 0; poll_idx < 6000; ++poll_idx) {
+    std::ifstream locks("/proc/locks");
+    for (std::string line; std::getline(locks, line);) {
+      if (line.find("->") != std::string::npos && line.find(suffix) != std::string::npos) {
+        return true;
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return false;
+}
+
+TEST_F(CacheTest, ALookupThatWaitedForAPruneFindsNothing) {
+  AddEntry("k1", 10, 0);
+  const fs::path entry = cache_.EntriesDir() / "k1";
+  // A prune in progress: it holds the entry exclusively while it renames it away.
+  const int fd = ::open(entry.c_str(), O_RDONLY | O_DIRECTORY);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(::flock(fd, LOCK_EX), 0);
+  struct stat held {};
+  ASSERT_EQ(::fstat(fd, &held), 0);
+  Result<CacheLookup> lookup = Status::Internal("not run");
+  std::thread reader([&] { lookup = cache_.Lookup("k1"); });
+  // The entry goes only once the reader waits for its lock (the kernel lists it as blocked), so
+  // the reader is granted a lock on a folder that has been renamed away.
+  ASSERT_TRUE(WaitForBlockedLock(held.st_ino)) << "the lookup never waited for the entry's lock";
+  fs::rename(entry, cache_.EntriesDir() / ".tmp" / "gone");
+  ::close(fd);
+  reader.join();
+  ASSERT_TRUE(lookup.ok()) << lookup.status().ToString();
+  EXPECT_EQ(lookup->state, LookupState::kMiss);
+}
+
+// Issue 10, finding 5: copying a converted model to -o in a shared folder never writes through a
+// symlink planted at the temporary name, nor through one at -o itself.
+TEST(CopyFileAtomicTest, NeverWritesThroughAPlantedSymlink) {
+  testing::ScopedTempDir dir;
+  const fs::path victim = dir.path() / "victim";
+  ASSERT_TRUE(WriteFileAtomic(victim, "precious").ok());
+  ASSERT_TRUE(WriteFileAtomic(dir.path() / "model.onnx", "converted").ok());
+  const fs::path out = dir.path() / "shared" / "out.onnx";
+  fs::create_directories(out.parent_path());
+  const fs::path planted = out.string() + ".tmp-" + std::to_string(::getpid());
+  fs::create_symlink(victim, planted);
+  ASSERT_TRUE(CopyFileAtomic(dir.path() / "model.onnx", out).ok());
+  EXPECT_EQ(*ReadFile(victim), "precious");
+  EXPECT_EQ(*ReadFile(out), "converted");
+  EXPECT_TRUE(fs::is_symlink(planted));
+  fs::remove(out);
+  fs::create_symlink(victim, out);
+  ASSERT_TRUE(CopyFileAtomic(dir.path() / "model.onnx", out).ok());
+  EXPECT_EQ(*ReadFile(victim), "precious");
+  EXPECT_FALSE(fs::is_symlink(out));
 }
 
 TEST(CacheConfigTest, ThresholdsComeFromTheEnvironmentOrTheReferenceVariables) {

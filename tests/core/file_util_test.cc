@@ -1,9 +1,12 @@
 #include "convgate/core/file_util.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
+
+#include "convgate/core/limits.h"
 
 namespace convgate {
 namespace {
@@ -44,6 +47,148 @@ TEST(FileUtil, Sha256MatchesKnownDigest) {
   ASSERT_TRUE(WriteFileAtomic(path, "abc").ok());
   EXPECT_EQ(*Sha256File(path), Sha256Hex("abc"));
   std::filesystem::remove_all(path.parent_path());
+}
+
+// Issue 10: a FIFO given as a model or data file hung every reader (open waits for a writer), and
+// /dev/zero or /dev/urandom grew memory without bound. Readers take regular files only.
+TEST(FileUtil, FifoIsRefusedWithoutBlocking) {
+  const std::filesystem::path dir = TempDir();
+  const std::filesystem::path fifo = dir / "model.onnx";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  Result<std::string> contents = ReadFile(fifo);
+  ASSERT_FALSE(contents.ok());
+  EXPECT_EQ(contents.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(contents.status().message(), fifo.string() + " is a FIFO, not a regular file");
+  std::filesystem::remove_all(dir);
+}
+
+TEST(FileUtil, DevicesAndLinksToThemAreRefused) {
+  for (const char* device : {"/dev/zero", "/dev/urandom"}) {
+    Result<std::string> contents = ReadFile(device);
+    ASSERT_FALSE(contents.ok()) << device;
+    EXPECT_EQ(contents.status().message(),
+              std::string(device) + " is a character device, not a regular file");
+  }
+  const std::filesystem::path dir = TempDir();
+  const std::filesystem::path link = dir / "weights.npz";
+  std::filesystem::create_symlink("/dev/zero", link);
+  Status status = CheckRegularFile(link);
+  EXPECT_EQ(status.message(),
+            link.string() + " (a link to /dev/zero) is a character device, not a regular file");
+  EXPECT_EQ(ReadFile(dir).status().message(), dir.string() + " is a folder, not a regular file");
+  std::filesystem::remove_all(dir);
+}
+
+TEST(FileUtil, SizeIsCheckedBeforeReading) {
+  const std::filesystem::path dir = TempDir();
+  const std::filesystem::path path = dir / "report.json";
+  ASSERT_TRUE(WriteFileAtomic(path, "0123456789").ok());
+  Result<std::string> contents = ReadFile(path, 5, "a test's limit");
+  ASSERT_FALSE(contents.ok());
+  EXPECT_EQ(contents.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(contents.status().message(),
+            path.string() + " is 10 B, over the limit of 5 B (a test's limit)");
+  EXPECT_EQ(*ReadFile(path, 10, "a test's limit"), "0123456789");
+  // A regular file may also be read piece by piece, and says when it ends early.
+  Result<InputFile> file = InputFile::Open(path, 10, "");
+  ASSERT_TRUE(file.ok());
+  std::string head(4, '\0');
+  ASSERT_TRUE(file->ReadExactly(std::as_writable_bytes(std::span(head))).ok());
+  EXPECT_EQ(head, "0123");
+  std::string rest(7, '\0');
+  EXPECT_EQ(file->ReadExactly(std::as_writable_bytes(std::span(rest))).code(),
+            StatusCode::kDataLoss);
+  std::filesystem::remove_all(dir);
+}
+
+// /proc files are regular but report size 0: they are read to their end all the same.
+TEST(FileUtil, FilesWithoutASizeAreReadToTheirEnd) {
+  Result<std::string> status = ReadFile("/proc/self/status", kMaxTextFileBytes, "");
+  ASSERT_TRUE(status.ok()) << status.status().ToString();
+  EXPECT_NE(status->find("VmRSS"), std::string::npos);
+}
+
+TEST(Limits, DefaultsDeriveFromUsableMemory) {
+  const int64_t usable = UsableMemoryBytes();
+  ASSERT_GT(usable, 0) << "Linux reports its physical memory";
+  EXPECT_EQ(DefaultSizeLimit(), std::max<int64_t>(usable / 2, int64_t{64} << 20));
+  const Limits limits;
+  EXPECT_EQ(limits.max_tensor_bytes, DefaultSizeLimit());
+  EXPECT_EQ(limits.max_run_bytes, DefaultSizeLimit());
+  EXPECT_EQ(limits.run_timeout_seconds, 600.0);
+}
+
+}  // namespace
+}  // namespace convgate
+
+namespace convgate {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Issue 10, finding 5: someone who can write to a shared --out folder plants a symlink where the
+// writer's temporary file will be ("<path>.tmp-<pid>" is easy to guess). The writer must never
+// write through it.
+class PlantedSymlinkTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / ("convgate_planted_" + std::to_string(::getpid()));
+    fs::remove_all(dir_);
+    fs::create_directories(dir_ / "out");
+    victim_ = dir_ / "victim";
+    ASSERT_TRUE(WriteFileAtomic(victim_, "precious").ok());
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+
+  // Plants "<target>.tmp-<this pid>" -> `to`.
+  void Plant(const fs::path& target, const fs::path& to) {
+    fs::create_symlink(to, target.string() + ".tmp-" + std::to_string(::getpid()));
+  }
+
+  fs::path dir_;
+  fs::path victim_;
+};
+
+TEST_F(PlantedSymlinkTest, AtomicWritesNeverWriteThroughAPlantedTemporaryName) {
+  const fs::path report = dir_ / "out" / "report.json";
+  Plant(report, victim_);
+  ASSERT_TRUE(WriteFileAtomic(report, "{}").ok());
+  EXPECT_EQ(*ReadFile(victim_), "precious");
+  EXPECT_EQ(*ReadFile(report), "{}");
+  EXPECT_FALSE(fs::is_symlink(report));
+  // The planted link is someone else's: left as it was, and no temporary file of ours remains.
+  EXPECT_TRUE(fs::is_symlink(report.string() + ".tmp-" + std::to_string(::getpid())));
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir_ / "out"), fs::directory_iterator()), 2);
+}
+
+TEST_F(PlantedSymlinkTest, ADanglingPlantedLinkCreatesNothingAtItsTarget) {
+  const fs::path report = dir_ / "out" / "junit.xml";
+  const fs::path would_be_created = dir_ / "created-by-symlink";
+  Plant(report, would_be_created);
+  ASSERT_TRUE(WriteFileAtomic(report, "<x/>").ok());
+  EXPECT_FALSE(fs::exists(would_be_created));
+  EXPECT_EQ(*ReadFile(report), "<x/>");
+}
+
+TEST_F(PlantedSymlinkTest, ASymlinkAtTheTargetItselfIsReplacedNotFollowed) {
+  const fs::path report = dir_ / "out" / "verify_result.json";
+  fs::create_symlink(victim_, report);
+  ASSERT_TRUE(WriteFileAtomic(report, "{}").ok());
+  EXPECT_EQ(*ReadFile(victim_), "precious");
+  EXPECT_FALSE(fs::is_symlink(report));
+  EXPECT_EQ(*ReadFile(report), "{}");
+}
+
+TEST_F(PlantedSymlinkTest, APendingFileThatIsNotCommittedLeavesNothing) {
+  const fs::path target = dir_ / "out" / "model.onnx";
+  {
+    Result<PendingFile> pending = PendingFile::Create(target);
+    ASSERT_TRUE(pending.ok()) << pending.status().ToString();
+    ASSERT_TRUE(pending->Write("half").ok());
+  }
+  EXPECT_TRUE(fs::is_empty(dir_ / "out"));
+  Result<PendingFile> missing = PendingFile::Create(dir_ / "no-such-folder" / "x");
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
 }
 
 }  // namespace

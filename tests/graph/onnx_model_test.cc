@@ -188,6 +188,32 @@ g (float x) => (float y) { y = Identity(x) }
   EXPECT_TRUE(summary->sha256.empty());
 }
 
+// Found by fuzz/onnx_model_fuzz.cc (regressions/onnx_model/external_data_negative_length.onnx): a
+// negative external "length" was summed as is, and the sum overflowed. It counts as the dims say.
+TEST(SummarizeOnnxModel, ANegativeExternalLengthCountsAsTheDimsSay) {
+  onnx::ModelProto model = ParseOnnxText(R"(
+<ir_version: 8, opset_import: ["" : 15]>
+g (float x) => (float y) { y = Identity(x) }
+)");
+  {
+    onnx::TensorProto* external = model.mutable_graph()->add_initializer();  // float[2, 3]
+    external->set_name("a");
+    external->set_data_type(onnx::TensorProto::FLOAT);
+    external->add_dims(2);
+    external->add_dims(3);
+    external->set_data_location(onnx::TensorProto::EXTERNAL);
+    onnx::StringStringEntryProto* location = external->add_external_data();
+    location->set_key("location");
+    location->set_value("weights.bin");
+    onnx::StringStringEntryProto* length = external->add_external_data();
+    length->set_key("length");
+    length->set_value("-8");
+  }
+  Result<ModelSummary> summary = SummarizeOnnxModelBytes(Serialize(model), "mem.onnx");
+  ASSERT_TRUE(summary.ok()) << summary.status().ToString();
+  EXPECT_EQ(summary->initializer_bytes, 2 * 3 * 4);
+}
+
 TEST(SummarizeOnnxModel, TruncatedFileIsDataLossNamingTheFile) {
   ScopedTempDir dir;
   const std::string bytes = Serialize(ParseOnnxText(kIfModel));

@@ -2,6 +2,7 @@
 #include "convgate/io/file_format.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <fstream>
 
@@ -99,6 +100,18 @@ TEST_F(SniffFileTest, ATruncatedZipIsDataLossNamingTheFile) {
   Result<SniffedFile> sniffed = SniffFile(cut);
   EXPECT_EQ(sniffed.status().code(), StatusCode::kDataLoss);
   EXPECT_NE(sniffed.status().message().find(cut.string()), std::string::npos);
+}
+
+// Issue 10: `inspect` of a FIFO or a device names what it is instead of blocking or reading on.
+TEST_F(SniffFileTest, FifosAndDevicesAreRefusedByName) {
+  ASSERT_EQ(::mkfifo((dir_.path() / "model.onnx").c_str(), 0600), 0);
+  Result<SniffedFile> fifo = SniffFile(dir_ / "model.onnx");
+  ASSERT_FALSE(fifo.ok());
+  EXPECT_EQ(fifo.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(fifo.status().message(),
+            (dir_ / "model.onnx").string() + " is a FIFO, not a regular file");
+  EXPECT_EQ(SniffFile("/dev/zero").status().message(),
+            "/dev/zero is a character device, not a regular file");
 }
 
 TEST_F(SniffFileTest, TellsFolderLayouts) {

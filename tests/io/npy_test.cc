@@ -1,6 +1,7 @@
 #include "convgate/io/npy.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <string>
 #include <vector>
@@ -295,6 +296,48 @@ TEST(Npy, EveryMalformedFileIsRejectedWithTheFileNamed) {
     EXPECT_NE(tensor.status().message().find(bad.problem), std::string::npos)
         << bad.label << ": " << tensor.status().ToString();
   }
+}
+
+// Issue 10: the data an .npy header declares is held to --max-tensor-bytes before anything is
+// allocated or read, and a FIFO or a device is refused rather than read forever.
+TEST(Npy, ATensorOverTheLimitIsRefusedFromItsHeader) {
+  TempDir dir;
+  const std::filesystem::path path = dir / "big.npy";
+  // The header alone: a 1 GiB array whose data is not there. The limit is found first.
+  testing::WriteAll(path, SerializeNpyHeader(DType::kFloat32, Shape::Of({int64_t{1} << 28})));
+  Limits limits;
+  limits.max_tensor_bytes = int64_t{1} << 20;
+  Result<Tensor> tensor = ReadNpy(path, limits);
+  ASSERT_FALSE(tensor.ok());
+  EXPECT_EQ(tensor.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(
+      tensor.status().message(),
+      path.string() +
+          ": float32[268435456] needs 1.0 GiB, over the limit of 1.0 MiB (--max-tensor-bytes)");
+  limits.max_tensor_bytes = int64_t{1} << 30;
+  EXPECT_EQ(ReadNpy(path, limits).status().code(), StatusCode::kDataLoss);  // then: truncated
+}
+
+TEST(Npy, FifosAndDevicesAreRefused) {
+  TempDir dir;
+  ASSERT_EQ(::mkfifo((dir / "x.npy").c_str(), 0600), 0);
+  EXPECT_EQ(ReadNpy(dir / "x.npy").status().message(),
+            (dir / "x.npy").string() + " is a FIFO, not a regular file");
+  EXPECT_EQ(ReadNpy("/dev/urandom").status().message(),
+            "/dev/urandom is a character device, not a regular file");
+}
+
+TEST(Npy, AHeaderLongerThanAnyNumpyWritesIsRefused) {
+  std::string npy("\x93NUMPY\x02\x00", 8);
+  const uint32_t length = (uint32_t{1} << 20) + 1;
+  for (int shift = 0; shift < 32; shift += 8) npy.push_back(static_cast<char>(length >> shift));
+  npy.append(length, ' ');
+  Result<Tensor> tensor = ParseNpy(npy, "long.npy");
+  ASSERT_FALSE(tensor.ok());
+  EXPECT_EQ(tensor.status().code(), StatusCode::kDataLoss);
+  EXPECT_NE(tensor.status().message().find("long.npy: a header of 1048577 bytes"),
+            std::string::npos)
+      << tensor.status().message();
 }
 
 TEST(Npy, MissingFileIsNotFound) {

@@ -1,12 +1,18 @@
 #include "convgate/io/npz.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
+#include "convgate/core/file_util.h"
+#include "convgate/core/limits.h"
 #include "convgate/io/npy.h"
 #include "io/io_test_util.h"
+#include "testing/hostile_files.h"
 
 namespace convgate::io {
 namespace {
@@ -197,13 +203,103 @@ TEST(Npz, EveryMalformedArchiveIsRejectedWithTheFileNamed) {
   }
 }
 
-TEST(Npz, MissingFileIsNotFoundAndDirectoryIsInvalid) {
+TEST(Npz, MissingFileIsNotFoundAndFolderIsRefused) {
   Result<TensorMap> missing = ReadNpz("/nonexistent/convgate/x.npz");
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
   EXPECT_NE(missing.status().message().find("/nonexistent/convgate/x.npz"), std::string::npos);
   TempDir dir;
-  EXPECT_EQ(ReadNpz(dir.path()).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(ReadNpz(dir.path()).status().code(), StatusCode::kFailedPrecondition);
+}
+
+constexpr int64_t kMiB = int64_t{1} << 20;
+constexpr int64_t kGiB = int64_t{1} << 30;
+
+// Limits with only the one under test below the archive; the other out of the way.
+Limits TensorLimit(int64_t max_tensor_bytes) {
+  Limits limits;
+  limits.max_tensor_bytes = max_tensor_bytes;
+  limits.max_run_bytes = int64_t{1} << 50;
+  return limits;
+}
+
+// Issue 10: a 5 MB file holding 5 GiB of deflated zeros drove RSS to 10.4 GB (the member read
+// whole, then copied into its tensor). Its declared size is refused before anything is inflated.
+TEST(Npz, ZipBombIsRefusedByItsDeclaredSize) {
+  TempDir dir;
+  const std::filesystem::path path = dir / "bomb.npz";
+  const std::string bomb = convgate::testing::ZeroBombNpz("x", static_cast<uint64_t>(5 * kGiB / 4));
+  EXPECT_LT(bomb.size(), static_cast<size_t>(6 * kMiB));
+  testing::WriteAll(path, bomb);
+  // Both limits alike, as by default: the member is named, not the archive's total.
+  Limits limits;
+  limits.max_tensor_bytes = limits.max_run_bytes = kGiB;
+  Result<TensorMap> tensors = ReadNpz(path, limits);
+  ASSERT_FALSE(tensors.ok());
+  EXPECT_EQ(tensors.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(tensors.status().message(),
+            path.string() +
+                " entry 'x.npy': declares 5.0 GiB uncompressed, over the limit of 1.0 GiB "
+                "(--max-tensor-bytes)");
+}
+
+// A member's declared size leaves room for a large .npy header; the header's own shape is held
+// to the limit before the data is inflated.
+TEST(Npz, AMemberWhoseHeaderDeclaresTooMuchIsRefused) {
+  TempDir dir;
+  const std::filesystem::path path = dir / "bomb.npz";
+  testing::WriteAll(path, convgate::testing::ZeroBombNpz("x", 3 * kMiB / 4));
+  Result<TensorMap> tensors = ReadNpz(path, TensorLimit(5 * kMiB / 2));
+  ASSERT_FALSE(tensors.ok());
+  EXPECT_EQ(tensors.status().message(),
+            path.string() +
+                " entry 'x.npy': float32[786432] needs 3.0 MiB, over the limit of 2.5 MiB "
+                "(--max-tensor-bytes)");
+}
+
+// Within the limit, a deflated member is inflated straight into its tensor and its CRC checked.
+TEST(Npz, ALargeDeflatedMemberWithinTheLimitIsRead) {
+  TempDir dir;
+  const std::filesystem::path path = dir / "zeros.npz";
+  testing::WriteAll(path, convgate::testing::ZeroBombNpz("x", 16 * kMiB));
+  Result<TensorMap> tensors = ReadNpz(path, TensorLimit(64 * kMiB));
+  ASSERT_TRUE(tensors.ok()) << tensors.status().ToString();
+  const Tensor* x = tensors->Find("x");
+  ASSERT_NE(x, nullptr);
+  EXPECT_EQ(x->Describe(), "float32[16777216]");
+  const std::span<const float> values = x->data<float>();
+  EXPECT_TRUE(std::all_of(values.begin(), values.end(), [](float v) { return v == 0.0f; }));
+  EXPECT_EQ(ReadNpz(path, TensorLimit(64 * kMiB - 1)).status().code(),
+            StatusCode::kFailedPrecondition);
+}
+
+// Members each under --max-tensor-bytes are held together: their declared sizes in all are held
+// to --max-run-bytes before any is read.
+TEST(Npz, MembersOverTheRunLimitInAllAreRefused) {
+  TempDir dir;
+  TensorMap tensors;
+  ASSERT_TRUE(tensors.Insert("a", PatternTensor(DType::kFloat32, Shape::Of({1024}))).ok());
+  ASSERT_TRUE(tensors.Insert("b", PatternTensor(DType::kFloat32, Shape::Of({1024}))).ok());
+  ASSERT_TRUE(WriteNpz(dir / "two.npz", tensors).ok());
+  Limits limits;
+  limits.max_run_bytes = 6000;
+  Result<TensorMap> read = ReadNpz(dir / "two.npz", limits);
+  ASSERT_FALSE(read.ok());
+  EXPECT_EQ(read.status().message(),
+            (dir / "two.npz").string() +
+                ": its members declare 8.2 KiB uncompressed in all, over the limit of 5.9 KiB "
+                "(--max-run-bytes)");
+  limits.max_run_bytes = 9000;
+  EXPECT_TRUE(ReadNpz(dir / "two.npz", limits).ok());
+}
+
+TEST(Npz, AFifoIsRefusedWithoutBlocking) {
+  TempDir dir;
+  ASSERT_EQ(::mkfifo((dir / "inputs.npz").c_str(), 0600), 0);
+  Result<TensorMap> read = ReadNpz(dir / "inputs.npz");
+  ASSERT_FALSE(read.ok());
+  EXPECT_EQ(read.status().message(),
+            (dir / "inputs.npz").string() + " is a FIFO, not a regular file");
 }
 
 TEST(Npz, EveryTruncationFailsCleanly) {
@@ -219,6 +315,26 @@ TEST(Npz, EveryTruncationFailsCleanly) {
       ASSERT_FALSE(parsed.ok()) << length;
       EXPECT_NE(parsed.status().message().find("prefix"), std::string::npos);
     }
+  }
+}
+
+// Issue 10, finding 5: a symlink planted at the name the writer's temporary file used to have
+// ("<path>.tmp-<pid>") is never written through, for every archive (the empty one is written
+// by hand, the others by libzip).
+TEST(Npz, NeverWritesThroughASymlinkPlantedAtTheTemporaryName) {
+  TempDir dir;
+  const std::filesystem::path victim = dir / "victim";
+  ASSERT_TRUE(WriteFileAtomic(victim, "precious").ok());
+  for (const TensorMap& tensors : {EveryDTypeMap(), TensorMap()}) {
+    const std::filesystem::path path = dir / (tensors.empty() ? "empty.npz" : "inputs.npz");
+    const std::filesystem::path planted = path.string() + ".tmp-" + std::to_string(::getpid());
+    std::filesystem::create_symlink(victim, planted);
+    ASSERT_TRUE(WriteNpz(path, tensors).ok());
+    EXPECT_EQ(testing::ReadAll(victim), "precious");
+    EXPECT_TRUE(std::filesystem::is_symlink(planted));
+    Result<TensorMap> back = ReadNpz(path);
+    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    ExpectSameMaps(*back, tensors);
   }
 }
 

@@ -70,6 +70,31 @@ TEST(TensorProto, WriteThenReadFile) {
   EXPECT_EQ(proto.raw_data().size(), 24u);
 }
 
+// Issue 10: varints make a TensorProto up to 8 times smaller than its tensor (one byte per int64
+// zero), so the tensor, not the file, is held to --max-tensor-bytes, before it is allocated.
+TEST(TensorProto, ATensorOverTheLimitIsRefusedBeforeItIsAllocated) {
+  TempDir dir;
+  onnx::TensorProto proto;
+  proto.set_name("ids");
+  proto.set_data_type(onnx::TensorProto::INT64);
+  proto.add_dims(1 << 20);
+  for (int idx = 0; idx < (1 << 20); ++idx) proto.add_int64_data(0);
+  testing::WriteAll(dir / "input_0.pb", proto.SerializeAsString());
+  Limits limits;
+  limits.max_tensor_bytes = 4 << 20;
+  Result<NamedTensorProto> read = ReadTensorProto(dir / "input_0.pb", limits);
+  ASSERT_FALSE(read.ok());
+  EXPECT_EQ(read.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(read.status().message(),
+            (dir / "input_0.pb").string() +
+                ": tensor 'ids': int64[1048576] needs 8.0 MiB, over the limit of 4.0 MiB "
+                "(--max-tensor-bytes)");
+  limits.max_tensor_bytes = 8 << 20;
+  EXPECT_TRUE(ReadTensorProto(dir / "input_0.pb", limits).ok());
+  EXPECT_EQ(ReadTensorProto("/dev/zero").status().message(),
+            "/dev/zero is a character device, not a regular file");
+}
+
 TEST(TensorProto, TypeNumbersFollowOnnxProto) {
   const std::pair<DType, int> expected[] = {
       {DType::kFloat32, 1},   {DType::kUInt8, 2},    {DType::kInt8, 3},    {DType::kUInt16, 4},

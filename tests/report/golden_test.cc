@@ -120,12 +120,19 @@ const Invocation kInvocation = {"compare",
                                 "2026-01-01T00:00:00Z",
                                 1.5};
 
-// Placeholders for what differs between machines and builds.
+// Placeholders for what differs between machines and builds, wherever it is nested (verify's
+// report.json holds the comparison's and the end-to-end run's reports).
 json Normalized(json document) {
-  if (document.contains("host")) document["host"] = "<host>";
-  if (document.contains("tool")) {
-    document["tool"]["version"] = "<version>";
-    document["tool"]["commit"] = "<commit>";
+  if (!document.is_object()) return document;
+  for (auto& [key, value] : document.items()) {
+    if (key == "host") {
+      value = "<host>";
+    } else if (key == "tool" && value.is_object() && value.contains("commit")) {
+      value["version"] = "<version>";
+      value["commit"] = "<commit>";
+    } else {
+      value = Normalized(value);
+    }
   }
   return document;
 }

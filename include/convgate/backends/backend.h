@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "convgate/core/limits.h"
 #include "convgate/core/signature.h"
 #include "convgate/core/status.h"
 #include "convgate/core/tensor.h"
@@ -26,6 +27,10 @@ struct LoadOptions {
   // 600 s matches the conversion timeout: long enough for a large model on a 2-core machine,
   // short enough that a hung runtime does not stall a pipeline for good (--exec-timeout).
   double timeout_seconds = 600.0;
+  // run_timeout_seconds bounds each Run of the "ort" backend (its run termination flag; libtorch
+  // and OpenCV cannot be interrupted in-process); the "exec" backend holds what its command
+  // writes to outputs.npz to max_tensor_bytes and max_run_bytes (core/limits.h).
+  Limits limits = {};
 };
 
 // Thread safety: callers serialize Run calls on one Model (or load one Model per thread) unless

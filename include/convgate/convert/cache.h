@@ -8,6 +8,11 @@
 // model file's sha256, checked on every hit. The modification time of record.json is the
 // entry's last use (touched on every hit), which pruning orders by.
 //
+// An entry in use is locked: whoever reads an entry's model (verify comparing it, convert copying
+// it to -o) holds a shared flock on the entry's folder, taken before the entry is verified, and
+// pruning takes an exclusive one without waiting, skipping (and reporting) entries it cannot
+// lock. The kernel drops a lock when its process ends, however it ends.
+//
 // Thread safety: a ConversionCache holds only its root; several processes may use one cache at
 // once (publishing and discarding are renames; a lost publishing race keeps the first entry).
 #pragma once
@@ -15,6 +20,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -69,6 +75,8 @@ Result<PruneOptions> PruneOptionsFromEnv();
 
 struct PruneResult {
   std::vector<CacheEntry> removed;  // or, with dry_run, what would be removed
+  // Entries it would have removed but did not because another process holds them (in use).
+  std::vector<CacheEntry> in_use;
   int64_t bytes_before = 0;
   int64_t bytes_after = 0;
   int64_t entries_before = 0;
@@ -80,11 +88,25 @@ struct PruneResult {
 
 enum class LookupState { kMiss, kHit, kCorrupt };
 
+// A shared lock on an entry's folder (flock LOCK_SH), held while its files are in use; prune
+// skips entries so held. Released by the destructor (or when the process ends).
+class EntryLock {
+ public:
+  explicit EntryLock(int fd) : fd_(fd) {}
+  ~EntryLock();
+  EntryLock(const EntryLock&) = delete;
+  EntryLock& operator=(const EntryLock&) = delete;
+
+ private:
+  int fd_;
+};
+
 struct CacheLookup {
   LookupState state = LookupState::kMiss;
   CachedConversion record;
   std::filesystem::path model_path;
   std::string problem;  // kCorrupt: what failed verification (the entry has been discarded)
+  std::shared_ptr<EntryLock> lock;  // kHit: the entry stays as verified while this is held
 };
 
 class ConversionCache {
@@ -95,9 +117,24 @@ class ConversionCache {
   const std::filesystem::path& root() const { return root_; }
   std::filesystem::path EntriesDir() const;
 
-  // kHit after verifying the model file's sha256 against record.json (and touching the entry's
-  // last use); kCorrupt when verification failed, after discarding the entry; kMiss otherwise.
+  // Creates the cache's folders; Unavailable "cannot create the cache directory ..." (a file in
+  // the way, a read-only file system, no permission). Conversions then run without the cache.
+  Status Create() const;
+
+  // Bytes available to an unprivileged writer on the cache's file system (statvfs f_bavail);
+  // Unavailable when the file system cannot say.
+  Result<int64_t> FreeBytes() const;
+
+  // kHit after locking the entry (CacheLookup::lock) and verifying the model file's sha256
+  // against record.json (and touching the entry's last use); kCorrupt when verification failed,
+  // after discarding the entry; kMiss otherwise (an entry pruned while this waited for its lock
+  // included).
   Result<CacheLookup> Lookup(const std::string& key) const;
+
+  // A shared lock on `dir`: an entry, or a work directory about to be published (the lock moves
+  // with the folder, so the new entry is held from the moment it appears). NotFound when `dir`
+  // does not exist, or no longer is what was opened (pruned meanwhile).
+  Result<std::shared_ptr<EntryLock>> LockShared(const std::filesystem::path& dir) const;
 
   // A new empty private directory for producing an entry (same file system as the entries).
   Result<std::filesystem::path> NewWorkDir(const std::string& key) const;
@@ -114,11 +151,20 @@ class ConversionCache {
   // Every entry, most recently used first. An empty or absent cache is an empty list.
   Result<std::vector<CacheEntry>> List() const;
 
-  // Removes least recently used entries per `options` (see PruneOptions), never `protect_key`,
-  // and work directories of processes that no longer exist.
+  // Removes the work directories of processes of this host that no longer exist (a conversion
+  // killed outright leaves its own behind). Returns how many were removed.
+  int64_t RemoveStaleWorkDirs() const;
+
+  // Removes least recently used entries per `options` (see PruneOptions), never `protect_key`
+  // nor an entry another process holds (PruneResult::in_use), and work directories of processes
+  // that no longer exist.
   Result<PruneResult> Prune(const PruneOptions& options, const std::string& protect_key = "") const;
 
  private:
+  // Discard (with `dry_run`, only the check), unless another process holds the entry: then
+  // false and the entry stays.
+  Result<bool> DiscardUnlessInUse(const std::filesystem::path& dir, bool dry_run) const;
+
   std::filesystem::path root_;
 };
 

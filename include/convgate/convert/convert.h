@@ -2,7 +2,9 @@
 // ONNX Runtime's optimized model, PyTorch -> ONNX through a shipped script) or by any external
 // command. Every conversion has a timeout, retries transient failures with exponential backoff,
 // and is cached by content (sha256 of the source + converter + its version + parameters), written
-// atomically so the cache is never left corrupt.
+// atomically so the cache is never left corrupt. A cache that cannot be used (cannot be created,
+// read-only, full, or filling up during the conversion) never fails a conversion: it runs in a
+// temporary folder instead, and the record notes "not cached: <why>".
 //
 // Built-in C++ conversions run in a forked child process, so the timeout applies to them too and
 // a crash inside a converter library is a conversion failure, not a crash of convgate. Convert
@@ -12,6 +14,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -94,6 +97,12 @@ struct ConversionRecord {
   std::string log_tail;            // the converter's stderr (last lines) on failure
   ConversionError error = ConversionError::kNone;
   std::string error_message;  // the failing Status's message
+  // Keeps output_path valid while this record, or a copy of it, lives. Without -o the output is
+  // read where it was made: in the cache, this holds the entry's shared lock, so a concurrent
+  // `cache prune` skips it; outside it (a cache that could not be used: a "not cached" note),
+  // this owns the temporary folder, removed when the last copy goes. Empty when the output is at
+  // the requested path.
+  std::shared_ptr<void> output_hold;
 };
 
 // Converts (or finds in the cache). On failure the Status explains it and, when `on_error` is not

@@ -3,6 +3,11 @@
 // are captured (their last bytes kept); the child leads its own process group so a timeout kills
 // everything it started, not only the direct child.
 //
+// A child never outlives convgate: it gets SIGKILL when the thread that started it dies
+// (PR_SET_PDEATHSIG, so even a convgate killed by SIGKILL takes it along), and an interrupt
+// (interrupt.h) stops the wait, killing the child's group: SIGTERM, then SIGKILL after the grace.
+// Once convgate is interrupted, nothing new starts (Unavailable, "interrupted by SIGINT").
+//
 // Thread safety: each call is independent. RunInForkedChild forks, which copies only the calling
 // thread: call it before starting threads that hold locks the child needs.
 #pragma once
@@ -33,14 +38,18 @@ struct SubprocessResult {
   int exit_code = -1;  // -1 unless the process exited normally
   int signal = 0;      // the signal that ended it; 0 when it exited
   bool timed_out = false;
+  int interrupted_by = 0;  // SIGINT or SIGTERM when convgate's interrupt stopped it, else 0
   double seconds = 0.0;
   std::string stdout_tail;
   std::string stderr_tail;
   bool stdout_truncated = false;
   bool stderr_truncated = false;
 
-  bool succeeded() const { return !timed_out && signal == 0 && exit_code == 0; }
-  // "exited with code 1", "was killed by signal 9 (Killed)", "timed out after 2.5 s".
+  bool succeeded() const {
+    return !timed_out && interrupted_by == 0 && signal == 0 && exit_code == 0;
+  }
+  // "exited with code 1", "was killed by signal 9 (Killed)", "timed out after 2.5 s",
+  // "was stopped: convgate was interrupted by SIGINT".
   std::string Describe() const;
 };
 
@@ -55,9 +64,10 @@ Result<SubprocessResult> RunSubprocess(const std::vector<std::string>& argv,
                                        const SubprocessOptions& options);
 
 // Forks; the child runs `body` and exits with its return value (70, EX_SOFTWARE, if it throws)
-// without running atexit handlers or static destructors. Same capture, timeout and kill rules
-// as RunSubprocess. Isolates in-process work that might hang or crash (a crash is a signal in the
-// result, not a crash of the caller).
+// without running atexit handlers or static destructors. Same capture, timeout, parent-death and
+// interrupt rules as RunSubprocess; the child starts with default signal dispositions. Isolates
+// in-process work that might hang or crash (a crash is a signal in the result, not a crash of the
+// caller).
 Result<SubprocessResult> RunInForkedChild(const std::function<int()>& body,
                                           const SubprocessOptions& options);
 

@@ -24,8 +24,9 @@ struct PerNodeOptions {
   LocalErrorMode local_error = LocalErrorMode::kFailed;  // --local-error
 };
 
-// A quarter of physical memory (both models, the runtimes and the samples need the rest), at
-// least 64 MiB; 1 GiB when the machine does not say.
+// A quarter of usable memory (core/limits.h: physical memory, or a cgroup or rlimit below it;
+// both models, the runtimes and the samples need the rest), at least 64 MiB; 1 GiB when the
+// machine does not say.
 int64_t DefaultMemoryBudget();
 
 // "none", "failed", "all"; InvalidArgument otherwise.

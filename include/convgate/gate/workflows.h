@@ -9,6 +9,7 @@
 
 #include "convgate/compare/agreement_check.h"
 #include "convgate/compare/policy.h"
+#include "convgate/core/limits.h"
 #include "convgate/gate/per_node.h"
 #include "convgate/gate/results.h"
 #include "convgate/inputs/input_options.h"
@@ -24,6 +25,10 @@ struct DataOptions {
   // as inputs (.npz flat or sample_<i>/<name>; otherwise an ONNX test-case folder).
   std::optional<std::filesystem::path> save_outputs;
   int threads = 0;  // intra-op threads; 0 = runtime default
+  // --max-tensor-bytes, --max-run-bytes, --run-timeout: the files read, the tensors a run may
+  // hold and the time a model run may take (core/limits.h). The backends get them through
+  // SideLoadOptions.
+  Limits limits;
 };
 
 // The "exec" backend's settings for one side (backends::LoadOptions::exec_argv).

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "convgate/core/limits.h"
 #include "convgate/core/signature.h"
 #include "convgate/core/status.h"
 #include "convgate/core/tensor.h"
@@ -38,6 +39,18 @@ struct Dataset {
 // nothing about a model, so string inputs must be loaded (LoadDataset).
 Result<Dataset> GenerateDataset(const Signature& signature, const InputOptions& options);
 
+// One input as GenerateDataset would make it.
+struct PlannedInput {
+  std::string name;
+  DType dtype;
+  Shape shape;
+};
+// The dtype and shape GenerateDataset would give each input of one sample, in declaration order,
+// without allocating or drawing anything: what a run will hold is known before it is allocated
+// (--max-run-bytes). Same checks and errors as GenerateDataset.
+Result<std::vector<PlannedInput>> PlanGeneratedInputs(const Signature& signature,
+                                                      const InputOptions& options);
+
 // The part of GenerateDataset's checks that needs only input names: every input a --fill,
 // --val-range or --shape names exists. InvalidArgument naming the flag, the name and the inputs.
 Status CheckInputNames(const Signature& signature, const InputOptions& options);
@@ -52,8 +65,11 @@ Status CheckInputNames(const Signature& signature, const InputOptions& options);
 //    by position from `signature` (output_K.pb files are not read).
 // Only names come from `signature`; nothing is checked against it (see ValidateDataset).
 // origin is set to the path. Errors name the file. String inputs come from numpy str or bytes
-// arrays or from TensorProto string_data (see io/npy.h and io/tensor_proto.h).
-Result<Dataset> LoadDataset(const std::filesystem::path& path, const Signature& signature);
+// arrays or from TensorProto string_data (see io/npy.h and io/tensor_proto.h). Files are read
+// under `limits` (a tensor over max_tensor_bytes, an .npz over max_run_bytes, a FIFO or a device:
+// FailedPrecondition naming the file).
+Result<Dataset> LoadDataset(const std::filesystem::path& path, const Signature& signature,
+                            const Limits& limits = Limits());
 
 // An .npz (flat for one sample, "sample_<i>/<input>" members for several) or, when `path` has no
 // .npz extension, an ONNX test case folder (test_data_set_<i>/input_K.pb, the signature's inputs

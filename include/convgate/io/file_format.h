@@ -51,12 +51,14 @@ struct SniffedFile {
 
 // Reads as little of `path` as it takes to tell its format (the zip directory for zip files, the
 // header for safetensors). NotFound for a missing path; DataLoss naming the file for a zip whose
-// directory cannot be read (a truncated archive) or a safetensors header longer than the file.
+// directory cannot be read (a truncated archive) or a safetensors header longer than the file;
+// FailedPrecondition naming it for a path that is neither a folder nor a regular file (a FIFO, a
+// device: core/file_util.h InputFile).
 Result<SniffedFile> SniffFile(const std::filesystem::path& path);
 
 // The bytes of member `name` of the zip archive at `path`. NotFound when there is no such member,
 // InvalidArgument when it is larger than `max_bytes`, DataLoss when it cannot be read; each naming
-// the archive and the member.
+// the archive and the member. FailedPrecondition when `path` is not a regular file.
 Result<std::string> ReadZipMember(const std::filesystem::path& path, const std::string& name,
                                   uint64_t max_bytes);
 

@@ -31,6 +31,7 @@
 #include <string>
 #include <string_view>
 
+#include "convgate/core/limits.h"
 #include "convgate/core/status.h"
 #include "convgate/core/tensor.h"
 
@@ -38,7 +39,11 @@ namespace convgate::io {
 
 // `what` names the source in error messages ("a.npz entry 'x.npy'", "/tmp/x.npy").
 Result<Tensor> ParseNpy(std::string_view bytes, std::string_view what);
-Result<Tensor> ReadNpy(const std::filesystem::path& path);
+// Reads a regular file only (core/file_util.h InputFile: a FIFO or /dev/zero is
+// FailedPrecondition naming it). An array whose data is larger than limits.max_tensor_bytes is
+// FailedPrecondition naming the file, the array and the limit, found from the header before any
+// data is read; the data is then read straight into the tensor (no second copy).
+Result<Tensor> ReadNpy(const std::filesystem::path& path, const Limits& limits = Limits());
 
 // Version 1.0 header (2.0 when the header exceeds 65535 bytes), little-endian, C order. Fails only
 // for string tensors: InvalidArgument for an element that is not UTF-8, Unavailable when the

@@ -2,9 +2,11 @@
 // read through libzip. Member "x.npy" becomes tensor "x"; names keep any '/' and ':' they contain.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <string_view>
 
+#include "convgate/core/limits.h"
 #include "convgate/core/status.h"
 #include "convgate/core/tensor.h"
 
@@ -18,11 +20,27 @@ namespace convgate::io {
 //   written by np.savez and is reported rather than half read. Directory entries ("dir/") are
 //   skipped: zip tools add them and they hold no data;
 // - two members with the same name: DataLoss;
-// - encrypted members or compression methods libzip lacks: Unimplemented.
-// ReadNpz streams members from the file; ParseNpz reads an archive held in memory (for fuzzing and
-// for archives received over a pipe), with `what` naming it in messages.
-Result<TensorMap> ReadNpz(const std::filesystem::path& path);
-Result<TensorMap> ParseNpz(std::string_view bytes, std::string_view what);
+// - encrypted members or compression methods libzip lacks: Unimplemented;
+// - a member whose declared uncompressed size or .npy header holds a tensor over
+//   limits.max_tensor_bytes, or members declaring more than limits.max_run_bytes in all:
+//   FailedPrecondition naming the member (or archive) and the limit, before anything is inflated.
+//   A zip bomb (5 GiB of zeros deflated into 5 MB) is refused by its headers, not by running out
+//   of memory;
+// - (ReadNpz) a path that is not a regular file, a FIFO or a device: FailedPrecondition (see
+//   core/file_util.h InputFile).
+// Members are inflated straight into their tensors' buffers: reading an archive takes the memory
+// of its tensors and no more. ReadNpz streams members from the file; ParseNpz reads an archive
+// held in memory (for fuzzing and for archives received over a pipe), with `what` naming it in
+// messages.
+Result<TensorMap> ReadNpz(const std::filesystem::path& path, const Limits& limits = Limits());
+Result<TensorMap> ParseNpz(std::string_view bytes, std::string_view what,
+                           const Limits& limits = Limits());
+
+// The uncompressed bytes the members of the archive at `path` declare in all (saturating at
+// UINT64_MAX), read from its central directory alone: what reading it would take, known before
+// anything is inflated (two saved-output archives are held at once; gate/compare_gate.cc).
+// Errors as ReadNpz's for a file that is not a readable zip archive.
+Result<uint64_t> NpzDeclaredBytes(const std::filesystem::path& path);
 
 struct NpzWriteOptions {
   // np.savez stores members uncompressed; keep that default so numpy-side reads are as fast as

@@ -17,6 +17,10 @@
 // dims, a value count or raw_data size that does not match the dims, more than one value field or
 // the wrong one for the type (the rules of onnx's checker). Nothing is allocated for a tensor
 // before its data has been checked against its dims.
+//
+// FailedPrecondition, naming the file and the tensor: a tensor larger than
+// limits.max_tensor_bytes (checked before it is allocated), and (ReadTensorProto) a path that is
+// not a regular file (a FIFO, a device) or is over 2 GiB, which protobuf cannot parse.
 #pragma once
 
 #include <filesystem>
@@ -24,6 +28,7 @@
 #include <string>
 #include <string_view>
 
+#include "convgate/core/limits.h"
 #include "convgate/core/status.h"
 #include "convgate/core/tensor.h"
 
@@ -34,8 +39,10 @@ struct NamedTensorProto {
   Tensor tensor;
 };
 
-Result<NamedTensorProto> ParseTensorProto(std::string_view bytes, std::string_view what);
-Result<NamedTensorProto> ReadTensorProto(const std::filesystem::path& path);
+Result<NamedTensorProto> ParseTensorProto(std::string_view bytes, std::string_view what,
+                                          const Limits& limits = Limits());
+Result<NamedTensorProto> ReadTensorProto(const std::filesystem::path& path,
+                                         const Limits& limits = Limits());
 
 // Serialized TensorProto with raw_data (little-endian), dims and name; string tensors use
 // string_data, as ONNX requires.

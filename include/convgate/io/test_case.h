@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "convgate/core/limits.h"
 #include "convgate/core/status.h"
 #include "convgate/core/tensor.h"
 
@@ -37,9 +38,11 @@ bool IsTestDataSetDir(const std::filesystem::path& path);
 // is DataLoss, and so is a gap in the numbering (input_0.pb, input_2.pb) because names are matched
 // by position, and two files whose tensors end up with the same name. Other files in the folders
 // are ignored. A missing folder, or one with no test_data_set_N inside, is NotFound.
-// `load_outputs` false skips output_K.pb (when only inputs are wanted).
+// `load_outputs` false skips output_K.pb (when only inputs are wanted). Each .pb is read under
+// `limits` (ReadTensorProto).
 Result<std::vector<TestDataSet>> ReadTestCase(const std::filesystem::path& path,
-                                              const TestCaseNames& names, bool load_outputs = true);
+                                              const TestCaseNames& names, bool load_outputs = true,
+                                              const Limits& limits = Limits());
 
 // The two halves of a data set: input_K.pb and output_K.pb files.
 enum class TestCasePart { kInputs, kOutputs };

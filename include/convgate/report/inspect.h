@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "convgate/core/limits.h"
 #include "convgate/core/status.h"
 
 namespace convgate::report {
@@ -30,7 +31,9 @@ struct Inspection {
 // Describes `path` as above. Errors name the path and are the cases with nothing to show: a
 // missing path (NotFound), an unreadable one (Unavailable), a file of a known format that is
 // truncated or corrupt, and bytes that are neither ONNX nor any format above (DataLoss, saying
-// whether an ONNX model looks truncated or the file is not ONNX at all).
-Result<Inspection> InspectPath(const std::filesystem::path& path);
+// whether an ONNX model looks truncated or the file is not ONNX at all). Tensor files are read
+// under `limits` (io/npz.h): a tensor or archive over them, a FIFO or a device, is
+// FailedPrecondition naming it.
+Result<Inspection> InspectPath(const std::filesystem::path& path, const Limits& limits = Limits());
 
 }  // namespace convgate::report

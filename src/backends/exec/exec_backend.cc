@@ -1,15 +1,12 @@
 #include "backends/exec/exec_backend.h"
 
-#include <stdlib.h>
-
-#include <cerrno>
-#include <cstring>
 #include <mutex>
 
 #include "backends/check_inputs.h"
 #include "backends/exec/exec_protocol.h"
 #include "convgate/core/command_line.h"
 #include "convgate/core/file_util.h"
+#include "convgate/core/temp_dir.h"
 #include "convgate/graph/onnx_model.h"
 #include "convgate/io/npz.h"
 
@@ -21,30 +18,6 @@ namespace fs = std::filesystem;
 // Same bound as SubprocessOptions' default, stated here because the report relies on it: the end
 // of a runner's stderr is where its error is, and a chatty runner must not grow the report.
 constexpr size_t kMaxLogBytes = 64 * 1024;
-
-// A fresh folder under $TMPDIR (or /tmp), removed with its contents when this goes away, so every
-// run's inputs.npz and outputs.npz are its own and nothing is left behind.
-class ScopedRunDir {
- public:
-  static Result<std::unique_ptr<ScopedRunDir>> Create() {
-    std::error_code error;
-    std::string pattern = (fs::temp_directory_path(error) / "convgate-exec-XXXXXX").string();
-    if (error || ::mkdtemp(pattern.data()) == nullptr) {
-      return Status::Unavailable("cannot create a temporary folder for the exec backend (" +
-                                 pattern + "): " + std::strerror(errno));
-    }
-    return std::unique_ptr<ScopedRunDir>(new ScopedRunDir(pattern));
-  }
-  ~ScopedRunDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  explicit ScopedRunDir(fs::path path) : path_(std::move(path)) {}
-  fs::path path_;
-};
 
 // An .onnx model declares its signature; for anything else (an OpenVINO .xml, a TFLite file, a
 // folder of weights) the names are unknown until the command has run.
@@ -69,7 +42,8 @@ class ExecModel : public Model {
       : path_(std::move(path)),
         signature_(std::move(signature)),
         argv_template_(options.exec_argv),
-        timeout_seconds_(options.timeout_seconds) {}
+        timeout_seconds_(options.timeout_seconds),
+        limits_(options.limits) {}
 
   const Signature& signature() const override { return signature_; }
 
@@ -77,7 +51,10 @@ class ExecModel : public Model {
                         const std::vector<std::string>& output_names) override {
     CONVGATE_RETURN_IF_ERROR(CheckDeclaredInputs(signature_, inputs, path_));
     CONVGATE_RETURN_IF_ERROR(CheckNoRepeats(output_names, path_));
-    CONVGATE_ASSIGN_OR_RETURN(std::unique_ptr<ScopedRunDir> dir, ScopedRunDir::Create());
+    // Every run's inputs.npz and outputs.npz are its own, and are gone when it ends (however
+    // convgate ends: temp_dir.h).
+    Result<TempDir> dir = TempDir::Create("exec");
+    if (!dir.ok()) return dir.status().WithContext("exec backend");
     const ExecPaths paths{path_, dir->path() / "inputs.npz", dir->path() / "outputs.npz"};
     Status written = io::WriteNpz(paths.inputs, inputs);
     if (!written.ok()) return written.WithContext("exec backend, writing the inputs");
@@ -91,7 +68,9 @@ class ExecModel : public Model {
       return Status::DataLoss(what + ": the command exited 0 but wrote no outputs.npz (expected " +
                               paths.outputs.string() + ")");
     }
-    Result<TensorMap> outputs = io::ReadNpz(paths.outputs);
+    // What the command wrote is as untrusted as any file: held to the tensor and run limits
+    // before a member is inflated.
+    Result<TensorMap> outputs = io::ReadNpz(paths.outputs, limits_);
     if (!outputs.ok()) {
       return Status::DataLoss(
           what + ": cannot read the outputs.npz it wrote: " + outputs.status().message());
@@ -123,6 +102,7 @@ class ExecModel : public Model {
   Signature signature_;
   std::vector<std::string> argv_template_;
   double timeout_seconds_;
+  Limits limits_;
   mutable std::mutex log_mutex_;
   std::string last_log_;
 };

@@ -5,9 +5,11 @@
 
 #include "backends/check_inputs.h"
 #include "backends/onnxruntime/ort_env.h"
+#include "backends/onnxruntime/ort_run_timeout.h"
 #include "backends/onnxruntime/ort_session.h"
 #include "backends/onnxruntime/ort_tensor.h"
 #include "convgate/core/file_util.h"
+#include "convgate/core/units.h"
 #include "convgate/core/utf8.h"
 #include "convgate/graph/onnx_model.h"
 
@@ -20,7 +22,8 @@ namespace {
 // from 1.6x to 2.1x that of a plain compare (bench/per_node.sh).
 constexpr size_t kMaxCachedSessions = 1;
 
-// ORT reports a missing side file as a generic failure; this names it and is NotFound.
+// ORT reports a missing side file as a generic failure; this names it and is NotFound. ORT reads
+// the files itself, so one that is a FIFO or a device (a location of "/dev/zero") is refused here.
 Status CheckExternalDataFiles(const std::filesystem::path& model_path,
                               const std::vector<std::string>& files) {
   for (const std::string& file : files) {
@@ -30,6 +33,8 @@ Status CheckExternalDataFiles(const std::filesystem::path& model_path,
       return Status::NotFound(model_path.string() + ": external data file " + path.string() +
                               " does not exist");
     }
+    Status regular = CheckRegularFile(path);
+    if (!regular.ok()) return regular.WithContext(model_path.string() + ": external data file");
   }
   return Status::OK();
 }
@@ -78,6 +83,8 @@ Result<std::unique_ptr<OrtModel>> OrtModel::Load(const std::filesystem::path& mo
   model->path_ = model_path;
   model->options_ = options;
   CONVGATE_ASSIGN_OR_RETURN(model->env_, GetOrtEnv());
+  // Before the stamp, which cannot take the size of a FIFO or a device and would say so vaguely.
+  CONVGATE_RETURN_IF_ERROR(CheckRegularFile(model_path));
   CONVGATE_ASSIGN_OR_RETURN(model->stamp_, StampOf(model_path));
   // The bytes are dropped after loading; a session for intermediate values re-reads the file
   // (checking its stamp) rather than keeping a second copy of every model in memory.
@@ -160,6 +167,11 @@ Result<std::shared_ptr<Ort::Session>> OrtModel::CreateIntermediateSession(
   return CreateOrtSession(*env_, marked, SessionConfig());
 }
 
+Status OrtModel::TimedOut(double seconds) const {
+  return Status::Unavailable(path_.string() + ": timed out after " + FormatDuration(seconds) +
+                             " (--run-timeout); ONNX Runtime stopped the run");
+}
+
 Result<TensorMap> OrtModel::RunSession(Ort::Session& session, const TensorMap& inputs,
                                        const std::vector<std::string>& names) const {
   try {
@@ -175,9 +187,18 @@ Result<TensorMap> OrtModel::RunSession(Ort::Session& session, const TensorMap& i
     // ORT would also print the same message to stderr.
     Ort::RunOptions run_options;
     run_options.SetRunLogSeverityLevel(ORT_LOGGING_LEVEL_FATAL);
-    std::vector<Ort::Value> values =
-        session.Run(run_options, input_names.data(), input_values.data(), input_values.size(),
-                    output_names.data(), output_names.size());
+    std::vector<Ort::Value> values;
+    {
+      const double timeout = options_.limits.run_timeout_seconds;
+      OrtRunTimeout watchdog(run_options, timeout);
+      try {
+        values = session.Run(run_options, input_names.data(), input_values.data(),
+                             input_values.size(), output_names.data(), output_names.size());
+      } catch (const Ort::Exception&) {
+        if (watchdog.fired()) return TimedOut(timeout);
+        throw;
+      }
+    }
     TensorMap outputs;
     for (size_t output_idx = 0; output_idx < names.size(); ++output_idx) {
       Result<Tensor> tensor = TensorFromOrtValue(values[output_idx], names[output_idx]);

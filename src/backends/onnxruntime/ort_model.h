@@ -53,8 +53,11 @@ class OrtModel : public Model {
   Result<std::shared_ptr<Ort::Session>> SessionFor(const std::vector<std::string>& names);
   Result<std::shared_ptr<Ort::Session>> CreateIntermediateSession(
       const std::vector<std::string>& extra_outputs);
+  // Runs under options_.limits.run_timeout_seconds (OrtRunTimeout).
   Result<TensorMap> RunSession(Ort::Session& session, const TensorMap& inputs,
                                const std::vector<std::string>& names) const;
+  // Unavailable naming the model and the limit.
+  Status TimedOut(double seconds) const;
 
   std::filesystem::path path_;
   LoadOptions options_;

@@ -1,5 +1,7 @@
 #include "convgate/backends/ort_optimize.h"
 
+#include <onnxruntime_session_options_config_keys.h>
+
 #include "backends/onnxruntime/ort_env.h"
 
 namespace convgate::backends {
@@ -20,12 +22,18 @@ GraphOptimizationLevel ToOrtLevel(OrtOptimizationLevel level) {
 }  // namespace
 
 Status WriteOrtOptimizedModel(const std::filesystem::path& source,
-                              const std::filesystem::path& output, OrtOptimizationLevel level) {
+                              const std::filesystem::path& output, OrtOptimizationLevel level,
+                              const std::string& external_data_file) {
   CONVGATE_ASSIGN_OR_RETURN(Ort::Env * env, GetOrtEnv());
   try {
     Ort::SessionOptions options;
     options.SetGraphOptimizationLevel(ToOrtLevel(level));
     options.SetOptimizedModelFilePath(output.c_str());
+    if (!external_data_file.empty()) {
+      // ORT's own default threshold (1024 bytes) decides which initializers go to the file.
+      options.AddConfigEntry(kOrtSessionOptionsOptimizedModelExternalInitializersFileName,
+                             external_data_file.c_str());
+    }
     // Failures come back as exceptions (and a Status); ORT need not print them first.
     options.SetLogSeverityLevel(ORT_LOGGING_LEVEL_FATAL);
     // Loading from the path (not bytes) lets ORT find external data beside the model. The

@@ -12,6 +12,8 @@
 #include <set>
 #include <sstream>
 
+#include "convgate/core/file_util.h"
+
 namespace convgate::backends {
 namespace {
 
@@ -118,7 +120,9 @@ void SetThreadsOnce(int threads) {
 
 Result<torch::jit::Module> LoadModule(const fs::path& path) {
   std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) return Status::NotFound(path.string() + ": no such file");
+  if (!fs::exists(path, ec)) return Status::NotFound(path.string() + ": no such file");
+  // libtorch opens the path itself: a FIFO would block it, a device feed it forever.
+  CONVGATE_RETURN_IF_ERROR(CheckRegularFile(path));
   try {
     torch::jit::Module module = torch::jit::load(path.string(), torch::kCPU);
     module.eval();
