@@ -69,8 +69,33 @@ Result<Tensor> Tensor::Allocate(DType dtype, Shape shape) {
   tensor.dtype_ = dtype;
   tensor.shape_ = std::move(shape);
   tensor.byte_size_ = byte_size;
-  tensor.data_.reset(new (std::nothrow) std::byte[byte_size == 0 ? 1 : byte_size]());
-  if (!tensor.data_) return AllocationFailure(0, byte_size, dtype, tensor.shape_);
+  std::byte* data = new (std::nothrow) std::byte[byte_size == 0 ? 1 : byte_size]();
+  if (data == nullptr) return AllocationFailure(0, byte_size, dtype, tensor.shape_);
+  tensor.storage_ = std::shared_ptr<std::byte>(data, std::default_delete<std::byte[]>());
+  tensor.data_ = data;
+  return tensor;
+}
+
+Result<Tensor> Tensor::Adopt(DType dtype, Shape shape, std::span<std::byte> bytes,
+                             std::shared_ptr<void> owner) {
+  if (dtype == DType::kString) {
+    return Status::InvalidArgument("string" + shape.ToString() +
+                                   " has no byte representation; build it from its strings");
+  }
+  const size_t expected = static_cast<size_t>(shape.NumElements()) * DTypeSize(dtype);
+  if (bytes.size() != expected) {
+    return Status::InvalidArgument(std::string(DTypeName(dtype)) + shape.ToString() + " needs " +
+                                   std::to_string(expected) + " bytes, got " +
+                                   std::to_string(bytes.size()));
+  }
+  // An empty tensor may come with a null buffer; Allocate gives it a valid one.
+  if (bytes.empty()) return Allocate(dtype, std::move(shape));
+  Tensor tensor;
+  tensor.dtype_ = dtype;
+  tensor.shape_ = std::move(shape);
+  tensor.byte_size_ = expected;
+  tensor.data_ = bytes.data();
+  tensor.storage_ = std::move(owner);
   return tensor;
 }
 
@@ -86,7 +111,7 @@ Result<Tensor> Tensor::FromBytes(DType dtype, Shape shape, std::span<const std::
                                    std::to_string(bytes.size()));
   }
   CONVGATE_ASSIGN_OR_RETURN(Tensor tensor, Allocate(dtype, std::move(shape)));
-  if (!bytes.empty()) std::memcpy(tensor.data_.get(), bytes.data(), bytes.size());
+  if (!bytes.empty()) std::memcpy(tensor.data_, bytes.data(), bytes.size());
   return tensor;
 }
 
@@ -115,7 +140,7 @@ Tensor Tensor::Clone() const {
 }
 
 double Tensor::GetDouble(int64_t flat) const {
-  const std::byte* base = data_.get();
+  const std::byte* base = data_;
   switch (dtype_) {
     case DType::kFloat32:
       return Load<float>(base, flat);
@@ -150,7 +175,7 @@ double Tensor::GetDouble(int64_t flat) const {
 }
 
 void Tensor::SetDouble(int64_t flat, double value) {
-  std::byte* base = data_.get();
+  std::byte* base = data_;
   switch (dtype_) {
     case DType::kFloat32:
       return Store<float>(base, flat, static_cast<float>(value));
@@ -186,7 +211,7 @@ void Tensor::SetDouble(int64_t flat, double value) {
 bool Tensor::BitwiseEquals(const Tensor& other) const {
   return dtype_ == other.dtype_ && shape_ == other.shape_ && byte_size_ == other.byte_size_ &&
          strings_ == other.strings_ &&
-         (byte_size_ == 0 || std::memcmp(data_.get(), other.data_.get(), byte_size_) == 0);
+         (byte_size_ == 0 || std::memcmp(data_, other.data_, byte_size_) == 0);
 }
 
 std::string Tensor::Describe() const { return std::string(DTypeName(dtype_)) + shape_.ToString(); }

@@ -43,6 +43,12 @@ class Tensor {
   // dtype != kString (see FromStrings).
   template <typename T>
   static Tensor FromVector(DType dtype, Shape shape, const std::vector<T>& values);
+  // A tensor over `bytes` that it does not copy: an ONNX Runtime output's buffer, a memory-mapped
+  // file. `owner` keeps the memory alive (and releases it with the last Tensor referring to it);
+  // the bytes must stay valid and unshared with writers while it lives. Same size rule as
+  // FromBytes; InvalidArgument for kString.
+  static Result<Tensor> Adopt(DType dtype, Shape shape, std::span<std::byte> bytes,
+                              std::shared_ptr<void> owner);
 
   Tensor Clone() const;
 
@@ -51,8 +57,8 @@ class Tensor {
   int64_t num_elements() const { return shape_.NumElements(); }
   size_t byte_size() const { return byte_size_; }
 
-  std::span<std::byte> bytes() { return {data_.get(), byte_size_}; }
-  std::span<const std::byte> bytes() const { return {data_.get(), byte_size_}; }
+  std::span<std::byte> bytes() { return {data_, byte_size_}; }
+  std::span<const std::byte> bytes() const { return {data_, byte_size_}; }
 
   // The elements of a kString tensor; empty for every other dtype.
   std::span<std::string> strings() { return strings_; }
@@ -62,11 +68,11 @@ class Tensor {
   // never for kString.
   template <typename T>
   std::span<T> data() {
-    return {reinterpret_cast<T*>(data_.get()), static_cast<size_t>(num_elements())};
+    return {reinterpret_cast<T*>(data_), static_cast<size_t>(num_elements())};
   }
   template <typename T>
   std::span<const T> data() const {
-    return {reinterpret_cast<const T*>(data_.get()), static_cast<size_t>(num_elements())};
+    return {reinterpret_cast<const T*>(data_), static_cast<size_t>(num_elements())};
   }
 
   // Element `flat` as double (fp16/bf16 widened exactly; int64 beyond 2^53 rounds).
@@ -85,7 +91,10 @@ class Tensor {
   DType dtype_ = DType::kFloat32;
   Shape shape_;
   size_t byte_size_ = 0;
-  std::unique_ptr<std::byte[]> data_;
+  // The elements: in storage_ when the tensor allocated them, else in memory storage_ keeps
+  // alive for it (Adopt). A moved-from tensor's data_ is left dangling: it is never read.
+  std::byte* data_ = nullptr;
+  std::shared_ptr<void> storage_;
   std::vector<std::string> strings_;  // kString only
 };
 

@@ -201,7 +201,7 @@ Result<TensorMap> OrtModel::RunSession(Ort::Session& session, const TensorMap& i
     }
     TensorMap outputs;
     for (size_t output_idx = 0; output_idx < names.size(); ++output_idx) {
-      Result<Tensor> tensor = TensorFromOrtValue(values[output_idx], names[output_idx]);
+      Result<Tensor> tensor = TensorFromOrtValue(std::move(values[output_idx]), names[output_idx]);
       if (!tensor.ok()) return tensor.status().WithContext(path_.string());
       CONVGATE_RETURN_IF_ERROR(outputs.Insert(names[output_idx], std::move(tensor).value()));
     }

@@ -119,7 +119,7 @@ Ort::Value OrtInputValue(const Tensor& tensor) {
                                   dims.size(), OrtElementType(tensor.dtype()));
 }
 
-Result<Tensor> TensorFromOrtValue(const Ort::Value& value, const std::string& name) {
+Result<Tensor> TensorFromOrtValue(Ort::Value value, const std::string& name) {
   if (!value.IsTensor()) {
     return Status::Unimplemented("output '" + name + "' is " +
                                  OnnxTypeName(value.GetTypeInfo().GetONNXType()) +
@@ -138,9 +138,12 @@ Result<Tensor> TensorFromOrtValue(const Ort::Value& value, const std::string& na
   const size_t byte_size = static_cast<size_t>(shape->NumElements()) * DTypeSize(*dtype);
   // ORT may hand out a null buffer for an empty tensor.
   if (byte_size == 0) return Tensor::Allocate(*dtype, std::move(shape).value());
-  const std::byte* data = static_cast<const std::byte*>(value.GetTensorRawData());
-  return Tensor::FromBytes(*dtype, std::move(shape).value(),
-                           std::span<const std::byte>(data, byte_size));
+  // The tensor takes ORT's buffer over instead of copying it: outputs and, with --per-node, every
+  // intermediate would otherwise be held twice until the copy is done.
+  auto owner = std::make_shared<Ort::Value>(std::move(value));
+  std::byte* data = static_cast<std::byte*>(owner->GetTensorMutableRawData());
+  return Tensor::Adopt(*dtype, std::move(shape).value(), std::span<std::byte>(data, byte_size),
+                       std::move(owner));
 }
 
 }  // namespace convgate::backends

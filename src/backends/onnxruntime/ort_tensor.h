@@ -24,9 +24,10 @@ std::string OrtElementTypeName(ONNXTensorElementDataType element_type);
 // string objects. Throws Ort::Exception.
 Ort::Value OrtInputValue(const Tensor& tensor);
 
-// Copies an output value into a Tensor (string outputs element by element). Unimplemented naming
+// An output value as a Tensor: numeric tensors take the value's buffer over (no copy; the Tensor
+// keeps the value alive), string outputs are copied element by element. Unimplemented naming
 // `name` for non-tensor values (sequence, map, optional) and element types convgate cannot hold.
 // Throws Ort::Exception.
-Result<Tensor> TensorFromOrtValue(const Ort::Value& value, const std::string& name);
+Result<Tensor> TensorFromOrtValue(Ort::Value value, const std::string& name);
 
 }  // namespace convgate::backends
