@@ -14,6 +14,7 @@
 #include <span>
 #include <vector>
 
+#include "compare/frontier_builder.h"
 #include "convgate/compare/histogram.h"
 #include "convgate/compare/tensor_compare.h"
 #include "convgate/compare/tolerance.h"
@@ -99,7 +100,10 @@ struct Accumulator {
   double max_abs_error = -1.0;  // below any real error, so the first compared element sets it
   int64_t max_abs_flat = -1;
   double peak = 0.0;  // max |s|
-  ErrorSummary summary;
+  ErrorHistograms histograms;
+  // Floating comparisons only: the pairs the report's frontier keeps (error_summary.h). Callers
+  // end a block with frontier.EndBlock() (CompareTensors at each kBlockElements boundary).
+  FrontierBuilder frontier;
 
   // Finite elements outside the tolerance (or unequal, when exact), and the worst of them.
   int64_t value_mismatches = 0;

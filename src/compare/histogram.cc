@@ -22,13 +22,6 @@ constexpr int32_t kJointGrowSlack = 8;
 uint64_t Bits(double value) { return std::bit_cast<uint64_t>(value) & kMagnitudeMask; }
 double FromBits(uint64_t bits) { return std::bit_cast<double>(bits); }
 
-// Moves `value` by `ulps` representable doubles towards +Inf (ulps > 0) or -Inf (ulps < 0).
-double StepUlps(double value, int ulps) {
-  const double direction = ulps > 0 ? kInf : -kInf;
-  for (int step = 0; step < std::abs(ulps); ++step) value = std::nextafter(value, direction);
-  return value;
-}
-
 Status HistogramDataLoss(const std::string& what) {
   return Status::DataLoss("error histogram: " + what);
 }
@@ -148,16 +141,7 @@ Bracket<double> ErrorHistogram::ValueAtRank(int64_t rank) const {
 
 Bracket<double> ErrorHistogram::Percentile(double q) const {
   const internal::PercentileRank rank = internal::RankOf(count_, q);
-  const Bracket<double> lower = ValueAtRank(rank.lower);
-  const Bracket<double> upper = ValueAtRank(rank.upper);
-  // Weight 0 on a finite upper neighbour: numpy's result is the lower value itself.
-  if (rank.gamma == 0.0 && std::isfinite(upper.hi)) return lower;
-  const double lo = internal::NumpyLerp(lower.lo, upper.lo, rank.gamma);
-  const double hi = internal::NumpyLerp(lower.hi, upper.hi, rank.gamma);
-  if (lower.exact() && upper.exact()) return {lo, hi};
-  // The interpolation is monotone in both neighbours in real arithmetic, but its rounding is not
-  // quite (a + (b - a) * t can lose an ulp when a grows): 4 ulps cover both roundings with margin.
-  return {std::max(StepUlps(lo, -4), 0.0), StepUlps(hi, 4)};
+  return internal::LerpBrackets(ValueAtRank(rank.lower), ValueAtRank(rank.upper), rank);
 }
 
 Bracket<int64_t> ErrorHistogram::CountAbove(double threshold) const {
@@ -402,7 +386,7 @@ bool operator==(const JointHistogram& a, const JointHistogram& b) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// ErrorSummary
+// ErrorHistograms
 
 namespace {
 
@@ -420,7 +404,7 @@ class SlotMap {
 
 }  // namespace
 
-void ErrorSummary::AddIndexed(const IndexedPairs& pairs) {
+void ErrorHistograms::AddIndexed(const IndexedPairs& pairs) {
   const size_t size = pairs.packed.size();
   if (size == 0) return;
   const int32_t abs_last = ErrorHistogram::BucketOf(pairs.abs_max);

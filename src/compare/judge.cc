@@ -1,8 +1,10 @@
 #include "convgate/compare/judge.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 
 #include "compare/messages.h"
 #include "convgate/core/shape.h"
@@ -111,7 +113,9 @@ class Judging {
             "check_error_stat does not apply: integer, bool and string "
             "outputs compare exactly");
       }
-      JudgeMismatches(/*include_values=*/cmp_.exact || !by_stat);
+      const bool by_values = cmp_.exact || !by_stat;
+      if (!by_values) CountValueMismatches();
+      JudgeMismatches(by_values);
       if (by_stat && !cmp_.exact) JudgeStat();
       JudgeFloors();
     }
@@ -146,7 +150,7 @@ class Judging {
   }
 
   // Finite elements outside the policy's tolerance. Exact when the tolerance is the one the
-  // comparison counted at (or cannot matter); otherwise recounted from the joint histogram.
+  // comparison counted at (or cannot matter); otherwise recounted from the error summary.
   Bracket<int64_t> ValueMismatches() {
     const NonFiniteSplit& nf = cmp_.non_finite;
     const int64_t counted = cmp_.mismatches - nf.introduced_nan - nf.introduced_inf - nf.inherited;
@@ -157,17 +161,23 @@ class Judging {
     // |t - s| <= max|t - s| <= atol <= atol + rtol * |s| for every finite pair.
     if (errors.compared == 0 || wanted.atol >= errors.max_abs_error) return {0, 0};
     const bool looser = wanted.atol >= cmp_.tolerance.atol && wanted.rtol >= cmp_.tolerance.rtol;
+    const bool tighter = wanted.atol <= cmp_.tolerance.atol && wanted.rtol <= cmp_.tolerance.rtol;
     if (looser && counted == 0) return {0, 0};
-    if (cmp_.summary.joint.count() != errors.compared)
-      return Use(Bracket<int64_t>{0, errors.compared});
-    return Use(cmp_.summary.joint.CountOutside(wanted.atol, wanted.rtol));
+    Bracket<int64_t> count{0, errors.compared};  // a report without a summary
+    if (cmp_.summary.Covers(errors.compared)) {
+      count = cmp_.summary.CountOutside(wanted.atol, wanted.rtol);
+    }
+    // The count is monotone in the tolerance: a looser one rejects no pair the original accepted.
+    if (looser) count.hi = std::min(count.hi, counted);
+    if (tighter) count.lo = std::max(count.lo, counted);
+    return Use(count);
   }
 
   std::string ValueSentence(Bracket<int64_t> values) const {
     if (!recounted_) return value_sentence_;
     std::string text = CountOf(values, cmp_.num_elements) + " outside atol " +
                        FormatShortest(policy_.atol) + " + rtol " + FormatShortest(policy_.rtol) +
-                       " * |source| (recounted from the report's error histograms)";
+                       " * |source| (recounted from the report's error summary)";
     const ElementReport& largest = cmp_.errors.max_abs;
     if (largest.flat >= 0) {
       text += "; the largest |diff| is " + FormatG(largest.abs_error, 3) + " at " +
@@ -175,6 +185,17 @@ class Judging {
               FormatG(largest.target, 6) + ")";
     }
     return text;
+  }
+
+  // Under a statistic the elementwise count decides nothing, but the report still shows it: the
+  // elements outside the policy's atol and rtol, a bracket that does not change the verdict basis.
+  void CountValueMismatches() {
+    const bool exact = result_.exact;
+    const Bracket<int64_t> values = ValueMismatches();
+    result_.exact = exact;
+    const NonFiniteSplit& nf = cmp_.non_finite;
+    const int64_t non_finite = nf.inherited + nf.introduced_nan + nf.introduced_inf;
+    result_.mismatches = {values.lo + non_finite, values.hi + non_finite};
   }
 
   // Elements outside the tolerance (finite ones when include_values, and inherited non-finite
@@ -207,10 +228,9 @@ class Judging {
         break;
       case Outcome::kIndeterminate:
         Indeterminate();
-        out->push_back(
-            "indeterminate: " + CountOf(total, n) + " (" + PpmOf(total, n) +
-            ") outside tolerance against the allowed " + allowed +
-            "; the report's joint error histogram (1/4-octave cells) cannot decide: " + kRerun);
+        out->push_back("indeterminate: " + CountOf(total, n) + " (" + PpmOf(total, n) +
+                       ") outside tolerance against the allowed " + allowed +
+                       "; the report's error summary cannot decide: " + kRerun);
         break;
     }
     out->insert(out->end(), details.begin(), details.end());
@@ -237,9 +257,9 @@ class Judging {
       if (kPercentiles[idx] == q)
         return {errors.abs_error_percentiles[idx], errors.abs_error_percentiles[idx]};
     }
-    const ErrorHistogram& histogram = relative ? cmp_.summary.rel_error : cmp_.summary.abs_error;
-    if (histogram.count() != errors.compared) return Use(Bracket<double>{0.0, max});
-    return Use(histogram.Percentile(q));
+    if (!cmp_.summary.Covers(errors.compared)) return Use(Bracket<double>{0.0, max});
+    const Bracket<double> value = cmp_.summary.Percentile(q, relative);
+    return Use(Bracket<double>{value.lo, std::min(value.hi, max)});
   }
 
   // Polygraphy's rule: S(|diff|) <= atol OR S(rel) <= rtol.
@@ -272,9 +292,7 @@ class Judging {
       result_.failures.push_back("indeterminate: " + abs_text + " against atol " +
                                  FormatShortest(policy_.atol) + " and " + rel_text +
                                  " against rtol " + FormatShortest(policy_.rtol) + flag +
-                                 "; the report's error histograms (buckets 1/64 of their value "
-                                 "wide) cannot decide: " +
-                                 kRerun);
+                                 "; the report's error summary cannot decide: " + kRerun);
     }
   }
 
@@ -308,6 +326,20 @@ class Judging {
 };
 
 }  // namespace
+
+TolerancesToPass TolerancesToPassUnder(const TensorComparison& comparison,
+                                       const Tolerance& tolerance) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  const Frontier& frontier = comparison.summary.frontier;
+  if (frontier.depth() > 0) {
+    return {*frontier.AtolToPass(tolerance.rtol), *frontier.RtolToPass(tolerance.atol)};
+  }
+  if (tolerance == comparison.tolerance) {
+    return {comparison.atol_to_pass, comparison.rtol_to_pass};
+  }
+  // |t - s| - rtol * |s| <= max|t - s| for every pair; nothing bounds the rtol needed.
+  return {comparison.errors.max_abs_error, kInf};
+}
 
 Judgement Judge(const TensorComparison& comparison, const OutputPolicy& policy,
                 const std::optional<ErrorStatValues>& exact_stat) {

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <numeric>
 #include <vector>
 
@@ -26,6 +27,25 @@ PercentileRank RankOf(int64_t count, double q) {
 double NumpyLerp(double a, double b, double t) {
   const double diff = b - a;
   return t >= 0.5 ? b - diff * (1.0 - t) : a + diff * t;
+}
+
+Bracket<double> LerpBrackets(Bracket<double> lower, Bracket<double> upper,
+                             const PercentileRank& rank) {
+  // Weight 0 on a finite upper neighbour: numpy's result is the lower value itself.
+  if (rank.gamma == 0.0 && std::isfinite(upper.hi)) return lower;
+  const double lo = NumpyLerp(lower.lo, upper.lo, rank.gamma);
+  const double hi = NumpyLerp(lower.hi, upper.hi, rank.gamma);
+  if (lower.exact() && upper.exact()) return {lo, hi};
+  // The interpolation is monotone in both neighbours in real arithmetic, but its rounding is not
+  // quite (a + (b - a) * t can lose an ulp when a grows): 4 ulps cover both roundings with margin.
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  double low = lo;
+  double high = hi;
+  for (int step = 0; step < 4; ++step) {
+    low = std::nextafter(low, -kInf);
+    high = std::nextafter(high, kInf);
+  }
+  return {std::max(low, 0.0), high};
 }
 
 }  // namespace internal

@@ -4,6 +4,8 @@
 
 #include <cstdint>
 
+#include "convgate/compare/histogram.h"
+
 namespace convgate::compare::internal {
 
 // The two order statistics numpy blends for percentile q of `count` values, and the weight of
@@ -17,5 +19,12 @@ PercentileRank RankOf(int64_t count, double q);
 
 // numpy's _lerp(a, b, t), both branches, so results match bit for bit.
 double NumpyLerp(double a, double b, double t);
+
+// numpy's percentile from brackets of its two order statistics (`rank` from RankOf): exact (numpy's
+// value bit for bit) when both are exact, otherwise widened by a few ulps so the interpolation's
+// rounding never leaves the true value outside. NaN where numpy's interpolation gives NaN (an +Inf
+// neighbour weighted 0).
+Bracket<double> LerpBrackets(Bracket<double> lower, Bracket<double> upper,
+                             const PercentileRank& rank);
 
 }  // namespace convgate::compare::internal

@@ -158,8 +158,9 @@ HWY_INLINE void StoreHistogramIndices(V abs, V rel, V magnitude, ChunkScratch& s
   lanes.error_first_axis_bucket = hn::Min(lanes.error_first_axis_bucket, hn::Sub(error_axis, one));
   const auto joint_key =
       hn::Or(hn::ShiftLeft<JointHistogram::kCellKeyShift>(source_axis), error_axis);
-  const auto packed = hn::Or(hn::Or(abs_bucket, hn::ShiftLeft<ErrorSummary::kRelShift>(rel_bucket)),
-                             hn::ShiftLeft<ErrorSummary::kJointShift>(joint_key));
+  const auto packed =
+      hn::Or(hn::Or(abs_bucket, hn::ShiftLeft<ErrorHistograms::kRelShift>(rel_bucket)),
+             hn::ShiftLeft<ErrorHistograms::kJointShift>(joint_key));
   hn::StoreU(packed, du, scratch.packed_indices + offset);
 }
 
@@ -341,7 +342,7 @@ void Commit(const ChunkResult& result, std::span<const T> source, std::span<cons
 
 void CountHistograms(const ChunkResult& result, size_t vectorized, const ChunkScratch& scratch,
                      Accumulator& acc) {
-  ErrorSummary::IndexedPairs pairs;
+  ErrorHistograms::IndexedPairs pairs;
   pairs.packed = std::span(scratch.packed_indices, vectorized);
   pairs.abs_min = result.min_abs;
   pairs.abs_max = result.max_abs;
@@ -352,7 +353,23 @@ void CountHistograms(const ChunkResult& result, size_t vectorized, const ChunkSc
   pairs.rel_first_bucket = result.rel_first_bucket;
   pairs.source_first_axis_bucket = result.source_first_axis_bucket;
   pairs.error_first_axis_bucket = result.error_first_axis_bucket;
-  acc.summary.AddIndexed(pairs);
+  acc.histograms.AddIndexed(pairs);
+}
+
+// Offers the chunk's pairs to the frontier; the filter reads the buckets the kernel packed, and
+// only the few pairs it lets through are read again (usually none once a block is under way).
+template <typename T>
+void CollectFrontier(std::span<const T> source, std::span<const T> target,
+                     const ChunkScratch& scratch, Accumulator& acc) {
+  constexpr uint64_t kBucketMask = (uint64_t{1} << ErrorHistograms::kRelShift) - 1;
+  constexpr int kSourceShift = ErrorHistograms::kJointShift + JointHistogram::kCellKeyShift;
+  for (size_t idx = 0; idx < source.size(); ++idx) {
+    const uint64_t packed = scratch.packed_indices[idx];
+    if (!acc.frontier.MayKeep(packed >> kSourceShift, packed & kBucketMask)) continue;
+    const double s = static_cast<double>(source[idx]);
+    const double t = static_cast<double>(target[idx]);
+    acc.frontier.Add(std::abs(s), std::abs(t - s));
+  }
 }
 
 // The elements after the last whole vector (fewer than one vector), on the scalar path.
@@ -382,6 +399,7 @@ bool AccumulateChunk(Kernel kernel, std::span<const T> source, std::span<const T
   if (vectorized > 0) {
     Commit(result, source.first(vectorized), target.first(vectorized), first_flat, acc, sums);
     CountHistograms(result, vectorized, scratch, acc);
+    CollectFrontier(source.first(vectorized), target.first(vectorized), scratch, acc);
   }
   AccumulateTail(source.subspan(vectorized), target.subspan(vectorized),
                  first_flat + static_cast<int64_t>(vectorized), tolerance, acc, sums);

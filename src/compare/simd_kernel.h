@@ -13,7 +13,7 @@ namespace convgate::compare::internal {
 
 // Per-chunk histogram indices the kernel writes and the histograms then count (scalar
 // increments: the only part of the pass that does not vectorize), packed three to a word as
-// ErrorSummary::IndexedPairs describes.
+// ErrorHistograms::IndexedPairs describes.
 struct ChunkScratch {
   alignas(64) uint64_t packed_indices[kChunkElements];
 };

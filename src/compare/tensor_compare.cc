@@ -114,6 +114,7 @@ std::pair<Accumulator, Sums> RunPassOne(const Tensor& source, const Tensor& targ
     } else {
       AccumulateFloatBlock(source, target, result.tolerance, begin, end, *buffers[slot],
                            accumulators[slot], sums);
+      accumulators[slot].frontier.EndBlock();
     }
   });
   for (size_t worker = 1; worker < accumulators.size(); ++worker) {
@@ -161,7 +162,7 @@ void FillPercentiles(const Tensor& source, const Tensor& target, const Accumulat
   const bool all_finite = acc.source.counts.finite == result.num_elements &&
                           acc.target.counts.finite == result.num_elements;
   const internal::SelectionInput input{
-      &source,         &target,    result.exact, &acc.summary.abs_error,
+      &source,         &target,    result.exact, &acc.histograms.abs_error,
       acc.zero_errors, all_finite, workers,      options.selection_scratch_values};
   const std::vector<double> values = internal::SelectErrorRanks(input, ranks);
   for (size_t idx = 0; idx < positions.size(); ++idx) {
@@ -241,7 +242,10 @@ void CompareValues(const Tensor& source, const Tensor& target, const CompareOpti
   result.worst = MakeElementReport(source, target, WorstFlat(acc), result);
   result.atol_to_pass = acc.atol_to_pass;
   result.rtol_to_pass = acc.rtol_to_pass;
-  result.summary = std::move(acc.summary);
+  result.summary = SummarizeErrors(
+      acc.histograms, result.exact
+                          ? Frontier()
+                          : acc.frontier.Finish(acc.compared, acc.compared - acc.zero_errors));
   const ElementReport worst_value = MakeElementReport(source, target, acc.worst_value.flat, result);
   internal::AddValueMessages(source, target, worst_value, result);
 }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 
+#include "convgate/compare/judge.h"
 #include "format.h"
 
 namespace convgate::gate::internal {
@@ -17,36 +18,51 @@ double RoundUp(double value) {
   return std::ceil(value / unit) * unit;
 }
 
-void ToleranceHint(const std::string& output, const compare::TensorComparison& cmp,
-                   const ToleranceToPass& needed, std::vector<std::string>& hints) {
-  if (cmp.exact || cmp.mismatches == 0 || !cmp.values_compared) return;
-  const int64_t finite_misses = cmp.mismatches - cmp.non_finite.introduced_nan -
-                                cmp.non_finite.introduced_inf - cmp.non_finite.inherited;
-  if (finite_misses <= 0) return;
+// Finite elements outside the check's own tolerance: its judged count (a bracket when `check`
+// recounted it) without the non-finite ones.
+compare::Bracket<int64_t> FiniteMisses(const OutputCheck& check) {
+  const compare::NonFiniteSplit& nf = check.comparison->non_finite;
+  const int64_t non_finite = nf.introduced_nan + nf.introduced_inf + nf.inherited;
+  return {std::max<int64_t>(check.mismatches.lo - non_finite, 0),
+          std::max<int64_t>(check.mismatches.hi - non_finite, 0)};
+}
+
+void ToleranceHint(const OutputCheck& check, const ToleranceToPass& needed,
+                   std::vector<std::string>& hints) {
+  const compare::TensorComparison& cmp = *check.comparison;
+  if (cmp.exact || !cmp.values_compared || FiniteMisses(check).hi == 0) return;
+  const std::string& output = check.output;
   std::string hint = std::string(needed.samples > 1 ? "over all samples, " : "") +
                      "every finite element would pass with --atol " + output + ":" +
-                     Number(RoundUp(needed.atol)) + " (keeping rtol " + Number(cmp.tolerance.rtol) +
+                     Number(RoundUp(needed.atol)) + " (keeping rtol " + Number(check.policy.rtol) +
                      ")";
   if (std::isfinite(needed.rtol)) {
     hint += " or --rtol " + output + ":" + Number(RoundUp(needed.rtol)) + " (keeping atol " +
-            Number(cmp.tolerance.atol) + ")";
+            Number(check.policy.atol) + ")";
   }
   hints.push_back(hint + "; widen only if an error that large is acceptable for this output");
-  if (cmp.mismatch_fraction >= 0.1) {
+}
+
+// How widespread the misses are, when the count says so for sure.
+void SpreadHint(const OutputCheck& check, std::vector<std::string>& hints) {
+  const compare::Bracket<int64_t> misses = FiniteMisses(check);
+  const double elements = static_cast<double>(check.comparison->num_elements);
+  if (misses.hi == 0) return;
+  if (static_cast<double>(misses.lo) >= 0.1 * elements) {
     hints.push_back(
         "the difference is widespread (10% of elements or more), not a few outliers: a "
         "systematic change (a weight, a scale, a precision drop) is more likely than rounding "
         "noise");
-  } else {
+  } else if (static_cast<double>(misses.hi) < 0.1 * elements) {
     hints.push_back("only a few elements are affected: inspect the worst ones first");
   }
 }
 
 }  // namespace
 
-std::vector<std::string> HintsFor(const std::string& output, const compare::TensorComparison& cmp,
-                                  const ToleranceToPass& needed) {
+std::vector<std::string> HintsFor(const OutputCheck& check, const ToleranceToPass& needed) {
   std::vector<std::string> hints;
+  const compare::TensorComparison& cmp = *check.comparison;
   if (!cmp.shape_match) {
     hints.push_back("the target returns " + cmp.target_desc + " where the source returns " +
                     cmp.source_desc +
@@ -56,7 +72,7 @@ std::vector<std::string> HintsFor(const std::string& output, const compare::Tens
     hints.push_back(
         "the output dtype changed: if intended (e.g. an fp16 conversion without keep-IO-types), "
         "judge the values with tolerances fit for that dtype (--atol/--rtol " +
-        output + ":...)");
+        check.output + ":...)");
   }
   const compare::NonFiniteSplit& nf = cmp.non_finite;
   if (nf.introduced_nan + nf.introduced_inf > 0) {
@@ -70,7 +86,8 @@ std::vector<std::string> HintsFor(const std::string& output, const compare::Tens
         "the source itself produces NaN/Inf on these inputs: check the inputs (--val-range, "
         "--load-inputs with real data) before trusting either side");
   }
-  ToleranceHint(output, cmp, needed, hints);
+  ToleranceHint(check, needed, hints);
+  if (!cmp.exact && cmp.values_compared) SpreadHint(check, hints);
   return hints;
 }
 
@@ -81,12 +98,14 @@ void AttachHints(std::vector<OutputCheck>& checks) {
     auto [it, inserted] = needed.try_emplace(check.output);
     ToleranceToPass& output = it->second;
     output.samples = inserted ? 1 : output.samples + 1;
-    output.atol = std::max(output.atol, check.comparison->atol_to_pass);
-    output.rtol = std::max(output.rtol, check.comparison->rtol_to_pass);
+    const compare::TolerancesToPass here =
+        compare::TolerancesToPassUnder(*check.comparison, check.policy.tolerance());
+    output.atol = std::max(output.atol, here.atol);
+    output.rtol = std::max(output.rtol, here.rtol);
   }
   for (OutputCheck& check : checks) {
     if (check.passed || !check.comparison) continue;
-    check.hints = HintsFor(check.output, *check.comparison, needed[check.output]);
+    check.hints = HintsFor(check, needed[check.output]);
   }
 }
 

@@ -16,13 +16,13 @@ struct ToleranceToPass {
   int samples = 1;
 };
 
-// Hints for one failing check. `needed` spans all samples, so the suggestion is the same for each
-// sample's check and passes them all.
-std::vector<std::string> HintsFor(const std::string& output,
-                                  const compare::TensorComparison& comparison,
-                                  const ToleranceToPass& needed);
+// Hints for one failing check, judged (policy, mismatches set): every count and tolerance in them
+// is under the check's own policy. `needed` spans all samples, so the suggestion is the same for
+// each sample's check and passes them all. REQUIRES: check.comparison.
+std::vector<std::string> HintsFor(const OutputCheck& check, const ToleranceToPass& needed);
 
-// Replaces the hints of every failing check in `checks` (all samples compared).
+// Replaces the hints of every failing check in `checks` (all samples compared, each judged): the
+// tolerances to pass come from compare::TolerancesToPassUnder the check's policy.
 void AttachHints(std::vector<OutputCheck>& checks);
 
 }  // namespace convgate::gate::internal

@@ -20,6 +20,11 @@ std::string ErrorLine(const gate::GateError& error) {
   return "error (" + std::string(gate::StageName(error.stage)) + "): " + error.status.message();
 }
 
+std::string JsonText(const json& value, bool pretty) {
+  // nlohmann's dump(-1) is its compact form: no spaces or newlines at all.
+  return value.dump(pretty ? 2 : -1) + "\n";
+}
+
 Status WriteResultFiles(const std::filesystem::path& dir, const json& report,
                         const json& verify_result, const std::string& junit, bool pretty) {
   std::error_code ec;

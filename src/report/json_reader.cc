@@ -154,6 +154,10 @@ double JsonFields::NumberIn(std::string_view key, double lo, double hi) const {
   return value;
 }
 
+int64_t JsonFields::CountOr(std::string_view key, int64_t fallback) const {
+  return Has(key) ? Count(key) : fallback;
+}
+
 bool JsonFields::Bool(std::string_view key) const {
   const json& value = Raw(key);
   if (!value.is_boolean()) Fail(key, "expected true or false, got " + KindOf(value));

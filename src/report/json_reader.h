@@ -42,6 +42,8 @@ class JsonFields {
   int64_t Count(std::string_view key) const;
   // A number in [lo, hi] (a fraction: [0, 1]); NaN is refused.
   double NumberIn(std::string_view key, double lo, double hi) const;
+  // Absent: `fallback` (schema 2 leaves out non-finite counts that are 0); else as Count.
+  int64_t CountOr(std::string_view key, int64_t fallback) const;
   bool Bool(std::string_view key) const;
   std::string String(std::string_view key) const;
   // A string that must be one of `allowed` (a verdict, a kind).

@@ -1,4 +1,6 @@
 // report.json: everything a reader needs to explain the verdict without re-running anything.
+#include <map>
+
 #include "agreement_report.h"
 #include "convgate/report/report.h"
 #include "json_util.h"
@@ -30,12 +32,30 @@ json OutputCheckJson(const gate::OutputCheck& check) {
            {"verdict", check.passed ? "pass" : "fail"},
            {"failures", check.failures},
            {"hints", check.hints},
-           {"atol", check.tolerance.atol},
-           {"rtol", check.tolerance.rtol},
-           // Under the judged tolerance; a [lo, hi] bracket when recounted by `convgate check`.
-           {"judged_mismatches", {{"lo", check.mismatches.lo}, {"hi", check.mismatches.hi}}}};
+           // Under the judged tolerance: a count, or a [lo, hi] bracket when `convgate check`
+           // recounted it from the error summary.
+           {"judged_mismatches", check.mismatches.exact()
+                                     ? json(check.mismatches.lo)
+                                     : json::array({check.mismatches.lo, check.mismatches.hi})}};
   out["stats"] = check.comparison ? internal::ComparisonJson(*check.comparison) : json(nullptr);
+  // What repeats the result is left out, and the reader takes it from the result (schema 2): the
+  // comparison's sentences (usually the failures word for word), its tolerance (the policy's,
+  // unless `check` judged under another), and the mismatch fraction (mismatches / elements).
+  if (check.comparison) {
+    json& stats = out["stats"];
+    if (check.comparison->failures == check.failures) stats.erase("comparison_failures");
+    if (check.comparison->tolerance == check.policy.tolerance()) {
+      stats.erase("atol");
+      stats.erase("rtol");
+    }
+    stats.erase("mismatch_fraction");
+  }
   internal::AddJudgementJson(check, out);
+  // Most results pass with nothing to say: empty lists are left out (schema 2), as a report repeats
+  // them for every output of every sample.
+  for (const char* key : {"failures", "hints", "notes"}) {
+    if (out[key].empty()) out.erase(key);
+  }
   return out;
 }
 
@@ -87,7 +107,19 @@ json ReportJson(const gate::CompareReport& report, const Invocation& invocation)
   if (!report.rejudged_from.empty()) out["rejudged_from"] = report.rejudged_from;
   out["structure_failures"] = report.structure_failures;
   json checks = json::array();
-  for (const gate::OutputCheck& check : report.checks) checks.push_back(OutputCheckJson(check));
+  // Every sample of an output is usually judged under the same policy: a result leaves it out when
+  // it repeats the previous result's of the same output (schema 2; the reader carries it over).
+  std::map<std::string, json> last_policy;
+  for (const gate::OutputCheck& check : report.checks) {
+    json result = OutputCheckJson(check);
+    auto [it, first] = last_policy.try_emplace(check.output, result["policy"]);
+    if (!first && it->second == result["policy"]) {
+      result.erase("policy");
+    } else {
+      it->second = result["policy"];
+    }
+    checks.push_back(std::move(result));
+  }
   out["results"] = checks;
   json aggregates = json::array();
   for (const gate::OutputAggregate& row : report.aggregates) {

@@ -1,6 +1,8 @@
 #include "json_util.h"
 
 #include <cmath>
+#include <iterator>
+#include <string>
 
 #include "convgate/version.h"
 #include "policy_json.h"
@@ -118,30 +120,44 @@ json ErrorStatsJson(const compare::ErrorStats& errors) {
 }  // namespace
 
 json ComparisonJson(const compare::TensorComparison& cmp) {
-  return json{{"source", cmp.source_desc},
-              {"target", cmp.target_desc},
-              {"dtype_match", cmp.dtype_match},
-              {"shape_match", cmp.shape_match},
-              {"values_compared", cmp.values_compared},
-              {"exact", cmp.exact},
-              {"atol", cmp.tolerance.atol},
-              {"rtol", cmp.tolerance.rtol},
-              {"num_elements", cmp.num_elements},
-              {"source_values", ValueSummaryJson(cmp.source_values)},
-              {"target_values", ValueSummaryJson(cmp.target_values)},
-              {"non_finite", NonFiniteJson(cmp.non_finite)},
-              {"errors", ErrorStatsJson(cmp.errors)},
-              {"mismatches", cmp.mismatches},
-              {"mismatch_fraction", Number(cmp.mismatch_fraction)},
-              {"atol_to_pass", Number(cmp.atol_to_pass)},
-              {"rtol_to_pass", Number(cmp.rtol_to_pass)},
-              {"worst_element", ElementJson(cmp.worst, IsStringComparison(cmp))},
-              // What `convgate check` re-judges from (policy_json.cc): the comparison's own
-              // sentences, the metrics and the error histograms.
-              {"comparison_failures", cmp.failures},
-              {"comparison_notes", cmp.notes},
-              {"metrics", MetricsJson(cmp.metrics)},
-              {"error_summary", ErrorSummaryJson(cmp.summary)}};
+  json out{{"source", cmp.source_desc},
+           {"target", cmp.target_desc},
+           {"dtype_match", cmp.dtype_match},
+           {"shape_match", cmp.shape_match},
+           {"values_compared", cmp.values_compared},
+           {"exact", cmp.exact},
+           {"atol", cmp.tolerance.atol},
+           {"rtol", cmp.tolerance.rtol},
+           {"num_elements", cmp.num_elements},
+           {"source_values", ValueSummaryJson(cmp.source_values)},
+           {"target_values", ValueSummaryJson(cmp.target_values)},
+           {"non_finite", NonFiniteJson(cmp.non_finite)},
+           {"errors", ErrorStatsJson(cmp.errors)},
+           {"mismatches", cmp.mismatches},
+           {"mismatch_fraction", Number(cmp.mismatch_fraction)},
+           {"atol_to_pass", Number(cmp.atol_to_pass)},
+           {"rtol_to_pass", Number(cmp.rtol_to_pass)},
+           {"worst_element", ElementJson(cmp.worst, IsStringComparison(cmp))},
+           // What `convgate check` re-judges from (policy_json.cc): the comparison's own
+           // sentences, the metrics and the error summary.
+           {"comparison_failures", cmp.failures},
+           {"metrics", MetricsJson(cmp.metrics)},
+           {"error_summary", ErrorSummaryJson(cmp.summary)}};
+  if (!cmp.notes.empty()) out["comparison_notes"] = cmp.notes;
+  // Non-finite counts are almost always 0: left out when they are (and first indices when -1),
+  // since a report repeats these objects for every output of every sample.
+  for (const char* key : {"source_values", "target_values", "non_finite"}) {
+    json& object = out[key];
+    for (auto it = object.begin(); it != object.end();) {
+      const bool index = it.key().rfind("first_", 0) == 0;
+      const bool count = std::string(key) == "non_finite"
+                             ? !index
+                             : it.key() == "nan" || it.key() == "pos_inf" || it.key() == "neg_inf";
+      const bool left_out = (count && *it == 0) || (index && *it == -1);
+      it = left_out ? object.erase(it) : std::next(it);
+    }
+  }
+  return out;
 }
 
 json Header(const Invocation& invocation, gate::Verdict verdict, ExitCode exit_code) {

@@ -118,14 +118,16 @@ json PolicyJson(const compare::Policy& policy) {
 }
 
 json OutputPolicyJson(const compare::OutputPolicy& policy) {
-  return json{{"atol", policy.atol},
-              {"rtol", policy.rtol},
-              {"atol_origin", policy.atol_origin},
-              {"rtol_origin", policy.rtol_origin},
-              {"check_error_stat", compare::ErrorStatName(policy.check_error_stat)},
-              {"mismatch_ppm", policy.mismatch_ppm},
-              {"min_cosine", policy.min_cosine ? json(*policy.min_cosine) : json(nullptr)},
-              {"min_snr_db", policy.min_snr_db ? json(*policy.min_snr_db) : json(nullptr)}};
+  json out{{"atol", policy.atol},
+           {"rtol", policy.rtol},
+           {"atol_origin", policy.atol_origin},
+           {"rtol_origin", policy.rtol_origin},
+           {"check_error_stat", compare::ErrorStatName(policy.check_error_stat)},
+           {"mismatch_ppm", policy.mismatch_ppm}};
+  // The floors are usually unset: left out then (schema 2), as every result repeats its policy.
+  if (policy.min_cosine) out["min_cosine"] = *policy.min_cosine;
+  if (policy.min_snr_db) out["min_snr_db"] = *policy.min_snr_db;
+  return out;
 }
 
 compare::Policy PolicyFromJson(const JsonFields& json) {

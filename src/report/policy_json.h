@@ -30,9 +30,12 @@ compare::ErrorSummary ErrorSummaryFromJson(const JsonFields& json);
 
 // A result's "stats" read back into the TensorComparison ComparisonJson wrote. Fields added after
 // schema 1 first shipped (comparison_failures, comparison_notes, metrics, error_summary) default
-// when absent: `fallback_failures` (the result's failures) stand in for comparison_failures.
+// when absent, and so do those schema 2 leaves out when they repeat the result: the result's
+// failures (`fallback_failures`) stand in for comparison_failures, its policy's tolerance
+// (`fallback_tolerance`) for atol and rtol; mismatch_fraction is recomputed.
 compare::TensorComparison ComparisonFromJson(const JsonFields& json,
-                                             const std::vector<std::string>& fallback_failures);
+                                             const std::vector<std::string>& fallback_failures,
+                                             const compare::Tolerance& fallback_tolerance);
 
 // report.json's "agreements" (none when absent), carried over by `convgate check` unchanged.
 std::vector<gate::AgreementRecord> AgreementsFromJson(const JsonFields& report);

@@ -18,21 +18,23 @@ compare::ValueSummary ValuesFromJson(const JsonFields& json) {
   values.max = json.Number("max");
   values.mean = json.Number("mean");
   values.finite = json.Count("finite");
-  values.nan = json.Count("nan");
-  values.pos_inf = json.Count("pos_inf");
-  values.neg_inf = json.Count("neg_inf");
+  values.nan = json.CountOr("nan", 0);
+  values.pos_inf = json.CountOr("pos_inf", 0);
+  values.neg_inf = json.CountOr("neg_inf", 0);
   return values;
 }
 
 compare::NonFiniteSplit NonFiniteFromJson(const JsonFields& json) {
   compare::NonFiniteSplit split;
-  split.introduced_nan = json.Count("introduced_nan");
-  split.introduced_inf = json.Count("introduced_inf");
-  split.inherited = json.Count("inherited");
-  split.shared_nan = json.Count("shared_nan");
-  split.shared_inf = json.Count("shared_inf");
-  split.first_introduced = FlatIndexOrNone(json, "first_introduced");
-  split.first_inherited = FlatIndexOrNone(json, "first_inherited");
+  split.introduced_nan = json.CountOr("introduced_nan", 0);
+  split.introduced_inf = json.CountOr("introduced_inf", 0);
+  split.inherited = json.CountOr("inherited", 0);
+  split.shared_nan = json.CountOr("shared_nan", 0);
+  split.shared_inf = json.CountOr("shared_inf", 0);
+  split.first_introduced =
+      json.Has("first_introduced") ? FlatIndexOrNone(json, "first_introduced") : -1;
+  split.first_inherited =
+      json.Has("first_inherited") ? FlatIndexOrNone(json, "first_inherited") : -1;
   return split;
 }
 
@@ -83,7 +85,7 @@ void ReadStructure(const JsonFields& json, compare::TensorComparison& cmp) {
   cmp.shape_match = json.Bool("shape_match");
   cmp.values_compared = json.Bool("values_compared");
   cmp.exact = json.Bool("exact");
-  cmp.tolerance = {json.Number("atol"), json.Number("rtol")};
+  if (json.Has("atol")) cmp.tolerance = {json.Number("atol"), json.Number("rtol")};
   cmp.num_elements = json.Count("num_elements");
 }
 
@@ -104,15 +106,22 @@ void CheckCounts(const JsonFields& json, const compare::TensorComparison& cmp) {
 }  // namespace
 
 compare::TensorComparison ComparisonFromJson(const JsonFields& json,
-                                             const std::vector<std::string>& fallback_failures) {
+                                             const std::vector<std::string>& fallback_failures,
+                                             const compare::Tolerance& fallback_tolerance) {
   compare::TensorComparison cmp;
+  cmp.tolerance = fallback_tolerance;
   ReadStructure(json, cmp);
   cmp.source_values = ValuesFromJson(json.Object("source_values"));
   cmp.target_values = ValuesFromJson(json.Object("target_values"));
   cmp.non_finite = NonFiniteFromJson(json.Object("non_finite"));
   cmp.errors = ErrorsFromJson(json.Object("errors"));
   cmp.mismatches = json.Count("mismatches");
-  cmp.mismatch_fraction = json.NumberIn("mismatch_fraction", 0.0, 1.0);
+  if (json.Has("mismatch_fraction")) {
+    cmp.mismatch_fraction = json.NumberIn("mismatch_fraction", 0.0, 1.0);
+  } else if (cmp.num_elements > 0) {  // schema 2 leaves it out: it is this quotient
+    cmp.mismatch_fraction =
+        static_cast<double>(cmp.mismatches) / static_cast<double>(cmp.num_elements);
+  }
   cmp.atol_to_pass = json.Number("atol_to_pass");
   cmp.rtol_to_pass = json.Number("rtol_to_pass");
   cmp.worst = ElementFromJson(json, "worst_element");

@@ -1,7 +1,9 @@
 // report.json back into a CompareReport, for `convgate check`.
 #include "convgate/report/read_report.h"
 
+#include <fstream>
 #include <limits>
+#include <map>
 #include <string>
 
 #include "convgate/core/file_util.h"
@@ -60,16 +62,31 @@ gate::DatasetRecord DatasetFromJson(const JsonFields& json) {
   return dataset;
 }
 
-gate::OutputCheck CheckFromJson(const JsonFields& json) {
+// `policies`: the tolerance of the last result read for each output, for results that leave their
+// policy out because it repeats it (schema 2).
+gate::OutputCheck CheckFromJson(const JsonFields& json,
+                                std::map<std::string, compare::Tolerance>& policies) {
   gate::OutputCheck check;
   check.sample = SmallCount(json, "sample");
   check.output = json.String("output");
   check.passed = json.OneOf("verdict", {"pass", "fail"}) == "pass";
-  check.failures = json.Strings("failures");
-  check.hints = json.Strings("hints");
-  check.tolerance = {json.Number("atol"), json.Number("rtol")};
+  if (json.Has("failures")) check.failures = json.Strings("failures");
+  if (json.Has("hints")) check.hints = json.Strings("hints");
+  // Schema 1 repeated the policy's atol and rtol here; schema 2 keeps them in "policy" only.
+  if (json.Has("atol")) {
+    check.tolerance = {json.Number("atol"), json.Number("rtol")};
+  } else if (json.Has("policy")) {
+    const JsonFields policy = json.Object("policy");
+    check.tolerance = {policy.Number("atol"), policy.Number("rtol")};
+  } else if (const auto it = policies.find(check.output); it != policies.end()) {
+    check.tolerance = it->second;
+  } else {
+    json.Fail("policy", "missing, and no earlier result of output '" + check.output + "' has one");
+  }
+  policies[check.output] = check.tolerance;
   if (!json.Raw("stats").is_null()) {
-    check.comparison = internal::ComparisonFromJson(json.Object("stats"), check.failures);
+    check.comparison =
+        internal::ComparisonFromJson(json.Object("stats"), check.failures, check.tolerance);
   }
   return check;
 }
@@ -77,8 +94,9 @@ gate::OutputCheck CheckFromJson(const JsonFields& json) {
 // The header must say: this schema, a compare (or re-judged) report, and no error.
 void CheckHeader(const JsonFields& root) {
   const int64_t schema = root.Int("schema_version");
-  if (schema != kSchemaVersion) {
+  if (schema < kOldestReadableSchema || schema > kSchemaVersion) {
     root.Fail("schema_version", "is " + std::to_string(schema) + ", but this convgate reads " +
+                                    std::to_string(kOldestReadableSchema) + " to " +
                                     std::to_string(kSchemaVersion));
   }
   const std::string command = root.String("command");
@@ -101,8 +119,9 @@ gate::CompareReport FromDocument(const json& document) {
   report.inputs = DatasetFromJson(root.Object("inputs"));
   report.policy = internal::PolicyFromJson(root.Object("policy"));
   report.structure_failures = root.Strings("structure_failures");
+  std::map<std::string, compare::Tolerance> policies;
   for (const JsonFields& result : root.Objects("results")) {
-    report.checks.push_back(CheckFromJson(result));
+    report.checks.push_back(CheckFromJson(result, policies));
   }
   report.agreements = internal::AgreementsFromJson(root);
   const std::string verdict = root.OneOf("verdict", {"pass", "fail"});

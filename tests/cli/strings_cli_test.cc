@@ -141,7 +141,7 @@ TEST_F(StringsCliTest, CheckRestoresEscapedNames) {
   ASSERT_EQ(check.exit_code, 0) << Describe(check);
   json report = ReadResults(Path("checked"));
   EXPECT_EQ(report["results"][0]["output"], "y\\xff");
-  EXPECT_EQ(report["results"][0]["atol"], 0.5) << report["results"][0].dump();
+  EXPECT_EQ(report["results"][0]["policy"]["atol"], 0.5) << report["results"][0].dump();
 }
 
 TEST_F(StringsCliTest, PathsAndArgvThatAreNotUtf8AreWrittenEscaped) {
@@ -329,16 +329,16 @@ TEST_F(CheckShapeCliTest, ReportsNotShapedAsConvgateWritesThemAreRefused) {
        "results[0].stats.mismatch_fraction: expected a number in [0, 1], got the number 7.5"},
       {"negative_sample.json", [](json& r) { r["results"][0]["sample"] = -1; },
        "results[0].sample: expected a count (>= 0), got -1"},
-      {"histogram_lies.json",
+      {"frontier_lies.json",
        [](json& r) {
-         r["results"][0]["stats"]["error_summary"]["abs_error"]["buckets"] = {{-5, 1e30}};
+         r["results"][0]["stats"]["error_summary"]["frontier"]["points"] = {-5, 1e30};
        },
-       "results[0].stats.error_summary.abs_error.buckets: expected rows of 2 integers"},
-      {"histogram_negative.json",
+       "results[0].stats.error_summary.frontier.points: expected an array of integers"},
+      {"frontier_negative.json",
        [](json& r) {
-         r["results"][0]["stats"]["error_summary"]["abs_error"]["buckets"][0][0] = -5;
+         r["results"][0]["stats"]["error_summary"]["frontier"]["points"] = {-5, 3};
        },
-       "results[0].stats.error_summary.abs_error.buckets"},
+       "results[0].stats.error_summary.frontier.points: bucket -5 out of range"},
       {"escaped_lies.json", [](json& r) { r["escaped_strings"] = {"/no/such/field"}; },
        "escaped_strings[0]: '/no/such/field' names nothing in the report"},
   };

@@ -287,8 +287,8 @@ TEST(Histograms, BulkInsertionEqualsAdd) {
     std::vector<std::pair<double, double>> pairs = MakePairs(3000, 9);
     std::vector<uint64_t> packed;
     std::vector<int32_t> abs_buckets, rel_buckets, source_axis, error_axis;
-    ErrorSummary one_by_one;
-    ErrorSummary::IndexedPairs bulk{};
+    ErrorHistograms one_by_one;
+    ErrorHistograms::IndexedPairs bulk{};
     bulk.abs_min = bulk.rel_min = kInf;
     for (size_t idx = 0; idx < pairs.size(); ++idx) {
       // scale -1: every third pair is (0, 0), the rest as generated.
@@ -301,8 +301,8 @@ TEST(Histograms, BulkInsertionEqualsAdd) {
       source_axis.push_back(JointHistogram::AxisBucketOf(source));
       error_axis.push_back(JointHistogram::AxisBucketOf(error));
       packed.push_back(static_cast<uint64_t>(abs_buckets.back()) |
-                       static_cast<uint64_t>(rel_buckets.back()) << ErrorSummary::kRelShift |
-                       JointHistogram::CellKey(source, error) << ErrorSummary::kJointShift);
+                       static_cast<uint64_t>(rel_buckets.back()) << ErrorHistograms::kRelShift |
+                       JointHistogram::CellKey(source, error) << ErrorHistograms::kJointShift);
       bulk.abs_min = std::min(bulk.abs_min, error);
       bulk.abs_max = std::max(bulk.abs_max, error);
       bulk.rel_min = std::min(bulk.rel_min, rel);
@@ -317,7 +317,7 @@ TEST(Histograms, BulkInsertionEqualsAdd) {
     bulk.rel_first_bucket = FirstAboveZero(rel_buckets);
     bulk.source_first_axis_bucket = FirstAboveZero(source_axis);
     bulk.error_first_axis_bucket = FirstAboveZero(error_axis);
-    ErrorSummary summary;
+    ErrorHistograms summary;
     summary.AddIndexed(bulk);
     EXPECT_EQ(summary.abs_error, one_by_one.abs_error) << scale;
     EXPECT_EQ(summary.rel_error, one_by_one.rel_error) << scale;

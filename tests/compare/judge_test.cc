@@ -1,5 +1,5 @@
 // Table tests of every policy knob applied by Judge, on comparisons CompareTensors made, and of
-// judging from the error histograms (what `convgate check` does) including indeterminate verdicts.
+// judging from the error summary (what `convgate check` does) including indeterminate verdicts.
 #include "convgate/compare/judge.h"
 
 #include <gtest/gtest.h>
@@ -242,29 +242,37 @@ TEST(Judge, InheritedNonFiniteIsHeldToPpm) {
   for (const JudgeCase& c : cases) ExpectJudgement(c, Judge(cmp, Resolve(c.policy)));
 }
 
-// Re-judging: values the comparison does not keep exactly come from its error histograms.
-TEST(Judge, NewToleranceIsRecountedFromTheJointHistogram) {
+// Re-judging: values the comparison does not keep exactly come from its error summary.
+TEST(Judge, NewToleranceIsRecountedFromTheErrorSummary) {
   const Data data;
   const TensorComparison cmp = Compare(DType::kFloat32, data.source, data.target, DType::kFloat32);
   // Every |diff| is at most max|diff|, so an atol above it passes, exactly.
   Judgement loose = Judge(cmp, Resolve([](OutputPolicy& p) { p.atol = 0.02; }));
   EXPECT_TRUE(loose.passed);
   EXPECT_TRUE(loose.exact);
-  // 0.005 is far below the cell holding 0.00999999: 10 outside, decided.
-  Judgement half = Judge(cmp, Resolve([](OutputPolicy& p) {
-                           p.atol = 0.005;
-                           p.rtol = 0;
-                         }));
-  EXPECT_FALSE(half.passed);
-  EXPECT_FALSE(half.indeterminate);
-  ASSERT_FALSE(half.failures.empty());
-  EXPECT_NE(half.failures[0].find("10 of 1000 elements (1%) outside atol 0.005 + rtol 0 * |source| "
-                                  "(recounted from the report's error histograms)"),
-            std::string::npos)
-      << half.failures[0];
-  // 0.0099 lies in the same 1/4-octave cell as 0.00999999: the histogram cannot decide.
+  // The frontier keeps the 10 pairs off by 0.00999999 (each within a 0.1% box): 10 outside of
+  // 0.005, and of 0.0099 too, counted exactly.
+  for (double atol : {0.005, 0.0099}) {
+    Judgement judged = Judge(cmp, Resolve([atol](OutputPolicy& p) {
+                               p.atol = atol;
+                               p.rtol = 0;
+                             }));
+    EXPECT_FALSE(judged.passed) << atol;
+    EXPECT_FALSE(judged.indeterminate) << atol;
+    EXPECT_TRUE(judged.exact) << atol;
+    EXPECT_EQ(judged.mismatches.lo, 10) << atol;
+    EXPECT_EQ(judged.mismatches.hi, 10) << atol;
+    ASSERT_FALSE(judged.failures.empty());
+    EXPECT_NE(judged.failures[0].find("10 of 1000 elements (1%) outside atol " +
+                                      std::string(atol == 0.005 ? "0.005" : "0.0099") +
+                                      " + rtol 0 * |source| (recounted from the report's error "
+                                      "summary)"),
+              std::string::npos)
+        << judged.failures[0];
+  }
+  // 0.0099999 lies inside the box of 0.00999999 (0.1% wide): the summary cannot decide.
   Judgement close = Judge(cmp, Resolve([](OutputPolicy& p) {
-                            p.atol = 0.0099;
+                            p.atol = 0.0099999;
                             p.rtol = 0;
                           }));
   EXPECT_FALSE(close.passed);
@@ -276,11 +284,41 @@ TEST(Judge, NewToleranceIsRecountedFromTheJointHistogram) {
   EXPECT_NE(close.failures[0].find("re-run `convgate compare`"), std::string::npos);
 }
 
-// p99.5 rel is not stored: the rel-error histogram brackets it within 1/64 (its bucket is
-// [0.0098877, 0.0100098) around 0.00999999).
-TEST(Judge, RelativePercentileFromTheHistogram) {
-  const Data data;
+// More pairs outside than the frontier keeps: the count is bracketed by the joint cells (1/4
+// octave around 0.01), raised to the frontier's kMaxFrontierPoints (24) surely outside.
+TEST(Judge, ManyMismatchesAreBracketedByTheJointCells) {
+  std::vector<double> source(1000, 1.0);
+  std::vector<double> target = source;
+  for (size_t idx = 900; idx < 1000; ++idx) target[idx] = 1.01;
+  const TensorComparison cmp = Compare(DType::kFloat32, source, target, DType::kFloat32);
+  ASSERT_EQ(cmp.summary.frontier.depth(), kMaxFrontierPoints);
+  const auto judge = [&](double ppm) {
+    return Judge(cmp, Resolve([ppm](OutputPolicy& p) {
+                   p.atol = 0.0099;
+                   p.rtol = 0;
+                   p.mismatch_ppm = ppm;
+                 }));
+  };
+  const Judgement some_allowed = judge(50000);  // 50 allowed, between 24 and 100 outside
+  EXPECT_TRUE(some_allowed.indeterminate);
+  EXPECT_EQ(some_allowed.mismatches.lo, kMaxFrontierPoints);
+  EXPECT_EQ(some_allowed.mismatches.hi, 100);
+  const Judgement few_allowed = judge(20000);  // 20 allowed: at least 24 are outside
+  EXPECT_FALSE(few_allowed.passed);
+  EXPECT_FALSE(few_allowed.indeterminate);
+  const Judgement all_allowed = judge(100000);  // 100 allowed
+  EXPECT_TRUE(all_allowed.passed);
+  EXPECT_FALSE(all_allowed.indeterminate);
+}
+
+// p99.5 rel is not stored: the rel-error quantile ladder brackets it within 1/64 (its bucket is
+// [0.0098877, 0.0100098) around 0.00999999). Every element differs here (the 990 others by one
+// float32 ulp), so the frontier does not hold them all and the ladder answers.
+TEST(Judge, RelativePercentileFromTheQuantileLadder) {
+  Data data;
+  for (size_t idx = 0; idx < 990; ++idx) data.target[idx] = 1.0000001;
   const TensorComparison cmp = Compare(DType::kFloat32, data.source, data.target, DType::kFloat32);
+  ASSERT_FALSE(cmp.summary.frontier.complete());
   auto judge = [&](double rtol) {
     return Judge(cmp, Resolve([rtol](OutputPolicy& p) {
                    p.check_error_stat = ParseErrorStat("p99.5").value();
@@ -313,6 +351,28 @@ TEST(Judge, RelativePercentileFromTheHistogram) {
   EXPECT_FALSE(decided.passed);
   EXPECT_FALSE(decided.indeterminate);
   EXPECT_TRUE(decided.exact);
+}
+
+// Only 10 elements differ: the frontier holds every one of them, in 0.1% boxes, and answers the
+// percentile itself: 0.0099 is decided, 0.0099999 (inside the box of 0.00999999) is not.
+TEST(Judge, RelativePercentileFromACompleteFrontier) {
+  const Data data;
+  const TensorComparison cmp = Compare(DType::kFloat32, data.source, data.target, DType::kFloat32);
+  ASSERT_TRUE(cmp.summary.frontier.complete());
+  auto judge = [&](double rtol) {
+    return Judge(cmp, Resolve([rtol](OutputPolicy& p) {
+                   p.check_error_stat = ParseErrorStat("p99.5").value();
+                   p.atol = 0;
+                   p.rtol = rtol;
+                 }));
+  };
+  const Judgement below = judge(0.0099);
+  EXPECT_FALSE(below.passed);
+  EXPECT_FALSE(below.indeterminate);
+  const Judgement inside = judge(0.0099999);
+  EXPECT_FALSE(inside.passed);
+  EXPECT_TRUE(inside.indeterminate);
+  EXPECT_TRUE(judge(0.01001).passed);
 }
 
 TEST(ComputeErrorPercentiles, MatchesTheStoredAbsolutePercentiles) {

@@ -10,6 +10,7 @@
 #include "convgate/io/npy.h"
 #include "convgate/io/npz.h"
 #include "gate/hints.h"
+#include "gate/judging.h"
 
 namespace convgate::gate {
 namespace {
@@ -242,13 +243,16 @@ TEST(Hints, SuggestTheLargestToleranceOverSamples) {
     checks[sample].output = "y";
     checks[sample].comparison = compare::CompareTensors(
         Floats({1.0f, 2.0f}), Floats({1.0f, sample == 0 ? 2.01f : 2.05f}), tolerance);
-    checks[sample].passed = checks[sample].comparison->passed;
+    internal::JudgeCheck(checks[sample], nullptr, nullptr);
   }
   internal::AttachHints(checks);
   ASSERT_FALSE(checks[0].hints.empty());
   EXPECT_EQ(checks[0].hints, checks[1].hints);
-  // 0.05 - 0.002 = 0.048 is needed by sample 1; rounded up to two digits.
-  EXPECT_NE(checks[0].hints[0].find("--atol y:0.048 "), std::string::npos) << checks[0].hints[0];
+  // 0.04999995 - 0.002 = 0.04799995 is needed by sample 1. The suggestion is what the comparison's
+  // error summary proves (its frontier boxes are 0.1% wide, so up to 0.04805), rounded up to two
+  // digits: `convgate check` then decides it too.
+  EXPECT_NE(checks[0].hints[0].find("--atol y:0.049 "), std::string::npos) << checks[0].hints[0];
+  EXPECT_NE(checks[0].hints[1].find("widespread"), std::string::npos) << checks[0].hints[1];
 }
 
 }  // namespace

@@ -339,7 +339,8 @@ def crafted_reports(d, real_report):
         broken = json.loads(json.dumps(rep))
         for check in broken.get("results", []):
             if isinstance(check.get("stats"), dict):
-                check["stats"]["error_summary"]["abs_error"]["buckets"] = [[-5, 10**30]]
+                # Schema 2: the frontier is in every error summary.
+                check["stats"]["error_summary"]["frontier"]["points"] = [-5, 10**30]
         out["histogram_lies.json"] = json.dumps(broken).encode()
         broken = json.loads(json.dumps(rep))
         for check in broken.get("results", []):

@@ -95,12 +95,39 @@ TEST_F(ReadReportTest, EveryStatisticSurvivesTheRoundTrip) {
         << saved.checks[idx].output;
     const compare::ErrorSummary& got = read->checks[idx].comparison->summary;
     const compare::ErrorSummary& want = saved.checks[idx].comparison->summary;
-    EXPECT_TRUE(got.abs_error == want.abs_error && got.rel_error == want.rel_error &&
-                got.joint == want.joint)
-        << saved.checks[idx].output;
+    EXPECT_TRUE(got == want) << saved.checks[idx].output;
   }
   EXPECT_EQ(internal::PolicyJson(read->policy), internal::PolicyJson(saved.policy));
   EXPECT_EQ(read->source.output_names, saved.source.output_names);
+}
+
+// Every sample of an output under the same policy: only the first result writes it, and the later
+// ones read back with its tolerance (which their stats leave out too).
+TEST_F(ReadReportTest, APolicyRepeatedOverSamplesIsWrittenOnce) {
+  gate::CompareReport saved = Saved();
+  saved.checks.resize(1);
+  saved.checks.push_back(saved.checks[0]);
+  saved.checks[1].sample = 1;
+  saved.checks[1].policy.atol = 0.5;
+  saved.checks[1].tolerance = saved.checks[1].policy.tolerance();
+  saved.checks.push_back(saved.checks[1]);
+  saved.checks[2].sample = 2;
+  Invocation invocation;
+  invocation.command = "compare";
+  const json written = ReportJson(saved, invocation);
+  EXPECT_TRUE(written["results"][0].contains("policy"));
+  EXPECT_TRUE(written["results"][1].contains("policy"));  // another atol
+  EXPECT_FALSE(written["results"][2].contains("policy"));
+  Write(written);
+  Result<gate::CompareReport> read = ReadCompareReport(path_);
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  ASSERT_EQ(read->checks.size(), 3u);
+  for (size_t idx = 0; idx < 3; ++idx) {
+    EXPECT_EQ(read->checks[idx].tolerance, saved.checks[idx].tolerance) << idx;
+    EXPECT_EQ(internal::ComparisonJson(*read->checks[idx].comparison),
+              internal::ComparisonJson(*saved.checks[idx].comparison))
+        << idx;
+  }
 }
 
 // Issue 10: names and paths that are not UTF-8 are written escaped and read back as the bytes they

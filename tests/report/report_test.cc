@@ -1,14 +1,19 @@
 // Rendering of gate results: verify_result.json's exact schema, report.json's encoding of
 // non-finite numbers, JUnit counts and escaping, and the console table.
-#include "convgate/report/json_text.h"
 #include "convgate/report/report.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <limits>
 
 #include "convgate/core/utf8.h"
+#include "convgate/report/json_text.h"
 #include "report/json_util.h"
 #include "report/per_node_report.h"
 #include "report/table.h"

@@ -1,5 +1,5 @@
-// Compact error summaries kept in every report so a saved comparison can be re-judged under a new
-// policy without re-running anything (`convgate check`).
+// The comparison engine's error histograms, from which it selects exact percentiles and derives
+// the compact ErrorSummary a report keeps for `convgate check` (error_summary.h).
 //
 // ErrorHistogram is log-linear (HDR-style): a value's bucket is the top bits of its IEEE double,
 // 11 exponent bits and kHistogramSubBits mantissa bits, so bucketing is one shift, and every bucket
@@ -83,7 +83,7 @@ class ErrorHistogram {
   friend bool operator==(const ErrorHistogram& a, const ErrorHistogram& b);
 
  private:
-  friend struct ErrorSummary;  // AddIndexed counts into all three histograms in one loop
+  friend struct ErrorHistograms;  // AddIndexed counts into all three histograms in one loop
 
   // Makes the dense part cover buckets [first, last] (bucket 0 always has its own slot).
   void Cover(int32_t first, int32_t last);
@@ -136,6 +136,7 @@ class JointHistogram {
     int32_t source_bucket;
     int32_t error_bucket;
     int64_t count;
+    friend bool operator==(const Cell&, const Cell&) = default;
   };
   std::vector<Cell> Sparse() const;
   // DataLoss when a bucket is out of range, cells are not ascending or a count is <= 0.
@@ -156,7 +157,7 @@ class JointHistogram {
   friend bool operator==(const JointHistogram& a, const JointHistogram& b);
 
  private:
-  friend struct ErrorSummary;
+  friend struct ErrorHistograms;
 
   // Makes the box cover source buckets [source_first, source_last] and error buckets
   // [error_first, error_last] (bucket 0 of each axis always has its own row / column).
@@ -191,8 +192,8 @@ class JointHistogram {
   int64_t count_ = 0;
 };
 
-// Everything `convgate check` needs about one output's finite error distribution.
-struct ErrorSummary {
+// One output's finite error distribution as the engine accumulates it.
+struct ErrorHistograms {
   ErrorHistogram abs_error;  // |t - s| over finite pairs
   ErrorHistogram rel_error;  // |t - s| / max(|s|, kRelErrorFloor) over finite pairs
   JointHistogram joint;      // (|s|, |t - s|) over finite pairs

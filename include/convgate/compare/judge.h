@@ -17,8 +17,8 @@
 //
 // A value the comparison did not keep exactly (a percentile outside kPercentiles, a relative-error
 // percentile, a mismatch count under a new atol/rtol) is read from the comparison's ErrorSummary
-// as a bracket. A bracket on one side of its threshold decides; one that straddles it makes the
-// verdict indeterminate, which fails with a sentence saying so.
+// (error_summary.h) as a bracket. A bracket on one side of its threshold decides; one that
+// straddles it makes the verdict indeterminate, which fails with a sentence saying so.
 #pragma once
 
 #include <optional>
@@ -36,11 +36,11 @@ struct Judgement {
   // A threshold lies inside the bracket of the value held to it: the stored summary cannot
   // decide. Counted as a failure.
   bool indeterminate = false;
-  // Every value a rule used was exact. When false the verdict came from histogram brackets (still
+  // Every value a rule used was exact. When false the verdict came from summary brackets (still
   // certain unless indeterminate).
   bool exact = true;
   // Elements outside the judged tolerance (introduced and inherited non-finite ones included):
-  // the comparison's own count, or a bracket recounted from the joint histogram when `check`
+  // the comparison's own count, or a bracket recounted from the error summary when `check`
   // judges under a different atol/rtol.
   Bracket<int64_t> mismatches;
   // Why it failed, one sentence each: the comparison's dtype / shape / introduced NaN / Inf
@@ -64,6 +64,20 @@ struct ErrorStatValues {
 // policy.check_error_stat for a median or pNN policy.
 Judgement Judge(const TensorComparison& comparison, const OutputPolicy& policy,
                 const std::optional<ErrorStatValues>& exact_stat = std::nullopt);
+
+// The smallest tolerances under which every finite pair of a comparison passes, each with the
+// other tolerance kept (TensorComparison::atol_to_pass, rtol_to_pass): what the hints suggest.
+struct TolerancesToPass {
+  double atol = 0.0;
+  double rtol = 0.0;  // +Inf when no rtol can absorb an error (|s| = 0)
+};
+
+// TolerancesToPass under `tolerance` (its rtol kept for atol, its atol for rtol), as upper bounds
+// the comparison's own error summary proves, so `convgate check` decides what it suggests: from
+// the frontier (within 0.1% of the exact figures); without one, the exact figures when `tolerance`
+// is the one the comparison counted at, else max|t - s| for atol and +Inf for rtol.
+TolerancesToPass TolerancesToPassUnder(const TensorComparison& comparison,
+                                       const Tolerance& tolerance);
 
 // numpy.percentile(errors, q) ('linear') of |t - s| and of |t - s| / max(|s|, kRelErrorFloor)
 // over the element pairs where both sides are finite, flattened row-major as CompareTensors pairs

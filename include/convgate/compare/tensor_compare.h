@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "convgate/compare/error_summary.h"
 #include "convgate/compare/histogram.h"
 #include "convgate/compare/tolerance.h"
 #include "convgate/core/tensor.h"
@@ -111,7 +112,7 @@ struct TensorComparison {
   NonFiniteSplit non_finite;
   ErrorStats errors;
   Metrics metrics;
-  // The compact error summary report.json keeps for re-judging (see histogram.h).
+  // The compact error summary report.json keeps for re-judging (error_summary.h).
   ErrorSummary summary;
   // Elements failing the tolerance (or unequal, when exact), including introduced and inherited
   // non-finite values; mismatch_fraction = mismatches / num_elements (0 when empty).

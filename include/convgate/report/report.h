@@ -14,8 +14,14 @@
 
 namespace convgate::report {
 
-// Bumped whenever a field changes meaning or disappears (adding fields does not bump it).
-inline constexpr int kSchemaVersion = 1;
+// Bumped whenever a field changes meaning or disappears (adding fields does not bump it). 2: the
+// error summary is a frontier, quantile ladders and coarse joint cells instead of whole histograms;
+// stats.comparison_failures is left out when it equals the result's failures, and
+// stats.comparison_notes when empty; a result's policy when it repeats the previous result's of
+// the same output. `convgate check` reads schema 1 reports too.
+inline constexpr int kSchemaVersion = 2;
+// The oldest schema `convgate check` reads.
+inline constexpr int kOldestReadableSchema = 1;
 
 // How the tool was invoked, for the report header.
 struct Invocation {
