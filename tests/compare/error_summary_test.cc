@@ -123,7 +123,9 @@ TEST_P(SummaryAgainstBruteForce, CountsAreNeverWrongAndDecidedWhenTheFrontierSay
     EXPECT_GE(count.hi, truth) << atol << " " << rtol;
     const Frontier::Count kept = summary.frontier.CountOutside(atol, rtol);
     EXPECT_LE(kept.outside.lo, truth);
-    if (kept.whole) EXPECT_GE(kept.outside.hi, truth) << atol << " " << rtol;
+    if (kept.whole) {
+      EXPECT_GE(kept.outside.hi, truth) << atol << " " << rtol;
+    }
     // Verdicts with no mismatch allowed: decided unless a kept box straddles the boundary.
     ++total;
     decided += (count.hi == 0 || count.lo > 0) ? 1 : 0;
@@ -153,7 +155,9 @@ TEST_P(SummaryAgainstBruteForce, TolerancesToPassAdmitEveryPairAndAreTight) {
   }
   for (double atol : {0.0, 1e-6, 1e-4}) {
     const double rtol = *frontier.RtolToPass(atol);
-    if (std::isfinite(rtol)) EXPECT_EQ(exact.Outside(atol, rtol), 0) << atol;
+    if (std::isfinite(rtol)) {
+      EXPECT_EQ(exact.Outside(atol, rtol), 0) << atol;
+    }
   }
 }
 
