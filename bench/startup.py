@@ -38,18 +38,22 @@ print(r["mismatches"], r["max_abs"])
 
 
 def measure(argv, repeat, env=None):
-    """Median wall seconds and max peak RSS (MiB) of `repeat` runs of argv."""
+    """Median wall seconds and max peak RSS (MiB) of `repeat` runs of argv.
+
+    Peak RSS comes from /usr/bin/time -o, not from wait4: Linux carries a child's maximum RSS
+    across exec, so wait4 would report this Python process's own size for a small program.
+    """
     walls, peak = [], 0.0
-    for _ in range(repeat):
-        start = time.perf_counter()
-        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                env=env)
-        _, status, usage = os.wait4(proc.pid, 0)
-        walls.append(time.perf_counter() - start)
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        if proc.returncode not in (0, 1):
-            sys.exit(f"{' '.join(argv)} exited {proc.returncode}")
-        peak = max(peak, usage.ru_maxrss / 1024)
+    with tempfile.NamedTemporaryFile(suffix=".rss") as rss_file:
+        for _ in range(repeat):
+            start = time.perf_counter()
+            proc = subprocess.run(["/usr/bin/time", "-o", rss_file.name, "-f", "%M"] + argv,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+            walls.append(time.perf_counter() - start)
+            if proc.returncode not in (0, 1):
+                sys.exit(f"{' '.join(argv)} exited {proc.returncode}")
+            with open(rss_file.name) as f:
+                peak = max(peak, int(f.read().split()[-1]) / 1024)
     return stats.median(walls), peak
 
 
