@@ -43,6 +43,18 @@ Status AllocationFailure(size_t element_count, size_t byte_size, DType dtype, co
                              shape.ToString() + " tensor");
 }
 
+// FromBytes and Adopt: `size` bytes hold a dtype[shape] tensor; strings have no bytes.
+Status CheckByteSize(DType dtype, const Shape& shape, size_t size) {
+  if (dtype == DType::kString) {
+    return Status::InvalidArgument("string" + shape.ToString() +
+                                   " has no byte representation; build it from its strings");
+  }
+  const size_t expected = static_cast<size_t>(shape.NumElements()) * DTypeSize(dtype);
+  if (size == expected) return Status::OK();
+  return Status::InvalidArgument(std::string(DTypeName(dtype)) + shape.ToString() + " needs " +
+                                 std::to_string(expected) + " bytes, got " + std::to_string(size));
+}
+
 }  // namespace
 
 Result<Tensor> Tensor::Allocate(DType dtype, Shape shape) {
@@ -78,38 +90,20 @@ Result<Tensor> Tensor::Allocate(DType dtype, Shape shape) {
 
 Result<Tensor> Tensor::Adopt(DType dtype, Shape shape, std::span<std::byte> bytes,
                              std::shared_ptr<void> owner) {
-  if (dtype == DType::kString) {
-    return Status::InvalidArgument("string" + shape.ToString() +
-                                   " has no byte representation; build it from its strings");
-  }
-  const size_t expected = static_cast<size_t>(shape.NumElements()) * DTypeSize(dtype);
-  if (bytes.size() != expected) {
-    return Status::InvalidArgument(std::string(DTypeName(dtype)) + shape.ToString() + " needs " +
-                                   std::to_string(expected) + " bytes, got " +
-                                   std::to_string(bytes.size()));
-  }
+  CONVGATE_RETURN_IF_ERROR(CheckByteSize(dtype, shape, bytes.size()));
   // An empty tensor may come with a null buffer; Allocate gives it a valid one.
   if (bytes.empty()) return Allocate(dtype, std::move(shape));
   Tensor tensor;
   tensor.dtype_ = dtype;
   tensor.shape_ = std::move(shape);
-  tensor.byte_size_ = expected;
+  tensor.byte_size_ = bytes.size();
   tensor.data_ = bytes.data();
   tensor.storage_ = std::move(owner);
   return tensor;
 }
 
 Result<Tensor> Tensor::FromBytes(DType dtype, Shape shape, std::span<const std::byte> bytes) {
-  if (dtype == DType::kString) {
-    return Status::InvalidArgument("string" + shape.ToString() +
-                                   " has no byte representation; build it from its strings");
-  }
-  const size_t expected = static_cast<size_t>(shape.NumElements()) * DTypeSize(dtype);
-  if (bytes.size() != expected) {
-    return Status::InvalidArgument(std::string(DTypeName(dtype)) + shape.ToString() + " needs " +
-                                   std::to_string(expected) + " bytes, got " +
-                                   std::to_string(bytes.size()));
-  }
+  CONVGATE_RETURN_IF_ERROR(CheckByteSize(dtype, shape, bytes.size()));
   CONVGATE_ASSIGN_OR_RETURN(Tensor tensor, Allocate(dtype, std::move(shape)));
   if (!bytes.empty()) std::memcpy(tensor.data_, bytes.data(), bytes.size());
   return tensor;

@@ -4,6 +4,9 @@
 
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <span>
+#include <vector>
 
 #include "convgate/core/float16.h"
 
@@ -23,6 +26,31 @@ TEST(Tensor, FromBytesChecksTheSize) {
   Result<Tensor> tensor = Tensor::FromBytes(DType::kFloat32, Shape::Of({2}), bytes);
   ASSERT_FALSE(tensor.ok());
   EXPECT_EQ(tensor.status().message(), "float32[2] needs 8 bytes, got 7");
+}
+
+// Adopt views memory another object owns (an ONNX Runtime output, a mapped file) without copying
+// it, and keeps that owner alive exactly as long as a tensor refers to it.
+TEST(Tensor, AdoptViewsTheOwnersBytesAndReleasesItWithTheLastTensor) {
+  auto owner = std::make_shared<std::vector<float>>(std::vector<float>{1.5f, -2.0f, 3.25f});
+  std::weak_ptr<std::vector<float>> watch = owner;
+  std::span<std::byte> bytes(reinterpret_cast<std::byte*>(owner->data()), 3 * sizeof(float));
+  Result<Tensor> tensor = Tensor::Adopt(DType::kFloat32, Shape::Of({3}), bytes, owner);
+  ASSERT_TRUE(tensor.ok()) << tensor.status().ToString();
+  EXPECT_EQ(tensor->bytes().data(), bytes.data());  // viewed, not copied
+  EXPECT_EQ(tensor->GetDouble(2), 3.25);
+  owner.reset();
+  EXPECT_FALSE(watch.expired());  // the tensor holds it
+  Tensor moved = std::move(tensor).value();
+  EXPECT_EQ(moved.GetDouble(1), -2.0);
+  Tensor copy = moved.Clone();
+  moved = Tensor();
+  EXPECT_TRUE(watch.expired());  // released with the last tensor; the clone has its own bytes
+  EXPECT_EQ(copy.GetDouble(0), 1.5);
+
+  std::vector<float> other(2);
+  std::span<std::byte> short_bytes(reinterpret_cast<std::byte*>(other.data()), 2 * sizeof(float));
+  EXPECT_FALSE(Tensor::Adopt(DType::kFloat32, Shape::Of({3}), short_bytes, nullptr).ok());
+  EXPECT_FALSE(Tensor::Adopt(DType::kString, Shape::Of({2}), short_bytes, nullptr).ok());
 }
 
 TEST(Tensor, GetAndSetDoubleForEveryDType) {
