@@ -5,22 +5,11 @@
 #include <map>
 #include <string>
 
+#include "convgate/core/numbers.h"
 #include "convgate/core/units.h"
 
 namespace convgate::gate::internal {
 namespace {
-
-constexpr int64_t kMaxBytes = std::numeric_limits<int64_t>::max();
-
-int64_t SaturatingAdd(int64_t a, int64_t b) {
-  int64_t sum = 0;
-  return __builtin_add_overflow(a, b, &sum) ? kMaxBytes : sum;
-}
-
-int64_t SaturatingMul(int64_t a, int64_t b) {
-  int64_t product = 0;
-  return __builtin_mul_overflow(a, b, &product) ? kMaxBytes : product;
-}
 
 // One sample's input shapes by name, for binding the symbols of the outputs.
 using InputShapes = std::map<std::string, std::vector<int64_t>>;

@@ -8,24 +8,12 @@
 #include <utility>
 
 #include "convgate/core/file_util.h"
+#include "convgate/core/numbers.h"
 #include "graph/model_proto.h"
 #include "graph/onnx_types.h"
 
 namespace convgate::graph {
 namespace {
-
-constexpr int64_t kInt64Max = std::numeric_limits<int64_t>::max();
-
-// Sums of non-negative counts that saturate instead of wrapping: counts come from untrusted files.
-int64_t SaturatingAdd(int64_t a, int64_t b) {
-  int64_t sum = 0;
-  return __builtin_add_overflow(a, b, &sum) ? kInt64Max : sum;
-}
-
-int64_t SaturatingMul(int64_t a, int64_t b) {
-  if (a == 0 || b == 0) return 0;
-  return a > kInt64Max / b ? kInt64Max : a * b;
-}
 
 std::string OpKey(const onnx::NodeProto& node) {
   if (node.domain().empty() || node.domain() == "ai.onnx") return node.op_type();

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <string_view>
 
 #include "convgate/core/status.h"
@@ -16,5 +17,16 @@ Result<uint64_t> ParseUnsigned(std::string_view text);
 // A finite decimal or scientific number in [min, max] ("+1e-3" allowed). InvalidArgument quoting
 // the text and stating the range.
 Result<double> ParseNumber(std::string_view text, double min, double max);
+
+// Sums and products of non-negative counts read from untrusted files (dims, byte sizes) that
+// saturate at INT64_MAX instead of overflowing (undefined behaviour for int64_t).
+inline int64_t SaturatingAdd(int64_t a, int64_t b) {
+  int64_t sum = 0;
+  return __builtin_add_overflow(a, b, &sum) ? std::numeric_limits<int64_t>::max() : sum;
+}
+inline int64_t SaturatingMul(int64_t a, int64_t b) {
+  int64_t product = 0;
+  return __builtin_mul_overflow(a, b, &product) ? std::numeric_limits<int64_t>::max() : product;
+}
 
 }  // namespace convgate
