@@ -11,8 +11,8 @@
 #include <utility>
 
 #include "convgate/gate/rejudge.h"
-#include "convgate/report/read_report.h"
 #include "convgate/report/json_text.h"
+#include "convgate/report/read_report.h"
 #include "convgate/report/report.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

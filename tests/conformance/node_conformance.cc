@@ -48,8 +48,8 @@ enum class Outcome { kPassed, kFailed, kErrored, kSkipped, kCrashed };
 struct CaseResult {
   std::string name;
   Outcome outcome = Outcome::kErrored;
-  std::string detail;  // first line of the failure or error
-  int exit_code = 0;           // what the binary should exit with for the library's verdict
+  std::string detail;        // first line of the failure or error
+  int exit_code = 0;         // what the binary should exit with for the library's verdict
   std::string cli_mismatch;  // set when the binary's exit code disagrees with the library
 };
 
