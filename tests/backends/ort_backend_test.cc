@@ -5,6 +5,7 @@
 
 #include "backends/ort_test_fixture.h"
 #include "convgate/core/float16.h"
+#include "testing/hostile_files.h"
 
 namespace convgate::backends {
 namespace {
@@ -308,23 +309,11 @@ TEST_F(OrtTest, RunsOnnxConformanceCaseAbs) {
 
 // Issue 10: a Loop whose trip count is 1e12 ran forever. --run-timeout stops it through ORT's
 // run termination flag and says so; a run that finishes in time is not affected.
-constexpr char kEndlessLoop[] = R"(
-<ir_version: 8, opset_import: ["" : 17]>
-g (float[1] x) => (float[1] y) {
-  trip = Constant <value = int64 {1000000000000}> ()
-  cond = Constant <value = bool {1}> ()
-  y = Loop (trip, cond, x) <body = body (int64 i, bool c, float[1] v) => (bool c_out, float[1] v_out) {
-    c_out = Identity(c)
-    v_out = Identity(v)
-  }>
-}
-)";
-
 TEST_F(OrtTest, ARunOverItsTimeoutIsStopped) {
   LoadOptions options{.intra_op_threads = 1};
   options.limits.run_timeout_seconds = 0.5;
   Result<std::unique_ptr<Model>> model =
-      backend_->Load(Write(testing::ParseOnnxText(kEndlessLoop), "loop.onnx"), options);
+      backend_->Load(Write(testing::ParseOnnxText(testing::kEndlessLoop), "loop.onnx"), options);
   ASSERT_TRUE(model.ok()) << model.status().ToString();
   TensorMap inputs;
   ASSERT_TRUE(inputs.Insert("x", Zeros(DType::kFloat32, Shape::Of({1}))).ok());

@@ -40,18 +40,6 @@ constexpr char kBatched[] = R"(
 <ir_version: 8, opset_import: ["" : 17]>
 g (float[batch,1024,1024] x) => (float[batch,1024,1024] y) { y = Identity(x) }
 )";
-// A Loop whose trip count is 1e12: it runs until something stops it.
-constexpr char kEndlessLoop[] = R"(
-<ir_version: 8, opset_import: ["" : 17]>
-g (float[1] x) => (float[1] y) {
-  trip = Constant <value = int64 {1000000000000}> ()
-  cond = Constant <value = bool {1}> ()
-  y = Loop (trip, cond, x) <body = body (int64 i, bool c, float[1] v) => (bool c_out, float[1] v_out) {
-    c_out = Identity(c)
-    v_out = Identity(v)
-  }>
-}
-)";
 
 class LimitsCliTest : public CliTest {
  protected:
