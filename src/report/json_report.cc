@@ -1,4 +1,5 @@
 // report.json: everything a reader needs to explain the verdict without re-running anything.
+#include <algorithm>
 #include <map>
 
 #include "agreement_report.h"
@@ -26,12 +27,20 @@ json SanityJson(const gate::SanityCheck& check) {
               {"values", internal::ValueSummaryJson(check.values)}};
 }
 
-json OutputCheckJson(const gate::OutputCheck& check) {
+// `shared_hints`: per output, the hints written in its aggregates row instead.
+json OutputCheckJson(const gate::OutputCheck& check,
+                     const std::map<std::string, std::vector<std::string>>& shared_hints) {
+  std::vector<std::string> hints = check.hints;
+  if (const auto it = shared_hints.find(check.output); it != shared_hints.end()) {
+    std::erase_if(hints, [&](const std::string& hint) {
+      return std::find(it->second.begin(), it->second.end(), hint) != it->second.end();
+    });
+  }
   json out{{"sample", check.sample},
            {"output", check.output},
            {"verdict", check.passed ? "pass" : "fail"},
            {"failures", check.failures},
-           {"hints", check.hints},
+           {"hints", hints},
            // Under the judged tolerance: a count, or a [lo, hi] bracket when `convgate check`
            // recounted it from the error summary.
            {"judged_mismatches", check.mismatches.exact()
@@ -57,6 +66,26 @@ json OutputCheckJson(const gate::OutputCheck& check) {
     if (out[key].empty()) out.erase(key);
   }
   return out;
+}
+
+// The hints every failing result of an output gives, in the first one's order. They are about the
+// output (a tolerance over all samples, a spread seen in each), so report.json writes them once, in
+// the output's aggregates row, rather than in each of possibly thousands of results. An output
+// without a row keeps its hints in its results.
+std::map<std::string, std::vector<std::string>> SharedHints(const gate::CompareReport& report) {
+  std::map<std::string, std::vector<std::string>> shared;
+  for (const gate::OutputCheck& check : report.checks) {
+    const bool has_row =
+        std::any_of(report.aggregates.begin(), report.aggregates.end(),
+                    [&](const gate::OutputAggregate& row) { return row.output == check.output; });
+    if (check.passed || !has_row) continue;
+    auto [it, first] = shared.try_emplace(check.output, check.hints);
+    if (first) continue;
+    std::erase_if(it->second, [&](const std::string& hint) {
+      return std::find(check.hints.begin(), check.hints.end(), hint) == check.hints.end();
+    });
+  }
+  return shared;
 }
 
 template <typename Check>
@@ -110,8 +139,9 @@ json ReportJson(const gate::CompareReport& report, const Invocation& invocation)
   // Every sample of an output is usually judged under the same policy: a result leaves it out when
   // it repeats the previous result's of the same output (schema 2; the reader carries it over).
   std::map<std::string, json> last_policy;
+  const std::map<std::string, std::vector<std::string>> shared_hints = SharedHints(report);
   for (const gate::OutputCheck& check : report.checks) {
-    json result = OutputCheckJson(check);
+    json result = OutputCheckJson(check, shared_hints);
     auto [it, first] = last_policy.try_emplace(check.output, result["policy"]);
     if (!first && it->second == result["policy"]) {
       result.erase("policy");
@@ -134,6 +164,10 @@ json ReportJson(const gate::CompareReport& report, const Invocation& invocation)
                           {"mismatches", row.mismatches},
                           {"elements", row.elements},
                           {"introduced_non_finite", row.introduced_non_finite}});
+    if (const auto it = shared_hints.find(row.output);
+        it != shared_hints.end() && !it->second.empty()) {
+      aggregates.back()["hints"] = it->second;
+    }
   }
   out["aggregates"] = aggregates;
   out["summary"] = Summary(report.checks, report.structure_failures.size());

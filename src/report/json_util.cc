@@ -144,6 +144,12 @@ json ComparisonJson(const compare::TensorComparison& cmp) {
            {"metrics", MetricsJson(cmp.metrics)},
            {"error_summary", ErrorSummaryJson(cmp.summary)}};
   if (!cmp.notes.empty()) out["comparison_notes"] = cmp.notes;
+  // What repeats the errors is left out (schema 2; the reader takes it from "errors").
+  LeaveOutWhatErrorsRepeat(out["errors"], out["error_summary"]);
+  json& max_abs = out["errors"]["max_abs_element"];
+  if (max_abs.is_object() && max_abs["abs_error"] == out["errors"]["max_abs_error"]) {
+    max_abs.erase("abs_error");
+  }
   // Non-finite counts are almost always 0: left out when they are (and first indices when -1),
   // since a report repeats these objects for every output of every sample.
   for (const char* key : {"source_values", "target_values", "non_finite"}) {

@@ -26,7 +26,12 @@ std::string PolicySummaryText(const compare::Policy& policy);
 nlohmann::json MetricsJson(const compare::Metrics& metrics);
 compare::Metrics MetricsFromJson(const JsonFields& json);
 nlohmann::json ErrorSummaryJson(const compare::ErrorSummary& summary);
-compare::ErrorSummary ErrorSummaryFromJson(const JsonFields& json);
+// Erases from a written `summary` the counts and maxima that repeat the result's `errors` (schema
+// 2): a report repeats them for every output of every sample.
+void LeaveOutWhatErrorsRepeat(const nlohmann::json& errors, nlohmann::json& summary);
+// `errors`: the result's, for the counts and maxima the summary leaves out when it repeats them.
+compare::ErrorSummary ErrorSummaryFromJson(const JsonFields& json,
+                                           const compare::ErrorStats& errors);
 
 // A result's "stats" read back into the TensorComparison ComparisonJson wrote. Fields added after
 // schema 1 first shipped (comparison_failures, comparison_notes, metrics, error_summary) default

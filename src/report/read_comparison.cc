@@ -1,4 +1,6 @@
 // A result's "stats" in report.json back into a TensorComparison (the inverse of ComparisonJson).
+#include <optional>
+
 #include "json_util.h"
 #include "policy_json.h"
 
@@ -38,8 +40,10 @@ compare::NonFiniteSplit NonFiniteFromJson(const JsonFields& json) {
   return split;
 }
 
-// ElementJson's inverse; null is "no such element" (flat -1).
-compare::ElementReport ElementFromJson(const JsonFields& parent, std::string_view key) {
+// ElementJson's inverse; null is "no such element" (flat -1). `abs_error`: the value a numeric
+// element leaves out because the result repeats it (max_abs_element's is max_abs_error).
+compare::ElementReport ElementFromJson(const JsonFields& parent, std::string_view key,
+                                       std::optional<double> abs_error = std::nullopt) {
   compare::ElementReport element;
   if (parent.Raw(key).is_null()) return element;
   const JsonFields json = parent.Object(key);
@@ -48,14 +52,14 @@ compare::ElementReport ElementFromJson(const JsonFields& parent, std::string_vie
   for (int64_t coordinate : element.index) {
     if (coordinate < 0) json.Fail("index", "holds the negative " + std::to_string(coordinate));
   }
-  if (json.Raw("source").is_string() && !json.Has("abs_error")) {  // a string comparison
+  if (!abs_error && json.Raw("source").is_string() && !json.Has("abs_error")) {  // strings
     element.source_text = json.String("source");
     element.target_text = json.String("target");
     return element;
   }
   element.source = json.Number("source");
   element.target = json.Number("target");
-  element.abs_error = json.Number("abs_error");
+  element.abs_error = abs_error && !json.Has("abs_error") ? *abs_error : json.Number("abs_error");
   element.rel_error = json.Number("rel_error");
   element.allowed = json.Number("allowed");
   return element;
@@ -74,7 +78,7 @@ compare::ErrorStats ErrorsFromJson(const JsonFields& json) {
     std::snprintf(key, sizeof(key), "p%g", compare::kPercentiles[idx]);
     errors.abs_error_percentiles[idx] = percentiles.Number(key);
   }
-  errors.max_abs = ElementFromJson(json, "max_abs_element");
+  errors.max_abs = ElementFromJson(json, "max_abs_element", errors.max_abs_error);
   return errors;
 }
 
@@ -130,7 +134,9 @@ compare::TensorComparison ComparisonFromJson(const JsonFields& json,
       json.Has("comparison_failures") ? json.Strings("comparison_failures") : fallback_failures;
   if (json.Has("comparison_notes")) cmp.notes = json.Strings("comparison_notes");
   if (json.Has("metrics")) cmp.metrics = MetricsFromJson(json.Object("metrics"));
-  if (json.Has("error_summary")) cmp.summary = ErrorSummaryFromJson(json.Object("error_summary"));
+  if (json.Has("error_summary")) {
+    cmp.summary = ErrorSummaryFromJson(json.Object("error_summary"), cmp.errors);
+  }
   cmp.passed = cmp.failures.empty();
   return cmp;
 }

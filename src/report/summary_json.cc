@@ -103,7 +103,8 @@ T Checked(const JsonFields& json, std::string_view key, Result<T> value) {
   return std::move(value).value();
 }
 
-compare::QuantileLadder LadderFromJson(const JsonFields& json) {
+// `repeated`: the count and max the ladder leaves out when they repeat the result's errors.
+compare::QuantileLadder LadderFromJson(const JsonFields& json, int64_t count, double max) {
   std::vector<int32_t> buckets;
   int64_t bucket = 0;
   for (int64_t step : Integers(json, "ladder")) {
@@ -111,11 +112,12 @@ compare::QuantileLadder LadderFromJson(const JsonFields& json) {
     buckets.push_back(Bucket(json, "ladder", bucket += step));
   }
   return Checked(json, "ladder",
-                 compare::QuantileLadder::FromStored(json.Int("count"), json.Number("min"),
-                                                     json.Number("max"), std::move(buckets)));
+                 compare::QuantileLadder::FromStored(
+                     json.CountOr("count", count), json.Number("min"),
+                     json.OptionalNumber("max").value_or(max), std::move(buckets)));
 }
 
-compare::Frontier FrontierFromJson(const JsonFields& json) {
+compare::Frontier FrontierFromJson(const JsonFields& json, int64_t count) {
   const std::vector<int64_t> steps = Integers(json, "points");
   if (steps.size() % 2 != 0) json.Fail("points", "expected (source, error) pairs");
   std::vector<compare::Frontier::Point> points;
@@ -130,7 +132,7 @@ compare::Frontier FrontierFromJson(const JsonFields& json) {
   if (depth < 0 || depth > 1 << 20) json.Fail("depth", "out of range");
   return Checked(json, "points",
                  compare::Frontier::FromStored(static_cast<int>(depth), json.Bool("complete"),
-                                               json.Int("count"), std::move(points)));
+                                               json.CountOr("count", count), std::move(points)));
 }
 
 compare::JointCells JointFromJson(const JsonFields& json) {
@@ -157,7 +159,9 @@ compare::JointCells JointFromJson(const JsonFields& json) {
       Checked(json, "cells",
               compare::JointCells::FromStored(
                   static_cast<int>(json.Int("quarter_octaves_per_cell")), cells));
-  if (joint.count() != json.Int("count")) json.Fail("count", "disagrees with the cells");
+  if (json.Has("count") && joint.count() != json.Int("count")) {
+    json.Fail("count", "disagrees with the cells");
+  }
   return joint;
 }
 
@@ -231,7 +235,20 @@ json ErrorSummaryJson(const compare::ErrorSummary& summary) {
   return out;
 }
 
-compare::ErrorSummary ErrorSummaryFromJson(const JsonFields& json) {
+void LeaveOutWhatErrorsRepeat(const json& errors, json& summary) {
+  for (const char* part : {"frontier", "abs_error", "rel_error", "joint"}) {
+    if (summary.contains(part) && summary[part]["count"] == errors["compared"]) {
+      summary[part].erase("count");
+    }
+  }
+  for (const auto& [part, max] :
+       {std::pair{"abs_error", "max_abs_error"}, std::pair{"rel_error", "max_rel_error"}}) {
+    if (summary.contains(part) && summary[part]["max"] == errors[max]) summary[part].erase("max");
+  }
+}
+
+compare::ErrorSummary ErrorSummaryFromJson(const JsonFields& json,
+                                           const compare::ErrorStats& errors) {
   compare::ErrorSummary summary;
   if (!json.Has("frontier")) {  // schema 1
     summary.abs_error = LadderFromHistogramJson(json.Object("abs_error"));
@@ -239,10 +256,12 @@ compare::ErrorSummary ErrorSummaryFromJson(const JsonFields& json) {
     summary.joint = JointFromHistogramJson(json.Object("joint"));
     return summary;
   }
-  summary.frontier = FrontierFromJson(json.Object("frontier"));
+  summary.frontier = FrontierFromJson(json.Object("frontier"), errors.compared);
   if (summary.frontier.complete()) return summary;
-  summary.abs_error = LadderFromJson(json.Object("abs_error"));
-  summary.rel_error = LadderFromJson(json.Object("rel_error"));
+  summary.abs_error =
+      LadderFromJson(json.Object("abs_error"), errors.compared, errors.max_abs_error);
+  summary.rel_error =
+      LadderFromJson(json.Object("rel_error"), errors.compared, errors.max_rel_error);
   summary.joint = JointFromJson(json.Object("joint"));
   return summary;
 }

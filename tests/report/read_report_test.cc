@@ -130,6 +130,60 @@ TEST_F(ReadReportTest, APolicyRepeatedOverSamplesIsWrittenOnce) {
   }
 }
 
+// Issue 9 (bug 15): a failing 1000-element output keeps its error summary's ladders and cells,
+// whose counts and maxima repeat the result's errors; they are written once and read back the same.
+TEST_F(ReadReportTest, WhatTheSummaryRepeatsIsWrittenOnceAndReadBack) {
+  std::vector<double> source;
+  std::vector<double> target;
+  for (int idx = 0; idx < 1000; ++idx) {
+    source.push_back(std::sin(idx * 0.37) * (1 + idx % 7));
+    target.push_back(source.back() * (1 + 1e-3 * ((idx * 7919) % 13)) + 1e-4 * (idx % 5));
+  }
+  gate::CompareReport saved = Saved();
+  saved.checks = {
+      Check("y", Floats(DType::kFloat32, source), Floats(DType::kFloat32, target), saved.policy)};
+  ASSERT_FALSE(saved.checks[0].comparison->summary.frontier.complete());
+  Invocation invocation;
+  invocation.command = "compare";
+  const json written = ReportJson(saved, invocation);
+  const json& stats = written["results"][0]["stats"];
+  for (const char* part : {"abs_error", "rel_error", "joint"}) {
+    EXPECT_FALSE(stats["error_summary"][part].contains("count")) << part;
+  }
+  EXPECT_FALSE(stats["error_summary"]["abs_error"].contains("max"));
+  EXPECT_FALSE(stats["errors"]["max_abs_element"].contains("abs_error"));
+  Write(written);
+  Result<gate::CompareReport> read = ReadCompareReport(path_);
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  EXPECT_TRUE(read->checks[0].comparison->summary == saved.checks[0].comparison->summary);
+  EXPECT_EQ(internal::ComparisonJson(*read->checks[0].comparison),
+            internal::ComparisonJson(*saved.checks[0].comparison));
+}
+
+// Hints every failing sample of an output gives are about the output: written once, in its
+// aggregates row; a hint only some samples give stays in their results.
+TEST_F(ReadReportTest, HintsSharedByEveryFailingSampleAreWrittenInTheAggregatesRow) {
+  gate::CompareReport saved = Saved();
+  saved.checks.resize(1);
+  saved.checks[0].passed = false;
+  saved.checks[0].hints = {"nan hint", "tolerance hint"};
+  saved.checks.push_back(saved.checks[0]);
+  saved.checks[1].sample = 1;
+  saved.checks[1].hints = {"tolerance hint"};
+  saved.aggregates.push_back({});
+  saved.aggregates[0].output = "y";
+  Invocation invocation;
+  invocation.command = "compare";
+  const json written = ReportJson(saved, invocation);
+  EXPECT_EQ(written["aggregates"][0]["hints"], json::array({"tolerance hint"}));
+  EXPECT_EQ(written["results"][0]["hints"], json::array({"nan hint"}));
+  EXPECT_FALSE(written["results"][1].contains("hints"));
+  // Without a row for the output, every result keeps its own.
+  saved.aggregates.clear();
+  const json rowless = ReportJson(saved, invocation);
+  EXPECT_EQ(rowless["results"][1]["hints"], json::array({"tolerance hint"}));
+}
+
 // Issue 10: names and paths that are not UTF-8 are written escaped and read back as the bytes they
 // were, so a re-judged report names the same outputs the comparison did.
 TEST_F(ReadReportTest, BytesInNamesAndPathsSurviveTheRoundTrip) {

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,21 @@ namespace convgate::testing {
 
 inline std::string Describe(const ProcessResult& r) {
   return "exit " + std::to_string(r.exit_code) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err;
+}
+
+// Every hint of report.json's result `index`: its own, then those its output's aggregates row holds
+// for every failing sample (README "Result files"), as a script reading the report would join them.
+inline nlohmann::json HintsOf(const nlohmann::json& report, size_t index) {
+  const nlohmann::json& result = report["results"][index];
+  nlohmann::json hints = result.value("hints", nlohmann::json::array());
+  if (result["verdict"] != "fail") return hints;
+  for (const nlohmann::json& row : report["aggregates"]) {
+    if (row["output"] != result["output"]) continue;
+    for (const nlohmann::json& hint : row.value("hints", nlohmann::json::array())) {
+      hints.push_back(hint);
+    }
+  }
+  return hints;
 }
 
 class CliTest : public ::testing::Test {
