@@ -95,7 +95,6 @@ void Accumulator::Merge(const Accumulator& other) {
   histograms.abs_error.Merge(other.histograms.abs_error);
   histograms.rel_error.Merge(other.histograms.rel_error);
   histograms.joint.Merge(other.histograms.joint);
-  frontier.Merge(other.frontier);
   value_mismatches += other.value_mismatches;
   if (other.worst_value.Beats(worst_value)) worst_value = other.worst_value;
   atol_to_pass = std::max(atol_to_pass, other.atol_to_pass);
@@ -210,11 +209,6 @@ void AccumulateFloat(std::span<const double> source, std::span<const double> tar
     const double abs_error = std::abs(t - s);
     const double allowed = tolerance.atol + tolerance.rtol * std::abs(s);
     AddError(s, t, abs_error, flat, acc, sums);
-    const double magnitude = std::abs(s);
-    if (acc.frontier.MayKeep(static_cast<uint64_t>(JointHistogram::AxisBucketOf(magnitude)),
-                             static_cast<uint64_t>(ErrorHistogram::BucketOf(abs_error)))) {
-      acc.frontier.Add(magnitude, abs_error);
-    }
     AddToleranceToPass(s, abs_error, tolerance, acc);
     if (!(abs_error <= allowed)) {
       AddValueMismatch(allowed > 0.0 ? abs_error / allowed : kInf, abs_error, flat, acc);

@@ -14,7 +14,6 @@
 #include <span>
 #include <vector>
 
-#include "compare/frontier_builder.h"
 #include "convgate/compare/histogram.h"
 #include "convgate/compare/tensor_compare.h"
 #include "convgate/compare/tolerance.h"
@@ -101,9 +100,7 @@ struct Accumulator {
   int64_t max_abs_flat = -1;
   double peak = 0.0;  // max |s|
   ErrorHistograms histograms;
-  // Floating comparisons only: the pairs the report's frontier keeps (error_summary.h). Callers
-  // end a block with frontier.EndBlock() (CompareTensors at each kBlockElements boundary).
-  FrontierBuilder frontier;
+  // The report's frontier is collected in a pass of its own (frontier_pass.h).
 
   // Finite elements outside the tolerance (or unequal, when exact), and the worst of them.
   int64_t value_mismatches = 0;

@@ -356,22 +356,6 @@ void CountHistograms(const ChunkResult& result, size_t vectorized, const ChunkSc
   acc.histograms.AddIndexed(pairs);
 }
 
-// Offers the chunk's pairs to the frontier; the filter reads the buckets the kernel packed, and
-// only the few pairs it lets through are read again (usually none once a block is under way).
-template <typename T>
-void CollectFrontier(std::span<const T> source, std::span<const T> target,
-                     const ChunkScratch& scratch, Accumulator& acc) {
-  constexpr uint64_t kBucketMask = (uint64_t{1} << ErrorHistograms::kRelShift) - 1;
-  constexpr int kSourceShift = ErrorHistograms::kJointShift + JointHistogram::kCellKeyShift;
-  for (size_t idx = 0; idx < source.size(); ++idx) {
-    const uint64_t packed = scratch.packed_indices[idx];
-    if (!acc.frontier.MayKeep(packed >> kSourceShift, packed & kBucketMask)) continue;
-    const double s = static_cast<double>(source[idx]);
-    const double t = static_cast<double>(target[idx]);
-    acc.frontier.Add(std::abs(s), std::abs(t - s));
-  }
-}
-
 // The elements after the last whole vector (fewer than one vector), on the scalar path.
 template <typename T>
 void AccumulateTail(std::span<const T> source, std::span<const T> target, int64_t first_flat,
@@ -399,7 +383,6 @@ bool AccumulateChunk(Kernel kernel, std::span<const T> source, std::span<const T
   if (vectorized > 0) {
     Commit(result, source.first(vectorized), target.first(vectorized), first_flat, acc, sums);
     CountHistograms(result, vectorized, scratch, acc);
-    CollectFrontier(source.first(vectorized), target.first(vectorized), scratch, acc);
   }
   AccumulateTail(source.subspan(vectorized), target.subspan(vectorized),
                  first_flat + static_cast<int64_t>(vectorized), tolerance, acc, sums);

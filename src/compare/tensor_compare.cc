@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "compare/accumulator.h"
+#include "compare/frontier_pass.h"
 #include "compare/messages.h"
 #include "compare/parallel.h"
 #include "compare/percentile.h"
@@ -114,7 +115,6 @@ std::pair<Accumulator, Sums> RunPassOne(const Tensor& source, const Tensor& targ
     } else {
       AccumulateFloatBlock(source, target, result.tolerance, begin, end, *buffers[slot],
                            accumulators[slot], sums);
-      accumulators[slot].frontier.EndBlock();
     }
   });
   for (size_t worker = 1; worker < accumulators.size(); ++worker) {
@@ -243,9 +243,10 @@ void CompareValues(const Tensor& source, const Tensor& target, const CompareOpti
   result.atol_to_pass = acc.atol_to_pass;
   result.rtol_to_pass = acc.rtol_to_pass;
   result.summary = SummarizeErrors(
-      acc.histograms, result.exact
-                          ? Frontier()
-                          : acc.frontier.Finish(acc.compared, acc.compared - acc.zero_errors));
+      acc.histograms,
+      result.exact ? Frontier()
+                   : internal::CollectFrontier(source, target, acc.histograms.joint, acc.compared,
+                                               acc.compared - acc.zero_errors, workers));
   const ElementReport worst_value = MakeElementReport(source, target, acc.worst_value.flat, result);
   internal::AddValueMessages(source, target, worst_value, result);
 }

@@ -10,6 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "compare/frontier_builder.h"
+#include "compare/frontier_pass.h"
+#include "convgate/compare/histogram.h"
 #include "convgate/compare/tensor_compare.h"
 #include "test_rng.h"
 
@@ -233,6 +236,52 @@ TEST(Frontier, IdenticalOutputsKeepNothing) {
   EXPECT_TRUE(cmp.summary.Covers(5000));
   EXPECT_EQ(cmp.summary.CountOutside(0.0, 0.0).hi, 0);
   EXPECT_EQ(cmp.summary.Percentile(99.0, true).hi, 0.0);
+}
+
+// The frontier pass is skipped when pass 1's joint histogram shows more undominated pairs than a
+// frontier may store. The bound never exceeds the true count (O(n^2) below), and a skipped pass
+// gives what collecting every pair gives: no frontier.
+TEST(Frontier, UndominatedLowerBoundNeverExceedsTheTrueCount) {
+  for (Shape1 kind : {Shape1::kNoise, Shape1::kRelu, Shape1::kScaled, Shape1::kFewOutliers}) {
+    const Pairs pairs = MakePairs(kind, 3000, 17);
+    const Exact exact(pairs);
+    JointHistogram joint;
+    internal::FrontierBuilder all_pairs;
+    for (size_t p = 0; p < exact.abs_source.size(); ++p) {
+      joint.Add(exact.abs_source[p], exact.abs_error[p]);
+      all_pairs.Add(exact.abs_source[p], exact.abs_error[p]);
+    }
+    int64_t undominated = 0;
+    for (size_t p = 0; p < exact.abs_source.size(); ++p) {
+      if (exact.abs_error[p] == 0.0) continue;
+      bool dominated = false;
+      for (size_t q = 0; q < exact.abs_source.size() && !dominated; ++q) {
+        const bool covers =
+            exact.abs_source[q] <= exact.abs_source[p] && exact.abs_error[q] >= exact.abs_error[p];
+        const bool same =
+            exact.abs_source[q] == exact.abs_source[p] && exact.abs_error[q] == exact.abs_error[p];
+        dominated = q != p && covers && (!same || q < p);
+      }
+      undominated += dominated ? 0 : 1;
+    }
+    const int64_t bound = internal::UndominatedLowerBound(joint);
+    EXPECT_LE(bound, undominated) << static_cast<int>(kind);
+    const int64_t inexact = static_cast<int64_t>(std::count_if(
+        exact.abs_error.begin(), exact.abs_error.end(), [](double e) { return e > 0.0; }));
+    const Frontier collected = all_pairs.Finish(3000, inexact);
+    EXPECT_TRUE(CompareOf(pairs).summary.frontier == collected) << static_cast<int>(kind);
+    if (bound > kMaxFrontierPoints) {
+      EXPECT_EQ(collected.depth(), 0) << static_cast<int>(kind);
+    }
+  }
+  // Errors that grow with |s| put every pair on the frontier: the bound sees it.
+  const Pairs scaled = MakePairs(Shape1::kScaled, 3000, 17);
+  JointHistogram joint;
+  for (size_t p = 0; p < scaled.source.size(); ++p) {
+    joint.Add(std::abs(double{scaled.source[p]}),
+              std::abs(double{scaled.target[p]} - double{scaled.source[p]}));
+  }
+  EXPECT_GT(internal::UndominatedLowerBound(joint), kMaxFrontierPoints);
 }
 
 TEST(Frontier, ThreadCountDoesNotChangeIt) {
