@@ -15,33 +15,49 @@
 namespace convgate::compare::internal {
 namespace {
 
+// Calls per_pair(|s|, |t - s|) for each finite pair of the spans with |t - s| > 0 (computed in
+// double, as pass 1 computes it).
+template <typename T, typename PerPair>
+void InexactPairsOf(const T* source, const T* target, size_t size, PerPair& per_pair) {
+  for (size_t idx = 0; idx < size; ++idx) {
+    const double s = static_cast<double>(source[idx]);
+    const double abs_error = std::abs(static_cast<double>(target[idx]) - s);
+    if (!(abs_error > 0.0) || !std::isfinite(abs_error) || !std::isfinite(s)) continue;
+    per_pair(std::abs(s), abs_error);
+  }
+}
+
 // Calls per_pair(worker, |s|, |t - s|) for every finite pair with |t - s| > 0 (no tolerance
-// rejects an exact pair, so no frontier holds one), a chunk at a time widened to double, on
-// `workers` threads; end_block(worker) after each engine block.
+// rejects an exact pair, so no frontier holds one) on `workers` threads, float32 pairs in place
+// and others a chunk at a time widened to double; end_block(worker) after each engine block.
 template <typename PerPair, typename EndBlock>
 void ForEachInexactPair(const Tensor& source, const Tensor& target, int workers, PerPair per_pair,
                         EndBlock end_block) {
   const int64_t count = source.num_elements();
   const int64_t blocks = (count + kBlockElements - 1) / kBlockElements;
+  const bool float32 = source.dtype() == DType::kFloat32 && target.dtype() == DType::kFloat32;
   std::vector<std::vector<double>> buffers(2 * static_cast<size_t>(workers));
   ForEachBlock(blocks, workers, [&](int worker, int64_t block) {
+    const auto pair = [&](double abs_source, double abs_error) {
+      per_pair(worker, abs_source, abs_error);
+    };
+    const int64_t begin = block * kBlockElements;
+    const int64_t end = std::min(count, begin + kBlockElements);
+    if (float32) {
+      InexactPairsOf(source.data<float>().data() + begin, target.data<float>().data() + begin,
+                     static_cast<size_t>(end - begin), pair);
+      end_block(worker);
+      return;
+    }
     std::vector<double>& s_chunk = buffers[2 * static_cast<size_t>(worker)];
     std::vector<double>& t_chunk = buffers[2 * static_cast<size_t>(worker) + 1];
     s_chunk.resize(static_cast<size_t>(kChunkElements));
     t_chunk.resize(static_cast<size_t>(kChunkElements));
-    const int64_t begin = block * kBlockElements;
-    const int64_t end = std::min(count, begin + kBlockElements);
     for (int64_t chunk = begin; chunk < end; chunk += kChunkElements) {
       const auto size = static_cast<size_t>(std::min(kChunkElements, end - chunk));
       WidenToDouble(source, chunk, std::span<double>(s_chunk.data(), size));
       WidenToDouble(target, chunk, std::span<double>(t_chunk.data(), size));
-      for (size_t idx = 0; idx < size; ++idx) {
-        const double abs_error = std::abs(t_chunk[idx] - s_chunk[idx]);
-        if (!(abs_error > 0.0) || !std::isfinite(abs_error) || !std::isfinite(s_chunk[idx])) {
-          continue;
-        }
-        per_pair(worker, std::abs(s_chunk[idx]), abs_error);
-      }
+      InexactPairsOf(s_chunk.data(), t_chunk.data(), size, pair);
     }
     end_block(worker);
   });
