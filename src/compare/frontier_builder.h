@@ -1,18 +1,19 @@
-// Collects the pairs (|s|, |t - s|) a Frontier keeps (error_summary.h) in the comparison's single
-// pass, without a buffer per element: the skyband of depth k, every pair fewer than k others
-// dominate (|s'| <= |s| and |t' - s'| >= |t - s|).
+// Collects the pairs (|s|, |t - s|) a Frontier keeps (error_summary.h) in one streaming pass
+// (frontier_pass.h), without a buffer per element: the skyband of depth k, every pair fewer than k
+// others dominate (|s'| <= |s| and |t' - s'| >= |t - s|).
 //
-// Work happens per block of the engine (kBlockElements): a cheap filter on the pair's histogram
-// buckets drops pairs that k pairs already seen in the block surely dominate, the rest are
-// buffered and pruned exactly from time to time, and at the block's end its skyband joins the
-// worker's. The filter and the pruning only use the block's own pairs, so what a block contributes,
-// and the depth it can afford (a block whose skyband exceeds kBlockPairs pairs lowers its depth),
-// do not depend on which thread ran it; the skyband of the union is then the same for any thread
-// count, as every other result of CompareTensors.
+// Work happens per block of the engine (kBlockElements): a cheap filter on the pair's buckets
+// (RowOf, ErrorHistogram::BucketOf) drops pairs that k pairs already seen in the block surely
+// dominate, the rest are buffered and pruned exactly from time to time, and at the block's end its
+// skyband joins the worker's. The filter and the pruning only use the block's own pairs, so what a
+// block contributes, and the depth it can afford (a block whose skyband exceeds kBlockPairs pairs
+// lowers its depth), do not depend on which thread ran it; the skyband of the union is then the
+// same for any thread count, as every other result of CompareTensors.
 //
 // Thread safety: none; one builder per worker, merged at the end.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <vector>
 
@@ -38,8 +39,7 @@ class FrontierBuilder {
   static constexpr int kRowSubBits = 6;
   static constexpr int32_t kRows = ((128 + 126) << kRowSubBits) + 2;
   static uint32_t RowOf(double abs_source) {
-    uint64_t bits;
-    __builtin_memcpy(&bits, &abs_source, sizeof(bits));
+    const auto bits = std::bit_cast<uint64_t>(abs_source);
     constexpr int64_t kFirst = int64_t{1023 - 126} << kRowSubBits;  // 2^-126's top bits
     const int64_t row = static_cast<int64_t>(bits >> (52 - kRowSubBits)) - kFirst + 1;
     return static_cast<uint32_t>(row < 0 ? 0 : row >= kRows ? kRows - 1 : row);

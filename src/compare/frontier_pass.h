@@ -4,9 +4,9 @@
 // are at most kMaxFrontierPoints. Errors that grow with |s| (a relative error on every element,
 // the usual fp16 or optimizer drift) have thousands of such pairs; the one-pass builder then
 // sorted and pruned about a tenth of all pairs only to store nothing, and cost 8x the rest of the
-// comparison on 16M elements. That number is bounded from below first, from pass 1's joint
-// histogram and then by a cheap read at the filter's resolution, so pairs are collected only when
-// a frontier may be stored, and the result is exactly what the one-pass builder gave.
+// comparison on 16M elements. That number is bounded from below first from pass 1's joint
+// histogram (free), then counted exactly in two cheap reads, so pairs are collected only when a
+// frontier can be stored; the result is exactly what the one-pass builder gave.
 #pragma once
 
 #include <cstdint>
@@ -24,8 +24,9 @@ namespace convgate::compare::internal {
 int64_t UndominatedLowerBound(const JointHistogram& joint);
 
 // The frontier of a floating comparison's finite pairs, on `workers` threads, as
-// FrontierBuilder::Finish gives it; an empty Frontier when `joint` (pass 1's) shows it cannot be
-// stored. `compared` and `inexact` as for Finish.
+// FrontierBuilder::Finish gives it; an empty Frontier, without collecting, when `joint` (pass 1's)
+// or a count of the undominated pairs shows it cannot be stored. `compared` and `inexact` as for
+// Finish.
 Frontier CollectFrontier(const Tensor& source, const Tensor& target, const JointHistogram& joint,
                          int64_t compared, int64_t inexact, int workers);
 

@@ -1,6 +1,7 @@
 // report.json: everything a reader needs to explain the verdict without re-running anything.
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "agreement_report.h"
 #include "convgate/report/report.h"
@@ -73,12 +74,11 @@ json OutputCheckJson(const gate::OutputCheck& check,
 // the output's aggregates row, rather than in each of possibly thousands of results. An output
 // without a row keeps its hints in its results.
 std::map<std::string, std::vector<std::string>> SharedHints(const gate::CompareReport& report) {
+  std::set<std::string> rows;
+  for (const gate::OutputAggregate& row : report.aggregates) rows.insert(row.output);
   std::map<std::string, std::vector<std::string>> shared;
   for (const gate::OutputCheck& check : report.checks) {
-    const bool has_row =
-        std::any_of(report.aggregates.begin(), report.aggregates.end(),
-                    [&](const gate::OutputAggregate& row) { return row.output == check.output; });
-    if (check.passed || !has_row) continue;
+    if (check.passed || !rows.contains(check.output)) continue;
     auto [it, first] = shared.try_emplace(check.output, check.hints);
     if (first) continue;
     std::erase_if(it->second, [&](const std::string& hint) {

@@ -29,7 +29,6 @@ using testing::HintsOf;
 using testing::ProcessResult;
 using Args = std::vector<std::string>;
 
-const fs::path kBinary = fs::path(CONVGATE_BINARY_DIR) / "src/cli/convgate";
 const fs::path kModels = fs::path(CONVGATE_BINARY_DIR) / "examples";
 
 std::string Num(double value) {
@@ -40,26 +39,8 @@ std::string Num(double value) {
 
 std::string Model(const std::string& name) { return (kModels / name).string(); }
 
-class PolicyCliTest : public ::testing::Test {
+class PolicyCliTest : public testing::CliTest {
  protected:
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir_ = fs::temp_directory_path() /
-           ("convgate_policy_" + std::string(info->name()) + "_" + std::to_string(::getpid()));
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
-  void TearDown() override {
-    if (!HasFailure()) fs::remove_all(dir_);
-  }
-
-  ProcessResult Convgate(Args args) {
-    args.insert(args.begin(), kBinary.string());
-    ProcessResult result = testing::RunProcess(args);
-    EXPECT_EQ(result.signal, 0) << "convgate crashed; stderr:\n" << result.err;
-    return result;
-  }
-
   // `compare` of the clean model against the 1% weight perturbation, with extra flags.
   ProcessResult ComparePerturbed(const Args& extra) {
     Args args{"compare", Model("tinycnn.onnx"), Model("tinycnn_perturbed.onnx"), "--samples", "3"};
@@ -78,8 +59,6 @@ class PolicyCliTest : public ::testing::Test {
     EXPECT_TRUE(in.good()) << "missing " << path;
     return json::parse(in);
   }
-
-  fs::path dir_;
 };
 
 TEST_F(PolicyCliTest, BadPolicyFlagsAreUsageErrorsBeforeAnyModelLoads) {
