@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <string>
 
@@ -56,6 +57,10 @@ int64_t RankOf(const std::vector<double>& row, int64_t idx) {
 
 void ReadRow(const Tensor& tensor, int64_t offset, int64_t classes, std::vector<double>& out) {
   out.resize(static_cast<size_t>(classes));
+  if (!tensor.IsAligned()) {  // an .npz member read in place: GetDouble reads any address
+    for (int64_t idx = 0; idx < classes; ++idx) out[idx] = tensor.GetDouble(offset + idx);
+    return;
+  }
   if (tensor.dtype() == DType::kFloat32) {
     const float* data = tensor.data<float>().data() + offset;
     for (int64_t idx = 0; idx < classes; ++idx) out[idx] = data[idx];
@@ -71,8 +76,14 @@ void ReadRow(const Tensor& tensor, int64_t offset, int64_t classes, std::vector<
 
 template <typename T>
 void AppendLabels(const Tensor& tensor, std::vector<int64_t>& out) {
-  // uint64 labels above INT64_MAX wrap; no classifier has that many classes.
-  for (T value : tensor.data<T>()) out.push_back(static_cast<int64_t>(value));
+  // uint64 labels above INT64_MAX wrap; no classifier has that many classes. memcpy: the tensor
+  // need not be aligned (an .npz member read in place).
+  const std::byte* data = tensor.bytes().data();
+  for (int64_t idx = 0; idx < tensor.num_elements(); ++idx) {
+    T value;
+    std::memcpy(&value, data + static_cast<size_t>(idx) * sizeof(T), sizeof(T));
+    out.push_back(static_cast<int64_t>(value));
+  }
 }
 
 std::vector<int64_t> LabelsOf(const Tensor& tensor) {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <cstddef>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <vector>
@@ -15,13 +17,20 @@
 namespace convgate::compare::internal {
 namespace {
 
-// Calls per_pair(|s|, |t - s|) for each finite pair of the spans with |t - s| > 0 (computed in
-// double, as pass 1 computes it).
+// Calls per_pair(|s|, |t - s|) for each finite pair of `size` T elements at `source` and `target`
+// with |t - s| > 0 (computed in double, as pass 1 computes it). Elements are read with memcpy
+// (plain loads once compiled), so the bytes need not be aligned for T: float32 tensors are read
+// in place even when they are .npz members mapped where their zip header left them.
 template <typename T, typename PerPair>
-void InexactPairsOf(const T* source, const T* target, size_t size, PerPair& per_pair) {
+void InexactPairsOf(const std::byte* source, const std::byte* target, size_t size,
+                    PerPair& per_pair) {
   for (size_t idx = 0; idx < size; ++idx) {
-    const double s = static_cast<double>(source[idx]);
-    const double abs_error = std::abs(static_cast<double>(target[idx]) - s);
+    T source_value;
+    T target_value;
+    std::memcpy(&source_value, source + idx * sizeof(T), sizeof(T));
+    std::memcpy(&target_value, target + idx * sizeof(T), sizeof(T));
+    const double s = static_cast<double>(source_value);
+    const double abs_error = std::abs(static_cast<double>(target_value) - s);
     if (!(abs_error > 0.0) || !std::isfinite(abs_error) || !std::isfinite(s)) continue;
     per_pair(std::abs(s), abs_error);
   }
@@ -44,8 +53,9 @@ void ForEachInexactPair(const Tensor& source, const Tensor& target, int workers,
     const int64_t begin = block * kBlockElements;
     const int64_t end = std::min(count, begin + kBlockElements);
     if (float32) {
-      InexactPairsOf(source.data<float>().data() + begin, target.data<float>().data() + begin,
-                     static_cast<size_t>(end - begin), pair);
+      const size_t offset = static_cast<size_t>(begin) * sizeof(float);
+      InexactPairsOf<float>(source.bytes().data() + offset, target.bytes().data() + offset,
+                            static_cast<size_t>(end - begin), pair);
       end_block(worker);
       return;
     }
@@ -57,7 +67,8 @@ void ForEachInexactPair(const Tensor& source, const Tensor& target, int workers,
       const auto size = static_cast<size_t>(std::min(kChunkElements, end - chunk));
       WidenToDouble(source, chunk, std::span<double>(s_chunk.data(), size));
       WidenToDouble(target, chunk, std::span<double>(t_chunk.data(), size));
-      InexactPairsOf(s_chunk.data(), t_chunk.data(), size, pair);
+      InexactPairsOf<double>(reinterpret_cast<const std::byte*>(s_chunk.data()),
+                             reinterpret_cast<const std::byte*>(t_chunk.data()), size, pair);
     }
     end_block(worker);
   });

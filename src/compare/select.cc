@@ -157,6 +157,8 @@ class Pass {
     LazyChunk<double> target;
     LazyChunk<uint64_t> source_bits;
     LazyChunk<uint64_t> target_bits;
+    std::vector<float> source_f32;  // float32 runs that are not aligned (Float32Run)
+    std::vector<float> target_f32;
     std::vector<uint64_t> keys = std::vector<uint64_t>(kChunkElements);
 
     void Init(const std::vector<Group>& groups) {
@@ -185,9 +187,9 @@ class Pass {
     const auto offset = static_cast<size_t>(begin);
     switch (layout_) {
       case PairLayout::kFloat32:
-        return CollectErrorKeys(input_.source->data<float>().subspan(offset, size),
-                                input_.target->data<float>().subspan(offset, size), prefixes_,
-                                input_.all_finite, worker.keys);
+        return CollectErrorKeys(Float32Run(*input_.source, begin, size, worker.source_f32),
+                                Float32Run(*input_.target, begin, size, worker.target_f32),
+                                prefixes_, input_.all_finite, worker.keys);
       case PairLayout::kFloat64:
         return CollectErrorKeys(input_.source->data<double>().subspan(offset, size),
                                 input_.target->data<double>().subspan(offset, size), prefixes_,

@@ -31,6 +31,8 @@ struct ChunkBuffers {
   internal::LazyChunk<double> target;
   internal::LazyChunk<uint64_t> source_bits;
   internal::LazyChunk<uint64_t> target_bits;
+  std::vector<float> source_f32;  // float32 runs that are not aligned (Float32Run)
+  std::vector<float> target_f32;
   internal::ChunkScratch scratch;
 };
 
@@ -42,9 +44,10 @@ bool AccumulateChunkSimd(const Tensor& source, const Tensor& target, const Toler
   const auto offset = static_cast<size_t>(begin);
   switch (layout) {
     case internal::PairLayout::kFloat32:
-      return internal::AccumulateFiniteChunk(source.data<float>().subspan(offset, size),
-                                             target.data<float>().subspan(offset, size), begin,
-                                             tolerance, buffers.scratch, acc, sums);
+      return internal::AccumulateFiniteChunk(
+          internal::Float32Run(source, begin, size, buffers.source_f32),
+          internal::Float32Run(target, begin, size, buffers.target_f32), begin, tolerance,
+          buffers.scratch, acc, sums);
     case internal::PairLayout::kFloat64:
       return internal::AccumulateFiniteChunk(source.data<double>().subspan(offset, size),
                                              target.data<double>().subspan(offset, size), begin,

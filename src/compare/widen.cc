@@ -1,17 +1,23 @@
 #include "compare/widen.h"
 
 #include <cstddef>
+#include <cstring>
 
 #include "convgate/core/float16.h"
 
 namespace convgate::compare::internal {
 namespace {
 
+// Elements are read with memcpy, which compiles to plain loads: the tensor's memory need not be
+// aligned for T (Tensor::IsAligned).
 template <typename T, typename Out, typename Convert>
 void WidenWith(const Tensor& tensor, int64_t begin, std::span<Out> out, Convert convert) {
-  std::span<const T> data =
-      tensor.data<T>().subspan(static_cast<size_t>(begin), static_cast<size_t>(out.size()));
-  for (size_t idx = 0; idx < out.size(); ++idx) out[idx] = convert(data[idx]);
+  const std::byte* data = tensor.bytes().data() + static_cast<size_t>(begin) * sizeof(T);
+  for (size_t idx = 0; idx < out.size(); ++idx) {
+    T value;
+    std::memcpy(&value, data + idx * sizeof(T), sizeof(T));
+    out[idx] = convert(value);
+  }
 }
 
 template <typename T, typename Out>
@@ -100,8 +106,19 @@ bool BitsAreSigned(DType dtype) { return IsInteger(dtype) && IsSigned(dtype); }
 PairLayout LayoutOf(const Tensor& source, const Tensor& target) {
   if (source.dtype() != target.dtype()) return PairLayout::kWidened;
   if (source.dtype() == DType::kFloat32) return PairLayout::kFloat32;
-  if (source.dtype() == DType::kFloat64) return PairLayout::kFloat64;
+  // Widening a double is a copy: what a misaligned float64 run would need anyway.
+  const bool aligned = source.IsAligned() && target.IsAligned();
+  if (source.dtype() == DType::kFloat64 && aligned) return PairLayout::kFloat64;
   return PairLayout::kWidened;
+}
+
+std::span<const float> Float32Run(const Tensor& tensor, int64_t begin, size_t size,
+                                  std::vector<float>& scratch) {
+  if (tensor.IsAligned()) return tensor.data<float>().subspan(static_cast<size_t>(begin), size);
+  if (scratch.size() < size) scratch.resize(size);
+  std::memcpy(scratch.data(), tensor.bytes().data() + static_cast<size_t>(begin) * sizeof(float),
+              size * sizeof(float));
+  return {scratch.data(), size};
 }
 
 }  // namespace convgate::compare::internal

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "convgate/core/tensor.h"
 
@@ -22,9 +23,18 @@ void WidenToBits(const Tensor& tensor, int64_t begin, std::span<uint64_t> out);
 // Whether WidenToBits stores this dtype as an int64 (true) or a uint64 (false).
 bool BitsAreSigned(DType dtype);
 
-// How the SIMD loops read a floating pair: in place when both sides are float32 or both float64
-// (float32 widens in registers), otherwise through WidenToDouble buffers.
+// How the SIMD loops read a floating pair: in place when both sides are float32 (through
+// Float32Run) or both aligned float64 (float32 widens in registers), otherwise through
+// WidenToDouble buffers.
 enum class PairLayout { kFloat32, kFloat64, kWidened };
 PairLayout LayoutOf(const Tensor& source, const Tensor& target);
+
+// Elements [begin, begin + size) of a float32 tensor: in place when tensor.IsAligned(), else
+// copied into `scratch` (an .npz member read in place starts wherever its zip header ends; a
+// misaligned float* is undefined behaviour). Copying a chunk that the loop then reads from cache
+// costs little next to reading it from memory. REQUIRES: dtype float32, begin + size <=
+// num_elements().
+std::span<const float> Float32Run(const Tensor& tensor, int64_t begin, size_t size,
+                                  std::vector<float>& scratch);
 
 }  // namespace convgate::compare::internal

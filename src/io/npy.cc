@@ -380,11 +380,19 @@ Result<std::unique_ptr<std::byte[]>> AllocateBuffer(size_t bytes, std::string_vi
 }
 
 // Reads `needed` data bytes from `source` into the tensor: straight into its buffer for C-order
-// numeric data (no second copy), through a buffer for Fortran order and strings.
+// numeric data (no second copy), through a buffer for Fortran order and strings. C-order numeric
+// data that is `mapped` is not read at all: the tensor adopts it where it lies.
 Result<Tensor> ReadData(const internal::NpyByteSource& source, const NpyHeader& header,
-                        size_t needed, std::string_view what) {
+                        size_t needed, std::string_view what, const internal::MappedNpy* mapped) {
   const NpyDescr& descr = header.descr;
   const bool rearranged = header.fortran_order && header.shape.NumElements() > 0;
+  if (mapped != nullptr && descr.dtype != DType::kString && !rearranged) {
+    CONVGATE_ASSIGN_OR_RETURN(
+        Tensor tensor,
+        Tensor::Adopt(descr.dtype, header.shape, mapped->bytes.subspan(header.data_offset, needed),
+                      mapped->owner));
+    return FinishNumeric(std::move(tensor), descr);  // writes copy only the pages they touch
+  }
   if (descr.dtype == DType::kString || rearranged) {
     CONVGATE_ASSIGN_OR_RETURN(std::unique_ptr<std::byte[]> data, AllocateBuffer(needed, what));
     CONVGATE_RETURN_IF_ERROR(source(std::span(data.get(), needed)));
@@ -406,7 +414,8 @@ Result<Tensor> ReadData(const internal::NpyByteSource& source, const NpyHeader& 
 namespace internal {
 
 Result<Tensor> ReadNpyFrom(const NpyByteSource& source, uint64_t total_bytes,
-                           int64_t max_tensor_bytes, std::string_view what) {
+                           int64_t max_tensor_bytes, std::string_view what,
+                           const MappedNpy* mapped) {
   Result<NpyHeader> header = ReadHeader(source, total_bytes);
   if (!header.ok()) return header.status().WithContext(what);
   CONVGATE_ASSIGN_OR_RETURN(const size_t needed, DataBytes(*header, what));
@@ -425,7 +434,7 @@ Result<Tensor> ReadNpyFrom(const NpyByteSource& source, uint64_t total_bytes,
                             std::to_string(available) +
                             (available < needed ? " (truncated)" : " (trailing bytes)"));
   }
-  return ReadData(source, *header, needed, what);
+  return ReadData(source, *header, needed, what, mapped);
 }
 
 }  // namespace internal
@@ -449,10 +458,22 @@ Result<Tensor> ReadNpy(const std::filesystem::path& path, const Limits& limits) 
   // and against the file's size before any data is read.
   CONVGATE_ASSIGN_OR_RETURN(InputFile file,
                             InputFile::Open(path, std::numeric_limits<uint64_t>::max(), ""));
-  const internal::NpyByteSource source = [&file](std::span<std::byte> dst) {
-    return file.ReadExactly(dst);
+  // Mapped, so the data is compared where the page cache holds it: no read, no copy.
+  CONVGATE_ASSIGN_OR_RETURN(std::shared_ptr<MappedFile> map, file.Map());
+  const internal::MappedNpy mapped{map->bytes(), map};
+  size_t offset = 0;
+  const internal::NpyByteSource source = [&](std::span<std::byte> dst) -> Status {
+    if (mapped.bytes.size() - offset < dst.size()) {
+      return Status::DataLoss(path.string() + ": ends " +
+                              std::to_string(dst.size() - (mapped.bytes.size() - offset)) +
+                              " bytes early");
+    }
+    std::memcpy(dst.data(), mapped.bytes.data() + offset, dst.size());
+    offset += dst.size();
+    return Status::OK();
   };
-  return internal::ReadNpyFrom(source, file.size(), limits.max_tensor_bytes, path.string());
+  return internal::ReadNpyFrom(source, file.size(), limits.max_tensor_bytes, path.string(),
+                               &mapped);
 }
 
 std::string SerializeNpyHeader(DType dtype, const Shape& shape) {

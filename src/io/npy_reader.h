@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <span>
 #include <string_view>
 
@@ -22,11 +23,22 @@ inline constexpr size_t kMaxNpyHeaderBytes = size_t{1} << 20;
 // cannot.
 using NpyByteSource = std::function<Status(std::span<std::byte> dst)>;
 
+// An .npy whose bytes are in memory that can outlive the read (a mapped file): numeric data in C
+// order is then adopted where it lies instead of read into a buffer of its own. Its address need
+// not suit the dtype (an .npz member starts wherever its zip header ends): Tensor::IsAligned tells
+// readers of the data.
+struct MappedNpy {
+  std::span<std::byte> bytes;  // the whole .npy, header included: total_bytes of them
+  std::shared_ptr<void> owner;
+};
+
 // Reads one .npy of `total_bytes` bytes from `source`: the header first, then the data. Before any
 // data is read, the data the header declares must be at most `max_tensor_bytes`
 // (FailedPrecondition naming `what`, the array and the limit) and exactly what `total_bytes`
-// leaves after the header (DataLoss). Errors as ParseNpy otherwise.
+// leaves after the header (DataLoss). Errors as ParseNpy otherwise. With `mapped`, `source` reads
+// the same bytes (for the header) and numeric data is adopted from `mapped`.
 Result<Tensor> ReadNpyFrom(const NpyByteSource& source, uint64_t total_bytes,
-                           int64_t max_tensor_bytes, std::string_view what);
+                           int64_t max_tensor_bytes, std::string_view what,
+                           const MappedNpy* mapped = nullptr);
 
 }  // namespace convgate::io::internal

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <zip.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -10,14 +11,17 @@
 #include <ctime>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "convgate/core/file_util.h"
 #include "convgate/core/units.h"
 #include "convgate/io/npy.h"
 #include "io/npy_reader.h"
+#include "io/zip_directory.h"
 
 namespace convgate::io {
 namespace {
@@ -141,6 +145,71 @@ Result<Tensor> ReadMember(zip_t* archive, zip_uint64_t index, const zip_stat_t& 
   return tensor;
 }
 
+// zlib's CRC-32 of `bytes`, in pieces on all cores and combined (crc32_combine): checking a stored
+// member is the one pass over it that reading in place still makes, and on one core it would cost
+// as much as the comparison.
+uint32_t Crc32(std::span<const std::byte> bytes) {
+  constexpr size_t kMinPiece = size_t{4} << 20;
+  const size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  const size_t pieces = std::clamp<size_t>(bytes.size() / kMinPiece, 1, cores);
+  const size_t piece = bytes.size() / pieces;
+  const auto crc_of = [&](size_t idx) {
+    const size_t begin = idx * piece;
+    const size_t end = idx + 1 == pieces ? bytes.size() : begin + piece;
+    return crc32_z(0, reinterpret_cast<const Bytef*>(bytes.data() + begin), end - begin);
+  };
+  std::vector<uLong> crcs(pieces);
+  std::vector<std::thread> threads;
+  for (size_t idx = 1; idx < pieces; ++idx) {
+    threads.emplace_back([&, idx] { crcs[idx] = crc_of(idx); });
+  }
+  crcs[0] = crc_of(0);
+  for (std::thread& thread : threads) thread.join();
+  uLong crc = crcs[0];
+  for (size_t idx = 1; idx < pieces; ++idx) {
+    const size_t length = idx + 1 == pieces ? bytes.size() - idx * piece : piece;
+    crc = crc32_combine64(crc, crcs[idx], static_cast<z_off64_t>(length));
+  }
+  return static_cast<uint32_t>(crc);
+}
+
+// The archive mapped in memory, with where each member's data lies in it: stored members are then
+// read where they lie.
+struct MappedArchive {
+  std::shared_ptr<MappedFile> file;
+  std::vector<internal::ZipMemberData> members;
+};
+
+// A stored member of a mapped archive: its CRC checked, then read through npy_reader.h with the
+// data adopted in place, not copied. nullopt when the directory and libzip disagree about it, so
+// that libzip reads it (and says what is wrong).
+std::optional<Result<Tensor>> ReadMappedMember(const MappedArchive& mapped, zip_uint64_t index,
+                                               const zip_stat_t& stat, const Limits& limits,
+                                               std::string_view member) {
+  const bool plain = stat.comp_method == ZIP_CM_STORE && (stat.valid & ZIP_STAT_CRC) &&
+                     (stat.valid & ZIP_STAT_ENCRYPTION_METHOD) &&
+                     stat.encryption_method == ZIP_EM_NONE && stat.size == stat.comp_size;
+  if (!plain || index >= mapped.members.size() || mapped.members[index].size != stat.comp_size) {
+    return std::nullopt;
+  }
+  const std::span<std::byte> bytes =
+      mapped.file->bytes().subspan(mapped.members[index].offset, stat.size);
+  if (Crc32(bytes) != stat.crc) {
+    return Status::DataLoss(std::string(member) + ": CRC error (the member's bytes are damaged)");
+  }
+  const internal::MappedNpy npy{bytes, mapped.file};
+  size_t offset = 0;
+  const internal::NpyByteSource source = [&](std::span<std::byte> dst) -> Status {
+    if (bytes.size() - offset < dst.size()) {
+      return Status::DataLoss(std::string(member) + ": unexpected end of data");
+    }
+    std::memcpy(dst.data(), bytes.data() + offset, dst.size());
+    offset += dst.size();
+    return Status::OK();
+  };
+  return internal::ReadNpyFrom(source, stat.size, limits.max_tensor_bytes, member, &npy);
+}
+
 // Every member's declared size against max_tensor_bytes, then their sum against max_run_bytes
 // (they are all held once read, so many members each under the first are no way around it),
 // before the first member is inflated.
@@ -168,7 +237,7 @@ Status CheckArchiveLimits(zip_t* archive, const Limits& limits, std::string_view
 }
 
 Result<TensorMap> ReadMembers(zip_t* archive, zip_uint64_t archive_size, const Limits& limits,
-                              std::string_view what) {
+                              std::string_view what, const MappedArchive* mapped = nullptr) {
   CONVGATE_RETURN_IF_ERROR(CheckArchiveLimits(archive, limits, what));
   const zip_int64_t count = zip_get_num_entries(archive, 0);
   TensorMap tensors;
@@ -185,8 +254,14 @@ Result<TensorMap> ReadMembers(zip_t* archive, zip_uint64_t archive_size, const L
     if (!name.ends_with(kNpySuffix)) {
       return Status::DataLoss(member + ": not a .npy member (np.savez writes only NAME.npy)");
     }
-    CONVGATE_ASSIGN_OR_RETURN(Tensor tensor,
-                              ReadMember(archive, index, stat, archive_size, limits, member));
+    std::optional<Result<Tensor>> in_place;
+    if (mapped != nullptr) {
+      CONVGATE_RETURN_IF_ERROR(CheckMemberSizes(stat, archive_size, member));
+      in_place = ReadMappedMember(*mapped, index, stat, limits, member);
+    }
+    CONVGATE_ASSIGN_OR_RETURN(
+        Tensor tensor, in_place ? std::move(*in_place)
+                                : ReadMember(archive, index, stat, archive_size, limits, member));
     std::string tensor_name(name.substr(0, name.size() - kNpySuffix.size()));
     if (tensors.Contains(tensor_name)) {
       return Status::DataLoss(member + ": a second member with the same name");
@@ -306,13 +381,19 @@ Result<TensorMap> ReadNpz(const std::filesystem::path& path, const Limits& limit
                             InputFile::Open(path, std::numeric_limits<uint64_t>::max(), ""));
   if (file.size() == 0) return Status::DataLoss(path.string() + ": empty file, not a zip archive");
   const uint64_t size = file.size();
+  // Mapped before libzip takes the descriptor, so stored members (np.savez's default) are
+  // compared where the page cache holds them; libzip still reads the directory and checks it.
+  MappedArchive mapped;
+  CONVGATE_ASSIGN_OR_RETURN(mapped.file, file.Map());
   int code = 0;
   // The descriptor InputFile checked is the one libzip reads: the path cannot be swapped for a
   // FIFO in between. zip_fdopen closes it with the archive (and leaves it to us on failure).
   ZipArchive archive(zip_fdopen(file.fd(), ZIP_RDONLY, &code));
   if (!archive) return OpenError(path.string(), code);
   file.Release();
-  return ReadMembers(archive.get(), size, limits, path.string());
+  mapped.members = internal::ZipMemberOffsets(mapped.file->bytes())
+                       .value_or(std::vector<internal::ZipMemberData>());
+  return ReadMembers(archive.get(), size, limits, path.string(), &mapped);
 }
 
 Result<uint64_t> NpzDeclaredBytes(const std::filesystem::path& path) {

@@ -9,7 +9,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
+#include <memory>
 #include <new>
 #include <string>
 #include <vector>
@@ -164,6 +166,30 @@ TEST(Engine, ThreadCountDoesNotChangeAnyBit) {
   ExpectIdentical(one, two);
 }
 
+// A tensor over a copy of `tensor`'s bytes that starts `shift` bytes past an aligned address: how
+// an .npz member read in place (io/npz.h) arrives, wherever its zip header ends.
+Tensor Misaligned(const Tensor& tensor, size_t shift) {
+  auto storage = std::make_shared<std::vector<std::byte>>(tensor.byte_size() + 16);
+  std::byte* start = storage->data() + shift;  // operator new aligns to 16
+  std::memcpy(start, tensor.bytes().data(), tensor.byte_size());
+  return Tensor::Adopt(tensor.dtype(), tensor.shape(), {start, tensor.byte_size()}, storage)
+      .value();
+}
+
+TEST(Engine, MisalignedFloat32GivesTheSameBitsAsAligned) {
+  const auto [source, target] = NoisyPair(300'000, 5);
+  const TensorComparison aligned = CompareTensors(source, target, Tolerance(), Threads(2));
+  ASSERT_GT(aligned.mismatches, 0);
+  for (size_t shift : {1, 2, 3}) {
+    const Tensor odd_source = Misaligned(source, shift);
+    const Tensor odd_target = Misaligned(target, 4 - shift);
+    ASSERT_FALSE(odd_source.IsAligned());
+    ASSERT_FALSE(odd_target.IsAligned());
+    ExpectIdentical(aligned, CompareTensors(odd_source, odd_target, Tolerance(), Threads(2)));
+    ExpectIdentical(aligned, CompareTensors(odd_source, target, Tolerance(), Threads(1)));
+  }
+}
+
 // Float64 pairs over the whole range, denormals to 1e300, with tiny tolerances: the SIMD
 // filters' edge cases (products losing precision, zero sources, huge ratios).
 std::pair<Tensor, Tensor> ExtremePair(size_t count, uint64_t seed) {
@@ -178,6 +204,28 @@ std::pair<Tensor, Tensor> ExtremePair(size_t count, uint64_t seed) {
   const Shape shape = Shape::Of({static_cast<int64_t>(count)});
   return {Tensor::FromVector<double>(DType::kFloat64, shape, source),
           Tensor::FromVector<double>(DType::kFloat64, shape, target)};
+}
+
+TEST(Engine, MisalignedFloat64GivesTheSameBitsAsAligned) {
+  const auto [source32, target32] = NoisyPair(200'000, 7);
+  const auto widen = [](const Tensor& tensor) {
+    Tensor wide = Tensor::Allocate(DType::kFloat64, tensor.shape()).value();
+    for (int64_t idx = 0; idx < tensor.num_elements(); ++idx) {
+      wide.SetDouble(idx, tensor.GetDouble(idx) * (1.0 + 1e-9 * static_cast<double>(idx % 7)));
+    }
+    return wide;
+  };
+  const Tensor source = widen(source32);
+  const Tensor target = widen(target32);
+  const Tolerance tight;
+  const TensorComparison aligned = CompareTensors(source, target, tight, Threads(2));
+  ASSERT_GT(aligned.mismatches, 0);
+  for (size_t shift : {1, 4}) {
+    const Tensor odd_source = Misaligned(source, shift);
+    ASSERT_FALSE(odd_source.IsAligned());
+    ExpectIdentical(aligned,
+                    CompareTensors(odd_source, Misaligned(target, shift), tight, Threads(2)));
+  }
 }
 
 // The SIMD path against the scalar reference (AccumulateFloat on the whole tensor).

@@ -19,6 +19,28 @@
 
 namespace convgate::io::testing {
 
+// Whether `address` lies in a mapping of `file` (/proc/self/maps): a tensor read in place rather
+// than copied.
+inline bool InMappingOf(const void* address, const std::filesystem::path& file) {
+  const std::string wanted = std::filesystem::canonical(file).string();
+  std::FILE* maps = std::fopen("/proc/self/maps", "r");
+  if (maps == nullptr) return false;
+  char line[4096];
+  bool found = false;
+  while (!found && std::fgets(line, sizeof(line), maps) != nullptr) {
+    unsigned long begin = 0;
+    unsigned long end = 0;
+    int path_at = 0;
+    if (std::sscanf(line, "%lx-%lx %*s %*s %*s %*s %n", &begin, &end, &path_at) < 2) continue;
+    std::string path(line + path_at);
+    if (!path.empty() && path.back() == '\n') path.pop_back();
+    const auto at = reinterpret_cast<uintptr_t>(address);
+    found = path == wanted && at >= begin && at < end;
+  }
+  std::fclose(maps);
+  return found;
+}
+
 // A fresh folder under the system temp dir, removed with everything in it on destruction.
 class TempDir {
  public:

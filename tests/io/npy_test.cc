@@ -72,6 +72,10 @@ TEST(Npy, WriteThenReadFile) {
   Result<Tensor> back = ReadNpy(dir / "a.npy");
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_TRUE(back->BitwiseEquals(tensor));
+  // Read in place: the tensor's bytes are the file's, mapped, and aligned (the header is padded
+  // to 64 bytes).
+  EXPECT_TRUE(testing::InMappingOf(back->bytes().data(), dir / "a.npy"));
+  EXPECT_TRUE(back->IsAligned());
 }
 
 TEST(Npy, WritesNumpysHeaderLayout) {

@@ -63,6 +63,45 @@ TEST(Npz, RoundTripsStoredAndDeflatedInOrder) {
   EXPECT_LT(std::filesystem::file_size(dir / "z.npz"), 4096u);
 }
 
+// Stored members (np.savez's default) are compared where the page cache holds them: the tensor's
+// bytes are the file's, mapped, not a copy. Deflated members are inflated into buffers of their
+// own. Either way the values are the same.
+TEST(Npz, StoredMembersAreReadInPlaceAndDeflatedOnesInflated) {
+  TempDir dir;
+  TensorMap tensors;
+  ASSERT_TRUE(tensors.Insert("big", PatternTensor(DType::kFloat32, Shape::Of({1000, 257}))).ok());
+  ASSERT_TRUE(tensors.Insert("ids", PatternTensor(DType::kInt64, Shape::Of({33}))).ok());
+  for (bool compress : {false, true}) {
+    const std::filesystem::path path = dir / (compress ? "deflated.npz" : "stored.npz");
+    ASSERT_TRUE(WriteNpz(path, tensors, {.compress = compress}).ok());
+    Result<TensorMap> back = ReadNpz(path);
+    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    ExpectSameMaps(*back, tensors);
+    for (const TensorMap::Entry& entry : *back) {
+      EXPECT_EQ(testing::InMappingOf(entry.tensor.bytes().data(), path), !compress)
+          << path << " '" << entry.name << "'";
+    }
+  }
+}
+
+// A tensor read in place may be written (a caller normalising data): the mapping is private, so
+// the file does not change.
+TEST(Npz, WritingATensorReadInPlaceLeavesTheFileAlone) {
+  TempDir dir;
+  TensorMap tensors;
+  ASSERT_TRUE(tensors.Insert("x", PatternTensor(DType::kFloat32, Shape::Of({4096}))).ok());
+  ASSERT_TRUE(WriteNpz(dir / "x.npz", tensors).ok());
+  const std::string before = testing::ReadAll(dir / "x.npz");
+  {
+    TensorMap back = ReadNpz(dir / "x.npz").value();
+    Tensor* x = back.Find("x");
+    ASSERT_TRUE(testing::InMappingOf(x->bytes().data(), dir / "x.npz"));
+    for (int64_t idx = 0; idx < x->num_elements(); ++idx) x->SetDouble(idx, -1.0);
+    EXPECT_EQ(x->GetDouble(4095), -1.0);
+  }
+  EXPECT_EQ(testing::ReadAll(dir / "x.npz"), before);
+}
+
 TEST(Npz, WritesTheSameBytesForTheSameTensors) {
   TempDir dir;
   const TensorMap tensors = EveryDTypeMap();

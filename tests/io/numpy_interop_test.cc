@@ -119,6 +119,10 @@ TEST_F(NumpyInterop, WeReadWhatNumpyWrites) {
     const Tensor* tensor = archives[line.file].Find(line.key);
     ASSERT_NE(tensor, nullptr) << line.file << " has no '" << line.key << "'";
     ExpectMatches(*tensor, line);
+    // np.savez's zip64 headers are parsed: its numeric members are read where they lie.
+    if (line.file == "stored.npz" && tensor->dtype() != DType::kString && tensor->byte_size() > 0) {
+      EXPECT_TRUE(testing::InMappingOf(tensor->bytes().data(), path)) << line.key;
+    }
   }
   // Member order is numpy's (archive) order.
   EXPECT_EQ(archives["stored.npz"].Names(),

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -17,6 +18,8 @@ inline constexpr uint64_t kMaxWholeFileBytes = uint64_t{2} << 30;
 // JSON and YAML files (reports, policies, cache records): a report.json of thousands of samples
 // takes a few MiB, so 256 MiB is generous and still refuses a file that is no such document.
 inline constexpr uint64_t kMaxTextFileBytes = uint64_t{256} << 20;
+
+class MappedFile;
 
 // A file opened for reading by a reader of paths a user gave. Only regular files are read (after
 // symlinks are resolved): a FIFO would block forever, /dev/zero and /dev/urandom never end, and
@@ -53,6 +56,14 @@ class InputFile {
   // (/proc) are read to their end all the same.
   Result<std::string> ReadRest();
 
+  // The whole file (its size when opened) mapped copy-on-write, so readers can adopt its bytes as
+  // tensors instead of copying them (core/tensor.h Tensor::Adopt); writes to them stay private to
+  // this process. The mapping outlives this InputFile and is unmapped with the last reference.
+  // Unavailable naming the path when mmap fails. Caveat of every mapped reader (numpy's
+  // mmap_mode too): a file truncated by another process while mapped faults on access; convgate's
+  // own writers replace files by rename, which leaves a mapped file intact.
+  Result<std::shared_ptr<MappedFile>> Map() const;
+
  private:
   InputFile(std::filesystem::path path, int fd, uint64_t size, uint64_t max_bytes,
             std::string limit_name);
@@ -62,6 +73,22 @@ class InputFile {
   uint64_t size_ = 0;
   uint64_t max_bytes_ = 0;
   std::string limit_name_;
+};
+
+// A file's bytes mapped into memory (InputFile::Map). Empty for an empty file.
+class MappedFile {
+ public:
+  MappedFile(std::byte* data, size_t size) : data_(data), size_(size) {}
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  ~MappedFile();
+
+  // Writable because the mapping is private: adopted tensors may be written (copy-on-write).
+  std::span<std::byte> bytes() const { return {data_, size_}; }
+
+ private:
+  std::byte* data_;
+  size_t size_;
 };
 
 // OK when `path` is a regular file or a symlink to one; otherwise InputFile::Open's errors. For

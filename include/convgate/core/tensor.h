@@ -8,6 +8,7 @@
 // strings().
 #pragma once
 
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -64,14 +65,25 @@ class Tensor {
   std::span<std::string> strings() { return strings_; }
   std::span<const std::string> strings() const { return strings_; }
 
+  // Whether the elements' address suits their type. Always, except for adopted memory: a member of
+  // an .npz read in place (io/npz.h) starts wherever its zip header ends. Readers of adopted
+  // tensors check it before data<T>() and read through bytes() (memcpy) when it is false.
+  bool IsAligned() const {
+    const size_t size = DTypeSize(dtype_);
+    return size == 0 || reinterpret_cast<uintptr_t>(data_) % size == 0;
+  }
+
   // Typed views. REQUIRES: sizeof(T) == DTypeSize(dtype()) (fp16/bf16 are viewed as uint16_t), so
-  // never for kString.
+  // never for kString; IsAligned() (a misaligned T* is undefined behaviour, and vectorized loops
+  // that assume alignment fault on it).
   template <typename T>
   std::span<T> data() {
+    assert(IsAligned());
     return {reinterpret_cast<T*>(data_), static_cast<size_t>(num_elements())};
   }
   template <typename T>
   std::span<const T> data() const {
+    assert(IsAligned());
     return {reinterpret_cast<const T*>(data_), static_cast<size_t>(num_elements())};
   }
 

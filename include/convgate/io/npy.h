@@ -42,7 +42,9 @@ Result<Tensor> ParseNpy(std::string_view bytes, std::string_view what);
 // Reads a regular file only (core/file_util.h InputFile: a FIFO or /dev/zero is
 // FailedPrecondition naming it). An array whose data is larger than limits.max_tensor_bytes is
 // FailedPrecondition naming the file, the array and the limit, found from the header before any
-// data is read; the data is then read straight into the tensor (no second copy).
+// data is read. The data is not read at all: the file is mapped and the tensor adopts its data
+// where it lies (numpy aligns it to 64 bytes), except for Fortran order and strings, which are
+// rearranged into buffers of their own.
 Result<Tensor> ReadNpy(const std::filesystem::path& path, const Limits& limits = Limits());
 
 // Version 1.0 header (2.0 when the header exceeds 65535 bytes), little-endian, C order. Fails only

@@ -28,10 +28,12 @@ namespace convgate::io {
 //   of memory;
 // - (ReadNpz) a path that is not a regular file, a FIFO or a device: FailedPrecondition (see
 //   core/file_util.h InputFile).
-// Members are inflated straight into their tensors' buffers: reading an archive takes the memory
-// of its tensors and no more. ReadNpz streams members from the file; ParseNpz reads an archive
-// held in memory (for fuzzing and for archives received over a pipe), with `what` naming it in
-// messages.
+// ReadNpz maps the file: a stored member (np.savez's default) is not read at all once its CRC is
+// checked; its tensor adopts the member's numeric data where it lies in the mapping (not aligned
+// for its dtype, in general: see Tensor::IsAligned). Compressed members are inflated straight into
+// their tensors' buffers. Either way reading an archive takes the memory of its tensors and no
+// more. ParseNpz reads an archive held in memory (for fuzzing and for archives received over a
+// pipe), with `what` naming it in messages.
 Result<TensorMap> ReadNpz(const std::filesystem::path& path, const Limits& limits = Limits());
 Result<TensorMap> ParseNpz(std::string_view bytes, std::string_view what,
                            const Limits& limits = Limits());

@@ -113,6 +113,15 @@ std::string OrtElementTypeName(ONNXTensorElementDataType element_type) {
 Ort::Value OrtInputValue(const Tensor& tensor) {
   if (tensor.dtype() == DType::kString) return OrtStringValue(tensor);
   const std::vector<int64_t>& dims = tensor.shape().dims();
+  if (!tensor.IsAligned()) {
+    // Adopted memory (an .npz member read in place, io/npz.h) need not suit the element type;
+    // ORT's kernels assume it does, so such an input gets an aligned copy of its own.
+    Ort::AllocatorWithDefaultOptions allocator;
+    Ort::Value value = Ort::Value::CreateTensor(allocator, dims.data(), dims.size(),
+                                                OrtElementType(tensor.dtype()));
+    std::memcpy(value.GetTensorMutableRawData(), tensor.bytes().data(), tensor.byte_size());
+    return value;
+  }
   // ORT's API takes a mutable pointer for inputs and outputs alike; it only reads inputs.
   void* data = const_cast<std::byte*>(tensor.bytes().data());
   return Ort::Value::CreateTensor(CpuMemoryInfo(), data, tensor.byte_size(), dims.data(),
