@@ -1,7 +1,8 @@
 // Fuzz target for the zip layer: what convgate does with a zip's central directory, through every
-// reader of zips: ParseNpz (the member listing, the size checks against the archive, the reads),
-// SniffFile (ListZip and the format told from member names, for `inspect` and every side's
-// format check) and ReadZipMember.
+// reader of zips: ParseNpz and ReadNpz (the member listing, the size checks against the archive,
+// the reads; ReadNpz's own directory parser for stored members read in place), SniffFile (ListZip
+// and the format told from member names, for `inspect` and every side's format check) and
+// ReadZipMember.
 //
 // Inputs are whole archives (a crasher is a file `convgate inspect` reproduces), but under
 // libFuzzer a custom mutator changes only the central directory and the end-of-central-directory
@@ -101,6 +102,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
   (void)convgate::io::ParseNpz(bytes, "fuzz.npz");
   const convgate::fuzz::MemoryFile file(bytes);
+  // ReadNpz maps the file and finds stored members through its own directory parser
+  // (io/zip_directory.cc), which must agree with libzip or step aside.
+  (void)convgate::io::ReadNpz(file.path());
   convgate::Result<convgate::io::SniffedFile> sniffed = convgate::io::SniffFile(file.path());
   if (!sniffed.ok()) return 0;
   // ReadZipMember serves `inspect` (a PyTorch archive's data.pkl and code). Inspect caps a member
