@@ -53,6 +53,16 @@ TEST_F(PluginsCliTest, CommandsThatRunNoHeavyBackendLoadNeither) {
   }
 }
 
+// Highway (libhwy) is loaded by the first comparison (compare/hwy_on_demand.cc), not at start-up:
+// its static initializer spins for about 2 ms.
+TEST_F(PluginsCliTest, HighwayIsLoadedByTheFirstComparisonOnly) {
+  ASSERT_EQ(
+      Convgate({"run", kExamples + "tinycnn.onnx", "--save-outputs", Path("a.npz")}).exit_code, 0);
+  EXPECT_FALSE(Mentions(LoadedLibraries({"--version"}), "libhwy"));
+  EXPECT_FALSE(Mentions(LoadedLibraries({"inspect", Path("a.npz")}), "libhwy"));
+  EXPECT_TRUE(Mentions(LoadedLibraries({"compare", Path("a.npz"), Path("a.npz")}), "libhwy"));
+}
+
 #if CONVGATE_WITH_OPENCV
 TEST_F(PluginsCliTest, TheOpenCvBackendLoadsItsModuleWhenAsked) {
   const std::string log =
