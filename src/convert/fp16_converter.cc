@@ -3,7 +3,7 @@
 #include "convert/fp16.h"
 #include "convgate/core/file_util.h"
 #include "convgate/version.h"
-#include "graph/model_proto.h"
+#include "convgate/graph/internal/model_proto.h"
 
 namespace convgate::convert {
 namespace {

@@ -6,7 +6,7 @@
 #include "convert/converter.h"
 #include "convgate/core/file_util.h"
 #include "convgate/graph/onnx_model.h"
-#include "graph/model_proto.h"
+#include "convgate/graph/internal/model_proto.h"
 
 namespace convgate::convert {
 

@@ -8,7 +8,7 @@
 
 #include "convert/converter.h"
 #include "convgate/core/file_util.h"
-#include "graph/model_proto.h"
+#include "convgate/graph/internal/model_proto.h"
 
 namespace convgate::convert {
 namespace {

@@ -1,4 +1,4 @@
-#include "graph/model_proto.h"
+#include "convgate/graph/internal/model_proto.h"
 
 #include <climits>
 #include <cstdint>

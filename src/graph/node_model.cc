@@ -5,7 +5,7 @@
 
 #include <set>
 
-#include "graph/model_proto.h"
+#include "convgate/graph/internal/model_proto.h"
 #include "graph/onnx_types.h"
 
 namespace convgate::graph {

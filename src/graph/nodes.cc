@@ -1,6 +1,6 @@
 #include "convgate/graph/nodes.h"
 
-#include "graph/model_proto.h"
+#include "convgate/graph/internal/model_proto.h"
 
 namespace convgate::graph {
 

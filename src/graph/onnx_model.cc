@@ -9,7 +9,7 @@
 
 #include "convgate/core/file_util.h"
 #include "convgate/core/numbers.h"
-#include "graph/model_proto.h"
+#include "convgate/graph/internal/model_proto.h"
 #include "graph/onnx_types.h"
 
 namespace convgate::graph {

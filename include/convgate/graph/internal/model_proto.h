@@ -1,4 +1,5 @@
-// Parsing ModelProtos from bytes with the errors convgate reports (internal to src/graph).
+// Parsing ModelProtos from bytes with the errors convgate reports. Internal: shared by graph and
+// convert (which rewrites models), not part of the library's API.
 #pragma once
 
 #include <onnx/onnx_pb.h>
