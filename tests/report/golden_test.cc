@@ -20,6 +20,7 @@
 #include "convgate/gate/reduce.h"
 #include "convgate/gate/verify.h"
 #include "convgate/report/json_text.h"
+#include "convgate/report/render.h"
 #include "convgate/report/report.h"
 
 namespace convgate::report {
@@ -243,36 +244,29 @@ void ExpectGolden(const std::string& name, const std::string& actual) {
          "`git diff tests/report/golden/`";
 }
 
+// The files of one workflow's rendering, as the CLI writes them.
+void ExpectGoldenFiles(const std::string& workflow, const Rendering& rendering) {
+  ExpectGolden(workflow + "_report.json", DumpJson(Normalized(rendering.report), 2) + "\n");
+  ExpectGolden(workflow + "_verify_result.json",
+               DumpJson(rendering.verify_result, 2, false) + "\n");
+  ExpectGolden(workflow + "_junit.xml", rendering.junit);
+  ExpectGolden(workflow + "_console.txt", rendering.console);
+}
+
 TEST(Golden, CompareResultFiles) {
-  const gate::CompareReport report = Comparison();
-  ExpectGolden("compare_report.json",
-               DumpJson(Normalized(ReportJson(report, kInvocation)), 2) + "\n");
-  ExpectGolden("compare_verify_result.json", DumpJson(VerifyResultJson(report), 2, false) + "\n");
-  ExpectGolden("compare_junit.xml", JUnitXml(report, kInvocation));
-  ExpectGolden("compare_console.txt", ConsoleText(report, /*color=*/false));
+  ExpectGoldenFiles("compare", Render(Comparison(), kInvocation, /*color=*/false));
 }
 
 TEST(Golden, VerifyResultFiles) {
-  const gate::VerifyReport report = Verification();
   Invocation invocation = kInvocation;
   invocation.command = "verify";
-  ExpectGolden("verify_report.json",
-               DumpJson(Normalized(ReportJson(report, invocation)), 2) + "\n");
-  ExpectGolden("verify_verify_result.json", DumpJson(VerifyResultJson(report), 2, false) + "\n");
-  ExpectGolden("verify_junit.xml", JUnitXml(report, invocation));
-  ExpectGolden("verify_console.txt", ConsoleText(report, /*color=*/false));
+  ExpectGoldenFiles("verify", Render(Verification(), invocation, /*color=*/false));
 }
 
 TEST(Golden, ReduceResultFiles) {
-  const gate::ReduceReport report = Reduction();
   Invocation invocation = kInvocation;
   invocation.command = "reduce";
-  ExpectGolden("reduce_report.json",
-               DumpJson(Normalized(ReportJson(report, invocation)), 2) + "\n");
-  ExpectGolden("reduce_verify_result.json",
-               DumpJson(VerifyResultJson(report.comparison), 2, false) + "\n");
-  ExpectGolden("reduce_junit.xml", JUnitXml(report.comparison, invocation));
-  ExpectGolden("reduce_console.txt", ConsoleText(report, /*color=*/false));
+  ExpectGoldenFiles("reduce", Render(Reduction(), invocation, /*color=*/false));
 }
 
 }  // namespace
