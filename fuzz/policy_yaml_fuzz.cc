@@ -10,9 +10,9 @@
 #include "convgate/compare/policy_file.h"
 #include "convgate/report/json_text.h"
 #include "convgate/report/report.h"
-#include "report/json_reader.h"
-#include "report/json_util.h"
-#include "report/policy_json.h"
+#include "report/json/policy.h"
+#include "report/json/reader.h"
+#include "report/text/policy.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);

@@ -53,16 +53,7 @@ class ReduceCommand : public Command {
   }
 
   ExitCode Execute(report::Invocation& invocation) override {
-    const gate::ReduceReport result = gate::ReduceGate(options_);
-    invocation.seconds = ProcessSeconds();
-    Rendered rendered;
-    rendered.report = report::ReportJson(result, invocation);
-    rendered.verify_result = report::VerifyResultJson(result.comparison);
-    rendered.junit = report::JUnitXml(result.comparison, invocation);
-    rendered.console = report::ConsoleText(result, UseColor(output_));
-    rendered.error = result.error;
-    rendered.exit_code = gate::ExitCodeFor(result.verdict, result.error);
-    return Finish(output_, rendered);
+    return RenderAndFinish(gate::ReduceGate(options_), invocation, output_);
   }
 
  private:

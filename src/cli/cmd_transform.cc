@@ -114,14 +114,9 @@ class TransformCommand : public Command {
       return RenderAndFinish(report, invocation, output_);
     }
     invocation.seconds = ProcessSeconds();
-    Rendered rendered;
-    rendered.report = report::ReportJson(report, invocation);
+    Rendered rendered{report::Render(report, invocation, /*color=*/false)};
     rendered.printed_json = transform::TransformJson(record);
     (*rendered.printed_json)["validation"] = rendered.report;
-    rendered.verify_result = report::VerifyResultJson(report);
-    rendered.junit = report::JUnitXml(report, invocation);
-    rendered.error = report.error;
-    rendered.exit_code = gate::ExitCodeFor(report.verdict, report.error);
     return Finish(output_, rendered);
   }
 

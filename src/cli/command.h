@@ -10,6 +10,7 @@
 
 #include "convgate/core/exit_code.h"
 #include "convgate/gate/results.h"
+#include "convgate/report/render.h"
 #include "convgate/report/report.h"
 #include "flag.h"
 #include "flag_groups.h"
@@ -60,36 +61,22 @@ double ProcessSeconds();
 // that stage (gate::ExitCodeFor).
 ExitCode ReportError(gate::Stage stage, const Status& status);
 
-// Everything a gate workflow renders, finished uniformly: result files under --out (not for a
-// usage error: nothing ran, so there is no verdict to record), the table or JSON on stdout, the
+// A workflow's rendering (report::Render), finished uniformly: result files under --out (not for
+// a usage error: nothing ran, so there is no verdict to record), the table or JSON on stdout, the
 // error line on stderr. Returns the exit code ("cannot run" if a result file could not be
 // written).
-struct Rendered {
-  nlohmann::json report;
-  nlohmann::json verify_result;
-  std::string junit;
-  std::string console;
-  std::optional<gate::GateError> error;
-  ExitCode exit_code = ExitCode::kPassed;
+struct Rendered : report::Rendering {
   // What --json prints when it is not the report itself (transform: its record with the report).
   std::optional<nlohmann::json> printed_json;
 };
 ExitCode Finish(const OutputOptions& options, const Rendered& rendered);
 
-// Renders a workflow's report in every form and finishes (see Finish). Report is
-// gate::RunReport, gate::CompareReport or gate::VerifyReport.
-template <typename Report>
-ExitCode RenderAndFinish(const Report& result, report::Invocation& invocation,
+// Renders a workflow's result in every form (report::Render) and finishes (see Finish).
+template <typename Result>
+ExitCode RenderAndFinish(const Result& result, report::Invocation& invocation,
                          const OutputOptions& options) {
   invocation.seconds = ProcessSeconds();
-  Rendered rendered;
-  rendered.report = report::ReportJson(result, invocation);
-  rendered.verify_result = report::VerifyResultJson(result);
-  rendered.junit = report::JUnitXml(result, invocation);
-  rendered.console = report::ConsoleText(result, UseColor(options));
-  rendered.error = result.error;
-  rendered.exit_code = gate::ExitCodeFor(result.verdict, result.error);
-  return Finish(options, rendered);
+  return Finish(options, Rendered{report::Render(result, invocation, UseColor(options))});
 }
 
 }  // namespace convgate::cli

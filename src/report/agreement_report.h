@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "convgate/gate/results.h"
+#include "report/json/reader.h"
 
 namespace convgate::report::internal {
 
@@ -29,9 +30,10 @@ std::vector<int64_t> DenseLabels(const compare::AgreementStats& stats);
 std::vector<std::vector<int64_t>> DenseMatrix(const compare::AgreementStats& stats,
                                               const std::vector<int64_t>& labels);
 
-// Sets report["agreements"] (one entry per classifier output) and adds the agreement check counts
-// to report["summary"].
-void AddAgreementJson(const gate::CompareReport& report, nlohmann::json& out);
+// report.json's "agreements", one entry per classifier output, and back (none when absent;
+// throws BadField).
+nlohmann::json AgreementsJson(const gate::CompareReport& report);
+std::vector<gate::AgreementRecord> AgreementsFromJson(const JsonFields& report);
 
 // (agreement checks, failed agreement checks).
 std::pair<size_t, size_t> AgreementCheckCounts(const gate::CompareReport& report);

@@ -4,7 +4,7 @@
 
 #include "convgate/report/conversion.h"
 #include "convgate/report/report.h"
-#include "table.h"
+#include "report/text/table.h"
 
 namespace convgate::report {
 

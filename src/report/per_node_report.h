@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "convgate/gate/reduce.h"
 #include "convgate/gate/results.h"
 
 namespace convgate::report::internal {
@@ -14,8 +15,14 @@ namespace convgate::report::internal {
 // The console lists this many nodes by added error (the JSON lists all).
 inline constexpr size_t kTopAddedErrorRows = 5;
 
-// Sets report["per_node"] when the compare ran per node.
-void AddPerNodeJson(const gate::CompareReport& report, nlohmann::json& out);
+// report.json's "per_node".
+nlohmann::json PerNodeJson(const gate::PerNodeReport& per_node);
+
+// The node a reduce reduced to, or null when it found none.
+inline const gate::NodeCheck* ReducedNode(const gate::ReduceReport& report) {
+  if (report.node < 0 || !report.comparison.per_node) return nullptr;
+  return &report.comparison.per_node->nodes[report.node];
+}
 
 // The console section ("" without --per-node).
 std::string PerNodeSection(const gate::CompareReport& report, bool color);

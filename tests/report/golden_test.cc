@@ -1,5 +1,5 @@
 // Golden files: the exact bytes of report.json, verify_result.json, junit.xml and the console text
-// for fixed compare and verify results (tests/report/golden/). A change to any of them is a
+// for fixed compare, verify and reduce results (tests/report/golden/). A change to any of them is a
 // change users and their scripts see, so it must show up in review as a diff of these files.
 //
 // To accept an intended change, regenerate them and review the diff:
@@ -17,8 +17,10 @@
 #include <string>
 
 #include "convgate/compare/tensor_compare.h"
+#include "convgate/gate/reduce.h"
 #include "convgate/gate/verify.h"
 #include "convgate/report/json_text.h"
+#include "convgate/report/render.h"
 #include "convgate/report/report.h"
 
 namespace convgate::report {
@@ -115,6 +117,87 @@ gate::VerifyReport Verification() {
   return report;
 }
 
+gate::NodeSampleResult NodeSample(int sample, bool passed, double max_abs_error) {
+  gate::NodeSampleResult result;
+  result.sample = sample;
+  result.passed = passed;
+  result.source_desc = "float32[1, 4]";
+  result.target_desc = "float32[1, 4]";
+  result.elements = 4;
+  result.mismatches = passed ? 0 : 1;
+  result.max_abs_error = max_abs_error;
+  result.mean_abs_error = max_abs_error / 4;
+  result.max_rel_error = max_abs_error / 20;
+  result.p99_abs_error = max_abs_error;
+  result.cosine = 0.9990234375;
+  result.atol = 1e-5;
+  result.rtol = 1e-3;
+  result.source_min = 10.0;
+  result.source_max = 40.0;
+  result.target_min = 10.0;
+  result.target_max = 40.0;
+  if (!passed) result.failures = {"1 of 4 elements outside atol 1e-05 + rtol 0.001 * |source|"};
+  return result;
+}
+
+// The comparison of Comparison(), run per node: a Relu that passes, then the Conv that breaks
+// boxes (its own error fails the tolerance: the culprit), reduced to a one-node folder whose
+// reproducer fails on its own.
+gate::ReduceReport Reduction() {
+  gate::PerNodeReport per_node;
+  per_node.local_error_mode = "failed";
+  per_node.memory_budget_bytes = 1 << 30;
+  per_node.chunks = 1;
+  per_node.runs = 5;
+  per_node.largest_chunk_bytes = 64;
+  gate::NodeCheck relu;
+  relu.node_index = 0;
+  relu.node = "relu0";
+  relu.op_type = "Relu";
+  relu.inputs = {"image"};
+  relu.tensor = "relu0_out";
+  relu.samples = {NodeSample(0, true, 0.0), NodeSample(1, true, 0.0)};
+  gate::NodeCheck conv;
+  conv.node_index = 1;
+  conv.node = "conv1";
+  conv.op_type = "Conv";
+  conv.inputs = {"relu0_out", "w", ""};
+  conv.tensor = "boxes";
+  conv.status = gate::NodeStatus::kFailed;
+  conv.samples = {NodeSample(0, true, 0.0), NodeSample(1, false, 0.05)};
+  conv.first_failing_sample = 1;
+  conv.max_abs_error = 0.05;
+  gate::LocalError local;
+  local.computed = true;
+  local.sample = 1;
+  local.result = NodeSample(1, false, 0.05);
+  local.inputs_from_source = {"relu0_out"};
+  conv.local = local;
+  per_node.nodes = {relu, conv};
+  per_node.unmatched_target = {"w_cast"};
+  per_node.summary = {1, 1, 0, 1};
+  per_node.first_divergent = 1;
+  per_node.culprit = 1;
+  per_node.by_added_error = {1};
+  per_node.notes = {"1 target tensor has no source counterpart"};
+  gate::ReduceReport report;
+  report.comparison = Comparison();
+  report.comparison.per_node = per_node;
+  report.node = 1;
+  report.reason = "culprit: its own error fails the tolerance";
+  report.sample = 1;
+  report.out_dir = "bug";
+  report.files = {"node.onnx", "inputs.npz", "expected.npz", "repro.sh", "README.md"};
+  report.command = "convgate compare node.onnx node.onnx --load-inputs inputs.npz";
+  gate::CompareReport reproduction = Comparison();
+  reproduction.checks.erase(reproduction.checks.begin(), reproduction.checks.begin() + 3);
+  report.reproduction = reproduction;
+  report.reproduces = true;
+  report.notes = {"the reproducer runs on ort"};
+  report.verdict = gate::Verdict::kPass;
+  return report;
+}
+
 const Invocation kInvocation = {"compare",
                                 {"convgate", "compare", "model.onnx", "model_fp16.onnx"},
                                 "2026-01-01T00:00:00Z",
@@ -161,24 +244,29 @@ void ExpectGolden(const std::string& name, const std::string& actual) {
          "`git diff tests/report/golden/`";
 }
 
+// The files of one workflow's rendering, as the CLI writes them.
+void ExpectGoldenFiles(const std::string& workflow, const Rendering& rendering) {
+  ExpectGolden(workflow + "_report.json", DumpJson(Normalized(rendering.report), 2) + "\n");
+  ExpectGolden(workflow + "_verify_result.json",
+               DumpJson(rendering.verify_result, 2, false) + "\n");
+  ExpectGolden(workflow + "_junit.xml", rendering.junit);
+  ExpectGolden(workflow + "_console.txt", rendering.console);
+}
+
 TEST(Golden, CompareResultFiles) {
-  const gate::CompareReport report = Comparison();
-  ExpectGolden("compare_report.json",
-               DumpJson(Normalized(ReportJson(report, kInvocation)), 2) + "\n");
-  ExpectGolden("compare_verify_result.json", DumpJson(VerifyResultJson(report), 2, false) + "\n");
-  ExpectGolden("compare_junit.xml", JUnitXml(report, kInvocation));
-  ExpectGolden("compare_console.txt", ConsoleText(report, /*color=*/false));
+  ExpectGoldenFiles("compare", Render(Comparison(), kInvocation, /*color=*/false));
 }
 
 TEST(Golden, VerifyResultFiles) {
-  const gate::VerifyReport report = Verification();
   Invocation invocation = kInvocation;
   invocation.command = "verify";
-  ExpectGolden("verify_report.json",
-               DumpJson(Normalized(ReportJson(report, invocation)), 2) + "\n");
-  ExpectGolden("verify_verify_result.json", DumpJson(VerifyResultJson(report), 2, false) + "\n");
-  ExpectGolden("verify_junit.xml", JUnitXml(report, invocation));
-  ExpectGolden("verify_console.txt", ConsoleText(report, /*color=*/false));
+  ExpectGoldenFiles("verify", Render(Verification(), invocation, /*color=*/false));
+}
+
+TEST(Golden, ReduceResultFiles) {
+  Invocation invocation = kInvocation;
+  invocation.command = "reduce";
+  ExpectGoldenFiles("reduce", Render(Reduction(), invocation, /*color=*/false));
 }
 
 }  // namespace

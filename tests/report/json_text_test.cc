@@ -11,7 +11,7 @@
 #include "convgate/core/file_util.h"
 #include "convgate/core/utf8.h"
 #include "convgate/report/report.h"
-#include "report/json_reader.h"
+#include "report/json/reader.h"
 
 namespace convgate::report {
 namespace {

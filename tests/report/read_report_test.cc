@@ -1,5 +1,5 @@
-// report.json read back (`convgate check`): every statistic, metric, histogram and policy knob
-// survives the round trip, so re-judging a saved report under its own policy changes nothing.
+// report.json read back (`convgate check`): every record, statistic, metric, histogram and policy
+// knob survives the round trip, so re-judging a saved report under its own policy changes nothing.
 #include "convgate/report/read_report.h"
 
 #include <gtest/gtest.h>
@@ -13,7 +13,8 @@
 #include "convgate/gate/rejudge.h"
 #include "convgate/report/json_text.h"
 #include "convgate/report/report.h"
-#include "report/json_util.h"
+#include "report/json/comparison.h"
+#include "report/json/policy.h"
 
 namespace convgate::report {
 namespace {
@@ -286,6 +287,142 @@ TEST(ParseCompareReport, ErrorsNameWhatWasParsed) {
   ASSERT_FALSE(no_schema.ok());
   EXPECT_TRUE(no_schema.status().message().starts_with("piped report: schema_version"))
       << no_schema.status().message();
+}
+
+// Every record report.json holds and `convgate check` reads is written and read through one
+// description (src/report/json/codec.h), so one round trip covers them all: a compare report with
+// each record's optional fields present in one place and absent in another, NaN and Inf, a string
+// comparison and bytes that are not UTF-8 is written, read back and written again, byte for byte
+// the same.
+const double kNan = std::numeric_limits<double>::quiet_NaN();
+const double kInf = std::numeric_limits<double>::infinity();
+
+gate::AgreementRecord Agreement() {
+  gate::AgreementRecord record;
+  record.output = "y";
+  record.selected_by = "named";
+  record.stats = {.kind = compare::PredictionKind::kScores,
+                  .classes = 3,
+                  .rows = 10,
+                  .top1_agree = 8,
+                  .top_k_agree = {{2, 9}},
+                  .flip_margin = 0.1,
+                  .margin_rows = 7,
+                  .flips = 1,
+                  .nan_rows = 1,
+                  .diagonal = {{0, 5}, {2, 3}},
+                  .off_diagonal = {{0, 1, 1}}};
+  record.checks = {{"y:top1>=0.9", false, "top-1 agreement 0.8 < 0.9"}};
+  return record;
+}
+
+Tensor Strings(std::vector<std::string> values) {
+  const int64_t count = static_cast<int64_t>(values.size());
+  return std::move(Tensor::FromStrings(Shape::Of({count}), std::move(values)).value());
+}
+
+gate::OutputCheck At(int sample, gate::OutputCheck check) {
+  check.sample = sample;
+  check.mismatches = {check.comparison->mismatches, check.comparison->mismatches};
+  return check;
+}
+
+// Every record with its optional fields both set and unset somewhere.
+gate::CompareReport Everything() {
+  gate::CompareReport report;
+  report.source.role = "source";
+  report.source.path = "model.onnx";
+  report.source.kind = "model";
+  report.source.format = "onnx";
+  report.source.backend = "exec";
+  report.source.backend_version = "1";
+  report.source.sha256 = std::string(64, 'a');
+  report.source.load_seconds = 0.5;
+  report.source.run_seconds = 1.25;
+  report.source.output_names = {"y", "h", "ids", "text", "gone"};
+  report.source.backend_command = "python run.py {model}";
+  report.source.backend_log = "warning: \xff bytes";
+  report.source.notes = {"a note"};
+  report.target = report.source;
+  report.target.role = "target";
+  report.target.path = "saved/";
+  report.target.kind = "outputs";
+  report.target.backend_command.clear();
+  report.target.backend_log.clear();
+  report.target.output_matching = "position";
+  report.target.output_renames = {"output_0 -> y"};
+  report.target.notes.clear();
+  report.inputs.origin = "generated (seed 1)";
+  report.inputs.samples = 2;
+  report.inputs.tensors = {{"image", "float32", {1, 3, 2, 2}}, {"ids", "int64", {}}};
+  report.inputs.notes = {"batch defaulted to 1"};
+  report.inputs.saved_to = "inputs.npz";
+  EXPECT_TRUE(compare::AddMismatchPpm("y:10", report.policy).ok());
+  EXPECT_TRUE(compare::AddCheckErrorStat("h:p95", report.policy).ok());
+  EXPECT_TRUE(compare::AddMinSnrDb("20", report.policy).ok());
+  report.policy.dtype_defaults[DType::kFloat16] = {1e-3, std::nullopt};
+  const compare::Policy& policy = report.policy;
+  report.checks.push_back(
+      At(0, Check("y", Floats(DType::kFloat32, {1, 2, kNan, -3, 0, kInf, 1e-3}),
+                  Floats(DType::kFloat32, {1.01, 2, 5, -3.1, 1e-7, kInf, 2e-3}), policy)));
+  report.checks.back().hints = {"shared hint", "own hint"};
+  report.checks.back().notes = {"a judging note"};
+  report.checks.push_back(At(0, Check("h", Floats(DType::kFloat16, {0.5, 0.25, 8, 100}),
+                                      Floats(DType::kFloat16, {0.5, 0.2501, 8.01, 99}), policy)));
+  report.checks.push_back(At(
+      0, Check("ids", Floats(DType::kInt64, {1, 2, 3}), Floats(DType::kInt64, {1, 2, 4}), policy)));
+  report.checks.push_back(
+      At(0, Check("text", Strings({"cat", "dog"}), Strings({"cat", "d\xc3\xb6g"}), policy)));
+  // Sample 1: the same policies (left out), a bracketed verdict, a result without stats.
+  report.checks.push_back(At(1, Check("y", Floats(DType::kFloat32, {1, 2, 3}),
+                                      Floats(DType::kFloat32, {1, 2.5, kNan}), policy)));
+  report.checks.back().hints = {"shared hint"};
+  report.checks.back().verdict_exact = false;
+  report.checks.back().mismatches = {1, 2};
+  report.checks.push_back(
+      At(1, Check("h", Floats(DType::kFloat16, {1, 2}), Floats(DType::kFloat16, {1, 2}), policy)));
+  report.checks.back().comparison->tolerance = {0.5, 0.25};  // judged under another tolerance
+  gate::OutputCheck gone;
+  gone.sample = 1;
+  gone.output = "gone";
+  gone.policy = policy.For("gone");
+  gone.tolerance = gone.policy.tolerance();
+  gone.failures = {"the target has no output 'gone'"};
+  gone.indeterminate = true;
+  report.checks.push_back(gone);
+  report.aggregates.push_back({"y", 2, 2, 0, 0, 0.1, 0.01, kInf, 3, 10, 1});
+  report.aggregates.push_back({"h", 2, 0, -1, -1, 0.0, 0.0, 0.0, 0, 6, 0});
+  report.agreements.push_back(Agreement());
+  gate::AgreementRecord failed;
+  failed.output = "h";
+  failed.selected_by = "detected";
+  failed.error = "sample 1: class scores need the same shape";
+  report.agreements.push_back(failed);
+  report.structure_failures = {"the source has 5 outputs, the target 4"};
+  report.rejudged_from = "old/report.json";
+  report.verdict = gate::Verdict::kFail;
+  return report;
+}
+
+const Invocation kInvocation = {
+    "check", {"convgate", "check", "r.json"}, "2026-01-01T00:00:00Z", 1};
+
+TEST(ReportCodec, EveryRecordSurvivesWriteReadWrite) {
+  const std::string written = DumpJson(ReportJson(Everything(), kInvocation));
+  Result<gate::CompareReport> read = ParseCompareReport(written, "written");
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  const std::string again = DumpJson(ReportJson(*read, kInvocation));
+  EXPECT_EQ(json::parse(written), json::parse(again));
+  EXPECT_EQ(written, again);
+  // What the report leaves out for the results to hold really is left out, and came back.
+  const json document = json::parse(written);
+  EXPECT_FALSE(document["results"][4].contains("policy"));
+  EXPECT_TRUE(document["results"][5]["stats"].contains("atol"));
+  EXPECT_FALSE(document["results"][0]["stats"].contains("atol"));
+  EXPECT_EQ(document["aggregates"][0]["hints"], json({"shared hint"}));
+  EXPECT_EQ(document["results"][0]["hints"], json({"own hint"}));
+  EXPECT_EQ(read->checks[5].comparison->tolerance, (compare::Tolerance{0.5, 0.25}));
+  EXPECT_EQ(read->source.backend_log, "warning: \xff bytes");
 }
 
 }  // namespace

@@ -14,9 +14,9 @@
 
 #include "convgate/core/utf8.h"
 #include "convgate/report/json_text.h"
-#include "report/json_util.h"
+#include "report/json/codec.h"
 #include "report/per_node_report.h"
-#include "report/table.h"
+#include "report/text/table.h"
 
 namespace convgate::report {
 namespace {

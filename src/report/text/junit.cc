@@ -3,10 +3,10 @@
 #include <filesystem>
 #include <sstream>
 
-#include "agreement_report.h"
 #include "convgate/core/utf8.h"
 #include "convgate/report/report.h"
-#include "per_node_report.h"
+#include "report/agreement_report.h"
+#include "report/per_node_report.h"
 
 namespace convgate::report {
 namespace {

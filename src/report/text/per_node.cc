@@ -3,8 +3,8 @@
 #include <iterator>
 
 #include "convgate/report/conversion.h"
-#include "per_node_report.h"
-#include "table.h"
+#include "report/per_node_report.h"
+#include "report/text/table.h"
 
 namespace convgate::report::internal {
 namespace {

@@ -1,8 +1,7 @@
-#include "convgate/report/json_text.h"
-
 #include <vector>
 
 #include "convgate/core/utf8.h"
+#include "convgate/report/json_text.h"
 
 namespace convgate::report {
 namespace {

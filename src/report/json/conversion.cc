@@ -1,9 +1,8 @@
-// Conversions and the conversion cache, as JSON and as console text.
-#include <cstdio>
-#include <ctime>
-
+// Conversions and the conversion cache in JSON: `convert --json`, verify's "conversion" block and
+// `cache list --json`.
 #include "convgate/report/conversion.h"
-#include "report/table.h"
+
+#include <ctime>
 
 namespace convgate::report {
 namespace {
@@ -20,20 +19,6 @@ std::string IsoTime(int64_t unix_seconds) {
   char buffer[32];
   std::strftime(buffer, sizeof(buffer), "%Y-%m-%dT%H:%M:%SZ", &utc);
   return buffer;
-}
-
-std::string FormatAge(int64_t seconds) {
-  if (seconds < 0) seconds = 0;
-  if (seconds < 120) return std::to_string(seconds) + " s";
-  if (seconds < 2 * 3600) return std::to_string(seconds / 60) + " min";
-  if (seconds < 2 * 86400) return std::to_string(seconds / 3600) + " h";
-  return std::to_string(seconds / 86400) + " d";
-}
-
-std::string FormatSeconds(double seconds) {
-  char text[32];
-  std::snprintf(text, sizeof(text), "%.3g", seconds);
-  return text;
 }
 
 }  // namespace
@@ -66,19 +51,6 @@ nlohmann::json ConversionJson(const convert::ConversionRecord& record) {
           {"error", error}};
 }
 
-std::string ConversionText(const convert::ConversionRecord& record) {
-  std::string text = "converted " + record.source_path + " -> " + record.output_path + "\n";
-  text += "  kind       " + record.kind + " (" + record.tool + " " + record.tool_version + ")\n";
-  std::string cache = record.cache_key.empty() ? "off" : record.cache_hit ? "hit" : "miss";
-  if (!record.cache_path.empty()) cache += " (" + record.cache_path + ")";
-  text += "  cache      " + cache + "\n";
-  text += "  took       " + FormatSeconds(record.seconds) + " s, " +
-          std::to_string(record.attempts) + " converter run(s)\n";
-  text += "  sha256     " + record.output_sha256 + " (" + FormatBytes(record.output_bytes) + ")\n";
-  for (const std::string& note : record.notes) text += "  note       " + note + "\n";
-  return text;
-}
-
 nlohmann::json CacheEntryJson(const convert::CacheEntry& entry) {
   const convert::CachedConversion& record = entry.record;
   return {{"key", record.key},
@@ -93,19 +65,4 @@ nlohmann::json CacheEntryJson(const convert::CacheEntry& entry) {
           {"last_used", OrNull(IsoTime(entry.last_used_unix))}};
 }
 
-std::string CacheListText(const std::vector<convert::CacheEntry>& entries, int64_t now_unix) {
-  internal::Table table({"KEY", "SIZE", "LAST USED", "KIND", "TOOL", "SOURCE"});
-  int64_t total = 0;
-  for (const convert::CacheEntry& entry : entries) {
-    total += entry.bytes;
-    const convert::CachedConversion& record = entry.record;
-    table.AddRow({record.key.substr(0, 12), FormatBytes(entry.bytes),
-                  FormatAge(now_unix - entry.last_used_unix) + " ago",
-                  entry.readable ? record.kind : "(unreadable record)",
-                  record.tool + (record.tool_version.empty() ? "" : " " + record.tool_version),
-                  record.source_path});
-  }
-  return table.Render(false) + std::to_string(entries.size()) + " entr" +
-         (entries.size() == 1 ? "y" : "ies") + ", " + FormatBytes(total) + "\n";
-}
 }  // namespace convgate::report

@@ -1,4 +1,4 @@
-#include "table.h"
+#include "report/text/table.h"
 
 #include <algorithm>
 #include <cmath>

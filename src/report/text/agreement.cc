@@ -2,8 +2,8 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "agreement_report.h"
-#include "table.h"
+#include "report/agreement_report.h"
+#include "report/text/table.h"
 
 namespace convgate::report::internal {
 namespace {

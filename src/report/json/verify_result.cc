@@ -1,10 +1,9 @@
 // verify_result.json in the exact schema of OpenVINO's verify-conversion gate
 // (../shared/reference/openvino-verify-conversion.txt): six fields, nothing more, so the
 // orchestrators that consume that file consume ours unchanged.
-#include "agreement_report.h"
 #include "convgate/report/report.h"
-#include "json_util.h"
-#include "per_node_report.h"
+#include "report/agreement_report.h"
+#include "report/per_node_report.h"
 
 namespace convgate::report {
 

@@ -1,8 +1,8 @@
 // The "per_node" object of report.json. Node references (first_divergent, culprit, NaN origin,
 // by_added_error) repeat the node's name, op type, input and output tensor names, so a reader (or a
 // later `reduce`) needs no index lookup.
-#include "json_util.h"
-#include "per_node_report.h"
+#include "report/json/codec.h"
+#include "report/per_node_report.h"
 
 namespace convgate::report::internal {
 namespace {
@@ -87,40 +87,38 @@ json OriginJson(const gate::PerNodeReport& per_node, int idx, int sample) {
 
 }  // namespace
 
-void AddPerNodeJson(const gate::CompareReport& report, json& out) {
-  if (!report.per_node) return;
-  const gate::PerNodeReport& per_node = *report.per_node;
+json PerNodeJson(const gate::PerNodeReport& per_node) {
   json nodes = json::array();
   for (size_t idx = 0; idx < per_node.nodes.size(); ++idx) {
     nodes.push_back(NodeJson(per_node.nodes[idx], static_cast<int>(idx), per_node));
   }
   json ranking = json::array();
   for (int idx : per_node.by_added_error) ranking.push_back(NodeRef(per_node, idx));
-  out["per_node"] = {{"strict", per_node.strict},
-                     {"local_error", per_node.local_error_mode},
-                     {"memory_budget_bytes", per_node.memory_budget_bytes},
-                     {"largest_chunk_bytes", per_node.largest_chunk_bytes},
-                     {"chunks", per_node.chunks},
-                     {"runs", per_node.runs},
-                     {"summary",
-                      {{"matched", per_node.nodes.size()},
-                       {"passed", per_node.summary.passed},
-                       {"failed", per_node.summary.failed},
-                       {"errored", per_node.summary.errored},
-                       {"unmatched", per_node.summary.unmatched}}},
-                     {"gate_failed", per_node.gate_failed},
-                     {"first_divergent", NodeRef(per_node, per_node.first_divergent)},
-                     {"culprit", NodeRef(per_node, per_node.culprit)},
-                     {"non_finite",
-                      {{"introduced_at", OriginJson(per_node, per_node.non_finite.introduced,
-                                                    per_node.non_finite.introduced_sample)},
-                       {"inherited_from", OriginJson(per_node, per_node.non_finite.inherited,
-                                                     per_node.non_finite.inherited_sample)}}},
-                     {"by_added_error", ranking},
-                     {"unmatched_target", per_node.unmatched_target},
-                     {"unmatched_source", per_node.unmatched_source},
-                     {"notes", per_node.notes},
-                     {"nodes", nodes}};
+  return {{"strict", per_node.strict},
+          {"local_error", per_node.local_error_mode},
+          {"memory_budget_bytes", per_node.memory_budget_bytes},
+          {"largest_chunk_bytes", per_node.largest_chunk_bytes},
+          {"chunks", per_node.chunks},
+          {"runs", per_node.runs},
+          {"summary",
+           {{"matched", per_node.nodes.size()},
+            {"passed", per_node.summary.passed},
+            {"failed", per_node.summary.failed},
+            {"errored", per_node.summary.errored},
+            {"unmatched", per_node.summary.unmatched}}},
+          {"gate_failed", per_node.gate_failed},
+          {"first_divergent", NodeRef(per_node, per_node.first_divergent)},
+          {"culprit", NodeRef(per_node, per_node.culprit)},
+          {"non_finite",
+           {{"introduced_at", OriginJson(per_node, per_node.non_finite.introduced,
+                                         per_node.non_finite.introduced_sample)},
+            {"inherited_from", OriginJson(per_node, per_node.non_finite.inherited,
+                                          per_node.non_finite.inherited_sample)}}},
+          {"by_added_error", ranking},
+          {"unmatched_target", per_node.unmatched_target},
+          {"unmatched_source", per_node.unmatched_source},
+          {"notes", per_node.notes},
+          {"nodes", nodes}};
 }
 
 }  // namespace convgate::report::internal

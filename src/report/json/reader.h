@@ -47,7 +47,7 @@ class JsonFields {
   bool Bool(std::string_view key) const;
   std::string String(std::string_view key) const;
   // A string that must be one of `allowed` (a verdict, a kind).
-  std::string OneOf(std::string_view key, std::initializer_list<std::string_view> allowed) const;
+  std::string OneOf(std::string_view key, const std::vector<std::string_view>& allowed) const;
   std::vector<std::string> Strings(std::string_view key) const;
   std::vector<int64_t> Ints(std::string_view key) const;
 

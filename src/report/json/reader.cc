@@ -1,4 +1,4 @@
-#include "json_reader.h"
+#include "report/json/reader.h"
 
 #include <cstdio>
 #include <limits>
@@ -171,7 +171,7 @@ std::string JsonFields::String(std::string_view key) const {
 }
 
 std::string JsonFields::OneOf(std::string_view key,
-                              std::initializer_list<std::string_view> allowed) const {
+                              const std::vector<std::string_view>& allowed) const {
   std::string value = String(key);
   std::string listed;
   for (std::string_view option : allowed) {

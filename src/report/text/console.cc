@@ -3,11 +3,13 @@
 #include <set>
 #include <string>
 
-#include "agreement_report.h"
+#include "convgate/report/conversion.h"
 #include "convgate/report/report.h"
-#include "per_node_report.h"
-#include "policy_json.h"
-#include "table.h"
+#include "report/agreement_report.h"
+#include "report/json/policy.h"
+#include "report/per_node_report.h"
+#include "report/text/policy.h"
+#include "report/text/table.h"
 
 namespace convgate::report {
 namespace {
@@ -283,5 +285,99 @@ std::string ConsoleText(const gate::CompareReport& report, bool color) {
   }
   return out + "\n";
 }
+
+std::string ConsoleText(const gate::VerifyReport& report, bool color) {
+  std::string out = internal::Paint("convgate verify", internal::kBold, color) + "\n";
+  out += "  source      " + report.source + "\n";
+  out += "  conversion  " + report.conversion_path + "\n";
+  if (report.conversion) {
+    const convert::ConversionRecord& record = *report.conversion;
+    out += "              " +
+           (record.cache_hit ? std::string("cache hit")
+                             : "converted in " + internal::Short(record.seconds) + " s") +
+           (record.output_path.empty() ? "" : " -> " + record.output_path) + "\n";
+    for (const std::string& note : record.notes) out += "              note: " + note + "\n";
+  }
+  out += "  task        " +
+         (report.task ? report.task->task + " (" + report.task->evidence + ")" : "not detected") +
+         "\n\n";
+  if (report.e2e) out += "end-to-end on the target:\n" + ConsoleText(*report.e2e, color) + "\n";
+  if (report.comparison) {
+    out += "target against the source:\n" + ConsoleText(*report.comparison, color) + "\n";
+  }
+  const std::string verdict =
+      report.verdict == gate::Verdict::kPass
+          ? internal::Paint("VERIFY PASSED", internal::kGreen, color)
+          : internal::Paint(
+                report.verdict == gate::Verdict::kFail ? "VERIFY FAILED" : "VERIFY ERROR",
+                report.verdict == gate::Verdict::kFail ? internal::kRed : internal::kYellow, color);
+  out += verdict + ": conversion " + (report.conversion_passed ? "ok" : "failed") +
+         ", end-to-end " + (report.e2e_passed() ? "ok" : (report.e2e ? "failed" : "not run")) +
+         ", comparison " +
+         (report.comparison ? std::string(gate::VerdictName(report.comparison->verdict))
+                            : std::string("not run")) +
+         "\n";
+  return out;
+}
+
+std::string ConsoleText(const gate::ReduceReport& report, bool color) {
+  std::string out = ConsoleText(report.comparison, color) + "\n";
+  out += internal::Paint("convgate reduce", internal::kBold, color) + "\n";
+  const gate::NodeCheck* node = internal::ReducedNode(report);
+  if (node != nullptr) {
+    out += "  node     " + internal::NodeLabel(*node) + "\n";
+    out += "  why      " + report.reason + "\n";
+    out += "  sample   " + std::to_string(report.sample) + "\n";
+  }
+  if (!report.files.empty()) {
+    out += "  folder   " + report.out_dir.string() + "/  (";
+    for (size_t idx = 0; idx < report.files.size(); ++idx) {
+      out += (idx ? ", " : "") + report.files[idx];
+    }
+    out += ")\n";
+    out += "  command  " + report.command + "\n";
+  }
+  for (const std::string& note : report.notes) out += "  note: " + note + "\n";
+  if (report.error) return out;
+  const bool pass = report.verdict == gate::Verdict::kPass;
+  out += internal::Paint(pass ? "REDUCED" : "NOT REDUCED", pass ? internal::kGreen : internal::kRed,
+                         color);
+  if (pass) {
+    out += ": the one-node reproducer fails on its own (run repro.sh in the folder)\n";
+  } else if (!report.files.empty()) {
+    out += ": the node alone does not reproduce the failure\n";
+  } else if (node != nullptr) {
+    out += ": the node passes in the whole model, nothing to reduce there\n";
+  } else {
+    out += ": nothing to reduce\n";
+  }
+  return out;
+}
+
+namespace internal {
+
+std::string PolicySummaryText(const compare::Policy& policy) {
+  const compare::OutputPolicy global = policy.For("");
+  std::string text = "|t - s| <= atol + rtol * |s|, " +
+                     compare::ErrorStatName(global.check_error_stat) + ", atol " +
+                     Setting(global.atol) + ", rtol " + Setting(global.rtol);
+  if (!policy.global.atol || !policy.global.rtol) text += " (per-dtype defaults where unset)";
+  if (global.mismatch_ppm > 0) text += ", mismatch_ppm " + Setting(global.mismatch_ppm);
+  if (global.min_cosine) text += ", min_cosine " + Setting(*global.min_cosine);
+  if (global.min_snr_db) text += ", min_snr_db " + Setting(*global.min_snr_db);
+  text += "; integers, bool and strings exact";
+  for (const auto& [name, settings] : policy.per_output) {
+    std::string knobs;
+    const nlohmann::json set = PolicySettingsJson(settings);
+    for (const auto& [knob, value] : set.items()) {
+      knobs += (knobs.empty() ? "" : ", ") + knob + " " +
+               (value.is_string() ? value.get<std::string>() : Setting(value.get<double>()));
+    }
+    text += "; " + name + ": " + knobs;
+  }
+  return text;
+}
+
+}  // namespace internal
 
 }  // namespace convgate::report

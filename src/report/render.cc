@@ -1,0 +1,46 @@
+// Each workflow's forms side by side: which report.json, verify_result.json, junit.xml and
+// console text it writes.
+#include "convgate/report/render.h"
+
+namespace convgate::report {
+namespace {
+
+// The forms a workflow renders from its own result (run, compare, verify).
+template <typename Result>
+Rendering RenderOwn(const Result& result, const Invocation& invocation, bool color) {
+  Rendering rendering;
+  rendering.report = ReportJson(result, invocation);
+  rendering.verify_result = VerifyResultJson(result);
+  rendering.junit = JUnitXml(result, invocation);
+  rendering.console = ConsoleText(result, color);
+  rendering.error = result.error;
+  rendering.exit_code = gate::ExitCodeFor(result.verdict, result.error);
+  return rendering;
+}
+
+}  // namespace
+
+Rendering Render(const gate::RunReport& result, const Invocation& invocation, bool color) {
+  return RenderOwn(result, invocation, color);
+}
+
+Rendering Render(const gate::CompareReport& result, const Invocation& invocation, bool color) {
+  return RenderOwn(result, invocation, color);
+}
+
+Rendering Render(const gate::VerifyReport& result, const Invocation& invocation, bool color) {
+  return RenderOwn(result, invocation, color);
+}
+
+Rendering Render(const gate::ReduceReport& result, const Invocation& invocation, bool color) {
+  Rendering rendering;
+  rendering.report = ReportJson(result, invocation);
+  rendering.verify_result = VerifyResultJson(result.comparison);
+  rendering.junit = JUnitXml(result.comparison, invocation);
+  rendering.console = ConsoleText(result, color);
+  rendering.error = result.error;
+  rendering.exit_code = gate::ExitCodeFor(result.verdict, result.error);
+  return rendering;
+}
+
+}  // namespace convgate::report
