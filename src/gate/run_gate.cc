@@ -78,8 +78,9 @@ RunReport RunModelGate(const RunOptions& options) {
                                            "needs a model file (e.g. .onnx)"));
   }
   internal::DescribeSide(*side, report.model);
-  Result<internal::LoadedModel> loaded = internal::LoadModel(
-      *side, internal::SideLoadOptions(options.data, options.exec), report.model);
+  Result<internal::LoadedModel> loaded =
+      internal::LoadModel(*side, *options.backend_factory,
+                          internal::SideLoadOptions(options.data, options.exec), report.model);
   if (!loaded.ok()) return Errored(std::move(report), Stage::kLoad, loaded.status());
   backends::Model& model = *loaded->model;
   if (model.signature().positional_outputs) {

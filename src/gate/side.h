@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "convgate/backends/backend.h"
+#include "convgate/backends/registry.h"
 #include "convgate/core/signature.h"
 #include "convgate/core/status.h"
 #include "convgate/core/tensor.h"
@@ -35,9 +36,10 @@ struct LoadedModel {
   std::unique_ptr<backends::Model> model;
 };
 
-// Fills record.{role-independent fields}: path, kind, format, backend, version, sha256, timing.
-Result<LoadedModel> LoadModel(const ResolvedSide& side, const backends::LoadOptions& options,
-                              SideRecord& record);
+// Creates the side's backend through `factory` and loads the model with it. Fills
+// record.{role-independent fields}: path, kind, format, backend, version, sha256, timing.
+Result<LoadedModel> LoadModel(const ResolvedSide& side, backends::BackendFactory& factory,
+                              const backends::LoadOptions& options, SideRecord& record);
 
 // The backend's load options for one side of a workflow: the data options' threads and limits,
 // and the side's exec command.

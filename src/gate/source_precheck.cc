@@ -57,8 +57,8 @@ std::optional<GateError> PrecheckSource(const CompareOptions& options, SourceFac
   }
   SideRecord record;
   record.role = "source";
-  Result<LoadedModel> model =
-      LoadModel(*side, SideLoadOptions(options.data, options.source_exec), record);
+  Result<LoadedModel> model = LoadModel(*side, *options.backend_factory,
+                                        SideLoadOptions(options.data, options.source_exec), record);
   if (!model.ok()) return GateError{Stage::kLoad, model.status().WithContext("source")};
   facts.signature = model->model->signature();
   if (auto error = CheckOutputNames(options, facts.signature)) return error;

@@ -1,7 +1,6 @@
 // `convgate verify`: convert, run the sanity gate on the target, compare with the source.
 #include <chrono>
 
-#include "convgate/backends/registry.h"
 #include "convgate/gate/verify.h"
 #include "convgate/graph/onnx_model.h"
 #include "save_paths.h"
@@ -115,6 +114,7 @@ RunOptions E2eOptions(const VerifyOptions& options, const std::string& target,
   run.model = target;
   run.backend = backend;
   run.data = options.compare.data;
+  run.backend_factory = options.compare.backend_factory;
   run.data.save_inputs.reset();
   run.data.save_outputs.reset();
   return run;
