@@ -289,6 +289,7 @@ Status WriteReproducer(const ReduceOptions& options, const std::filesystem::path
   repro.target_backend = options.compare.target_backend;
   repro.backend_factory = options.compare.backend_factory;
   repro.data.load_inputs = dir / kInputsFile;
+  repro.data.threads = options.compare.data.threads;
   repro.data.limits = options.compare.data.limits;
   repro.policy.global.atol = judged->atol;
   repro.policy.global.rtol = judged->rtol;

@@ -1,17 +1,20 @@
 // The workflows against the scripted fake backend (testing/fake_backend.h): failures only a fake
 // produces on demand (a wrong shape or dtype, a NaN at a given element, an error at sample k, a
 // load error, a run slower than --run-timeout), and what reaches the backends (--threads, the
-// backend factory itself) in run, compare, verify and per-node.
+// backend factory itself) in run, compare, verify, per-node and reduce.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 
+#include "convgate/gate/reduce.h"
 #include "convgate/gate/verify.h"
 #include "convgate/gate/workflows.h"
+#include "convgate/io/npz.h"
 #include "graph/onnx_test_util.h"
 #include "testing/fake_backend.h"
 
@@ -289,6 +292,13 @@ class ScriptedPerNodeTest : public ScriptedBackendTest {
     return map;
   }
 
+  // The inputs the fake's x stands for, to load rather than generate.
+  fs::path Inputs() {
+    TensorMap inputs;
+    inputs.InsertOrAssign("x", FloatTensor({1, 4}, {-1, 2, -3, 4}));
+    EXPECT_TRUE(io::WriteNpz(dir_ / "inputs.npz", inputs).ok());
+    return dir_ / "inputs.npz";
+  }
 };
 
 TEST_F(ScriptedPerNodeTest, PerNodeNamesTheNodeWhereATargetNaNAppears) {
@@ -316,6 +326,43 @@ TEST_F(ScriptedPerNodeTest, PerNodeNamesTheNodeWhereATargetNaNAppears) {
   EXPECT_EQ(refused.error->stage, Stage::kFlags);
   EXPECT_NE(refused.error->status.message().find("cannot expose intermediate tensors"),
             std::string::npos);
+}
+
+// reduce loads its sides again after the comparison, and runs the reproducer: every load, the
+// reproducer's included, gets --threads.
+TEST_F(ScriptedPerNodeTest, ReduceHonoursThreadsInEveryLoad) {
+  const fs::path source = Chain("source.onnx", Values({0, 2, 0, 4}, {0, -2, 0, -4}));
+  const fs::path target = Chain("target.onnx", Values({0, 2.5f, 0, 4}, {0, -2.5f, 0, -4}));
+  ReduceOptions options;
+  options.compare = Compare(source, target, 1);
+  options.compare.data.load_inputs = Inputs();
+  options.compare.data.threads = 3;
+  options.out_dir = dir_ / "bug";
+  // The one-node model reduce writes: scripted with the target's wrong h.
+  FakeModelScript node;
+  node.signature.inputs = {FloatInfo("x", {1, 4})};
+  node.signature.outputs = {FloatInfo("h", {1, 4})};
+  TensorMap wrong_h;
+  wrong_h.InsertOrAssign("h", FloatTensor({1, 4}, {0, 2.5f, 0, 4}));
+  node.runs = {Returns(std::move(wrong_h))};
+  backends_.Script(options.out_dir / "node.onnx", node);
+
+  ReduceReport report = ReduceGate(options);
+  ASSERT_FALSE(report.error.has_value()) << report.error->status.ToString();
+  EXPECT_EQ(report.comparison.per_node->nodes[report.node].tensor, "h");
+  EXPECT_TRUE(report.reproduces);
+  EXPECT_EQ(report.verdict, Verdict::kPass);
+  std::vector<fs::path> paths;
+  for (const testing::FakeLoad& load : backends_.loads()) {
+    paths.push_back(load.path.filename());
+    EXPECT_EQ(load.options.intra_op_threads, 3) << load.path;
+  }
+  // The comparison's two sides, the node alone (local error: not scripted at its temporary
+  // path), reduce's own two sides, the reproducer's node.onnx.
+  ASSERT_GE(paths.size(), 5u);
+  EXPECT_EQ(paths.back(), "node.onnx");
+  EXPECT_EQ(std::count(paths.begin(), paths.end(), "source.onnx"), 2);
+  EXPECT_EQ(std::count(paths.begin(), paths.end(), "target.onnx"), 2);
 }
 
 }  // namespace
