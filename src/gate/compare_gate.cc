@@ -5,19 +5,19 @@
 #include <filesystem>
 #include <system_error>
 
-#include "aggregate.h"
-#include "agreement_checks.h"
+#include "compare_aggregate.h"
+#include "compare_agreement.h"
+#include "compare_hints.h"
+#include "compare_judging.h"
 #include "convgate/core/units.h"
 #include "convgate/gate/workflows.h"
 #include "convgate/io/npz.h"
-#include "dataset_setup.h"
-#include "hints.h"
-#include "judging.h"
-#include "output_saver.h"
-#include "per_node_run.h"
-#include "positional.h"
-#include "save_paths.h"
+#include "data_inputs.h"
+#include "data_output_saver.h"
+#include "data_save_paths.h"
+#include "per_node/run.h"
 #include "side.h"
+#include "side_positional.h"
 
 namespace convgate::gate {
 namespace {
@@ -36,7 +36,7 @@ struct Side {
 
   const Signature* signature() const { return model ? &model->model->signature() : nullptr; }
   // A TorchScript model takes inputs and names outputs by position, and saved outputs may name
-  // nothing (positional.h).
+  // nothing (side_positional.h).
   bool positional_inputs() const { return model && signature()->positional_inputs; }
   bool positional_outputs() const {
     return (model && signature()->positional_outputs) || (saved && saved->positional);

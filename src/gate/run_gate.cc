@@ -2,10 +2,10 @@
 #include <chrono>
 
 #include "convgate/gate/workflows.h"
-#include "dataset_setup.h"
-#include "output_saver.h"
-#include "sanity.h"
-#include "save_paths.h"
+#include "data_inputs.h"
+#include "data_output_saver.h"
+#include "data_save_paths.h"
+#include "run_sanity.h"
 #include "side.h"
 
 namespace convgate::gate {

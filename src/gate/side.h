@@ -54,7 +54,7 @@ struct SavedOutputs {
   std::optional<inputs::Dataset> inputs;  // test-case folders carry the inputs too
   // The file names no outputs: numpy's np.savez(f, a, b) members arr_0, arr_1, ..., or a lone
   // .npy (its tensor is named after the file's stem). Such outputs are matched by position to the
-  // other side's (positional.h).
+  // other side's (side_positional.h).
   bool positional = false;
 };
 

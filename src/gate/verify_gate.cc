@@ -3,8 +3,8 @@
 
 #include "convgate/gate/verify.h"
 #include "convgate/graph/onnx_model.h"
-#include "save_paths.h"
-#include "source_precheck.h"
+#include "data_save_paths.h"
+#include "verify_precheck.h"
 
 namespace convgate::gate {
 namespace {

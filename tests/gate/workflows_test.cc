@@ -12,8 +12,8 @@
 
 #include "convgate/io/npy.h"
 #include "convgate/io/npz.h"
-#include "gate/hints.h"
-#include "gate/judging.h"
+#include "gate/compare_hints.h"
+#include "gate/compare_judging.h"
 #include "testing/fake_backend.h"
 
 namespace convgate::gate {

@@ -1,8 +1,8 @@
-#include "source_precheck.h"
+#include "verify_precheck.h"
 
-#include "dataset_setup.h"
-#include "positional.h"
+#include "data_inputs.h"
 #include "side.h"
+#include "side_positional.h"
 
 namespace convgate::gate::internal {
 namespace {
