@@ -97,11 +97,12 @@ std::optional<GateError> Convert(const VerifyOptions& options, const internal::S
 }
 
 // The task from whichever side declares an ONNX graph (a TorchScript source declares too little).
-std::optional<DetectedTask> DetectFrom(const std::string& source, const std::string& target) {
+std::optional<graph::DetectedTask> DetectFrom(const std::string& source,
+                                              const std::string& target) {
   for (const std::string& path : {source, target}) {
     if (path.empty() || std::filesystem::path(path).extension() != ".onnx") continue;
     Result<graph::ModelSummary> summary = graph::SummarizeOnnxModel(path);
-    if (summary.ok()) return DetectTask(summary->signature, summary->op_histogram);
+    if (summary.ok()) return graph::DetectTask(summary->signature, summary->op_histogram);
   }
   return std::nullopt;
 }
