@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "convgate/core/file_util.h"
+#include "convgate/core/numbers.h"
 #include "convgate/gate/reduce.h"
 #include "convgate/graph/node_model.h"
 #include "convgate/graph/onnx_model.h"
@@ -25,11 +26,9 @@ ReduceReport Errored(ReduceReport report, Stage stage, Status status) {
   return report;
 }
 
-std::string Number(double value) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof(buffer), "%.10g", value);
-  return buffer;
-}
+// Tolerances and errors in the reproducer's command and README: 10 digits, so a tolerance given
+// with more than %g's 6 reads back close enough to judge the same way.
+std::string Number(double value) { return FormatSignificant(value, 10); }
 
 // The node to reduce: --node, else the culprit, else the first divergent node. -1 when there is
 // none; `reason` says which rule chose it.
