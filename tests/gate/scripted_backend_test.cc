@@ -3,7 +3,6 @@
 // load error, a run slower than --run-timeout), and what reaches the backends (--threads, the
 // backend factory itself) in run, compare, verify, per-node and reduce.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -33,15 +32,6 @@ using testing::ReturnsAfter;
 
 class ScriptedBackendTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("convgate_scripted_" +
-            std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "_" +
-            std::to_string(::getpid()));
-    fs::create_directories(dir_);
-  }
-  void TearDown() override { fs::remove_all(dir_); }
-
   // An empty file at `name`: the workflows check that a side's path exists before loading it; the
   // fake never reads it.
   fs::path File(const std::string& name) {
@@ -70,7 +60,8 @@ class ScriptedBackendTest : public ::testing::Test {
     return options;
   }
 
-  fs::path dir_;
+  testing::ScopedTempDir temp_;
+  const fs::path dir_ = temp_.path();
   FakeBackendFactory backends_;
 };
 

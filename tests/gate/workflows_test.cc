@@ -38,6 +38,20 @@ class WorkflowsTest : public ::testing::Test {
     return path.string();
   }
 
+  // model.onnx on `backends`: x[1, 4] -> logits[1, 10], probs[1, 10] (examples' tinycnn), every
+  // sample answered with `outputs`.
+  fs::path Classifier(testing::FakeBackendFactory& backends, TensorMap outputs) {
+    const fs::path model = dir_ / "model.onnx";
+    std::fclose(std::fopen(model.c_str(), "w"));
+    testing::FakeModelScript script;
+    script.signature.inputs = {testing::FloatInfo("x", {1, 4})};
+    script.signature.outputs = {testing::FloatInfo("logits", {1, 10}),
+                                testing::FloatInfo("probs", {1, 10})};
+    script.runs = {testing::Returns(std::move(outputs))};
+    backends.Script(model, script);
+    return model;
+  }
+
   fs::path dir_;
 };
 
@@ -107,16 +121,9 @@ TEST_F(WorkflowsTest, MissingAndExtraOutputsAreStructureFailures) {
 }
 
 TEST_F(WorkflowsTest, PositionalNpzMembersMatchTheModelsOutputsByPosition) {
-  // A model declaring x -> (logits, probs), and the inputs its outputs were saved from.
-  const fs::path model = dir_ / "model.onnx";
-  std::fclose(std::fopen(model.c_str(), "w"));
+  // The inputs the outputs were saved from.
   testing::FakeBackendFactory backends;
-  testing::FakeModelScript script;
-  script.signature.inputs = {testing::FloatInfo("x", {1, 4})};
-  script.signature.outputs = {testing::FloatInfo("logits", {1, 10}),
-                              testing::FloatInfo("probs", {1, 10})};
-  script.runs = {testing::Returns(Map10({{"logits", 0.5f}, {"probs", 0.1f}}))};
-  backends.Script(model, script);
+  const fs::path model = Classifier(backends, Map10({{"logits", 0.5f}, {"probs", 0.1f}}));
   TensorMap inputs;
   inputs.InsertOrAssign("x", testing::FloatTensor({1, 4}, {1, 2, 3, 4}));
   ASSERT_TRUE(io::WriteNpz(dir_ / "inputs.npz", inputs).ok());
@@ -240,15 +247,8 @@ TEST_F(WorkflowsTest, AnUnknownPathKindIsAUsageError) {
 }
 
 TEST_F(WorkflowsTest, RunChecksEveryOutputOfEverySample) {
-  const fs::path model = dir_ / "model.onnx";
-  std::fclose(std::fopen(model.c_str(), "w"));
   testing::FakeBackendFactory backends;
-  testing::FakeModelScript script;
-  script.signature.inputs = {testing::FloatInfo("x", {1, 4})};
-  script.signature.outputs = {testing::FloatInfo("logits", {1, 10}),
-                              testing::FloatInfo("probs", {1, 10})};
-  script.runs = {testing::Returns(Map10({{"logits", 0.5f}, {"probs", 0.1f}}))};
-  backends.Script(model, script);
+  const fs::path model = Classifier(backends, Map10({{"logits", 0.5f}, {"probs", 0.1f}}));
   RunOptions options;
   options.model = model;
   options.data.generate.samples = 2;
@@ -262,8 +262,7 @@ TEST_F(WorkflowsTest, RunChecksEveryOutputOfEverySample) {
   EXPECT_EQ(backends.created(), (std::vector<std::string>{"ort"}));
 
   // A model whose first output is all NaN (examples' tinycnn_nan).
-  script.runs = {testing::Returns(Map10({{"logits", std::nanf("")}, {"probs", 0.1f}}))};
-  backends.Script(model, script);
+  Classifier(backends, Map10({{"logits", std::nanf("")}, {"probs", 0.1f}}));
   RunReport nan = RunModelGate(options);
   EXPECT_EQ(nan.verdict, Verdict::kFail);
   ASSERT_EQ(nan.checks.size(), 4u);
