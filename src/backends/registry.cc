@@ -104,6 +104,18 @@ Result<std::unique_ptr<Backend>> CreateBackend(std::string_view name) {
   return plugin->create();
 }
 
+BackendFactory* BackendFactory::Default() {
+  // The registry itself: every name goes to CreateBackend.
+  class Registry : public BackendFactory {
+   public:
+    Result<std::unique_ptr<Backend>> Create(std::string_view name) override {
+      return CreateBackend(name);
+    }
+  };
+  static Registry registry;
+  return &registry;
+}
+
 Result<std::string> DefaultBackendFor(const std::filesystem::path& model_path) {
   std::string extension = model_path.extension().string();
   std::transform(extension.begin(), extension.end(), extension.begin(),

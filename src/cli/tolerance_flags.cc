@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "convgate/compare/policy_file.h"
+#include "convgate/core/numbers.h"
 #include "flag_groups.h"
 
 namespace convgate::cli {
@@ -23,9 +24,7 @@ Flag PolicyKnob(std::string name, std::string value_name, std::string help,
 // "per dtype, 1e-05 for float32": the built-in default, read from compare's table.
 std::string DTypeDefaultText(double compare::Tolerance::*knob) {
   const compare::DTypeDefault& float32 = compare::BuiltInDTypeDefault(DType::kFloat32);
-  char value[32];
-  std::snprintf(value, sizeof(value), "%g", float32.tolerance.*knob);
-  return std::string("per dtype, ") + value + " for float32";
+  return "per dtype, " + FormatSignificant(float32.tolerance.*knob) + " for float32";
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "convgate/compare/agreement_check.h"
+#include "convgate/core/numbers.h"
 
 namespace convgate::compare {
 namespace {
@@ -40,12 +41,6 @@ std::string_view Negation(Comparison op) {
   return "?";
 }
 
-std::string Short(double value) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof(buffer), "%g", value);
-  return buffer;
-}
-
 // A rate with 4 decimals, or more when 4 would print it on the wrong side of the threshold
 // (0.99995 against >= 0.9999 must not read "1.0000 < required 0.9999").
 std::string RateText(double rate, const AgreementCheck& check) {
@@ -76,7 +71,8 @@ std::string Changes(const AgreementStats& stats) {
 
 std::string MarginRows(const AgreementStats& stats) {
   if (stats.kind == PredictionKind::kLabels) return Rows(stats.margin_rows);
-  return Rows(stats.margin_rows) + " with a source top-1 margin > " + Short(stats.flip_margin);
+  return Rows(stats.margin_rows) + " with a source top-1 margin > " +
+         FormatSignificant(stats.flip_margin);
 }
 
 // The measured value and how it was measured, e.g. "top-1 agreement 0.9940 (994 of 1000 rows)".
@@ -135,7 +131,7 @@ AgreementVerdict EvaluateAgreementCheck(const AgreementCheck& check, const Agree
   const std::string relation =
       passed ? std::string(ComparisonText(check.op)) : std::string(Negation(check.op));
   return {passed, prefix + Measured(check, stats, actual) + " " + relation + bound +
-                      Short(check.value) + Changes(stats)};
+                      FormatSignificant(check.value) + Changes(stats)};
 }
 
 }  // namespace convgate::compare

@@ -7,23 +7,17 @@
 #include <limits>
 
 #include "compare/messages.h"
+#include "convgate/core/numbers.h"
 #include "convgate/core/shape.h"
 
 namespace convgate::compare {
 namespace {
 
 using internal::FormatPercent;
-using internal::FormatShortest;
 
 enum class Outcome { kPass, kFail, kIndeterminate };
 
 constexpr char kRerun[] = "re-run `convgate compare` with this policy to decide";
-
-std::string FormatG(double value, int precision) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof(buffer), "%.*g", precision, value);
-  return buffer;
-}
 
 int Side(double value, double threshold) { return (value > threshold) - (value < threshold); }
 
@@ -31,13 +25,13 @@ int Side(double value, double threshold) { return (value > threshold) - (value <
 // `threshold`, so a sentence never says "1 < min 0.9999999" or "0.999 < min 0.999".
 std::string Against(double value, double threshold) {
   for (int precision = 3; precision < 17; ++precision) {
-    std::string text = FormatG(value, precision);
+    std::string text = FormatSignificant(value, precision);
     if (std::isnan(value) ||
         Side(std::strtod(text.c_str(), nullptr), threshold) == Side(value, threshold)) {
       return text;
     }
   }
-  return FormatG(value, 17);
+  return FormatSignificant(value, 17);
 }
 
 std::string Against(Bracket<double> value, double threshold) {
@@ -46,8 +40,8 @@ std::string Against(Bracket<double> value, double threshold) {
   std::string hi = Against(value.hi, threshold);
   // More digits until the two ends read differently ("[0.0667, 0.0667]" says nothing).
   for (int precision = 4; lo == hi && precision < 17; ++precision) {
-    lo = FormatG(value.lo, precision);
-    hi = FormatG(value.hi, precision);
+    lo = FormatSignificant(value.lo, precision);
+    hi = FormatSignificant(value.hi, precision);
   }
   return "in [" + lo + ", " + hi + "]";
 }
@@ -55,7 +49,7 @@ std::string Against(Bracket<double> value, double threshold) {
 // "1250", "10000", "1.25": whole ppm from 100 up, 3 significant digits below.
 std::string Ppm(int64_t count, int64_t total) {
   const double ppm = static_cast<double>(count) * 1e6 / static_cast<double>(total);
-  if (ppm < 100.0) return FormatG(ppm, 3);
+  if (ppm < 100.0) return FormatSignificant(ppm, 3);
   char buffer[32];
   std::snprintf(buffer, sizeof(buffer), "%.0f", ppm);
   return buffer;
@@ -180,9 +174,9 @@ class Judging {
                        " * |source| (recounted from the report's error summary)";
     const ElementReport& largest = cmp_.errors.max_abs;
     if (largest.flat >= 0) {
-      text += "; the largest |diff| is " + FormatG(largest.abs_error, 3) + " at " +
-              FormatIndex(largest.index) + " (source " + FormatG(largest.source, 6) + ", target " +
-              FormatG(largest.target, 6) + ")";
+      text += "; the largest |diff| is " + FormatSignificant(largest.abs_error, 3) + " at " +
+              FormatIndex(largest.index) + " (source " + FormatSignificant(largest.source, 6) +
+              ", target " + FormatSignificant(largest.target, 6) + ")";
     }
     return text;
   }

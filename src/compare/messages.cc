@@ -7,27 +7,22 @@
 #include <utility>
 
 #include "compare/widen.h"
+#include "convgate/core/numbers.h"
 #include "convgate/core/shape.h"
 
 namespace convgate::compare::internal {
 namespace {
 
-std::string FormatG(double value, int precision) {
-  char buffer[64];
-  std::snprintf(buffer, sizeof(buffer), "%.*g", precision, value);
-  return buffer;
-}
-
 // Both values with the fewest significant digits (at least 6; %g drops trailing zeros, so 0.5012
 // stays "0.5012") that still tell them apart: two different values never print the same.
 std::pair<std::string, std::string> FormatPair(double source, double target) {
   for (int precision = 6; precision < 17; ++precision) {
-    std::pair<std::string, std::string> text{FormatG(source, precision),
-                                             FormatG(target, precision)};
+    std::pair<std::string, std::string> text{FormatSignificant(source, precision),
+                                             FormatSignificant(target, precision)};
     const bool distinct = source != target && !std::isnan(source) && !std::isnan(target);
     if (text.first != text.second || !distinct) return text;
   }
-  return {FormatG(source, 17), FormatG(target, 17)};
+  return {FormatSignificant(source, 17), FormatSignificant(target, 17)};
 }
 
 // An integer or bool element exactly as stored (no rounding through double).
@@ -72,7 +67,7 @@ std::string IntroducedNanMessage(const Tensor& source, const Tensor& target,
   const ElementReport first = Locate(source, target, result.non_finite.first_introduced_nan);
   return "introduced NaN: " + CountOf(result.non_finite.introduced_nan, result.num_elements) +
          " are NaN in the target where the source is finite; first at " + At(first) + " (source " +
-         FormatG(first.source, 6) + ")";
+         FormatSignificant(first.source, 6) + ")";
 }
 
 std::string IntroducedInfMessage(const Tensor& source, const Tensor& target,
@@ -98,12 +93,13 @@ std::string ValueMismatchMessage(const Tensor& source, const Tensor& target, int
   if (result.exact) {
     return text + " differ (integer and bool outputs compare exactly); worst at " + At(worst) +
            ": " + FormatElementValues(source, target, worst, true) + " (|diff| " +
-           FormatG(worst.abs_error, 17) + ")";
+           FormatSignificant(worst.abs_error, 17) + ")";
   }
   return text + " outside atol " + FormatShortest(result.tolerance.atol) + " + rtol " +
          FormatShortest(result.tolerance.rtol) + " * |source|; worst at " + At(worst) + ": " +
          FormatElementValues(source, target, worst, false) + " (|diff| " +
-         FormatG(worst.abs_error, 3) + ", allowed " + FormatG(worst.allowed, 3) + ")";
+         FormatSignificant(worst.abs_error, 3) + ", allowed " +
+         FormatSignificant(worst.allowed, 3) + ")";
 }
 
 void AddSharedNotes(TensorComparison& result) {
@@ -157,21 +153,15 @@ void AddValueMessages(const Tensor& source, const Tensor& target, const ElementR
   AddSharedNotes(result);
 }
 
-std::string FormatShortest(double value) {
-  char buffer[64];
-  const std::to_chars_result end = std::to_chars(buffer, buffer + sizeof(buffer), value);
-  return std::string(buffer, end.ptr);
-}
-
 std::string FormatPercent(int64_t count, int64_t total) {
   if (total <= 0) return "0";
   const double percent = 100.0 * static_cast<double>(count) / static_cast<double>(total);
   for (int precision = 3; precision < 17; ++precision) {
-    std::string text = FormatG(percent, precision);
+    std::string text = FormatSignificant(percent, precision);
     const bool rounded_to_whole = (text == "100" && count != total) || (text == "0" && count != 0);
     if (!rounded_to_whole) return text;
   }
-  return FormatG(percent, 17);
+  return FormatSignificant(percent, 17);
 }
 
 }  // namespace convgate::compare::internal

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "convgate/compare/tensor_compare.h"
+#include "convgate/core/numbers.h"
 #include "convgate/core/tensor.h"
 
 namespace convgate::compare::internal {
@@ -24,8 +25,8 @@ std::string ShapeMismatchMessage(const Tensor& source, const Tensor& target);
 void AddValueMessages(const Tensor& source, const Tensor& target, const ElementReport& worst_value,
                       TensorComparison& result);
 
-// Shortest text that reads back as the same double ("1e-05", "0.001").
-std::string FormatShortest(double value);
+// Shortest text that reads back as the same double ("1e-05", "0.001"): core's.
+using ::convgate::FormatShortest;
 // 100 * count / total with 3 significant digits, never rounded up to "100" or down to "0" unless
 // it is exactly that ("1.2", "30", "99.99").
 std::string FormatPercent(int64_t count, int64_t total);

@@ -2,6 +2,8 @@
 
 #include <charconv>
 
+#include "convgate/core/numbers.h"
+
 namespace convgate::compare {
 namespace {
 
@@ -105,9 +107,7 @@ std::string ErrorStatName(const ErrorStat& stat) {
     case ErrorStatKind::kPercentile:
       break;
   }
-  char buffer[32];
-  const std::to_chars_result end = std::to_chars(buffer, buffer + sizeof(buffer), stat.q);
-  return "p" + std::string(buffer, end.ptr);
+  return "p" + FormatShortest(stat.q);
 }
 
 Result<ErrorStat> ParseErrorStat(std::string_view text) {

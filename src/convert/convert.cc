@@ -14,6 +14,7 @@
 #include "convgate/convert/kinds.h"
 #include "convgate/core/file_util.h"
 #include "convgate/core/interrupt.h"
+#include "convgate/core/numbers.h"
 #include "convgate/core/units.h"
 
 namespace convgate::convert {
@@ -104,12 +105,6 @@ struct WorkDirHold {
   std::filesystem::path dir;
   ~WorkDirHold() { RemoveWorkDir(dir); }
 };
-
-std::string FormatSeconds(double seconds) {
-  char text[32];
-  std::snprintf(text, sizeof(text), "%.3g", seconds);
-  return text;
-}
 
 // One Convert call: its request, its record so far, and the steps in order.
 class ConversionRun {
@@ -340,7 +335,7 @@ Result<std::filesystem::path> ConversionRun::Produce() {
     const double delay = BackoffSeconds(request_.backoff_seconds, attempt_idx);
     record_.notes.push_back("attempt " + std::to_string(attempt_idx) + " of " +
                             std::to_string(request_.max_attempts) + " failed (" + attempt.problem +
-                            "); retried after " + FormatSeconds(delay) + " s");
+                            "); retried after " + FormatSignificant(delay, 3) + " s");
     if (!SleepUnlessInterrupted(delay)) {
       return Fail(attempt.error, ProblemText(attempt, attempt_idx) +
                                      "; not retried: " + InterruptedStatus().message());

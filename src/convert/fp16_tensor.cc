@@ -4,6 +4,7 @@
 
 #include "convert/fp16.h"
 #include "convgate/core/float16.h"
+#include "convgate/core/numbers.h"
 
 namespace convgate::convert {
 namespace {
@@ -54,12 +55,6 @@ std::string NameTensors(const std::map<std::string, int64_t>& by_tensor) {
   return text;
 }
 
-std::string FormatValue(double value) {
-  char text[32];
-  std::snprintf(text, sizeof(text), "%.6g", value);
-  return text;
-}
-
 }  // namespace
 
 Status ConvertTensorToFloat16(onnx::TensorProto* tensor, bool clamp, const std::string& where,
@@ -98,17 +93,17 @@ std::vector<std::string> Fp16RangeNotes(const Fp16RangeReport& range, bool clamp
                     std::to_string(range.overflow_by_tensor.size()) +
                     " tensor(s) are outside float16's range (|x| > 65504): " +
                     NameTensors(range.overflow_by_tensor) + "; the largest is " +
-                    FormatValue(range.largest_overflow) + " in " + range.largest_overflow_tensor +
-                    "; " +
+                    FormatSignificant(range.largest_overflow) + " in " +
+                    range.largest_overflow_tensor + "; " +
                     (clamp ? "clamped to +-65504 (clamp=1)"
                            : "they became +-inf (pass clamp=1 to clamp them to +-65504)"));
   }
   if (range.flushed_values > 0) {
-    notes.push_back(
-        std::to_string(range.flushed_values) + " nonzero value(s) in " +
-        std::to_string(range.flushed_by_tensor.size()) +
-        " tensor(s) are too small for float16 (|x| <= 2^-25 = " + FormatValue(kFloat16FlushBelow) +
-        ") and became 0: " + NameTensors(range.flushed_by_tensor));
+    notes.push_back(std::to_string(range.flushed_values) + " nonzero value(s) in " +
+                    std::to_string(range.flushed_by_tensor.size()) +
+                    " tensor(s) are too small for float16 (|x| <= 2^-25 = " +
+                    FormatSignificant(kFloat16FlushBelow) +
+                    ") and became 0: " + NameTensors(range.flushed_by_tensor));
   }
   return notes;
 }

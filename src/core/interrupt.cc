@@ -14,6 +14,8 @@
 #include <thread>
 #include <vector>
 
+#include "convgate/core/numbers.h"
+
 namespace convgate {
 namespace {
 
@@ -104,9 +106,8 @@ void Watch(int wake_read) {
   if (ReadByte(wake_read, grace_ms)) {
     EndProcess("interrupted again (" + name + "): stopping now");
   }
-  char seconds[32];
-  std::snprintf(seconds, sizeof(seconds), "%g", kInterruptGraceSeconds);
-  EndProcess("interrupted by " + name + " and not stopped within " + seconds + " s: stopping now");
+  EndProcess("interrupted by " + name + " and not stopped within " +
+             FormatSignificant(kInterruptGraceSeconds) + " s: stopping now");
 }
 
 // A shell starts background jobs with SIGINT ignored, and such a job must stay deaf to Ctrl-C.

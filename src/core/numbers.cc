@@ -15,9 +15,7 @@ std::string Quote(std::string_view text) { return "'" + std::string(text) + "'";
 std::string Show(double value) {
   if (value == std::numeric_limits<double>::max()) return "any";
   if (value == std::numeric_limits<double>::lowest()) return "any";
-  char buffer[32];
-  std::snprintf(buffer, sizeof(buffer), "%.10g", value);
-  return buffer;
+  return FormatSignificant(value, 10);
 }
 
 std::string RangeText(double min, double max) {
@@ -30,6 +28,18 @@ std::string RangeText(double min, double max) {
 }
 
 }  // namespace
+
+std::string FormatSignificant(double value, int digits) {
+  char buffer[64];  // %.17g of any double takes at most 24 characters
+  std::snprintf(buffer, sizeof(buffer), "%.*g", digits, value);
+  return buffer;
+}
+
+std::string FormatShortest(double value) {
+  char buffer[64];
+  const std::to_chars_result end = std::to_chars(buffer, buffer + sizeof(buffer), value);
+  return std::string(buffer, end.ptr);
+}
 
 Result<int64_t> ParseInteger(std::string_view text, int64_t min, int64_t max) {
   int64_t value = 0;

@@ -20,6 +20,7 @@
 #include <memory>
 
 #include "convgate/core/interrupt.h"
+#include "convgate/core/numbers.h"
 
 extern char** environ;
 
@@ -355,19 +356,13 @@ SubprocessResult WaitAndCapture(pid_t pid, Pipe& out, Pipe& err, const Subproces
   return result;
 }
 
-std::string FormatSeconds(double seconds) {
-  char text[32];
-  std::snprintf(text, sizeof(text), "%.3g", seconds);
-  return text;
-}
-
 }  // namespace
 
 std::string SubprocessResult::Describe() const {
   if (interrupted_by != 0) {
     return "was stopped: convgate was interrupted by " + SignalName(interrupted_by);
   }
-  if (timed_out) return "timed out after " + FormatSeconds(seconds) + " s";
+  if (timed_out) return "timed out after " + FormatSignificant(seconds, 3) + " s";
   if (signal != 0) {
     return "was killed by signal " + std::to_string(signal) + " (" + ::strsignal(signal) + ")";
   }

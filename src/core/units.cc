@@ -7,6 +7,8 @@
 #include <iterator>
 #include <optional>
 
+#include "convgate/core/numbers.h"
+
 namespace convgate {
 namespace {
 
@@ -112,9 +114,7 @@ std::string FormatDuration(double seconds) {
       return std::to_string(static_cast<int64_t>(count)) + " " + unit;
     }
   }
-  char buffer[32];
-  std::snprintf(buffer, sizeof(buffer), "%g s", seconds);
-  return buffer;
+  return FormatSignificant(seconds) + " s";
 }
 
 }  // namespace convgate

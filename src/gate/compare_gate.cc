@@ -5,19 +5,19 @@
 #include <filesystem>
 #include <system_error>
 
-#include "aggregate.h"
-#include "agreement_checks.h"
+#include "compare_aggregate.h"
+#include "compare_agreement.h"
+#include "compare_hints.h"
+#include "compare_judging.h"
 #include "convgate/core/units.h"
 #include "convgate/gate/workflows.h"
 #include "convgate/io/npz.h"
-#include "dataset_setup.h"
-#include "hints.h"
-#include "judging.h"
-#include "output_saver.h"
-#include "per_node_run.h"
-#include "positional.h"
-#include "save_paths.h"
+#include "data_inputs.h"
+#include "data_output_saver.h"
+#include "data_save_paths.h"
+#include "per_node/run.h"
 #include "side.h"
+#include "side_positional.h"
 
 namespace convgate::gate {
 namespace {
@@ -36,7 +36,7 @@ struct Side {
 
   const Signature* signature() const { return model ? &model->model->signature() : nullptr; }
   // A TorchScript model takes inputs and names outputs by position, and saved outputs may name
-  // nothing (positional.h).
+  // nothing (side_positional.h).
   bool positional_inputs() const { return model && signature()->positional_inputs; }
   bool positional_outputs() const {
     return (model && signature()->positional_outputs) || (saved && saved->positional);
@@ -50,6 +50,7 @@ std::string JoinNames(const std::vector<std::string>& names) {
 }
 
 std::optional<GateError> ResolveAndLoad(const std::string& spec, const std::string& backend,
+                                        backends::BackendFactory& factory,
                                         const backends::LoadOptions& load, Side& side) {
   Result<ResolvedSide> resolved = internal::ResolveSide(spec, backend);
   if (!resolved.ok()) {
@@ -59,7 +60,7 @@ std::optional<GateError> ResolveAndLoad(const std::string& spec, const std::stri
   side.resolved = std::move(resolved).value();
   internal::DescribeSide(side.resolved, *side.record);
   if (side.resolved.kind != SideKind::kModel) return std::nullopt;
-  Result<LoadedModel> loaded = internal::LoadModel(side.resolved, load, *side.record);
+  Result<LoadedModel> loaded = internal::LoadModel(side.resolved, factory, load, *side.record);
   if (!loaded.ok()) return GateError{Stage::kLoad, loaded.status().WithContext(side.record->role)};
   side.model = std::move(loaded).value();
   return std::nullopt;
@@ -387,12 +388,12 @@ CompareReport CompareModelsGate(const CompareOptions& options) {
   source.record = &report.source;
   target.record = &report.target;
   if (auto e =
-          ResolveAndLoad(options.source, options.source_backend,
+          ResolveAndLoad(options.source, options.source_backend, *options.backend_factory,
                          internal::SideLoadOptions(options.data, options.source_exec), source)) {
     return Errored(std::move(report), *e);
   }
   if (auto e =
-          ResolveAndLoad(options.target, options.target_backend,
+          ResolveAndLoad(options.target, options.target_backend, *options.backend_factory,
                          internal::SideLoadOptions(options.data, options.target_exec), target)) {
     return Errored(std::move(report), *e);
   }

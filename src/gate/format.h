@@ -11,7 +11,7 @@ namespace convgate::gate::internal {
 
 // "3 of 10 elements (30%)".
 std::string CountOf(int64_t count, int64_t total);
-// Shortest round-trip spelling of a double ("0.001", "1e-05", "nan").
+// %.6g (core's FormatSignificant), "nan" for a NaN of either sign ("0.001", "1e-05", "-inf").
 std::string Number(double value);
 // First flat index whose value satisfies `match`, or -1.
 int64_t FirstIndexWhere(const Tensor& tensor, bool (*match)(double));

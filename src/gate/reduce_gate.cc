@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "convgate/backends/registry.h"
 #include "convgate/core/file_util.h"
+#include "convgate/core/numbers.h"
 #include "convgate/gate/reduce.h"
 #include "convgate/graph/node_model.h"
 #include "convgate/graph/onnx_model.h"
@@ -26,11 +26,9 @@ ReduceReport Errored(ReduceReport report, Stage stage, Status status) {
   return report;
 }
 
-std::string Number(double value) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof(buffer), "%.10g", value);
-  return buffer;
-}
+// Tolerances and errors in the reproducer's command and README: 10 digits, so a tolerance given
+// with more than %g's 6 reads back close enough to judge the same way.
+std::string Number(double value) { return FormatSignificant(value, 10); }
 
 // The node to reduce: --node, else the culprit, else the first divergent node. -1 when there is
 // none; `reason` says which rule chose it.
@@ -79,41 +77,37 @@ std::string PassingNodeNote(const NodeCheck& node, const PerNodeReport& per_node
 }
 
 struct Sides {
-  // Backends outlive the models they loaded.
-  std::unique_ptr<backends::Backend> source_backend;
-  std::unique_ptr<backends::Backend> target_backend;
-  std::unique_ptr<backends::Model> source;
-  std::unique_ptr<backends::Model> target;
+  internal::LoadedModel source;
+  internal::LoadedModel target;
   std::string target_bytes;
   std::vector<std::string> source_values;  // every value the source graph names
 };
 
-Result<std::unique_ptr<backends::Model>> LoadSide(const std::string& path,
-                                                  const std::string& backend_name,
-                                                  const backends::LoadOptions& load,
-                                                  std::unique_ptr<backends::Backend>& backend) {
-  std::string name = backend_name;
-  if (name.empty()) {
-    CONVGATE_ASSIGN_OR_RETURN(name, backends::DefaultBackendFor(path));
+// Loads one side as the comparison did: resolved from its path and backend flag, created through
+// the options' backend factory, with the same load options (--threads, limits, exec command).
+Result<internal::LoadedModel> LoadSide(const CompareOptions& options, const std::string& path,
+                                       const std::string& backend, const ExecOptions& exec,
+                                       const std::string& role) {
+  CONVGATE_ASSIGN_OR_RETURN(internal::ResolvedSide side, internal::ResolveSide(path, backend));
+  if (side.kind != internal::SideKind::kModel) {
+    return Status::InvalidArgument(role + " " + path + " holds saved outputs; reduce needs models");
   }
-  CONVGATE_ASSIGN_OR_RETURN(backend, backends::CreateBackend(name));
-  return backend->Load(path, load);
+  SideRecord record;
+  record.role = role;
+  return internal::LoadModel(side, *options.backend_factory,
+                             internal::SideLoadOptions(options.data, exec), record);
 }
 
 Result<Sides> LoadSides(const CompareOptions& options) {
   Sides sides;
-  CONVGATE_ASSIGN_OR_RETURN(
-      sides.source,
-      LoadSide(options.source, options.source_backend,
-               internal::SideLoadOptions(options.data, options.source_exec), sides.source_backend));
-  CONVGATE_ASSIGN_OR_RETURN(
-      sides.target,
-      LoadSide(options.target, options.target_backend,
-               internal::SideLoadOptions(options.data, options.target_exec), sides.target_backend));
+  CONVGATE_ASSIGN_OR_RETURN(sides.source, LoadSide(options, options.source, options.source_backend,
+                                                   options.source_exec, "source"));
+  CONVGATE_ASSIGN_OR_RETURN(sides.target, LoadSide(options, options.target, options.target_backend,
+                                                   options.target_exec, "target"));
   CONVGATE_ASSIGN_OR_RETURN(sides.target_bytes, ReadFile(options.target));
   CONVGATE_ASSIGN_OR_RETURN(std::string source_bytes, ReadFile(options.source));
   CONVGATE_ASSIGN_OR_RETURN(sides.source_values, graph::IntermediateNames(source_bytes));
-  for (const TensorInfo& input : sides.source->signature().inputs) {
+  for (const TensorInfo& input : sides.source.model->signature().inputs) {
     sides.source_values.push_back(input.name);
   }
   return sides;
@@ -147,14 +141,14 @@ Result<Captured> Capture(Sides& sides, const NodeCheck& node, const TensorMap& s
   }
   std::vector<std::string> requested = from_source;
   requested.push_back(node.tensor);
-  CONVGATE_ASSIGN_OR_RETURN(TensorMap source, sides.source->Run(sample, requested));
+  CONVGATE_ASSIGN_OR_RETURN(TensorMap source, sides.source.model->Run(sample, requested));
   Captured captured;
   for (auto& entry : source) {
     TensorMap& into = entry.name == node.tensor ? captured.expected : captured.feeds;
     CONVGATE_RETURN_IF_ERROR(into.Insert(entry.name, std::move(entry.tensor)));
   }
   if (!from_target.empty()) {
-    CONVGATE_ASSIGN_OR_RETURN(TensorMap own, sides.target->Run(sample, from_target));
+    CONVGATE_ASSIGN_OR_RETURN(TensorMap own, sides.target.model->Run(sample, from_target));
     for (auto& entry : own) {
       notes.push_back("input '" + entry.name +
                       "' has no counterpart in the source: captured from the target");
@@ -166,8 +160,9 @@ Result<Captured> Capture(Sides& sides, const NodeCheck& node, const TensorMap& s
 
 Result<TensorMap> SampleInputs(const Sides& sides, const std::filesystem::path& dataset_path,
                                int sample, const Limits& limits) {
-  CONVGATE_ASSIGN_OR_RETURN(inputs::Dataset dataset,
-                            inputs::LoadDataset(dataset_path, sides.target->signature(), limits));
+  CONVGATE_ASSIGN_OR_RETURN(
+      inputs::Dataset dataset,
+      inputs::LoadDataset(dataset_path, sides.target.model->signature(), limits));
   if (sample < 0 || sample >= static_cast<int>(dataset.samples.size())) {
     return Status::Internal("sample " + std::to_string(sample) + " is not in " +
                             dataset_path.string());
@@ -260,7 +255,7 @@ Status WriteReproducer(const ReduceOptions& options, const std::filesystem::path
   CONVGATE_ASSIGN_OR_RETURN(Sides sides, LoadSides(options.compare));
   CONVGATE_ASSIGN_OR_RETURN(std::vector<std::string> target_values,
                             graph::IntermediateNames(sides.target_bytes));
-  for (const TensorInfo& input : sides.target->signature().inputs) {
+  for (const TensorInfo& input : sides.target.model->signature().inputs) {
     target_values.push_back(input.name);
   }
   CONVGATE_ASSIGN_OR_RETURN(TensorMap sample, SampleInputs(sides, dataset_path, report.sample,
@@ -291,7 +286,9 @@ Status WriteReproducer(const ReduceOptions& options, const std::filesystem::path
   repro.source = (dir / kExpectedFile).string();
   repro.target = (dir / kModelFile).string();
   repro.target_backend = options.compare.target_backend;
+  repro.backend_factory = options.compare.backend_factory;
   repro.data.load_inputs = dir / kInputsFile;
+  repro.data.threads = options.compare.data.threads;
   repro.data.limits = options.compare.data.limits;
   repro.policy.global.atol = judged->atol;
   repro.policy.global.rtol = judged->rtol;

@@ -2,10 +2,10 @@
 #include <chrono>
 
 #include "convgate/gate/workflows.h"
-#include "dataset_setup.h"
-#include "output_saver.h"
-#include "sanity.h"
-#include "save_paths.h"
+#include "data_inputs.h"
+#include "data_output_saver.h"
+#include "data_save_paths.h"
+#include "run_sanity.h"
 #include "side.h"
 
 namespace convgate::gate {
@@ -78,8 +78,9 @@ RunReport RunModelGate(const RunOptions& options) {
                                            "needs a model file (e.g. .onnx)"));
   }
   internal::DescribeSide(*side, report.model);
-  Result<internal::LoadedModel> loaded = internal::LoadModel(
-      *side, internal::SideLoadOptions(options.data, options.exec), report.model);
+  Result<internal::LoadedModel> loaded =
+      internal::LoadModel(*side, *options.backend_factory,
+                          internal::SideLoadOptions(options.data, options.exec), report.model);
   if (!loaded.ok()) return Errored(std::move(report), Stage::kLoad, loaded.status());
   backends::Model& model = *loaded->model;
   if (model.signature().positional_outputs) {

@@ -167,11 +167,11 @@ void RecordBackendLog(const LoadedModel& model, SideRecord& record) {
   record.backend_log = model.model->last_log();
 }
 
-Result<LoadedModel> LoadModel(const ResolvedSide& side, const backends::LoadOptions& options,
-                              SideRecord& record) {
+Result<LoadedModel> LoadModel(const ResolvedSide& side, backends::BackendFactory& factory,
+                              const backends::LoadOptions& options, SideRecord& record) {
   const auto start = std::chrono::steady_clock::now();
   LoadedModel loaded;
-  CONVGATE_ASSIGN_OR_RETURN(loaded.backend, backends::CreateBackend(side.backend));
+  CONVGATE_ASSIGN_OR_RETURN(loaded.backend, factory.Create(side.backend));
   record.backend_version = loaded.backend->version();
   if (side.backend == "exec") record.backend_command = JoinCommandLine(options.exec_argv);
   CONVGATE_ASSIGN_OR_RETURN(loaded.model, loaded.backend->Load(side.path, options));

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "convgate/backends/backend.h"
+#include "convgate/backends/registry.h"
 #include "convgate/core/signature.h"
 #include "convgate/core/status.h"
 #include "convgate/core/tensor.h"
@@ -35,9 +36,10 @@ struct LoadedModel {
   std::unique_ptr<backends::Model> model;
 };
 
-// Fills record.{role-independent fields}: path, kind, format, backend, version, sha256, timing.
-Result<LoadedModel> LoadModel(const ResolvedSide& side, const backends::LoadOptions& options,
-                              SideRecord& record);
+// Creates the side's backend through `factory` and loads the model with it. Fills
+// record.{role-independent fields}: path, kind, format, backend, version, sha256, timing.
+Result<LoadedModel> LoadModel(const ResolvedSide& side, backends::BackendFactory& factory,
+                              const backends::LoadOptions& options, SideRecord& record);
 
 // The backend's load options for one side of a workflow: the data options' threads and limits,
 // and the side's exec command.
@@ -52,7 +54,7 @@ struct SavedOutputs {
   std::optional<inputs::Dataset> inputs;  // test-case folders carry the inputs too
   // The file names no outputs: numpy's np.savez(f, a, b) members arr_0, arr_1, ..., or a lone
   // .npy (its tensor is named after the file's stem). Such outputs are matched by position to the
-  // other side's (positional.h).
+  // other side's (side_positional.h).
   bool positional = false;
 };
 

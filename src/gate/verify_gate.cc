@@ -1,11 +1,10 @@
 // `convgate verify`: convert, run the sanity gate on the target, compare with the source.
 #include <chrono>
 
-#include "convgate/backends/registry.h"
 #include "convgate/gate/verify.h"
 #include "convgate/graph/onnx_model.h"
-#include "save_paths.h"
-#include "source_precheck.h"
+#include "data_save_paths.h"
+#include "verify_precheck.h"
 
 namespace convgate::gate {
 namespace {
@@ -98,11 +97,12 @@ std::optional<GateError> Convert(const VerifyOptions& options, const internal::S
 }
 
 // The task from whichever side declares an ONNX graph (a TorchScript source declares too little).
-std::optional<DetectedTask> DetectFrom(const std::string& source, const std::string& target) {
+std::optional<graph::DetectedTask> DetectFrom(const std::string& source,
+                                              const std::string& target) {
   for (const std::string& path : {source, target}) {
     if (path.empty() || std::filesystem::path(path).extension() != ".onnx") continue;
     Result<graph::ModelSummary> summary = graph::SummarizeOnnxModel(path);
-    if (summary.ok()) return DetectTask(summary->signature, summary->op_histogram);
+    if (summary.ok()) return graph::DetectTask(summary->signature, summary->op_histogram);
   }
   return std::nullopt;
 }
@@ -115,6 +115,7 @@ RunOptions E2eOptions(const VerifyOptions& options, const std::string& target,
   run.model = target;
   run.backend = backend;
   run.data = options.compare.data;
+  run.backend_factory = options.compare.backend_factory;
   run.data.save_inputs.reset();
   run.data.save_outputs.reset();
   return run;

@@ -7,6 +7,8 @@
 #include <limits>
 #include <span>
 
+#include "convgate/core/numbers.h"
+
 namespace convgate::inputs {
 namespace {
 
@@ -130,8 +132,8 @@ Status CheckFillRange(DType dtype, Fill fill, const ValueRange& range) {
   if (!IsInteger(dtype) || fill != Fill::kUniform) return Status::OK();
   const IntRange bounds = IntegerRange(dtype, range);
   if (bounds.lo <= bounds.hi) return Status::OK();
-  return Status::InvalidArgument("value range [" + FormatNumber(range.lo) + ", " +
-                                 FormatNumber(range.hi) + "] holds no " +
+  return Status::InvalidArgument("value range [" + FormatShortest(range.lo) + ", " +
+                                 FormatShortest(range.hi) + "] holds no " +
                                  std::string(DTypeName(dtype)) + " value");
 }
 
@@ -150,12 +152,6 @@ void FillTensor(Tensor& tensor, Fill fill, const ValueRange& range, Prng& prng) 
   }
   if (IsInteger(tensor.dtype())) return FillIntegers(tensor, fill, range, prng);
   FillFloats(tensor, fill, range, prng);
-}
-
-std::string FormatNumber(double value) {
-  char buffer[32];
-  const auto [ptr, ec] = std::to_chars(buffer, buffer + sizeof(buffer), value);
-  return ec == std::errc() ? std::string(buffer, ptr) : std::string("?");
 }
 
 }  // namespace convgate::inputs

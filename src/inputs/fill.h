@@ -25,7 +25,4 @@ Status CheckFillRange(DType dtype, Fill fill, const ValueRange& range);
 // REQUIRES: CheckFillRange(tensor.dtype(), fill, range) is OK.
 void FillTensor(Tensor& tensor, Fill fill, const ValueRange& range, Prng& prng);
 
-// "0.5", "1e-05", "-3": shortest round-trip spelling, for messages.
-std::string FormatNumber(double value);
-
 }  // namespace convgate::inputs

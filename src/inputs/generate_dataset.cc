@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "convgate/core/numbers.h"
 #include "convgate/inputs/dataset.h"
 #include "convgate/inputs/prng.h"
 #include "inputs/fill.h"
@@ -209,14 +210,14 @@ Result<std::vector<InputPlan>> PlanInputs(const Signature& signature, const Inpu
 // "mask random bits", "x normal mean 0 std 1".
 std::string DescribePlan(const InputPlan& plan) {
   const std::string& name = plan.info->name;
-  const std::string lo = FormatNumber(plan.range.lo), hi = FormatNumber(plan.range.hi);
+  const std::string lo = FormatShortest(plan.range.lo), hi = FormatShortest(plan.range.hi);
   if (plan.fill == Fill::kZeros || plan.fill == Fill::kOnes) {
     return name + " " + std::string(FillName(plan.fill));
   }
   if (plan.dtype == DType::kBool) return name + " random bits";
   if (plan.fill == Fill::kNormal) {
-    return name + " normal mean " + FormatNumber((plan.range.lo + plan.range.hi) / 2) + " std " +
-           FormatNumber((plan.range.hi - plan.range.lo) / 2);
+    return name + " normal mean " + FormatShortest((plan.range.lo + plan.range.hi) / 2) + " std " +
+           FormatShortest((plan.range.hi - plan.range.lo) / 2);
   }
   if (IsInteger(plan.dtype)) return name + " uniform integers [" + lo + ", " + hi + "]";
   return name + " uniform [" + lo + ", " + hi + ")";

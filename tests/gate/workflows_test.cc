@@ -1,23 +1,25 @@
-// The run and compare workflows in-process: saved outputs on both sides (no runtime), the example
-// models from tools/make_models.cc, exit codes and the hints attached to failures.
+// The run and compare workflows in-process: saved outputs on both sides (no runtime), models
+// scripted on the fake backend (testing/fake_backend.h), exit codes and the hints attached to
+// failures.
 #include "convgate/gate/workflows.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cmath>
+#include <cstdio>
 #include <filesystem>
 
 #include "convgate/io/npy.h"
 #include "convgate/io/npz.h"
-#include "gate/hints.h"
-#include "gate/judging.h"
+#include "gate/compare_hints.h"
+#include "gate/compare_judging.h"
+#include "testing/fake_backend.h"
 
 namespace convgate::gate {
 namespace {
 
 namespace fs = std::filesystem;
-
-const fs::path kModels = fs::path(CONVGATE_BINARY_DIR) / "examples";
 
 class WorkflowsTest : public ::testing::Test {
  protected:
@@ -36,6 +38,20 @@ class WorkflowsTest : public ::testing::Test {
     return path.string();
   }
 
+  // model.onnx on `backends`: x[1, 4] -> logits[1, 10], probs[1, 10] (examples' tinycnn), every
+  // sample answered with `outputs`.
+  fs::path Classifier(testing::FakeBackendFactory& backends, TensorMap outputs) {
+    const fs::path model = dir_ / "model.onnx";
+    std::fclose(std::fopen(model.c_str(), "w"));
+    testing::FakeModelScript script;
+    script.signature.inputs = {testing::FloatInfo("x", {1, 4})};
+    script.signature.outputs = {testing::FloatInfo("logits", {1, 10}),
+                                testing::FloatInfo("probs", {1, 10})};
+    script.runs = {testing::Returns(std::move(outputs))};
+    backends.Script(model, script);
+    return model;
+  }
+
   fs::path dir_;
 };
 
@@ -47,6 +63,15 @@ Tensor Floats(std::vector<float> values) {
 TensorMap Map(std::vector<std::pair<std::string, std::vector<float>>> entries) {
   TensorMap map;
   for (auto& [name, values] : entries) map.InsertOrAssign(name, Floats(values));
+  return map;
+}
+
+// [1, 10] float32 tensors, each filled with one value.
+TensorMap Map10(std::vector<std::pair<std::string, float>> entries) {
+  TensorMap map;
+  for (auto& [name, value] : entries) {
+    map.InsertOrAssign(name, testing::FloatTensor({1, 10}, std::vector<float>(10, value)));
+  }
   return map;
 }
 
@@ -96,26 +121,27 @@ TEST_F(WorkflowsTest, MissingAndExtraOutputsAreStructureFailures) {
 }
 
 TEST_F(WorkflowsTest, PositionalNpzMembersMatchTheModelsOutputsByPosition) {
-  CompareOptions reference;
-  reference.source = (kModels / "tinycnn.onnx").string();
-  reference.target = reference.source;
-  reference.data.save_inputs = (dir_ / "inputs.npz").string();
-  ASSERT_EQ(CompareModelsGate(reference).verdict, Verdict::kPass);
+  // The inputs the outputs were saved from.
+  testing::FakeBackendFactory backends;
+  const fs::path model = Classifier(backends, Map10({{"logits", 0.5f}, {"probs", 0.1f}}));
+  TensorMap inputs;
+  inputs.InsertOrAssign("x", testing::FloatTensor({1, 4}, {1, 2, 3, 4}));
+  ASSERT_TRUE(io::WriteNpz(dir_ / "inputs.npz", inputs).ok());
   // np.savez(f, logits, probs) names its members arr_0 and arr_1: wrong values, right positions.
-  TensorMap positional;
-  positional.InsertOrAssign("arr_0", Tensor::FromVector<float>(DType::kFloat32, Shape::Of({1, 10}),
-                                                               std::vector<float>(10, 0.0f)));
-  positional.InsertOrAssign("arr_1", Tensor::FromVector<float>(DType::kFloat32, Shape::Of({1, 10}),
-                                                               std::vector<float>(10, 0.1f)));
   CompareOptions options;
-  options.source = WriteOutputs("positional.npz", std::move(positional));
-  options.target = (kModels / "tinycnn.onnx").string();
+  options.source = WriteOutputs("positional.npz", Map10({{"arr_0", 0.0f}, {"arr_1", 0.1f}}));
+  options.target = model.string();
   options.data.load_inputs = dir_ / "inputs.npz";
+  options.backend_factory = &backends;
   CompareReport report = CompareModelsGate(options);
   ASSERT_FALSE(report.error.has_value()) << report.error->status.ToString();
   ASSERT_EQ(report.checks.size(), 2u);
   EXPECT_EQ(report.checks[0].output, "logits");
+  EXPECT_FALSE(report.checks[0].passed);
   EXPECT_EQ(report.checks[1].output, "probs");
+  EXPECT_TRUE(report.checks[1].passed);
+  EXPECT_EQ(report.source.output_renames,
+            (std::vector<std::string>{"arr_0 -> logits", "arr_1 -> probs"}));
 }
 
 // Issue 9: an .npz of arr_0, arr_1 against a named .npz compared no name with any other.
@@ -220,19 +246,29 @@ TEST_F(WorkflowsTest, AnUnknownPathKindIsAUsageError) {
   EXPECT_EQ(RunModelGate(missing).error->stage, Stage::kLoad);
 }
 
-TEST_F(WorkflowsTest, RunOnExampleModels) {
+TEST_F(WorkflowsTest, RunChecksEveryOutputOfEverySample) {
+  testing::FakeBackendFactory backends;
+  const fs::path model = Classifier(backends, Map10({{"logits", 0.5f}, {"probs", 0.1f}}));
   RunOptions options;
-  options.model = kModels / "tinycnn.onnx";
+  options.model = model;
   options.data.generate.samples = 2;
+  options.backend_factory = &backends;
   RunReport clean = RunModelGate(options);
+  ASSERT_FALSE(clean.error.has_value()) << clean.error->status.ToString();
   EXPECT_EQ(clean.verdict, Verdict::kPass);
   EXPECT_EQ(clean.checks.size(), 4u);
-  EXPECT_EQ(clean.model.backend, "ort");
-  EXPECT_FALSE(clean.model.backend_version.empty());
-  options.model = kModels / "tinycnn_nan.onnx";
+  EXPECT_EQ(clean.model.backend, "ort");  // from the .onnx extension
+  EXPECT_EQ(clean.model.backend_version, "fake-1");
+  EXPECT_EQ(backends.created(), (std::vector<std::string>{"ort"}));
+
+  // A model whose first output is all NaN (examples' tinycnn_nan).
+  Classifier(backends, Map10({{"logits", std::nanf("")}, {"probs", 0.1f}}));
   RunReport nan = RunModelGate(options);
   EXPECT_EQ(nan.verdict, Verdict::kFail);
+  ASSERT_EQ(nan.checks.size(), 4u);
   EXPECT_EQ(nan.checks[0].values.nan, 10);
+  EXPECT_FALSE(nan.checks[0].passed);
+  EXPECT_TRUE(nan.checks[1].passed);
 }
 
 TEST(Hints, SuggestTheLargestToleranceOverSamples) {

@@ -37,6 +37,23 @@ std::vector<std::string> AvailableBackends();
 // cannot be loaded (with dlerror).
 Result<std::unique_ptr<Backend>> CreateBackend(std::string_view name);
 
+// Makes backends by name: what a workflow loads every model through. The workflows take one in
+// their options (gate::RunOptions::backends, gate::CompareOptions::backends), as LevelDB's
+// Options::env, so that tests can hand them a fake backend (tests/testing/fake_backend.h) that
+// returns scripted tensors, NaNs, wrong shapes, errors and delays without a runtime or a model.
+// Thread safety: Create may be called from several threads at once.
+class BackendFactory {
+ public:
+  virtual ~BackendFactory() = default;
+
+  // A new backend by name, as CreateBackend.
+  virtual Result<std::unique_ptr<Backend>> Create(std::string_view name) = 0;
+
+  // The factory of the backends in this build (CreateBackend). Never null; lives as long as the
+  // process.
+  static BackendFactory* Default();
+};
+
 // The default backend for a model file, from its extension (".onnx" -> "ort").
 // InvalidArgument naming the file when the format is not recognised.
 Result<std::string> DefaultBackendFor(const std::filesystem::path& model_path);

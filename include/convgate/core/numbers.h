@@ -1,9 +1,11 @@
-// Numbers typed by people: on command lines, in policy files, in conversion parameters. Whole
-// text only (no trailing characters), no silent wrap-around: "-1" is never 2^64-1.
+// Numbers typed by people (on command lines, in policy files, in conversion parameters) and
+// numbers written for them. Parsing takes whole text only (no trailing characters), no silent
+// wrap-around: "-1" is never 2^64-1.
 #pragma once
 
 #include <cstdint>
 #include <limits>
+#include <string>
 #include <string_view>
 
 #include "convgate/core/status.h"
@@ -17,6 +19,15 @@ Result<uint64_t> ParseUnsigned(std::string_view text);
 // A finite decimal or scientific number in [min, max] ("+1e-3" allowed). InvalidArgument quoting
 // the text and stating the range.
 Result<double> ParseNumber(std::string_view text, double min, double max);
+
+// The one family of number formatters (src/report keeps its own until its rewrite lands):
+// FormatSignificant is printf's %.<digits>g ("0.001", "1e-05", "1.5", "nan", "-inf"): for tables
+// and messages, %.3g for timings and percentages, 6 digits (printf's %g) for values, more where a
+// limit must read back. REQUIRES: 1 <= digits <= 17.
+std::string FormatSignificant(double value, int digits = 6);
+// The shortest text that reads back as the same double (std::to_chars: "0.1", "1e-05", "nan"):
+// for JSON and for values a user may paste back into a flag (tolerances).
+std::string FormatShortest(double value);
 
 // Sums and products of non-negative counts read from untrusted files (dims, byte sizes) that
 // saturate at INT64_MAX instead of overflowing (undefined behaviour for int64_t).

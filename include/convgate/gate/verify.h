@@ -12,8 +12,8 @@
 
 #include "convgate/convert/convert.h"
 #include "convgate/gate/results.h"
-#include "convgate/gate/task.h"
 #include "convgate/gate/workflows.h"
+#include "convgate/gate/task.h"  // graph::DetectedTask, and gate:: names src/report uses
 
 namespace convgate::gate {
 
@@ -40,7 +40,7 @@ struct VerifyReport {
   bool conversion_passed = false;
   std::optional<RunReport> e2e;             // the sanity gate on the target (absent if not reached)
   std::optional<CompareReport> comparison;  // absent if not reached
-  std::optional<DetectedTask> task;
+  std::optional<graph::DetectedTask> task;
   Verdict verdict = Verdict::kError;
   // Set when the conversion failed (Stage::kConvert) or a flag was wrong; errors of the e2e run
   // or the comparison stay in their reports and are copied here too.

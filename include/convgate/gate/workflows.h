@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "convgate/backends/registry.h"
 #include "convgate/compare/agreement_check.h"
 #include "convgate/compare/policy.h"
 #include "convgate/core/limits.h"
@@ -42,6 +43,9 @@ struct RunOptions {
   std::string backend;  // empty: from the model's format
   DataOptions data;
   ExecOptions exec;
+  // Where the model's backend comes from (LevelDB's Options::env): the backends of this build,
+  // or a fake in tests. Not owned; must outlive the call.
+  backends::BackendFactory* backend_factory = backends::BackendFactory::Default();
 };
 
 // Loads and runs the model on every sample, then checks each output: non-empty, no NaN/Inf,
@@ -63,6 +67,9 @@ struct CompareOptions {
   compare::AgreementConfig agreement;
   // --per-node, --strict, --memory-budget, --local-error (gate/per_node.h). Needs two models.
   PerNodeOptions per_node;
+  // Where both sides' backends come from, as RunOptions::backend_factory. verify and reduce load
+  // every model through this one too. Not owned; must outlive the call.
+  backends::BackendFactory* backend_factory = backends::BackendFactory::Default();
 };
 
 // Runs (or loads) both sides on the same samples and compares every output under the policy.

@@ -1,10 +1,9 @@
-#include "convgate/gate/rejudge.h"
-
 #include <algorithm>
 
-#include "aggregate.h"
-#include "hints.h"
-#include "judging.h"
+#include "compare_aggregate.h"
+#include "compare_hints.h"
+#include "compare_judging.h"
+#include "convgate/gate/rejudge.h"
 
 namespace convgate::gate {
 namespace {

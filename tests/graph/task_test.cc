@@ -1,8 +1,8 @@
-#include "convgate/gate/task.h"
+#include "convgate/graph/task.h"
 
 #include <gtest/gtest.h>
 
-namespace convgate::gate {
+namespace convgate::graph {
 namespace {
 
 TensorInfo Info(const std::string& name, DType dtype, std::vector<Dim> dims) {
@@ -58,4 +58,4 @@ TEST(DetectTask, NothingConclusiveIsNull) {
 }
 
 }  // namespace
-}  // namespace convgate::gate
+}  // namespace convgate::graph

@@ -8,7 +8,7 @@
 #include "convgate/core/file_util.h"
 #include "convgate/core/temp_dir.h"
 #include "convgate/graph/node_model.h"
-#include "per_node_run.h"
+#include "gate/per_node/run.h"
 
 namespace convgate::gate::internal {
 namespace {

@@ -1,4 +1,4 @@
-#include "judging.h"
+#include "compare_judging.h"
 
 #include "convgate/compare/judge.h"
 

@@ -1,4 +1,4 @@
-#include "positional.h"
+#include "side_positional.h"
 
 #include <filesystem>
 

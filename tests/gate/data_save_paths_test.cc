@@ -1,6 +1,7 @@
-// Where --save-inputs and --save-outputs may write (gate/save_paths.h): every refusal is a usage
-// error naming the flag, and the two legitimate ways to fill one test case folder are allowed.
-#include "gate/save_paths.h"
+// Where --save-inputs and --save-outputs may write (gate/data_save_paths.h): every refusal is a
+// usage error naming the flag, and the two legitimate ways to fill one test case folder are
+// allowed.
+#include "gate/data_save_paths.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -10,8 +10,8 @@
 #include "convgate/core/file_util.h"
 #include "convgate/graph/node_model.h"
 #include "convgate/graph/onnx_model.h"
-#include "judging.h"
-#include "per_node_run.h"
+#include "gate/compare_judging.h"
+#include "gate/per_node/run.h"
 
 namespace convgate::gate::internal {
 namespace {

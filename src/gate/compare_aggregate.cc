@@ -1,4 +1,4 @@
-#include "aggregate.h"
+#include "compare_aggregate.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "hints.h"
+#include "compare_hints.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "save_paths.h"
+#include "data_save_paths.h"
 
 #include <cctype>
 

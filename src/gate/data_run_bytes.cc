@@ -1,4 +1,4 @@
-#include "run_bytes.h"
+#include "data_run_bytes.h"
 
 #include <algorithm>
 #include <limits>

@@ -1,4 +1,4 @@
-#include "sanity.h"
+#include "run_sanity.h"
 
 #include <cmath>
 

@@ -1,9 +1,9 @@
-#include "convgate/gate/task.h"
+#include "convgate/graph/task.h"
 
 #include <algorithm>
 #include <cctype>
 
-namespace convgate::gate {
+namespace convgate::graph {
 namespace {
 
 bool Floating(const TensorInfo& info) { return info.dtype && IsFloating(*info.dtype); }
@@ -89,4 +89,4 @@ std::optional<DetectedTask> DetectTask(const Signature& signature,
   return Tabular(signature);
 }
 
-}  // namespace convgate::gate
+}  // namespace convgate::graph

@@ -1,4 +1,4 @@
-#include "agreement_checks.h"
+#include "compare_agreement.h"
 
 #include <algorithm>
 

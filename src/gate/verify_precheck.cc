@@ -1,8 +1,8 @@
-#include "source_precheck.h"
+#include "verify_precheck.h"
 
-#include "dataset_setup.h"
-#include "positional.h"
+#include "data_inputs.h"
 #include "side.h"
+#include "side_positional.h"
 
 namespace convgate::gate::internal {
 namespace {
@@ -57,8 +57,8 @@ std::optional<GateError> PrecheckSource(const CompareOptions& options, SourceFac
   }
   SideRecord record;
   record.role = "source";
-  Result<LoadedModel> model =
-      LoadModel(*side, SideLoadOptions(options.data, options.source_exec), record);
+  Result<LoadedModel> model = LoadModel(*side, *options.backend_factory,
+                                        SideLoadOptions(options.data, options.source_exec), record);
   if (!model.ok()) return GateError{Stage::kLoad, model.status().WithContext("source")};
   facts.signature = model->model->signature();
   if (auto error = CheckOutputNames(options, facts.signature)) return error;

@@ -1,4 +1,4 @@
-#include "output_saver.h"
+#include "data_output_saver.h"
 
 #include "convgate/inputs/dataset.h"
 

@@ -1,11 +1,11 @@
 // The compare workflow's agreement hook (AgreementTracker): which outputs it measures, how it
 // accumulates over samples, and how checks on outputs it could not measure fail.
+#include "gate/compare_agreement.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
-
-#include "gate/agreement_checks.h"
 
 namespace convgate::gate::internal {
 namespace {

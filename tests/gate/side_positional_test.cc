@@ -1,6 +1,6 @@
 // Matching a side that works by position (TorchScript) to one that works by name, without
 // libtorch: the renaming, the dtypes assumed for untyped inputs, and the checks' messages.
-#include "gate/positional.h"
+#include "gate/side_positional.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
 // --max-run-bytes: what a run holds is estimated from the planned or loaded inputs and the outputs
 // the models declare, and a run over the limit is refused naming the figure (issue 10).
-#include "gate/run_bytes.h"
+#include "gate/data_run_bytes.h"
 
 #include <gtest/gtest.h>
 
