@@ -1,6 +1,6 @@
 // The classifier-agreement group: which outputs are classifier outputs, and the checks that gate.
 #include "convgate/core/numbers.h"
-#include "flag_groups.h"
+#include "cli/flag_groups.h"
 
 namespace convgate::cli {
 

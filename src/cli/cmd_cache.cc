@@ -2,7 +2,7 @@
 #include <chrono>
 #include <iostream>
 
-#include "command.h"
+#include "cli/command.h"
 #include "convgate/convert/cache.h"
 #include "convgate/core/units.h"
 #include "convgate/report/conversion.h"

@@ -1,6 +1,6 @@
 // `convgate check REPORT.json`: a saved compare report re-judged under a new policy, without
 // re-running either side.
-#include "command.h"
+#include "cli/command.h"
 #include "convgate/gate/rejudge.h"
 #include "convgate/report/read_report.h"
 

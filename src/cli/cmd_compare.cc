@@ -1,5 +1,5 @@
 // `convgate compare SOURCE TARGET`: both sides on the same samples, every output judged.
-#include "command.h"
+#include "cli/command.h"
 #include "convgate/gate/workflows.h"
 
 namespace convgate::cli {

@@ -2,7 +2,7 @@
 // retries of transient failures and the content-addressed cache.
 #include <iostream>
 
-#include "command.h"
+#include "cli/command.h"
 #include "convgate/convert/convert.h"
 #include "convgate/report/conversion.h"
 

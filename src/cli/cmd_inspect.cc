@@ -3,7 +3,7 @@
 // NaN/Inf), or what another model format is and which command takes it (report/inspect.h).
 #include <iostream>
 
-#include "command.h"
+#include "cli/command.h"
 #include "convgate/report/inspect.h"
 
 namespace convgate::cli {

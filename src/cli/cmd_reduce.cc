@@ -1,7 +1,7 @@
 // `convgate reduce SOURCE TARGET -o DIR`: the minimal failing subgraph (the node per-node
 // validation blames) as a standalone ONNX model with its inputs and the command that reproduces
 // the failure, proven to fail on its own.
-#include "command.h"
+#include "cli/command.h"
 #include "convgate/gate/reduce.h"
 
 namespace convgate::cli {

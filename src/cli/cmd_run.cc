@@ -1,5 +1,5 @@
 // `convgate run MODEL`: the end-to-end sanity gate.
-#include "command.h"
+#include "cli/command.h"
 #include "convgate/gate/workflows.h"
 
 namespace convgate::cli {

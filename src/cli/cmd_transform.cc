@@ -3,7 +3,7 @@
 // --validate the original and the transformed model compared like `convgate compare` does.
 #include <iostream>
 
-#include "command.h"
+#include "cli/command.h"
 #include "convgate/gate/workflows.h"
 #include "convgate/transform/transform.h"
 

@@ -1,6 +1,6 @@
 // `convgate verify SOURCE (--to KIND | --target PATH | --converter CMD)`: convert, run the
 // end-to-end sanity gate on the target, compare with the source; verify_result.json says it all.
-#include "command.h"
+#include "cli/command.h"
 #include "convgate/gate/verify.h"
 
 namespace convgate::cli {

@@ -12,8 +12,8 @@
 #include "convgate/gate/results.h"
 #include "convgate/report/render.h"
 #include "convgate/report/report.h"
-#include "flag.h"
-#include "flag_groups.h"
+#include "cli/flag.h"
+#include "cli/flag_groups.h"
 
 namespace convgate::cli {
 

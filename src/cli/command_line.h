@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "command.h"
+#include "cli/command.h"
 
 namespace convgate::cli {
 

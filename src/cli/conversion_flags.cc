@@ -5,7 +5,7 @@
 #include "convgate/core/command_line.h"
 #include "convgate/core/numbers.h"
 #include "convgate/core/units.h"
-#include "flag_groups.h"
+#include "cli/flag_groups.h"
 
 namespace convgate::cli {
 namespace {

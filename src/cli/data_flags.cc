@@ -2,7 +2,7 @@
 #include "convgate/core/numbers.h"
 #include "convgate/core/scoped.h"
 #include "convgate/core/shape.h"
-#include "flag_groups.h"
+#include "cli/flag_groups.h"
 
 namespace convgate::cli {
 namespace {

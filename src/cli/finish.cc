@@ -3,7 +3,7 @@
 #include <filesystem>
 #include <iostream>
 
-#include "command.h"
+#include "cli/command.h"
 
 namespace convgate::cli {
 namespace {

@@ -1,4 +1,4 @@
-#include "flag.h"
+#include "cli/flag.h"
 
 #include <algorithm>
 #include <map>

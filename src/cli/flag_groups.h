@@ -14,7 +14,7 @@
 #include "convgate/core/limits.h"
 #include "convgate/gate/per_node.h"
 #include "convgate/gate/workflows.h"
-#include "flag.h"
+#include "cli/flag.h"
 
 namespace convgate::cli {
 

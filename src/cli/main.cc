@@ -3,7 +3,7 @@
 #include <exception>
 #include <iostream>
 
-#include "command_line.h"
+#include "cli/command_line.h"
 
 int main(int argc, char** argv) {
   // Nothing should throw across modules; this is the last line of defence, and says so.

@@ -8,7 +8,7 @@
 
 #include "convgate/core/utf8.h"
 #include "convgate/report/json_text.h"
-#include "flag_groups.h"
+#include "cli/flag_groups.h"
 
 namespace convgate::cli {
 

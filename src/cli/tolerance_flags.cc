@@ -3,7 +3,7 @@
 
 #include "convgate/compare/policy_file.h"
 #include "convgate/core/numbers.h"
-#include "flag_groups.h"
+#include "cli/flag_groups.h"
 
 namespace convgate::cli {
 namespace {

@@ -1,4 +1,4 @@
-#include "compare_aggregate.h"
+#include "gate/compare_aggregate.h"
 
 #include <algorithm>
 

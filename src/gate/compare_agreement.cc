@@ -1,4 +1,4 @@
-#include "compare_agreement.h"
+#include "gate/compare_agreement.h"
 
 #include <algorithm>
 

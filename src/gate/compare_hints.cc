@@ -1,11 +1,11 @@
-#include "compare_hints.h"
+#include "gate/compare_hints.h"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 
 #include "convgate/compare/judge.h"
-#include "format.h"
+#include "gate/format.h"
 
 namespace convgate::gate::internal {
 namespace {

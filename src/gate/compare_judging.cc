@@ -1,4 +1,4 @@
-#include "compare_judging.h"
+#include "gate/compare_judging.h"
 
 #include "convgate/compare/judge.h"
 

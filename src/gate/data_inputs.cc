@@ -1,8 +1,8 @@
-#include "data_inputs.h"
+#include "gate/data_inputs.h"
 
 #include <cmath>
 
-#include "side_positional.h"
+#include "gate/side_positional.h"
 
 namespace convgate::gate::internal {
 namespace {

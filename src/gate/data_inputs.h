@@ -8,7 +8,7 @@
 #include "convgate/gate/results.h"
 #include "convgate/gate/workflows.h"
 #include "convgate/inputs/dataset.h"
-#include "data_run_bytes.h"
+#include "gate/data_run_bytes.h"
 
 namespace convgate::gate::internal {
 

@@ -1,4 +1,4 @@
-#include "data_output_saver.h"
+#include "gate/data_output_saver.h"
 
 #include "convgate/inputs/dataset.h"
 

@@ -1,4 +1,4 @@
-#include "data_run_bytes.h"
+#include "gate/data_run_bytes.h"
 
 #include <algorithm>
 #include <limits>

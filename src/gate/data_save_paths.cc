@@ -1,4 +1,4 @@
-#include "data_save_paths.h"
+#include "gate/data_save_paths.h"
 
 #include <cctype>
 

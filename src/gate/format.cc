@@ -1,4 +1,4 @@
-#include "format.h"
+#include "gate/format.h"
 
 #include <cmath>
 

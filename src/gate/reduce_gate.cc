@@ -10,7 +10,7 @@
 #include "convgate/graph/onnx_model.h"
 #include "convgate/inputs/dataset.h"
 #include "convgate/io/npz.h"
-#include "side.h"
+#include "gate/side.h"
 
 namespace convgate::gate {
 namespace {

@@ -1,8 +1,8 @@
 #include <algorithm>
 
-#include "compare_aggregate.h"
-#include "compare_hints.h"
-#include "compare_judging.h"
+#include "gate/compare_aggregate.h"
+#include "gate/compare_hints.h"
+#include "gate/compare_judging.h"
 #include "convgate/gate/rejudge.h"
 
 namespace convgate::gate {

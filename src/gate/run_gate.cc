@@ -2,11 +2,11 @@
 #include <chrono>
 
 #include "convgate/gate/workflows.h"
-#include "data_inputs.h"
-#include "data_output_saver.h"
-#include "data_save_paths.h"
-#include "run_sanity.h"
-#include "side.h"
+#include "gate/data_inputs.h"
+#include "gate/data_output_saver.h"
+#include "gate/data_save_paths.h"
+#include "gate/run_sanity.h"
+#include "gate/side.h"
 
 namespace convgate::gate {
 namespace {

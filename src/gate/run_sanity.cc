@@ -1,9 +1,9 @@
-#include "run_sanity.h"
+#include "gate/run_sanity.h"
 
 #include <cmath>
 
 #include "convgate/compare/tensor_compare.h"
-#include "format.h"
+#include "gate/format.h"
 
 namespace convgate::gate::internal {
 namespace {

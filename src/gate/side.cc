@@ -1,4 +1,4 @@
-#include "side.h"
+#include "gate/side.h"
 
 #include <algorithm>
 #include <chrono>

@@ -1,4 +1,4 @@
-#include "side_positional.h"
+#include "gate/side_positional.h"
 
 #include <filesystem>
 

@@ -3,8 +3,8 @@
 
 #include "convgate/gate/verify.h"
 #include "convgate/graph/onnx_model.h"
-#include "data_save_paths.h"
-#include "verify_precheck.h"
+#include "gate/data_save_paths.h"
+#include "gate/verify_precheck.h"
 
 namespace convgate::gate {
 namespace {

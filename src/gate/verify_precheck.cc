@@ -1,8 +1,8 @@
-#include "verify_precheck.h"
+#include "gate/verify_precheck.h"
 
-#include "data_inputs.h"
-#include "side.h"
-#include "side_positional.h"
+#include "gate/data_inputs.h"
+#include "gate/side.h"
+#include "gate/side_positional.h"
 
 namespace convgate::gate::internal {
 namespace {

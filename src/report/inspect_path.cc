@@ -3,7 +3,7 @@
 #include <optional>
 
 #include "convgate/compare/tensor_compare.h"
-#include "convgate/gate/task.h"
+#include "convgate/graph/task.h"
 #include "convgate/graph/onnx_model.h"
 #include "convgate/io/npy.h"
 #include "convgate/io/npz.h"
@@ -11,7 +11,7 @@
 #include "convgate/io/test_case.h"
 #include "convgate/report/report.h"
 #include "convgate/version.h"
-#include "inspect_internal.h"
+#include "report/inspect_internal.h"
 
 namespace convgate::report {
 
@@ -24,8 +24,8 @@ namespace fs = std::filesystem;
 constexpr int kInspectSchemaVersion = 1;
 
 json ModelJson(const graph::ModelSummary& summary) {
-  const std::optional<gate::DetectedTask> task =
-      gate::DetectTask(summary.signature, summary.op_histogram);
+  const std::optional<graph::DetectedTask> task =
+      graph::DetectTask(summary.signature, summary.op_histogram);
   json out = ModelSummaryJson(summary);
   out["task"] = task ? json{{"task", task->task}, {"evidence", task->evidence}} : json(nullptr);
   out["tool"] = {{"name", "convgate"}, {"version", kVersion}, {"commit", kBuildCommit}};

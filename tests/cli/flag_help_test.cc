@@ -7,7 +7,7 @@
 #include <map>
 #include <regex>
 
-#include "command_line.h"
+#include "cli/command_line.h"
 #include "convgate/core/command_line.h"
 
 namespace convgate::cli {

@@ -112,7 +112,7 @@ gate::VerifyReport Verification() {
   e2e.verdict = gate::Verdict::kPass;
   report.e2e = e2e;
   report.comparison = Comparison();
-  report.task = gate::DetectedTask{"image-classification", "one image input and a Conv"};
+  report.task = graph::DetectedTask{"image-classification", "one image input and a Conv"};
   report.verdict = gate::Verdict::kFail;
   return report;
 }

@@ -13,7 +13,7 @@
 #include "convgate/convert/convert.h"
 #include "convgate/gate/results.h"
 #include "convgate/gate/workflows.h"
-#include "convgate/gate/task.h"  // graph::DetectedTask, and gate:: names src/report uses
+#include "convgate/graph/task.h"
 
 namespace convgate::gate {
 

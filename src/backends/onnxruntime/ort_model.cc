@@ -140,20 +140,34 @@ Result<std::shared_ptr<Ort::Session>> OrtModel::SessionFor(const std::vector<std
   for (const std::string& name : names) {
     if (signature_.FindOutput(name) == nullptr) extra.push_back(name);
   }
-  if (extra.empty()) return session_;
-  std::sort(extra.begin(), extra.end());
   std::lock_guard<std::mutex> lock(cache_mutex_);
+  if (extra.empty()) return PlainSession();
+  std::sort(extra.begin(), extra.end());
   for (auto cached = cache_.begin(); cached != cache_.end(); ++cached) {
     if (cached->extra_outputs != extra) continue;
     cache_.splice(cache_.begin(), cache_, cached);
     return cache_.front().session;
   }
   // Evict before creating, so a full cache never holds one session (and weight copy) too many.
+  // The plain session goes too: every session holds its own copy of the weights, and per-node
+  // validation (which asks for intermediates) runs after the outputs are compared. Keeping it
+  // doubled per-node's peak; it is rebuilt from the file if plain outputs are asked for again
+  // (not served by an intermediate session: marking outputs can change ORT's fusions, and so the
+  // outputs' last bits).
   while (cache_.size() >= kMaxCachedSessions) cache_.pop_back();
+  session_.reset();
   CONVGATE_ASSIGN_OR_RETURN(std::shared_ptr<Ort::Session> session,
                             CreateIntermediateSession(extra));
   cache_.push_front(CachedSession{std::move(extra), session});
   return session;
+}
+
+Result<std::shared_ptr<Ort::Session>> OrtModel::PlainSession() {
+  if (session_) return session_;
+  cache_.clear();  // the intermediate sessions that displaced it
+  CONVGATE_RETURN_IF_ERROR(CheckUnchanged("load it again"));
+  CONVGATE_ASSIGN_OR_RETURN(session_, CreateOrtSessionFromFile(*env_, SessionConfig()));
+  return session_;
 }
 
 Status OrtModel::CheckUnchanged(std::string_view what_to_do) const {

@@ -51,6 +51,9 @@ class OrtModel : public Model {
 
   Status CheckOutputNames(const std::vector<std::string>& names) const;
   Result<std::shared_ptr<Ort::Session>> SessionFor(const std::vector<std::string>& names);
+  // The session for the declared outputs, rebuilt if an intermediate session displaced it.
+  // REQUIRES: cache_mutex_ held.
+  Result<std::shared_ptr<Ort::Session>> PlainSession();
   Result<std::shared_ptr<Ort::Session>> CreateIntermediateSession(
       const std::vector<std::string>& extra_outputs);
   // FailedPrecondition, ending in `what_to_do`, when the file's stamp is not the one taken at
@@ -68,10 +71,10 @@ class OrtModel : public Model {
   Signature signature_;
   bool has_external_data_ = false;
   FileStamp stamp_;
-  std::shared_ptr<Ort::Session> session_;
 
-  std::mutex cache_mutex_;
-  std::list<CachedSession> cache_;  // most recently used first
+  std::mutex cache_mutex_;                 // guards session_ and cache_
+  std::shared_ptr<Ort::Session> session_;  // null once an intermediate session displaced it
+  std::list<CachedSession> cache_;         // most recently used first
 };
 
 }  // namespace convgate::backends

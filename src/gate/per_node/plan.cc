@@ -39,9 +39,14 @@ std::string_view NodeStatusName(NodeStatus status) {
 }
 
 int64_t DefaultMemoryBudget() {
+  // Fixed, not a share of memory: with a quarter of a large machine nothing was ever streamed and
+  // every intermediate sat in memory twice (the runtime's and ours), 4x the plain comparison's
+  // peak. 512 MiB holds all of most models' intermediates for a sample in one chunk; a machine
+  // with less to spare gets a quarter of what it has.
+  constexpr int64_t kDefault = 512 * kMiB;
   const int64_t usable = UsableMemoryBytes();
-  if (usable <= 0) return kGiB;
-  return std::max<int64_t>(usable / 4, 64 * kMiB);
+  if (usable <= 0) return kDefault;
+  return std::clamp<int64_t>(usable / 4, 64 * kMiB, kDefault);
 }
 
 Result<LocalErrorMode> ParseLocalErrorMode(std::string_view text) {

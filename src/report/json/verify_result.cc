@@ -37,7 +37,7 @@ size_t CountFailed(const std::vector<Check>& checks) {
 }
 
 // conversion_path: null for run/compare, which convert nothing; `convgate verify` fills it.
-// task: null unless detected from the model (gate/task.h); never a guess.
+// task: null unless detected from the model (graph/task.h); never a guess.
 json Assemble(bool verify_passed, bool e2e_passed, const std::string& detail,
               const std::string& error, const json& conversion_path = nullptr,
               const json& task = nullptr) {
