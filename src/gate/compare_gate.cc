@@ -2,22 +2,27 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <exception>
 #include <filesystem>
+#include <optional>
+#include <string>
 #include <system_error>
+#include <thread>
 
-#include "compare_aggregate.h"
-#include "compare_agreement.h"
-#include "compare_hints.h"
-#include "compare_judging.h"
+#include "convgate/core/limits.h"
 #include "convgate/core/units.h"
 #include "convgate/gate/workflows.h"
 #include "convgate/io/npz.h"
-#include "data_inputs.h"
-#include "data_output_saver.h"
-#include "data_save_paths.h"
-#include "per_node/run.h"
-#include "side.h"
-#include "side_positional.h"
+#include "gate/compare_aggregate.h"
+#include "gate/compare_agreement.h"
+#include "gate/compare_hints.h"
+#include "gate/compare_judging.h"
+#include "gate/data_inputs.h"
+#include "gate/data_output_saver.h"
+#include "gate/data_save_paths.h"
+#include "gate/per_node/run.h"
+#include "gate/side.h"
+#include "gate/side_positional.h"
 
 namespace convgate::gate {
 namespace {
@@ -47,6 +52,19 @@ std::string JoinNames(const std::vector<std::string>& names) {
   std::string text;
   for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;
   return text.empty() ? "none" : text;
+}
+
+// Whether the two sides may load at once: their files, held about four times over between them
+// while both are parsed, fit in an eighth of usable memory. Folders count as small.
+bool LoadBothAtOnce(const CompareOptions& options) {
+  uint64_t bytes = 0;
+  for (const std::string& path : {options.source, options.target}) {
+    std::error_code error;
+    const uintmax_t size = std::filesystem::file_size(path, error);
+    if (!error) bytes += static_cast<uint64_t>(size);
+  }
+  const int64_t usable = UsableMemoryBytes();
+  return usable > 0 && bytes <= static_cast<uint64_t>(usable) / 32;
 }
 
 std::optional<GateError> ResolveAndLoad(const std::string& spec, const std::string& backend,
@@ -387,16 +405,37 @@ CompareReport CompareModelsGate(const CompareOptions& options) {
   Side source, target;
   source.record = &report.source;
   target.record = &report.target;
-  if (auto e =
-          ResolveAndLoad(options.source, options.source_backend, *options.backend_factory,
-                         internal::SideLoadOptions(options.data, options.source_exec), source)) {
-    return Errored(std::move(report), *e);
-  }
-  if (auto e =
+  // The two sides load at once when their files are small next to memory (LoadBothAtOnce): each
+  // load is mostly one thread's work (hashing and parsing the file, ONNX Runtime's graph
+  // optimisation), so two cores halve the wait. Otherwise the target loads once the source has.
+  // Either way the source's error, if any, is the one reported.
+  std::optional<GateError> target_error;
+  const auto load_target = [&] {
+    try {
+      target_error =
           ResolveAndLoad(options.target, options.target_backend, *options.backend_factory,
-                         internal::SideLoadOptions(options.data, options.target_exec), target)) {
-    return Errored(std::move(report), *e);
+                         internal::SideLoadOptions(options.data, options.target_exec), target);
+    } catch (const std::exception& e) {  // bad_alloc: a thread must not end the process
+      target_error =
+          GateError{Stage::kLoad, Status::Internal(std::string("the target: ") + e.what())};
+    }
+  };
+  const bool at_once = LoadBothAtOnce(options);
+  std::thread target_loader;
+  if (at_once) target_loader = std::thread(load_target);
+  std::optional<GateError> source_error;
+  try {
+    source_error =
+        ResolveAndLoad(options.source, options.source_backend, *options.backend_factory,
+                       internal::SideLoadOptions(options.data, options.source_exec), source);
+  } catch (...) {
+    if (target_loader.joinable()) target_loader.join();  // else its destructor ends the process
+    throw;
   }
+  if (target_loader.joinable()) target_loader.join();
+  if (source_error) return Errored(std::move(report), *source_error);
+  if (!at_once) load_target();
+  if (target_error) return Errored(std::move(report), *target_error);
   const Limits& limits = options.data.limits;
   if (auto e = CheckSavedBytes(source, target, limits)) return Errored(std::move(report), *e);
   if (auto e = LoadSaved(source, target.signature(), limits)) return Errored(std::move(report), *e);
