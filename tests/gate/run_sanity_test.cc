@@ -6,18 +6,12 @@
 #include <cmath>
 #include <limits>
 
+#include "testing/tensor_info.h"
+
 namespace convgate::gate::internal {
 namespace {
 
-TensorInfo Declared(const std::string& name, DType dtype, std::vector<Dim> dims) {
-  TensorInfo info;
-  info.name = name;
-  info.dtype = dtype;
-  info.type_name = std::string(DTypeName(dtype));
-  info.has_shape = true;
-  info.shape = std::move(dims);
-  return info;
-}
+using testing::Declared;
 
 Tensor Floats(Shape shape, float value) {
   std::vector<float> values(static_cast<size_t>(shape.NumElements()), value);

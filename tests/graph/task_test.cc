@@ -2,18 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include "testing/tensor_info.h"
+
 namespace convgate::graph {
 namespace {
 
-TensorInfo Info(const std::string& name, DType dtype, std::vector<Dim> dims) {
-  TensorInfo info;
-  info.name = name;
-  info.dtype = dtype;
-  info.type_name = std::string(DTypeName(dtype));
-  info.has_shape = true;
-  info.shape = std::move(dims);
-  return info;
-}
+const auto Info = testing::Declared;
 
 const Dim kBatch = Dim::Symbolic("batch");
 
