@@ -4,7 +4,8 @@ users write by hand (and complain about the memory of); bench/per_node.sh sets c
 --per-node beside it. Prints "<peak RSS KiB> <seconds> <tensors compared>".
 
 Run with the project venv's python (scripts/python-requirements.txt: onnx, onnxruntime, numpy):
-  ~/.cache/convgate-deps/venv/bin/python bench/mark_all_ort.py SRC.onnx TGT.onnx
+  ~/.cache/convgate-deps/venv/bin/python bench/mark_all_ort.py SRC.onnx TGT.onnx [SHAPE]
+SHAPE (e.g. 1,3,320,320) is the first input's shape; otherwise symbolic dims are 1.
 """
 import resource
 import sys
@@ -31,8 +32,10 @@ def main():
     source, target = marked_session(sys.argv[1]), marked_session(sys.argv[2])
     rng = np.random.default_rng(0)
     feeds = {}
-    for declared in source.get_inputs():
+    for index, declared in enumerate(source.get_inputs()):
         shape = [dim if isinstance(dim, int) else 1 for dim in declared.shape]
+        if index == 0 and len(sys.argv) > 3:
+            shape = [int(dim) for dim in sys.argv[3].split(",")]
         feeds[declared.name] = rng.random(shape, dtype=np.float32)
     names = [output.name for output in source.get_outputs()]
     source_values = dict(zip(names, source.run(names, feeds)))
@@ -43,7 +46,8 @@ def main():
     for name in shared:
         a, b = source_values[name], target_values[name]
         if a.shape == b.shape and a.dtype.kind == "f":
-            np.max(np.abs(a.astype(np.float64) - b))
+            if a.size:
+                np.max(np.abs(a.astype(np.float64) - b))
             compared += 1
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     print(peak, "%.3f" % (time.monotonic() - start), compared)

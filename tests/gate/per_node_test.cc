@@ -4,7 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <numeric>
+
+#include "convgate/core/limits.h"
 
 namespace convgate::gate {
 namespace {
@@ -16,7 +19,15 @@ TEST(ParseLocalErrorModeTest, KnowsThreeModes) {
   EXPECT_FALSE(ParseLocalErrorMode("some").ok());
 }
 
-TEST(DefaultMemoryBudgetTest, IsAtLeast64MiB) { EXPECT_GE(DefaultMemoryBudget(), 64 << 20); }
+// A fixed 64 MiB, not a share of the machine; a quarter of usable memory only when that is less.
+TEST(DefaultMemoryBudgetTest, Is64MiBUnlessMemoryIsScarce) {
+  const int64_t usable = UsableMemoryBytes();
+  if (usable <= 0 || usable >= int64_t{256} << 20) {
+    EXPECT_EQ(DefaultMemoryBudget(), int64_t{64} << 20);
+  } else {
+    EXPECT_EQ(DefaultMemoryBudget(), std::max<int64_t>(usable / 4, int64_t{16} << 20));
+  }
+}
 
 std::vector<size_t> Flatten(const std::vector<std::vector<size_t>>& chunks) {
   std::vector<size_t> all;

@@ -24,9 +24,8 @@ struct PerNodeOptions {
   LocalErrorMode local_error = LocalErrorMode::kFailed;  // --local-error
 };
 
-// A quarter of usable memory (core/limits.h: physical memory, or a cgroup or rlimit below it;
-// both models, the runtimes and the samples need the rest), at least 64 MiB; 1 GiB when the
-// machine does not say.
+// 64 MiB, or a quarter of usable memory (core/limits.h) when that is less, at least 16 MiB: a
+// fixed size, so per-node memory does not grow with the machine (plan.cc says why 64).
 int64_t DefaultMemoryBudget();
 
 // "none", "failed", "all"; InvalidArgument otherwise.

@@ -39,14 +39,15 @@ std::string_view NodeStatusName(NodeStatus status) {
 }
 
 int64_t DefaultMemoryBudget() {
-  // Fixed, not a share of memory: with a quarter of a large machine nothing was ever streamed and
-  // every intermediate sat in memory twice (the runtime's and ours), 4x the plain comparison's
-  // peak. 512 MiB holds all of most models' intermediates for a sample in one chunk; a machine
-  // with less to spare gets a quarter of what it has.
-  constexpr int64_t kDefault = 512 * kMiB;
+  // Fixed, not a share of memory: at a quarter of a large machine nothing was ever streamed, and
+  // PaddleOCR's PP-OCRv4 detector at 320x320 peaked at 4.7x the plain comparison (bench/per_node.sh
+  // --detector). 64 MiB keeps it at 2.1x and far below marking every tensor of both models in bare
+  // ONNX Runtime; torchvision's models fit in one chunk per sample. --memory-budget trades memory
+  // for speed (fewer chunks, fewer runs). A machine with less to spare gets a quarter of it.
+  constexpr int64_t kDefault = 64 * kMiB;
   const int64_t usable = UsableMemoryBytes();
   if (usable <= 0) return kDefault;
-  return std::clamp<int64_t>(usable / 4, 64 * kMiB, kDefault);
+  return std::clamp<int64_t>(usable / 4, 16 * kMiB, kDefault);
 }
 
 Result<LocalErrorMode> ParseLocalErrorMode(std::string_view text) {
