@@ -1,5 +1,5 @@
 // InspectPath: tells what a path is and dispatches to the view for it; the ONNX model, tensor file
-// and test case views live here, other model formats in inspect_formats.cc.
+// and test case views live here, other model formats in formats.cc.
 #include <optional>
 
 #include "convgate/compare/tensor_compare.h"
@@ -11,7 +11,7 @@
 #include "convgate/io/test_case.h"
 #include "convgate/report/report.h"
 #include "convgate/version.h"
-#include "inspect_internal.h"
+#include "report/inspect/internal.h"
 
 namespace convgate::report {
 
