@@ -53,6 +53,9 @@ CompareReport RejudgeCompareReport(CompareReport saved, const compare::Policy& o
                                    std::string from) {
   CompareReport report = std::move(saved);
   report.rejudged_from = std::move(from);
+  // Per-node validation judged tensors the report does not hold: it is not re-judged, and a
+  // section judged under the saved policy would contradict the new verdicts, so it is dropped.
+  report.per_node.reset();
   if (auto error = CheckNames(overlay, report)) {
     report.error = std::move(error);
     report.verdict = Verdict::kError;

@@ -9,14 +9,17 @@
 
 #include "convgate/gate/reduce.h"
 #include "convgate/gate/results.h"
+#include "report/json/reader.h"
 
 namespace convgate::report::internal {
 
 // The console lists this many nodes by added error (the JSON lists all).
 inline constexpr size_t kTopAddedErrorRows = 5;
 
-// report.json's "per_node".
+// report.json's "per_node", and back through the same description (json/per_node.cc). Throws
+// BadField.
 nlohmann::json PerNodeJson(const gate::PerNodeReport& per_node);
+gate::PerNodeReport PerNodeFromJson(const JsonFields& json);
 
 // The node a reduce reduced to, or null when it found none.
 inline const gate::NodeCheck* ReducedNode(const gate::ReduceReport& report) {

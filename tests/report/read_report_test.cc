@@ -15,11 +15,14 @@
 #include "convgate/report/report.h"
 #include "report/json/comparison.h"
 #include "report/json/policy.h"
+#include "sample_reports.h"
 
 namespace convgate::report {
 namespace {
 
 using nlohmann::json;
+using sample_reports::Reduction;
+using sample_reports::Verification;
 
 Tensor Floats(DType dtype, const std::vector<double>& values) {
   Tensor tensor =
@@ -327,6 +330,42 @@ gate::OutputCheck At(int sample, gate::OutputCheck check) {
   return check;
 }
 
+// Per-node validation: Reduction()'s (a node with a computed local error, set references) with
+// a node whose local error could not be computed, one that errored, non-finite values and a NaN
+// origin, and no culprit (a null reference).
+gate::PerNodeReport PerNode() {
+  gate::PerNodeReport per_node = *Reduction().comparison.per_node;
+  per_node.strict = true;
+  per_node.gate_failed = true;
+  per_node.culprit = -1;
+  gate::NodeSampleResult& sample = per_node.nodes[1].samples[1];
+  sample.max_rel_error = kInf;
+  sample.cosine = kNan;
+  sample.target_min = -kInf;
+  sample.target_non_finite = 1;
+  sample.introduced_non_finite = 1;
+  sample.introduced_inf = 1;
+  per_node.non_finite.introduced = 1;
+  per_node.non_finite.introduced_sample = 1;
+  gate::NodeCheck add = per_node.nodes[1];
+  add.node_index = 2;
+  add.node = "";
+  add.op_type = "com.example.Add";
+  add.tensor = "sum";
+  add.local = gate::LocalError{false, "the node has a subgraph", 1, {}, {}, {}};
+  gate::NodeCheck gone;
+  gone.node_index = 3;
+  gone.node = "out";
+  gone.op_type = "Identity";
+  gone.tensor = "y";
+  gone.status = gate::NodeStatus::kErrored;
+  gone.error = "the target did not produce 'y'";
+  per_node.nodes.push_back(add);
+  per_node.nodes.push_back(gone);
+  per_node.summary = {1, 2, 1, 1};
+  return per_node;
+}
+
 // Every record with its optional fields both set and unset somewhere.
 gate::CompareReport Everything() {
   gate::CompareReport report;
@@ -400,6 +439,7 @@ gate::CompareReport Everything() {
   report.agreements.push_back(failed);
   report.structure_failures = {"the source has 5 outputs, the target 4"};
   report.rejudged_from = "old/report.json";
+  report.per_node = PerNode();
   report.verdict = gate::Verdict::kFail;
   return report;
 }
@@ -423,6 +463,129 @@ TEST(ReportCodec, EveryRecordSurvivesWriteReadWrite) {
   EXPECT_EQ(document["results"][0]["hints"], json({"own hint"}));
   EXPECT_EQ(read->checks[5].comparison->tolerance, (compare::Tolerance{0.5, 0.25}));
   EXPECT_EQ(read->source.backend_log, "warning: \xff bytes");
+  ASSERT_TRUE(read->per_node.has_value());
+  EXPECT_EQ(read->per_node->nodes[2].local->error, "the node has a subgraph");
+  EXPECT_EQ(read->per_node->culprit, -1);
+  EXPECT_EQ(read->per_node->non_finite.inherited_sample, -1);
+  EXPECT_EQ(document["per_node"]["by_added_error"][0]["node"], "conv1");
+}
+
+// The other workflows' reports, read back whole (ParseReport): run's rows, verify's conversion,
+// task and held reports, reduce's node and reproduction; an error header and its absence.
+gate::RunReport SanityRun() {
+  const gate::CompareReport compare = Everything();
+  gate::RunReport report;
+  report.model = compare.source;
+  report.model.role = "model";
+  report.inputs = compare.inputs;
+  report.bindings = {"batch=1"};
+  gate::SanityCheck good;
+  good.output = "y";
+  good.dtype = "float32";
+  good.shape = {1, 4};
+  good.declared_dtype = "float32";
+  good.declared_shape = "[batch, 4]";
+  good.values = {.min = -1, .max = 2, .mean = 0.5, .finite = 4};
+  good.num_elements = 4;
+  gate::SanityCheck bad = good;
+  bad.sample = 1;
+  bad.values = {.min = kNan, .max = kInf, .mean = kNan, .finite = 1, .nan = 2, .pos_inf = 1};
+  bad.passed = false;
+  bad.failures = {"2 NaN"};
+  report.checks = {good, bad};
+  report.structure_failures = {"output 'z' is empty"};
+  report.verdict = gate::Verdict::kFail;
+  return report;
+}
+
+// A verify that converted, with the run and comparison above.
+gate::VerifyReport Verify() {
+  gate::VerifyReport report = Verification();
+  report.conversion->cache_path = "cache/c/model.onnx";
+  report.e2e = SanityRun();
+  report.comparison = Everything();
+  return report;
+}
+
+// A verify whose conversion failed: no output, no cache entry, the converter's log, an error.
+gate::VerifyReport FailedConversion() {
+  gate::VerifyReport report = Verification();
+  report.target.clear();
+  report.conversion_path.clear();
+  convert::ConversionRecord& conversion = *report.conversion;
+  conversion.source_sha256.clear();
+  conversion.output_path.clear();
+  conversion.output_sha256.clear();
+  conversion.output_bytes = 0;
+  conversion.cache_key.clear();
+  conversion.cache_path.clear();
+  conversion.notes.clear();
+  conversion.log_tail = "Traceback: \xfe";
+  conversion.error = convert::ConversionError::kFailed;
+  conversion.error_message = "the converter exited with 1";
+  report.conversion_passed = false;
+  report.e2e.reset();
+  report.comparison.reset();
+  report.task.reset();
+  report.error = gate::GateError{gate::Stage::kConvert, Status::Unavailable("exited with 1")};
+  report.verdict = gate::Verdict::kError;
+  return report;
+}
+
+// A reduce that found nothing to reduce.
+gate::ReduceReport NothingReduced() {
+  gate::ReduceReport report = Reduction();
+  report.node = -1;
+  report.reason.clear();
+  report.files.clear();
+  report.command.clear();
+  report.reproduction.reset();
+  report.reproduces = false;
+  report.notes = {"nothing diverges"};
+  report.verdict = gate::Verdict::kFail;
+  return report;
+}
+
+template <typename Report>
+void ExpectRoundTrip(const Report& report, const std::string& what) {
+  const Invocation invocation = {
+      "verify", {"convgate", "verify", "m.onnx"}, "2026-01-01T00:00:00Z", 2.5};
+  const std::string written = DumpJson(ReportJson(report, invocation));
+  Invocation header;
+  Result<Report> read = ParseReport<Report>(written, what, &header);
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  EXPECT_EQ(header.argv, invocation.argv) << what;
+  const std::string again = DumpJson(ReportJson(*read, header));
+  EXPECT_EQ(json::parse(written), json::parse(again)) << what;
+  EXPECT_EQ(written, again) << what;
+}
+
+TEST(ReportCodec, EveryWorkflowsReportSurvivesWriteReadWrite) {
+  ExpectRoundTrip(Everything(), "compare");
+  ExpectRoundTrip(SanityRun(), "run");
+  ExpectRoundTrip(Verify(), "verify");
+  ExpectRoundTrip(FailedConversion(), "failed conversion");
+  ExpectRoundTrip(Reduction(), "reduce");
+  ExpectRoundTrip(NothingReduced(), "reduce, no node");
+  Result<gate::VerifyReport> verify =
+      ParseReport<gate::VerifyReport>(DumpJson(ReportJson(Verify(), kInvocation)), "verify");
+  ASSERT_TRUE(verify.ok()) << verify.status().ToString();
+  EXPECT_TRUE(verify->conversion_passed);
+  EXPECT_EQ(verify->conversion->params.at("keep_io_types"), "true");
+  EXPECT_EQ(verify->task->task, "image-classification");
+  EXPECT_EQ(verify->e2e->checks[1].values.nan, 2);
+  Result<gate::VerifyReport> failed = ParseReport<gate::VerifyReport>(
+      DumpJson(ReportJson(FailedConversion(), kInvocation)), "failed");
+  ASSERT_TRUE(failed.ok()) << failed.status().ToString();
+  EXPECT_FALSE(failed->conversion_passed);
+  EXPECT_EQ(failed->error->stage, gate::Stage::kConvert);
+  EXPECT_EQ(failed->error->status.code(), StatusCode::kUnavailable);
+  EXPECT_EQ(failed->conversion->error, convert::ConversionError::kFailed);
+  Result<gate::ReduceReport> reduce =
+      ParseReport<gate::ReduceReport>(DumpJson(ReportJson(Reduction(), kInvocation)), "reduce");
+  ASSERT_TRUE(reduce.ok()) << reduce.status().ToString();
+  EXPECT_EQ(reduce->node, 1);
+  EXPECT_EQ(reduce->out_dir, "bug");
 }
 
 }  // namespace

@@ -15,8 +15,9 @@ namespace convgate::gate {
 // again from its stored dtypes. Values come from the stored statistics and error summaries: exact
 // where they hold the value, bracketed otherwise (OutputCheck::verdict_exact, ::indeterminate; an
 // indeterminate check fails). Missing-output checks and structure failures stay as saved; hints
-// are recomputed. An overlay setting for an output neither side has is a Stage::kFlags error.
-// `from` (the saved report's path) is recorded as rejudged_from.
+// are recomputed. Per-node validation is dropped (its tensors are not in the report). An overlay
+// setting for an output neither side has is a Stage::kFlags error. `from` (the saved report's path)
+// is recorded as rejudged_from.
 CompareReport RejudgeCompareReport(CompareReport saved, const compare::Policy& overlay,
                                    std::string from);
 

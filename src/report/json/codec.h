@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "convgate/core/status.h"
 #include "report/json/reader.h"
 
 namespace convgate::report::internal {
@@ -53,6 +54,18 @@ Absent<T> OrElse(T value) {
 template <typename T>
 Absent<T> LeftOutIf(bool omitted, T value) {
   return {std::move(value), false, omitted};
+}
+
+// Parses what `name_of` spells for one of an enum's values, from its first (0) to `last`: the
+// `parse` of Parsed for a contiguous enum with a name function.
+template <typename Enum, typename NameOf>
+auto ByName(NameOf name_of, Enum last) {
+  return [=](const std::string& text) -> Result<Enum> {
+    for (int value = 0; value <= static_cast<int>(last); ++value) {
+      if (name_of(static_cast<Enum>(value)) == text) return static_cast<Enum>(value);
+    }
+    return Status::InvalidArgument("unknown name '" + text + "'");
+  };
 }
 
 // The encodings of the field kinds, one place each.
@@ -129,6 +142,10 @@ class JsonWriter {
                       Parse /*parse*/) {
     if (value) out_[key] = std::string(name(*value));
   }
+  // A [lo, hi] pair of numbers (a value range).
+  void Range(std::string_view key, double lo, double hi) {
+    out_[key] = nlohmann::json::array({EncodeNumber(lo), EncodeNumber(hi)});
+  }
   // A count, or a [lo, hi] bracket when it is not exact.
   template <typename Bracket>
   void CountOrBracket(std::string_view key, const Bracket& value) {
@@ -199,6 +216,27 @@ class JsonWriter {
   void Via(std::string_view key, const Value& value, To to, From /*from*/, Fields fields) {
     auto stored = to(value);
     out_[key] = Write(stored, fields);
+  }
+  // Texts by name (a JSON object of strings).
+  void TextMap(std::string_view key, const std::map<std::string, std::string>& value) {
+    out_[key] = value;
+  }
+  // A record described elsewhere: `write(value)` gives its JSON, `read(JsonFields)` the value back.
+  template <typename Value, typename WriteFn, typename ReadFn>
+  void Described(std::string_view key, const Value& value, WriteFn write, ReadFn /*read*/) {
+    out_[key] = write(value);
+  }
+  // The same, or left out when there is none.
+  template <typename Value, typename WriteFn, typename ReadFn>
+  void DescribedIfAny(std::string_view key, const std::optional<Value>& value, WriteFn write,
+                      ReadFn /*read*/) {
+    if (value) out_[key] = write(*value);
+  }
+  // The same, or null when there is none.
+  template <typename Value, typename WriteFn, typename ReadFn>
+  void DescribedOrNull(std::string_view key, const std::optional<Value>& value, WriteFn write,
+                       ReadFn /*read*/) {
+    out_[key] = value ? write(*value) : nlohmann::json(nullptr);
   }
   // What the writer derives and the reader ignores (a rate from its counts, prose for people).
   void Derived(std::string_view key, nlohmann::json value) { out_[key] = std::move(value); }
@@ -276,6 +314,12 @@ class JsonReader {
   template <typename T, typename Name, typename Parse>
   void OptionalParsed(std::string_view key, std::optional<T>& value, Name /*name*/, Parse parse) {
     if (json_.Has(key)) value = ParseOrFail(key, parse);
+  }
+  void Range(std::string_view key, double& lo, double& hi) {
+    const nlohmann::json& raw = json_.Raw(key);
+    if (!raw.is_array() || raw.size() != 2) json_.Fail(key, "expected a [lo, hi] pair");
+    lo = NumberFrom(raw[0], json_.Child(key) + "[0]");
+    hi = NumberFrom(raw[1], json_.Child(key) + "[1]");
   }
   template <typename Bracket>
   void CountOrBracket(std::string_view key, Bracket& value) {
@@ -361,6 +405,27 @@ class JsonReader {
     std::decay_t<decltype(to(value))> stored{};
     Read(json, stored, fields);
     value = from(stored, json);
+  }
+  void TextMap(std::string_view key, std::map<std::string, std::string>& value) {
+    const JsonFields object = json_.Object(key);
+    value.clear();
+    for (const auto& item : object.object().items()) value[item.key()] = object.String(item.key());
+  }
+  template <typename Value, typename WriteFn, typename ReadFn>
+  void Described(std::string_view key, Value& value, WriteFn /*write*/, ReadFn read) {
+    value = read(json_.Object(key));
+  }
+  template <typename Value, typename WriteFn, typename ReadFn>
+  void DescribedIfAny(std::string_view key, std::optional<Value>& value, WriteFn /*write*/,
+                      ReadFn read) {
+    value.reset();
+    if (json_.Has(key)) value = read(json_.Object(key));
+  }
+  template <typename Value, typename WriteFn, typename ReadFn>
+  void DescribedOrNull(std::string_view key, std::optional<Value>& value, WriteFn /*write*/,
+                       ReadFn read) {
+    value.reset();
+    if (!json_.Raw(key).is_null()) value = read(json_.Object(key));
   }
   void Derived(std::string_view /*key*/, const nlohmann::json& /*value*/) {}
 

@@ -197,8 +197,14 @@ compare::TensorComparison ComparisonFromJson(const JsonFields& json,
   return cmp;
 }
 
+const auto kFullValueFields = [](auto& io, auto& values) { ValueFields(io, values, false); };
+
 json ValueSummaryJson(const compare::ValueSummary& values) {
-  return JsonWriter::Write(values, [](auto& io, auto& v) { ValueFields(io, v, false); });
+  return JsonWriter::Write(values, kFullValueFields);
+}
+
+compare::ValueSummary ValueSummaryFromJson(const JsonFields& json) {
+  return JsonReader::Read<compare::ValueSummary>(json, kFullValueFields);
 }
 
 }  // namespace convgate::report::internal

@@ -31,5 +31,6 @@ compare::TensorComparison ComparisonFromJson(const JsonFields& json,
 
 // A tensor's value summary with every count, as `run` writes it for each output.
 nlohmann::json ValueSummaryJson(const compare::ValueSummary& values);
+compare::ValueSummary ValueSummaryFromJson(const JsonFields& json);
 
 }  // namespace convgate::report::internal

@@ -4,6 +4,8 @@
 
 #include <ctime>
 
+#include "report/json/conversion.h"
+
 namespace convgate::report {
 namespace {
 
@@ -21,34 +23,50 @@ std::string IsoTime(int64_t unix_seconds) {
   return buffer;
 }
 
+template <typename Io, typename Record>
+void ConversionFields(Io& io, Record& record) {
+  io.Text("kind", record.kind);
+  io.Text("tool", record.tool);
+  io.Text("tool_version", record.tool_version);
+  io.Text("converter", record.converter);
+  io.TextMap("params", record.params);
+  io.Object("source", record, [](auto& part, auto& source) {
+    part.Text("path", source.source_path);
+    part.TextOrNull("sha256", source.source_sha256);
+  });
+  io.Object("output", record, [](auto& part, auto& output) {
+    part.TextOrNull("sha256", output.output_sha256);
+    if (output.output_sha256.empty()) {  // no output: its path and size are null
+      part.Derived("path", nullptr);
+      part.Derived("bytes", nullptr);
+      return;
+    }
+    part.TextOrNull("path", output.output_path);
+    part.Count("bytes", output.output_bytes);
+  });
+  io.Object("cache", record, [](auto& part, auto& cache) {
+    part.TextOrNull("key", cache.cache_key);
+    part.Bool("hit", cache.cache_hit);
+    part.TextOrNull("path", cache.cache_path);
+  });
+  io.Number("seconds", record.seconds);
+  io.Count("attempts", record.attempts);
+  io.Texts("notes", record.notes);
+  io.TextOrNull("log_tail", record.log_tail);
+  io.ObjectOrNull("error", record, record.error == convert::ConversionError::kNone,
+                  [](auto& part, auto& failed) {
+                    part.Parsed("type", failed.error, convert::ConversionErrorName,
+                                internal::ByName(convert::ConversionErrorName,
+                                                 convert::ConversionError::kIoError));
+                    part.Text("message", failed.error_message);
+                  });
+}
+const auto kConversionFields = [](auto& io, auto& record) { ConversionFields(io, record); };
+
 }  // namespace
 
 nlohmann::json ConversionJson(const convert::ConversionRecord& record) {
-  nlohmann::json error = nullptr;
-  if (record.error != convert::ConversionError::kNone) {
-    error = {{"type", std::string(convert::ConversionErrorName(record.error))},
-             {"message", record.error_message}};
-  }
-  const bool has_output = !record.output_sha256.empty();
-  return {{"kind", record.kind},
-          {"tool", record.tool},
-          {"tool_version", record.tool_version},
-          {"converter", record.converter},
-          {"params", record.params},
-          {"source", {{"path", record.source_path}, {"sha256", OrNull(record.source_sha256)}}},
-          {"output",
-           {{"path", has_output ? OrNull(record.output_path) : nlohmann::json(nullptr)},
-            {"sha256", OrNull(record.output_sha256)},
-            {"bytes", has_output ? nlohmann::json(record.output_bytes) : nlohmann::json(nullptr)}}},
-          {"cache",
-           {{"key", OrNull(record.cache_key)},
-            {"hit", record.cache_hit},
-            {"path", OrNull(record.cache_path)}}},
-          {"seconds", record.seconds},
-          {"attempts", record.attempts},
-          {"notes", record.notes},
-          {"log_tail", OrNull(record.log_tail)},
-          {"error", error}};
+  return internal::JsonWriter::Write(record, kConversionFields);
 }
 
 nlohmann::json CacheEntryJson(const convert::CacheEntry& entry) {
@@ -65,4 +83,11 @@ nlohmann::json CacheEntryJson(const convert::CacheEntry& entry) {
           {"last_used", OrNull(IsoTime(entry.last_used_unix))}};
 }
 
+namespace internal {
+
+convert::ConversionRecord ConversionFromJson(const JsonFields& json) {
+  return JsonReader::Read<convert::ConversionRecord>(json, kConversionFields);
+}
+
+}  // namespace internal
 }  // namespace convgate::report

@@ -1,124 +1,159 @@
-// The "per_node" object of report.json. Node references (first_divergent, culprit, NaN origin,
-// by_added_error) repeat the node's name, op type, input and output tensor names, so a reader (or a
-// later `reduce`) needs no index lookup.
+// The "per_node" object of report.json, described once (codec.h) and read back through the same
+// description. Node references (first_divergent, culprit, NaN origin, by_added_error) repeat the
+// node's name, op type, input and output tensor names, so a reader (or a later `reduce`) needs no
+// index lookup; reading takes the index and leaves the repetition.
 #include "report/json/codec.h"
 #include "report/per_node_report.h"
 
 namespace convgate::report::internal {
 namespace {
 
-using nlohmann::json;
+const auto kStatuses = {
+    std::pair<std::string_view, gate::NodeStatus>{"passed", gate::NodeStatus::kPassed},
+    {"failed", gate::NodeStatus::kFailed},
+    {"errored", gate::NodeStatus::kErrored}};
 
-json SampleJson(const gate::NodeSampleResult& result) {
-  return {{"sample", result.sample},
-          {"label", "sample " + std::to_string(result.sample)},
-          {"passed", result.passed},
-          {"source", result.source_desc},
-          {"target", result.target_desc},
-          {"elements", result.elements},
-          {"mismatches", result.mismatches},
-          {"max_abs_error", Number(result.max_abs_error)},
-          {"mean_abs_error", Number(result.mean_abs_error)},
-          {"max_rel_error", Number(result.max_rel_error)},
-          {"p99_abs_error", Number(result.p99_abs_error)},
-          {"cosine", Number(result.cosine)},
-          {"atol", Number(result.atol)},
-          {"rtol", Number(result.rtol)},
-          {"source_range", {Number(result.source_min), Number(result.source_max)}},
-          {"target_range", {Number(result.target_min), Number(result.target_max)}},
-          {"source_non_finite", result.source_non_finite},
-          {"target_non_finite", result.target_non_finite},
-          {"introduced_non_finite", result.introduced_non_finite},
-          {"introduced_nan", result.introduced_nan},
-          {"introduced_inf", result.introduced_inf},
-          {"inherited_non_finite", result.inherited_non_finite},
-          {"failures", result.failures}};
+template <typename Io, typename Result>
+void SampleFields(Io& io, Result& result) {
+  io.Count("sample", result.sample);
+  io.Derived("label", "sample " + std::to_string(result.sample));
+  io.Bool("passed", result.passed);
+  io.Text("source", result.source_desc);
+  io.Text("target", result.target_desc);
+  io.Count("elements", result.elements);
+  io.Count("mismatches", result.mismatches);
+  io.Number("max_abs_error", result.max_abs_error);
+  io.Number("mean_abs_error", result.mean_abs_error);
+  io.Number("max_rel_error", result.max_rel_error);
+  io.Number("p99_abs_error", result.p99_abs_error);
+  io.Number("cosine", result.cosine);
+  io.Number("atol", result.atol);
+  io.Number("rtol", result.rtol);
+  io.Range("source_range", result.source_min, result.source_max);
+  io.Range("target_range", result.target_min, result.target_max);
+  io.Count("source_non_finite", result.source_non_finite);
+  io.Count("target_non_finite", result.target_non_finite);
+  io.Count("introduced_non_finite", result.introduced_non_finite);
+  io.Count("introduced_nan", result.introduced_nan);
+  io.Count("introduced_inf", result.introduced_inf);
+  io.Count("inherited_non_finite", result.inherited_non_finite);
+  io.Texts("failures", result.failures);
+}
+const auto kSampleFields = [](auto& io, auto& result) { SampleFields(io, result); };
+
+// An error is written only when the local error could not be computed, the result only when it
+// was (its verdict and max |diff| repeated beside it).
+template <typename Io, typename Local>
+void LocalFields(Io& io, Local& local) {
+  io.Bool("computed", local.computed);
+  io.Count("sample", local.sample);
+  io.Texts("inputs_from_source", local.inputs_from_source);
+  io.Texts("inputs_from_target", local.inputs_from_target);
+  io.Text("error", local.error, LeftOutIf(local.computed, std::string()));
+  if (!local.computed) return;
+  io.Derived("passed", local.result.passed);
+  io.Derived("added_max_abs_error", Number(local.result.max_abs_error));
+  io.Object("result", local.result, kSampleFields);
 }
 
-json LocalJson(const gate::LocalError& local) {
-  json out = {{"computed", local.computed},
-              {"sample", local.sample},
-              {"inputs_from_source", local.inputs_from_source},
-              {"inputs_from_target", local.inputs_from_target}};
-  if (!local.computed) {
-    out["error"] = local.error;
-    return out;
-  }
-  out["passed"] = local.result.passed;
-  out["added_max_abs_error"] = Number(local.result.max_abs_error);
-  out["result"] = SampleJson(local.result);
-  return out;
-}
-
-json NodeRef(const gate::PerNodeReport& per_node, int idx) {
-  if (idx < 0) return nullptr;
-  const gate::NodeCheck& node = per_node.nodes[idx];
-  json out = {{"index", idx},
-              {"node_index", node.node_index},
-              {"node", node.node},
-              {"op_type", node.op_type},
-              {"inputs", node.inputs},
-              {"tensor", node.tensor},
-              {"status", std::string(gate::NodeStatusName(node.status))}};
+// What names a node, in its entry and in every reference to it.
+template <typename Io, typename Node>
+void NodeIdentityFields(Io& io, Node& node) {
+  io.Count("node_index", node.node_index);
+  io.Text("node", node.node);
+  io.Text("op_type", node.op_type);
+  io.Texts("inputs", node.inputs);
+  io.Text("tensor", node.tensor);
+  io.Choice("status", node.status, kStatuses);
   if (node.local && node.local->computed) {
-    out["added_max_abs_error"] = Number(node.local->result.max_abs_error);
+    io.Derived("added_max_abs_error", Number(node.local->result.max_abs_error));
   }
-  return out;
 }
 
-json NodeJson(const gate::NodeCheck& node, int idx, const gate::PerNodeReport& per_node) {
-  json out = NodeRef(per_node, idx);
-  out["first_failing_sample"] = node.first_failing_sample;
-  out["max_abs_error"] = Number(node.max_abs_error);
-  if (!node.error.empty()) out["error"] = node.error;
-  json samples = json::array();
-  for (const gate::NodeSampleResult& result : node.samples) samples.push_back(SampleJson(result));
-  out["samples"] = samples;
-  out["local"] = node.local ? LocalJson(*node.local) : json(nullptr);
-  return out;
+// A reference to nodes[index]: the index, and the node's identity repeated (written only). The
+// nodes are read before any reference to them.
+template <typename Io, typename Index, typename Nodes>
+void NodeRefFields(Io& io, Index& index, Nodes& nodes) {
+  io.Count("index", index);
+  if constexpr (Io::kReading) {
+    if (static_cast<size_t>(index) >= nodes.size()) {
+      io.fields().Fail("index", "no node " + std::to_string(index) + " (" +
+                                    std::to_string(nodes.size()) + " nodes)");
+    }
+  } else {
+    NodeIdentityFields(io, nodes[index]);
+  }
 }
 
-json OriginJson(const gate::PerNodeReport& per_node, int idx, int sample) {
-  if (idx < 0) return nullptr;
-  json out = NodeRef(per_node, idx);
-  out["sample"] = sample;
-  return out;
+// A reference, or null for none (-1).
+template <typename Io, typename Index, typename Nodes>
+void NodeRefOrNull(Io& io, std::string_view key, Index& index, Nodes& nodes) {
+  io.ObjectOrNull(key, index, index < 0,
+                  [&](auto& part, auto& ref) { NodeRefFields(part, ref, nodes); });
 }
+
+// Where NaN/Inf first appear: a reference and the sample, or null.
+template <typename Io, typename Index, typename Nodes>
+void OriginFields(Io& io, std::string_view key, Index& index, Index& sample, Nodes& nodes) {
+  io.ObjectOrNull(key, index, index < 0, [&](auto& part, auto& ref) {
+    NodeRefFields(part, ref, nodes);
+    part.Count("sample", sample, {}, /*lo=*/-1);
+  });
+}
+
+template <typename Io, typename Node>
+void NodeFields(Io& io, Node& node, int position) {
+  io.Derived("index", position);
+  NodeIdentityFields(io, node);
+  io.Count("first_failing_sample", node.first_failing_sample, {}, /*lo=*/-1);
+  io.Number("max_abs_error", node.max_abs_error);
+  io.Text("error", node.error, Default<std::string>(""));
+  io.Objects("samples", node.samples, kSampleFields);
+  io.OptionalObject("local", node.local, [](auto& part, auto& local) { LocalFields(part, local); });
+}
+
+template <typename Io, typename PerNode>
+void PerNodeFields(Io& io, PerNode& per_node) {
+  int position = 0;
+  io.Objects("nodes", per_node.nodes,
+             [&](auto& part, auto& node) { NodeFields(part, node, position++); });
+  io.Bool("strict", per_node.strict);
+  io.Text("local_error", per_node.local_error_mode);
+  io.Count("memory_budget_bytes", per_node.memory_budget_bytes);
+  io.Count("largest_chunk_bytes", per_node.largest_chunk_bytes);
+  io.Count("chunks", per_node.chunks);
+  io.Count("runs", per_node.runs);
+  io.Object("summary", per_node.summary, [&](auto& part, auto& summary) {
+    part.Derived("matched", per_node.nodes.size());
+    part.Count("passed", summary.passed);
+    part.Count("failed", summary.failed);
+    part.Count("errored", summary.errored);
+    part.Count("unmatched", summary.unmatched);
+  });
+  io.Bool("gate_failed", per_node.gate_failed);
+  NodeRefOrNull(io, "first_divergent", per_node.first_divergent, per_node.nodes);
+  NodeRefOrNull(io, "culprit", per_node.culprit, per_node.nodes);
+  io.Object("non_finite", per_node.non_finite, [&](auto& part, auto& origin) {
+    OriginFields(part, "introduced_at", origin.introduced, origin.introduced_sample,
+                 per_node.nodes);
+    OriginFields(part, "inherited_from", origin.inherited, origin.inherited_sample, per_node.nodes);
+  });
+  io.Objects("by_added_error", per_node.by_added_error,
+             [&](auto& part, auto& index) { NodeRefFields(part, index, per_node.nodes); });
+  io.Texts("unmatched_target", per_node.unmatched_target);
+  io.Texts("unmatched_source", per_node.unmatched_source);
+  io.Texts("notes", per_node.notes);
+}
+const auto kPerNodeFields = [](auto& io, auto& per_node) { PerNodeFields(io, per_node); };
 
 }  // namespace
 
-json PerNodeJson(const gate::PerNodeReport& per_node) {
-  json nodes = json::array();
-  for (size_t idx = 0; idx < per_node.nodes.size(); ++idx) {
-    nodes.push_back(NodeJson(per_node.nodes[idx], static_cast<int>(idx), per_node));
-  }
-  json ranking = json::array();
-  for (int idx : per_node.by_added_error) ranking.push_back(NodeRef(per_node, idx));
-  return {{"strict", per_node.strict},
-          {"local_error", per_node.local_error_mode},
-          {"memory_budget_bytes", per_node.memory_budget_bytes},
-          {"largest_chunk_bytes", per_node.largest_chunk_bytes},
-          {"chunks", per_node.chunks},
-          {"runs", per_node.runs},
-          {"summary",
-           {{"matched", per_node.nodes.size()},
-            {"passed", per_node.summary.passed},
-            {"failed", per_node.summary.failed},
-            {"errored", per_node.summary.errored},
-            {"unmatched", per_node.summary.unmatched}}},
-          {"gate_failed", per_node.gate_failed},
-          {"first_divergent", NodeRef(per_node, per_node.first_divergent)},
-          {"culprit", NodeRef(per_node, per_node.culprit)},
-          {"non_finite",
-           {{"introduced_at", OriginJson(per_node, per_node.non_finite.introduced,
-                                         per_node.non_finite.introduced_sample)},
-            {"inherited_from", OriginJson(per_node, per_node.non_finite.inherited,
-                                          per_node.non_finite.inherited_sample)}}},
-          {"by_added_error", ranking},
-          {"unmatched_target", per_node.unmatched_target},
-          {"unmatched_source", per_node.unmatched_source},
-          {"notes", per_node.notes},
-          {"nodes", nodes}};
+nlohmann::json PerNodeJson(const gate::PerNodeReport& per_node) {
+  return JsonWriter::Write(per_node, kPerNodeFields);
+}
+
+gate::PerNodeReport PerNodeFromJson(const JsonFields& json) {
+  return JsonReader::Read<gate::PerNodeReport>(json, kPerNodeFields);
 }
 
 }  // namespace convgate::report::internal

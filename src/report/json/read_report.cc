@@ -1,19 +1,18 @@
-// report.json back into a CompareReport, for `convgate check`: the header checked, each record
-// read through its one description (json/*.h).
+// report.json back into the report of its workflow, each record read through the one description
+// it was written with (json/report_json.cc); for `convgate check`, a compare report that compared.
 #include "convgate/report/read_report.h"
 
 #include <fstream>
 #include <limits>
 #include <map>
 #include <string>
+#include <type_traits>
+#include <utility>
 
 #include "convgate/core/file_util.h"
 #include "convgate/report/report.h"
-#include "report/agreement_report.h"
-#include "report/json/policy.h"
 #include "report/json/reader.h"
-#include "report/json/results.h"
-#include "report/json/side.h"
+#include "report/json/report_json.h"
 
 namespace convgate::report {
 namespace {
@@ -22,14 +21,9 @@ using internal::BadField;
 using internal::JsonFields;
 using nlohmann::json;
 
-// The header must say: this schema, a compare (or re-judged) report, and no error.
-void CheckHeader(const JsonFields& root) {
-  const int64_t schema = root.Int("schema_version");
-  if (schema < kOldestReadableSchema || schema > kSchemaVersion) {
-    root.Fail("schema_version", "is " + std::to_string(schema) + ", but this convgate reads " +
-                                    std::to_string(kOldestReadableSchema) + " to " +
-                                    std::to_string(kSchemaVersion));
-  }
+// What `convgate check` needs beyond a readable report: a compare report that compared.
+void CheckComparedReport(const JsonFields& root) {
+  internal::CheckSchema(root);
   const std::string command = root.String("command");
   if (command != "compare" && command != "check") {
     root.Fail("command", "'" + command + "': not a compare report");
@@ -41,29 +35,13 @@ void CheckHeader(const JsonFields& root) {
     root.Fail("error", "the report records an error (" + stage +
                            " stage): nothing was compared, so nothing can be re-judged");
   }
+  root.OneOf("verdict", {"pass", "fail"});
 }
 
-gate::CompareReport FromDocument(const json& document) {
-  const JsonFields root(document, "");
-  CheckHeader(root);
-  gate::CompareReport report;
-  report.source = internal::SideFromJson(root.Object("source"));
-  report.target = internal::SideFromJson(root.Object("target"));
-  report.inputs = internal::DatasetFromJson(root.Object("inputs"));
-  report.policy = internal::PolicyFromJson(root.Object("policy"));
-  report.structure_failures = root.Strings("structure_failures");
-  report.rejudged_from = root.Has("rejudged_from") ? root.String("rejudged_from") : "";
-  report.checks = internal::CompareResultsFromJson(root);
-  report.aggregates = internal::AggregatesFromJson(root, report.checks);
-  report.agreements = internal::AgreementsFromJson(root);
-  const std::string verdict = root.OneOf("verdict", {"pass", "fail"});
-  report.verdict = verdict == "pass" ? gate::Verdict::kPass : gate::Verdict::kFail;
-  return report;
-}
-
-}  // namespace
-
-Result<gate::CompareReport> ParseCompareReport(std::string_view text, std::string_view what) {
+// `text` parsed and read by `read`; a BadField or a JSON error becomes DataLoss naming `what`.
+template <typename Read>
+auto Parse(std::string_view text, std::string_view what, Read read)
+    -> Result<decltype(read(std::declval<const JsonFields&>()))> {
   const std::string name(what);
   json document;
   try {
@@ -74,13 +52,51 @@ Result<gate::CompareReport> ParseCompareReport(std::string_view text, std::strin
   // The field readers throw BadField; this is where it stops.
   try {
     internal::RestoreEscapedStrings(document);
-    return FromDocument(document);
+    return read(JsonFields(document, ""));
   } catch (const BadField& bad) {
     return Status::DataLoss(name + ": " + (bad.path.empty() ? "" : bad.path + ": ") + bad.what);
   } catch (const json::exception& e) {
     return Status::DataLoss(name + ": malformed report (" + std::string(e.what()) + ")");
   }
 }
+
+template <typename Report>
+Report ReportFromJson(const JsonFields& root, Invocation& invocation) {
+  if constexpr (std::is_same_v<Report, gate::RunReport>) {
+    return internal::RunReportFromJson(root, invocation);
+  } else if constexpr (std::is_same_v<Report, gate::CompareReport>) {
+    return internal::CompareReportFromJson(root, invocation);
+  } else if constexpr (std::is_same_v<Report, gate::VerifyReport>) {
+    return internal::VerifyReportFromJson(root, invocation);
+  } else {
+    return internal::ReduceReportFromJson(root, invocation);
+  }
+}
+
+}  // namespace
+
+Result<gate::CompareReport> ParseCompareReport(std::string_view text, std::string_view what) {
+  return Parse(text, what, [](const JsonFields& root) {
+    CheckComparedReport(root);
+    Invocation invocation;
+    return internal::CompareReportFromJson(root, invocation);
+  });
+}
+
+template <typename Report>
+Result<Report> ParseReport(std::string_view text, std::string_view what, Invocation* invocation) {
+  return Parse(text, what, [&](const JsonFields& root) {
+    Invocation header;
+    Report report = ReportFromJson<Report>(root, header);
+    if (invocation) *invocation = std::move(header);
+    return report;
+  });
+}
+
+template Result<gate::RunReport> ParseReport(std::string_view, std::string_view, Invocation*);
+template Result<gate::CompareReport> ParseReport(std::string_view, std::string_view, Invocation*);
+template Result<gate::VerifyReport> ParseReport(std::string_view, std::string_view, Invocation*);
+template Result<gate::ReduceReport> ParseReport(std::string_view, std::string_view, Invocation*);
 
 Result<gate::CompareReport> ReadCompareReport(const std::filesystem::path& path) {
   const std::string name = path.string();

@@ -1,11 +1,19 @@
 // report.json of each workflow: everything a reader needs to explain the verdict without
-// re-running anything. The records are described once each (side.h, policy.h, results.h,
-// comparison.h, agreement); verify and reduce hold the reports of the workflows they ran, in those
-// workflows' own layouts, so tools reading run/compare reports read these.
+// re-running anything. Each workflow's report is one field list (codec.h) over its records (side.h,
+// policy.h, results.h, comparison.h, agreement, per-node, conversion) that drives writing and
+// reading back; verify and reduce hold the reports of the workflows they ran, in those workflows'
+// own layouts, so tools reading run/compare reports read these.
+#include "report/json/report_json.h"
+
+#include <string>
+#include <type_traits>
+#include <vector>
+
 #include "convgate/report/conversion.h"
-#include "convgate/report/report.h"
 #include "convgate/version.h"
 #include "report/agreement_report.h"
+#include "report/json/codec.h"
+#include "report/json/conversion.h"
 #include "report/json/policy.h"
 #include "report/json/results.h"
 #include "report/json/side.h"
@@ -14,29 +22,49 @@
 namespace convgate::report {
 namespace {
 
+using internal::Default;
+using internal::OrElse;
 using nlohmann::json;
 
-// schema_version, tool, command, argv, host, started_at, seconds, verdict, exit_code and error.
-json Header(const Invocation& invocation, gate::Verdict verdict,
-            const std::optional<gate::GateError>& error) {
-  json out{{"schema_version", kSchemaVersion},
-           {"tool", {{"name", "convgate"}, {"version", kVersion}, {"commit", kBuildCommit}}},
-           {"command", invocation.command},
-           {"argv", invocation.argv},
-           {"host", HostJson()},
-           {"started_at", invocation.started_at},
-           {"seconds", invocation.seconds},
-           {"verdict", gate::VerdictName(verdict)},
-           {"exit_code", ToInt(gate::ExitCodeFor(verdict, error))},
-           {"error", nullptr}};
-  if (error) {
-    out["error"] = {{"stage", gate::StageName(error->stage)},
-                    {"code", StatusCodeName(error->status.code())},
-                    {"message", error->status.message()}};
-  }
-  return out;
+const auto kVerdicts = {std::pair<std::string_view, gate::Verdict>{"pass", gate::Verdict::kPass},
+                        {"fail", gate::Verdict::kFail},
+                        {"error", gate::Verdict::kError}};
+
+// Where the workflow stopped: the stage, and the status's code and message.
+template <typename Io, typename Error>
+void ErrorFields(Io& io, Error& error) {
+  io.Parsed("stage", error.stage, gate::StageName,
+            internal::ByName(gate::StageName, gate::Stage::kInternal));
+  StatusCode code = error.status.code();
+  std::string message = error.status.message();
+  io.Parsed("code", code, StatusCodeName, internal::ByName(StatusCodeName, StatusCode::kInternal));
+  io.Text("message", message);
+  if constexpr (Io::kReading) error.status = Status(code, std::move(message));
 }
 
+// schema_version, tool, command, argv, host, started_at, seconds, verdict, exit_code and error.
+// The tool, the host and the exit code are written only (the exit code follows from the verdict
+// and the error); invocation fields a hand-made report lacks read back empty.
+template <typename Io, typename Inv, typename Verdict, typename Error>
+void HeaderFields(Io& io, Inv& invocation, Verdict& verdict, Error& error) {
+  int64_t schema = kSchemaVersion;
+  io.Int("schema_version", schema);
+  if constexpr (Io::kReading) {
+    internal::CheckSchema(io.fields());
+  } else {
+    io.Derived("tool", {{"name", "convgate"}, {"version", kVersion}, {"commit", kBuildCommit}});
+    io.Derived("host", HostJson());
+  }
+  io.Text("command", invocation.command);
+  io.Texts("argv", invocation.argv, OrElse(std::vector<std::string>{}));
+  io.Text("started_at", invocation.started_at, OrElse(std::string()));
+  io.Number("seconds", invocation.seconds, OrElse(0.0));
+  io.Choice("verdict", verdict, kVerdicts);
+  io.Derived("exit_code", ToInt(gate::ExitCodeFor(verdict, error)));
+  io.OptionalObject("error", error, [](auto& part, auto& stopped) { ErrorFields(part, stopped); });
+}
+
+// "summary": counted from the checks, written only.
 template <typename Check>
 json Summary(const std::vector<Check>& checks, size_t structure_failures) {
   int64_t passed = 0;
@@ -55,82 +83,207 @@ json Summary(const std::vector<Check>& checks, size_t structure_failures) {
               {"first_failure", first}};
 }
 
-const gate::NodeCheck* ReducedNode(const gate::ReduceReport& report) {
-  if (report.node < 0 || !report.comparison.per_node) return nullptr;
-  return &report.comparison.per_node->nodes[report.node];
+json CompareSummary(const gate::CompareReport& report) {
+  json summary = Summary(report.checks, report.structure_failures.size());
+  const auto [checks, failed] = internal::AgreementCheckCounts(report);
+  const gate::AgreementCheckResult* first = report.FirstAgreementFailure();
+  summary["agreement_checks"] = checks;
+  summary["agreement_checks_failed"] = failed;
+  summary["first_agreement_failure"] = first ? json(first->message) : json(nullptr);
+  return summary;
 }
+
+template <typename Io, typename Report, typename Inv>
+void RunFields(Io& io, Report& report, Inv& invocation) {
+  HeaderFields(io, invocation, report.verdict, report.error);
+  io.Described("model", report.model, internal::SideJson, internal::SideFromJson);
+  io.Described("inputs", report.inputs, internal::DatasetJson, internal::DatasetFromJson);
+  io.Texts("bindings", report.bindings);
+  io.Derived("rules", {"non-empty", "no NaN or Inf", "declared dtype",
+                       "shape consistent with the declaration (symbolic dims bound consistently)"});
+  io.Texts("structure_failures", report.structure_failures);
+  // The rows and their summary span the report (results.h).
+  if constexpr (Io::kReading) {
+    report.checks = internal::SanityResultsFromJson(io.fields());
+  } else {
+    io.Derived("results", internal::SanityResultsJson(report));
+    io.Derived("summary", Summary(report.checks, report.structure_failures.size()));
+  }
+}
+
+template <typename Io, typename Report, typename Inv>
+void CompareFields(Io& io, Report& report, Inv& invocation) {
+  HeaderFields(io, invocation, report.verdict, report.error);
+  io.Described("source", report.source, internal::SideJson, internal::SideFromJson);
+  io.Described("target", report.target, internal::SideJson, internal::SideFromJson);
+  io.Described("inputs", report.inputs, internal::DatasetJson, internal::DatasetFromJson);
+  io.Described("policy", report.policy, internal::PolicyJson, internal::PolicyFromJson);
+  io.Text("rejudged_from", report.rejudged_from, Default<std::string>(""));
+  io.Texts("structure_failures", report.structure_failures);
+  // The results leave out what their aggregates rows hold, and the summary counts them
+  // (results.h): these span the report.
+  if constexpr (Io::kReading) {
+    report.checks = internal::CompareResultsFromJson(io.fields());
+    report.aggregates = internal::AggregatesFromJson(io.fields(), report.checks);
+    report.agreements = internal::AgreementsFromJson(io.fields());
+  } else {
+    io.Derived("results", internal::CompareResultsJson(report));
+    io.Derived("aggregates", internal::AggregatesJson(report));
+    io.Derived("agreements", internal::AgreementsJson(report));
+    io.Derived("summary", CompareSummary(report));
+  }
+  io.DescribedIfAny("per_node", report.per_node, internal::PerNodeJson, internal::PerNodeFromJson);
+}
+
+// A workflow's report held by another: its header repeats the invocation (read into a copy).
+template <typename Inv>
+std::remove_const_t<Inv> Nested(Inv& invocation) {
+  return invocation;
+}
+
+// The index, in the comparison's per-node nodes, of the node `node` names (by graph index and
+// output tensor).
+int FindNode(const internal::JsonFields& json, const gate::CompareReport& comparison,
+             const gate::NodeCheck& node) {
+  if (comparison.per_node) {
+    const std::vector<gate::NodeCheck>& nodes = comparison.per_node->nodes;
+    for (size_t idx = 0; idx < nodes.size(); ++idx) {
+      if (nodes[idx].node_index == node.node_index && nodes[idx].tensor == node.tensor) {
+        return static_cast<int>(idx);
+      }
+    }
+  }
+  json.Fail("index", "node " + std::to_string(node.node_index) + " ('" + node.tensor +
+                         "') is not in the comparison's per-node nodes");
+}
+
+template <typename Io, typename Report, typename Inv>
+void VerifyFields(Io& io, Report& report, Inv& invocation) {
+  HeaderFields(io, invocation, report.verdict, report.error);
+  io.Text("source", report.source);
+  io.Text("target", report.target);
+  io.Text("conversion_path", report.conversion_path);
+  io.DescribedOrNull("conversion", report.conversion, ConversionJson, internal::ConversionFromJson);
+  io.OptionalObject("task", report.task, [](auto& part, auto& task) {
+    part.Text("task", task.task);
+    part.Text("evidence", task.evidence);
+  });
+  io.Derived("e2e_passed", report.e2e_passed());
+  io.OptionalObject("e2e", report.e2e, [&](auto& part, auto& run) {
+    auto nested = Nested(invocation);
+    RunFields(part, run, nested);
+  });
+  io.OptionalObject("comparison", report.comparison, [&](auto& part, auto& comparison) {
+    auto nested = Nested(invocation);
+    CompareFields(part, comparison, nested);
+  });
+  // Not written: the conversion passed exactly when the target's end-to-end run was reached.
+  if constexpr (Io::kReading) report.conversion_passed = report.e2e.has_value();
+}
+
+// The node reduced to (repeating its name, op type, graph index, tensors and error), why, the
+// files of the reproducer, its command and whether it reproduces; the per-node comparison that
+// located the node keeps compare's layout, and is read first: the node is found in it.
+// The header's "command" is written over by the reproducer's command (a reduce report has always
+// held that there), so the invocation's command is read from the comparison's header.
+template <typename Io, typename Report, typename Inv>
+void ReduceFields(Io& io, Report& report, Inv& invocation) {
+  HeaderFields(io, invocation, report.verdict, report.error);
+  io.Object("comparison", report.comparison, [&](auto& part, auto& comparison) {
+    auto nested = Nested(invocation);
+    CompareFields(part, comparison, nested);
+    if constexpr (Io::kReading) invocation.command = nested.command;
+  });
+  const bool no_node = internal::ReducedNode(report) == nullptr;
+  io.ObjectOrNull("node", report.node, no_node, [&](auto& part, auto& index) {
+    gate::NodeCheck node;
+    if constexpr (!Io::kReading) node = *internal::ReducedNode(report);
+    part.Text("name", node.node);
+    part.Text("op_type", node.op_type);
+    part.Count("index", node.node_index);
+    part.Texts("inputs", node.inputs);
+    part.Text("output", node.tensor);
+    part.Number("max_abs_error", node.max_abs_error);
+    if constexpr (Io::kReading) index = FindNode(part.fields(), report.comparison, node);
+  });
+  io.Text("reason", report.reason);
+  io.Count("sample", report.sample);
+  std::string folder = report.out_dir.string();
+  io.Text("folder", folder);
+  if constexpr (Io::kReading) report.out_dir = folder;
+  io.Texts("files", report.files);
+  io.Text("command", report.command);
+  io.Bool("reproduces", report.reproduces);
+  io.Texts("notes", report.notes);
+  io.OptionalObject("reproduction", report.reproduction, [&](auto& part, auto& reproduction) {
+    auto nested = Nested(invocation);
+    CompareFields(part, reproduction, nested);
+  });
+}
+
+template <typename Report, typename Fields>
+json Write(const Report& report, const Invocation& invocation, Fields fields) {
+  return internal::JsonWriter::Write(
+      report, [&](auto& io, auto& record) { fields(io, record, invocation); });
+}
+
+template <typename Report, typename Fields>
+Report Read(const internal::JsonFields& root, Invocation& invocation, Fields fields) {
+  return internal::JsonReader::Read<Report>(
+      root, [&](auto& io, auto& record) { fields(io, record, invocation); });
+}
+
+const auto kRunFields = [](auto& io, auto& report, auto& inv) { RunFields(io, report, inv); };
+const auto kCompareFields = [](auto& io, auto& report, auto& inv) {
+  CompareFields(io, report, inv);
+};
+const auto kVerifyFields = [](auto& io, auto& report, auto& inv) { VerifyFields(io, report, inv); };
+const auto kReduceFields = [](auto& io, auto& report, auto& inv) { ReduceFields(io, report, inv); };
 
 }  // namespace
 
 json ReportJson(const gate::RunReport& report, const Invocation& invocation) {
-  json out = Header(invocation, report.verdict, report.error);
-  out["model"] = internal::SideJson(report.model);
-  out["inputs"] = internal::DatasetJson(report.inputs);
-  out["bindings"] = report.bindings;
-  out["rules"] = {"non-empty", "no NaN or Inf", "declared dtype",
-                  "shape consistent with the declaration (symbolic dims bound consistently)"};
-  out["structure_failures"] = report.structure_failures;
-  out["results"] = internal::SanityResultsJson(report);
-  out["summary"] = Summary(report.checks, report.structure_failures.size());
-  return out;
+  return Write(report, invocation, kRunFields);
 }
 
 json ReportJson(const gate::CompareReport& report, const Invocation& invocation) {
-  json out = Header(invocation, report.verdict, report.error);
-  out["source"] = internal::SideJson(report.source);
-  out["target"] = internal::SideJson(report.target);
-  out["inputs"] = internal::DatasetJson(report.inputs);
-  out["policy"] = internal::PolicyJson(report.policy);
-  if (!report.rejudged_from.empty()) out["rejudged_from"] = report.rejudged_from;
-  out["structure_failures"] = report.structure_failures;
-  out["results"] = internal::CompareResultsJson(report);
-  out["aggregates"] = internal::AggregatesJson(report);
-  out["summary"] = Summary(report.checks, report.structure_failures.size());
-  out["agreements"] = internal::AgreementsJson(report);
-  const auto [checks, failed] = internal::AgreementCheckCounts(report);
-  const gate::AgreementCheckResult* first = report.FirstAgreementFailure();
-  out["summary"]["agreement_checks"] = checks;
-  out["summary"]["agreement_checks_failed"] = failed;
-  out["summary"]["first_agreement_failure"] = first ? json(first->message) : json(nullptr);
-  if (report.per_node) out["per_node"] = internal::PerNodeJson(*report.per_node);
-  return out;
+  return Write(report, invocation, kCompareFields);
 }
 
 json ReportJson(const gate::VerifyReport& report, const Invocation& invocation) {
-  json out = Header(invocation, report.verdict, report.error);
-  out["source"] = report.source;
-  out["target"] = report.target;
-  out["conversion_path"] = report.conversion_path;
-  out["conversion"] = report.conversion ? ConversionJson(*report.conversion) : json(nullptr);
-  out["task"] = report.task ? json{{"task", report.task->task}, {"evidence", report.task->evidence}}
-                            : json(nullptr);
-  out["e2e_passed"] = report.e2e_passed();
-  out["e2e"] = report.e2e ? ReportJson(*report.e2e, invocation) : json(nullptr);
-  out["comparison"] =
-      report.comparison ? ReportJson(*report.comparison, invocation) : json(nullptr);
-  return out;
+  return Write(report, invocation, kVerifyFields);
 }
 
-// The node reduced to, why, the files of the reproducer, its command and whether it reproduces;
-// the per-node comparison that located the node keeps compare's layout.
 json ReportJson(const gate::ReduceReport& report, const Invocation& invocation) {
-  json out = Header(invocation, report.verdict, report.error);
-  const gate::NodeCheck* node = ReducedNode(report);
-  out["node"] = node ? json{{"name", node->node},        {"op_type", node->op_type},
-                            {"index", node->node_index}, {"inputs", node->inputs},
-                            {"output", node->tensor},    {"max_abs_error", node->max_abs_error}}
-                     : json(nullptr);
-  out["reason"] = report.reason;
-  out["sample"] = report.sample;
-  out["folder"] = report.out_dir.string();
-  out["files"] = report.files;
-  out["command"] = report.command;
-  out["reproduces"] = report.reproduces;
-  out["notes"] = report.notes;
-  out["reproduction"] =
-      report.reproduction ? ReportJson(*report.reproduction, invocation) : json(nullptr);
-  out["comparison"] = ReportJson(report.comparison, invocation);
-  return out;
+  return Write(report, invocation, kReduceFields);
 }
 
+namespace internal {
+
+void CheckSchema(const JsonFields& root) {
+  const int64_t schema = root.Int("schema_version");
+  if (schema < kOldestReadableSchema || schema > kSchemaVersion) {
+    root.Fail("schema_version", "is " + std::to_string(schema) + ", but this convgate reads " +
+                                    std::to_string(kOldestReadableSchema) + " to " +
+                                    std::to_string(kSchemaVersion));
+  }
+}
+
+gate::RunReport RunReportFromJson(const JsonFields& root, Invocation& invocation) {
+  return Read<gate::RunReport>(root, invocation, kRunFields);
+}
+
+gate::CompareReport CompareReportFromJson(const JsonFields& root, Invocation& invocation) {
+  return Read<gate::CompareReport>(root, invocation, kCompareFields);
+}
+
+gate::VerifyReport VerifyReportFromJson(const JsonFields& root, Invocation& invocation) {
+  return Read<gate::VerifyReport>(root, invocation, kVerifyFields);
+}
+
+gate::ReduceReport ReduceReportFromJson(const JsonFields& root, Invocation& invocation) {
+  return Read<gate::ReduceReport>(root, invocation, kReduceFields);
+}
+
+}  // namespace internal
 }  // namespace convgate::report

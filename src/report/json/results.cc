@@ -137,7 +137,6 @@ void AggregateFields(Io& io, Row& row) {
   io.Count("introduced_non_finite", row.introduced_non_finite);
 }
 
-// Written only: nothing reads a run report back.
 template <typename Io, typename Check>
 void SanityFields(Io& io, Check& check) {
   io.Count("sample", check.sample);
@@ -149,8 +148,10 @@ void SanityFields(Io& io, Check& check) {
   io.Text("declared_dtype", check.declared_dtype);
   io.Text("declared_shape", check.declared_shape);
   io.Count("num_elements", check.num_elements);
-  io.Derived("values", ValueSummaryJson(check.values));
+  io.Described("values", check.values, ValueSummaryJson, ValueSummaryFromJson);
 }
+
+const auto kSanityFields = [](auto& io, auto& check) { SanityFields(io, check); };
 
 }  // namespace
 
@@ -205,12 +206,15 @@ std::vector<gate::OutputAggregate> AggregatesFromJson(const JsonFields& report,
 }
 
 json SanityResultsJson(const gate::RunReport& report) {
-  json results = json::array();
-  for (const gate::SanityCheck& check : report.checks) {
-    results.push_back(
-        JsonWriter::Write(check, [](auto& io, auto& record) { SanityFields(io, record); }));
-  }
-  return results;
+  JsonWriter writer;
+  writer.Objects("results", report.checks, kSanityFields);
+  return std::move(writer.out()["results"]);
+}
+
+std::vector<gate::SanityCheck> SanityResultsFromJson(const JsonFields& report) {
+  std::vector<gate::SanityCheck> checks;
+  JsonReader(report).Objects("results", checks, kSanityFields);
+  return checks;
 }
 
 }  // namespace convgate::report::internal

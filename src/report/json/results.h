@@ -26,7 +26,8 @@ nlohmann::json AggregatesJson(const gate::CompareReport& report);
 std::vector<gate::OutputAggregate> AggregatesFromJson(const JsonFields& report,
                                                       std::vector<gate::OutputCheck>& checks);
 
-// run's "results".
+// run's "results", and back. Throws BadField.
 nlohmann::json SanityResultsJson(const gate::RunReport& report);
+std::vector<gate::SanityCheck> SanityResultsFromJson(const JsonFields& report);
 
 }  // namespace convgate::report::internal

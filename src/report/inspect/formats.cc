@@ -8,7 +8,7 @@
 #include "convgate/backends/registry.h"
 #include "convgate/core/file_util.h"
 #include "convgate/report/conversion.h"
-#include "report/inspect_internal.h"
+#include "report/inspect/internal.h"
 
 namespace convgate::report::internal {
 namespace {

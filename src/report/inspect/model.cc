@@ -1,4 +1,4 @@
-// `convgate inspect`: a model's facts as JSON or as text.
+// `convgate inspect` of an ONNX model: its summary as JSON or as text.
 #include <algorithm>
 #include <cstdio>
 

@@ -20,7 +20,7 @@ std::string TensorStatsText(const nlohmann::json& stats);
 
 // A model format inspect recognizes but does not read as ONNX (TorchScript, PyTorch checkpoints,
 // pickles, safetensors, OpenVINO IR, ...): what it is, what can be read from it safely, and the
-// convgate command that takes it (inspect_formats.cc).
+// convgate command that takes it (formats.cc).
 Result<Inspection> InspectOtherFormat(const std::filesystem::path& path,
                                       const io::SniffedFile& sniffed);
 

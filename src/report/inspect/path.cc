@@ -1,17 +1,17 @@
 // InspectPath: tells what a path is and dispatches to the view for it; the ONNX model, tensor file
-// and test case views live here, other model formats in inspect_formats.cc.
+// and test case views live here, other model formats in formats.cc.
 #include <optional>
 
 #include "convgate/compare/tensor_compare.h"
-#include "convgate/graph/task.h"
 #include "convgate/graph/onnx_model.h"
+#include "convgate/graph/task.h"
 #include "convgate/io/npy.h"
 #include "convgate/io/npz.h"
 #include "convgate/io/tensor_proto.h"
 #include "convgate/io/test_case.h"
 #include "convgate/report/report.h"
 #include "convgate/version.h"
-#include "report/inspect_internal.h"
+#include "report/inspect/internal.h"
 
 namespace convgate::report {
 
