@@ -3,10 +3,12 @@
 // timer's resolution (hwy::platform::TimerResolution, for its nanobenchmark) by spinning: about
 // 2 ms, a fifth of `convgate --version`, paid by every process whether it compares anything or
 // not. So convgate does not link libhwy: these two definitions stand in for it and load it with
-// dlopen on the first dispatch (the first comparison), then call its own functions. Everything
-// else of Highway used here is in its headers.
+// dlopen on the first dispatch (the first comparison), then call its own functions. Abort, which
+// Highway's debug assertions call (Debug builds only), is defined here too. Everything else of
+// Highway used here is in its headers.
 #include <dlfcn.h>
 
+#include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
 
@@ -52,6 +54,16 @@ ChosenTarget& GetChosenTarget() {
   static ChosenTarget& chosen =
       reinterpret_cast<ChosenTarget& (*)()>(Resolve("_ZN3hwy15GetChosenTargetEv"))();
   return chosen;
+}
+
+void Abort(const char* file, int line, const char* format, ...) {
+  std::fprintf(stderr, "convgate: Highway assertion failed at %s:%d: ", file, line);
+  va_list args;
+  va_start(args, format);
+  std::vfprintf(stderr, format, args);
+  va_end(args);
+  std::fputc('\n', stderr);
+  std::abort();
 }
 
 }  // namespace hwy
