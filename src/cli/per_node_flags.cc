@@ -39,7 +39,7 @@ void AddPerNodeFlags(FlagSet& flags, gate::PerNodeOptions& options, PerNodeUse u
            .value_name = "SIZE",
            .help = "Bytes of intermediate tensors held at once, both sides; smaller budgets take "
                    "more runs",
-           .default_text = "64MiB, or a quarter of usable memory when that is less",
+           .default_text = "48MiB, or a quarter of usable memory when that is less",
            .examples = {"512MiB", "2GiB", "1.5G"},
            .apply = [&options](const std::string& value) -> Status {
              CONVGATE_ASSIGN_OR_RETURN(options.memory_budget_bytes, ParseByteSize(value));

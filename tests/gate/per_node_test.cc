@@ -19,11 +19,11 @@ TEST(ParseLocalErrorModeTest, KnowsThreeModes) {
   EXPECT_FALSE(ParseLocalErrorMode("some").ok());
 }
 
-// A fixed 64 MiB, not a share of the machine; a quarter of usable memory only when that is less.
-TEST(DefaultMemoryBudgetTest, Is64MiBUnlessMemoryIsScarce) {
+// A fixed 48 MiB, not a share of the machine; a quarter of usable memory only when that is less.
+TEST(DefaultMemoryBudgetTest, Is48MiBUnlessMemoryIsScarce) {
   const int64_t usable = UsableMemoryBytes();
   if (usable <= 0 || usable >= int64_t{256} << 20) {
-    EXPECT_EQ(DefaultMemoryBudget(), int64_t{64} << 20);
+    EXPECT_EQ(DefaultMemoryBudget(), int64_t{48} << 20);
   } else {
     EXPECT_EQ(DefaultMemoryBudget(), std::max<int64_t>(usable / 4, int64_t{16} << 20));
   }

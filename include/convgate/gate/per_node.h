@@ -24,8 +24,8 @@ struct PerNodeOptions {
   LocalErrorMode local_error = LocalErrorMode::kFailed;  // --local-error
 };
 
-// 64 MiB, or a quarter of usable memory (core/limits.h) when that is less, at least 16 MiB: a
-// fixed size, so per-node memory does not grow with the machine (plan.cc says why 64).
+// 48 MiB, or a quarter of usable memory (core/limits.h) when that is less, at least 16 MiB: a
+// fixed size, so per-node memory does not grow with the machine (plan.cc says why 48).
 int64_t DefaultMemoryBudget();
 
 // "none", "failed", "all"; InvalidArgument otherwise.

@@ -41,11 +41,11 @@ std::string_view NodeStatusName(NodeStatus status) {
 int64_t DefaultMemoryBudget() {
   // Fixed, not a share of memory: at a quarter of a large machine nothing was ever streamed, and
   // PaddleOCR's PP-OCRv4 detector at 320x320 peaked at 4.7x the plain comparison
-  // (bench/per_node_detector.sh, 512 MiB). 64 MiB keeps it near 2x and far below marking every
-  // tensor of both models in bare ONNX Runtime; torchvision's models fit in one chunk per sample.
-  // --memory-budget trades memory for speed (fewer chunks, fewer runs). A machine with less to
-  // spare gets a quarter of it.
-  constexpr int64_t kDefault = 64 * kMiB;
+  // (bench/per_node_detector.sh: 451 MiB at 512 MiB, plain 97 MiB). 48 MiB keeps it at 1.9x
+  // (183 MiB), far below marking every tensor of both models in bare ONNX Runtime (487 MiB);
+  // torchvision's models take one to three chunks per sample. --memory-budget trades memory for
+  // speed (fewer chunks, fewer runs). A machine with less to spare gets a quarter of it.
+  constexpr int64_t kDefault = 48 * kMiB;
   const int64_t usable = UsableMemoryBytes();
   if (usable <= 0) return kDefault;
   return std::clamp<int64_t>(usable / 4, 16 * kMiB, kDefault);
