@@ -1,6 +1,6 @@
 // The classifier-agreement group: which outputs are classifier outputs, and the checks that gate.
-#include "convgate/core/numbers.h"
 #include "cli/flag_groups.h"
+#include "convgate/core/numbers.h"
 
 namespace convgate::cli {
 

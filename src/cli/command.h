@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "cli/flag.h"
+#include "cli/flag_groups.h"
 #include "convgate/core/exit_code.h"
 #include "convgate/gate/results.h"
 #include "convgate/report/render.h"
 #include "convgate/report/report.h"
-#include "cli/flag.h"
-#include "cli/flag_groups.h"
 
 namespace convgate::cli {
 

@@ -1,11 +1,11 @@
 // The conversion group, shared by `convert` and `verify`: what to convert to, with which
 // parameters or external command, where the result goes, and the driver's timeout, retries and
 // cache.
+#include "cli/flag_groups.h"
 #include "convgate/convert/kinds.h"
 #include "convgate/core/command_line.h"
 #include "convgate/core/numbers.h"
 #include "convgate/core/units.h"
-#include "cli/flag_groups.h"
 
 namespace convgate::cli {
 namespace {

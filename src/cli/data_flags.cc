@@ -1,8 +1,8 @@
 // The data group: where inputs come from, how they are generated, where they and the outputs go.
+#include "cli/flag_groups.h"
 #include "convgate/core/numbers.h"
 #include "convgate/core/scoped.h"
 #include "convgate/core/shape.h"
-#include "cli/flag_groups.h"
 
 namespace convgate::cli {
 namespace {

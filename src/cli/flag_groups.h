@@ -8,13 +8,13 @@
 #include <string_view>
 #include <vector>
 
+#include "cli/flag.h"
 #include "convgate/compare/agreement_check.h"
 #include "convgate/compare/policy.h"
 #include "convgate/convert/convert.h"
 #include "convgate/core/limits.h"
 #include "convgate/gate/per_node.h"
 #include "convgate/gate/workflows.h"
-#include "cli/flag.h"
 
 namespace convgate::cli {
 

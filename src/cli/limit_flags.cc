@@ -1,7 +1,7 @@
 // The limits group: how large a tensor a file may hold, how many bytes of tensors a run may hold,
 // and how long one model run may take (core/limits.h).
-#include "convgate/core/units.h"
 #include "cli/flag_groups.h"
+#include "convgate/core/units.h"
 
 namespace convgate::cli {
 namespace {

@@ -6,9 +6,9 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "cli/flag_groups.h"
 #include "convgate/core/utf8.h"
 #include "convgate/report/json_text.h"
-#include "cli/flag_groups.h"
 
 namespace convgate::cli {
 

@@ -2,10 +2,10 @@
 // how long one run of that command may take.
 #include <cctype>
 
+#include "cli/flag_groups.h"
 #include "convgate/backends/registry.h"
 #include "convgate/core/command_line.h"
 #include "convgate/core/units.h"
-#include "cli/flag_groups.h"
 
 namespace convgate::cli {
 namespace {

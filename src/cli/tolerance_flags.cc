@@ -1,9 +1,9 @@
 // The tolerance group: the policy file, then each knob globally or per output on top of it.
 #include <cstdio>
 
+#include "cli/flag_groups.h"
 #include "convgate/compare/policy_file.h"
 #include "convgate/core/numbers.h"
-#include "cli/flag_groups.h"
 
 namespace convgate::cli {
 namespace {

@@ -2,8 +2,8 @@
 #include "convert/converter.h"
 #include "convert/fp16.h"
 #include "convgate/core/file_util.h"
-#include "convgate/version.h"
 #include "convgate/graph/internal/model_proto.h"
+#include "convgate/version.h"
 
 namespace convgate::convert {
 namespace {

@@ -5,8 +5,8 @@
 
 #include "convert/converter.h"
 #include "convgate/core/file_util.h"
-#include "convgate/graph/onnx_model.h"
 #include "convgate/graph/internal/model_proto.h"
+#include "convgate/graph/onnx_model.h"
 
 namespace convgate::convert {
 

@@ -1,9 +1,9 @@
 #include <algorithm>
 
+#include "convgate/gate/rejudge.h"
 #include "gate/compare_aggregate.h"
 #include "gate/compare_hints.h"
 #include "gate/compare_judging.h"
-#include "convgate/gate/rejudge.h"
 
 namespace convgate::gate {
 namespace {

@@ -5,8 +5,8 @@
 #include <map>
 #include <set>
 
-#include "convgate/graph/onnx_model.h"
 #include "convgate/graph/internal/model_proto.h"
+#include "convgate/graph/onnx_model.h"
 
 namespace convgate::graph {
 namespace {
