@@ -409,6 +409,17 @@ Result<Tensor> ReadData(const internal::NpyByteSource& source, const NpyHeader& 
   return FinishNumeric(std::move(tensor), descr);
 }
 
+// A source over bytes in memory. ReadHeader and ReadNpyFrom check every length against the total
+// before reading, so it never runs out; the check stays for the header's own reads.
+internal::NpyByteSource MemorySource(std::span<const std::byte> bytes, size_t& offset) {
+  return [bytes, &offset](std::span<std::byte> dst) -> Status {
+    if (bytes.size() - offset < dst.size()) return Status::DataLoss("truncated");
+    std::memcpy(dst.data(), bytes.data() + offset, dst.size());
+    offset += dst.size();
+    return Status::OK();
+  };
+}
+
 }  // namespace
 
 namespace internal {
@@ -437,20 +448,20 @@ Result<Tensor> ReadNpyFrom(const NpyByteSource& source, uint64_t total_bytes,
   return ReadData(source, *header, needed, what, mapped);
 }
 
+Result<Tensor> ReadMappedNpy(const MappedNpy& mapped, int64_t max_tensor_bytes,
+                             std::string_view what) {
+  size_t offset = 0;
+  return ReadNpyFrom(MemorySource(mapped.bytes, offset), mapped.bytes.size(), max_tensor_bytes,
+                     what, &mapped);
+}
+
 }  // namespace internal
 
 Result<Tensor> ParseNpy(std::string_view bytes, std::string_view what) {
   size_t offset = 0;
-  // The sizes were checked against bytes.size() before any data is asked for, so this source
-  // never runs out; the check stays for the header's own reads.
-  const internal::NpyByteSource source = [&](std::span<std::byte> dst) -> Status {
-    if (bytes.size() - offset < dst.size()) return Status::DataLoss("truncated");
-    std::memcpy(dst.data(), bytes.data() + offset, dst.size());
-    offset += dst.size();
-    return Status::OK();
-  };
   // The bytes are already in memory; a tensor as large as they are costs no more.
-  return internal::ReadNpyFrom(source, bytes.size(), std::numeric_limits<int64_t>::max(), what);
+  return internal::ReadNpyFrom(MemorySource(std::as_bytes(std::span(bytes)), offset), bytes.size(),
+                               std::numeric_limits<int64_t>::max(), what);
 }
 
 Result<Tensor> ReadNpy(const std::filesystem::path& path, const Limits& limits) {
@@ -460,20 +471,7 @@ Result<Tensor> ReadNpy(const std::filesystem::path& path, const Limits& limits) 
                             InputFile::Open(path, std::numeric_limits<uint64_t>::max(), ""));
   // Mapped, so the data is compared where the page cache holds it: no read, no copy.
   CONVGATE_ASSIGN_OR_RETURN(std::shared_ptr<MappedFile> map, file.Map());
-  const internal::MappedNpy mapped{map->bytes(), map};
-  size_t offset = 0;
-  const internal::NpyByteSource source = [&](std::span<std::byte> dst) -> Status {
-    if (mapped.bytes.size() - offset < dst.size()) {
-      return Status::DataLoss(path.string() + ": ends " +
-                              std::to_string(dst.size() - (mapped.bytes.size() - offset)) +
-                              " bytes early");
-    }
-    std::memcpy(dst.data(), mapped.bytes.data() + offset, dst.size());
-    offset += dst.size();
-    return Status::OK();
-  };
-  return internal::ReadNpyFrom(source, file.size(), limits.max_tensor_bytes, path.string(),
-                               &mapped);
+  return internal::ReadMappedNpy({map->bytes(), map}, limits.max_tensor_bytes, path.string());
 }
 
 std::string SerializeNpyHeader(DType dtype, const Shape& shape) {

@@ -41,4 +41,9 @@ Result<Tensor> ReadNpyFrom(const NpyByteSource& source, uint64_t total_bytes,
                            int64_t max_tensor_bytes, std::string_view what,
                            const MappedNpy* mapped = nullptr);
 
+// ReadNpyFrom over an .npy already in memory (a mapped file or archive member), its numeric data
+// adopted in place.
+Result<Tensor> ReadMappedNpy(const MappedNpy& mapped, int64_t max_tensor_bytes,
+                             std::string_view what);
+
 }  // namespace convgate::io::internal

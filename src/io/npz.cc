@@ -113,12 +113,11 @@ Status CheckMemberLimit(const zip_stat_t& stat, const Limits& limits, std::strin
 
 // Inflates one member straight into its tensor (npy_reader.h): the header is read first and
 // checked, then the data lands in the tensor's buffer, with no copy of the member in between.
-// CheckArchiveLimits has held its declared size to the limits.
+// CheckArchiveLimits has held its declared size to the limits, and ReadMembers checked its sizes
+// against the archive (CheckMemberSizes).
 // Reading past the declared size at the end makes libzip check the CRC.
 Result<Tensor> ReadMember(zip_t* archive, zip_uint64_t index, const zip_stat_t& stat,
-                          zip_uint64_t archive_size, const Limits& limits,
-                          std::string_view member) {
-  CONVGATE_RETURN_IF_ERROR(CheckMemberSizes(stat, archive_size, member));
+                          const Limits& limits, std::string_view member) {
   ZipFile file(zip_fopen_index(archive, index, 0));
   if (!file) return MemberOpenError(member, archive);
   const internal::NpyByteSource source = [&](std::span<std::byte> dst) -> Status {
@@ -197,17 +196,7 @@ std::optional<Result<Tensor>> ReadMappedMember(const MappedArchive& mapped, zip_
   if (Crc32(bytes) != stat.crc) {
     return Status::DataLoss(std::string(member) + ": CRC error (the member's bytes are damaged)");
   }
-  const internal::MappedNpy npy{bytes, mapped.file};
-  size_t offset = 0;
-  const internal::NpyByteSource source = [&](std::span<std::byte> dst) -> Status {
-    if (bytes.size() - offset < dst.size()) {
-      return Status::DataLoss(std::string(member) + ": unexpected end of data");
-    }
-    std::memcpy(dst.data(), bytes.data() + offset, dst.size());
-    offset += dst.size();
-    return Status::OK();
-  };
-  return internal::ReadNpyFrom(source, stat.size, limits.max_tensor_bytes, member, &npy);
+  return internal::ReadMappedNpy({bytes, mapped.file}, limits.max_tensor_bytes, member);
 }
 
 // Every member's declared size against max_tensor_bytes, then their sum against max_run_bytes
@@ -254,14 +243,12 @@ Result<TensorMap> ReadMembers(zip_t* archive, zip_uint64_t archive_size, const L
     if (!name.ends_with(kNpySuffix)) {
       return Status::DataLoss(member + ": not a .npy member (np.savez writes only NAME.npy)");
     }
+    CONVGATE_RETURN_IF_ERROR(CheckMemberSizes(stat, archive_size, member));
     std::optional<Result<Tensor>> in_place;
-    if (mapped != nullptr) {
-      CONVGATE_RETURN_IF_ERROR(CheckMemberSizes(stat, archive_size, member));
-      in_place = ReadMappedMember(*mapped, index, stat, limits, member);
-    }
+    if (mapped != nullptr) in_place = ReadMappedMember(*mapped, index, stat, limits, member);
     CONVGATE_ASSIGN_OR_RETURN(
-        Tensor tensor, in_place ? std::move(*in_place)
-                                : ReadMember(archive, index, stat, archive_size, limits, member));
+        Tensor tensor,
+        in_place ? std::move(*in_place) : ReadMember(archive, index, stat, limits, member));
     std::string tensor_name(name.substr(0, name.size() - kNpySuffix.size()));
     if (tensors.Contains(tensor_name)) {
       return Status::DataLoss(member + ": a second member with the same name");
