@@ -118,6 +118,24 @@ void AddDataFlags(FlagSet& flags, gate::DataOptions& options) {
            .apply = StoreNonEmpty("path", options.save_outputs)},
       IntegerFlag("--threads", "N", "Intra-op threads for inference (0: the runtime's choice)",
                   {"2"}, 0, 1024, options.threads),
+      Flag{.name = "--ort-optimization",
+           .value_name = "LEVEL",
+           .help = "ONNX Runtime's graph optimization level for ort models: disabled, basic, "
+                   "extended (every fusion) or all (also the NCHWc layout pass ORT's own default "
+                   "runs, which copies every Conv weight: about twice the load time and memory)",
+           .default_text = backends::GraphOptimizationName(options.graph_optimization),
+           .examples = {"all", "disabled"},
+           .apply = [&options](const std::string& value) -> Status {
+             for (auto level :
+                  {backends::GraphOptimization::kDisabled, backends::GraphOptimization::kBasic,
+                   backends::GraphOptimization::kExtended, backends::GraphOptimization::kAll}) {
+               if (value != backends::GraphOptimizationName(level)) continue;
+               options.graph_optimization = level;
+               return Status::OK();
+             }
+             return Status::InvalidArgument("'" + value +
+                                            "' is not a level: disabled, basic, extended, all");
+           }},
   });
   flags.AddCheck(RefuseGenerationFlagsWithLoadedInputs);
 }

@@ -157,6 +157,7 @@ void DescribeSide(const ResolvedSide& side, SideRecord& record) {
 backends::LoadOptions SideLoadOptions(const DataOptions& data, const ExecOptions& exec) {
   backends::LoadOptions options;
   options.intra_op_threads = data.threads;
+  options.graph_optimization = data.graph_optimization;
   options.limits = data.limits;
   options.exec_argv = exec.argv;
   options.timeout_seconds = exec.timeout_seconds;
@@ -176,6 +177,7 @@ Result<LoadedModel> LoadModel(const ResolvedSide& side, backends::BackendFactory
   if (side.backend == "exec") record.backend_command = JoinCommandLine(options.exec_argv);
   CONVGATE_ASSIGN_OR_RETURN(loaded.model, loaded.backend->Load(side.path, options));
   record.load_seconds = SecondsSince(start);
+  record.backend_settings = loaded.model->settings();
   for (const TensorInfo& info : loaded.model->signature().outputs) {
     record.output_names.push_back(info.name);
   }

@@ -58,6 +58,29 @@ class OpenCvCliTest : public BackendsCliTest {
   }
 };
 
+// ORT's graph optimization level changes the bits a model computes, so the report says which
+// one ran; extended unless --ort-optimization says otherwise.
+TEST_F(BackendsCliTest, OrtOptimizationLevelIsChosenByFlagAndRecorded) {
+  ProcessResult r =
+      Convgate({"compare", Model("tinycnn.onnx"), Model("tinycnn.onnx"), "--out", Out()});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_EQ(Report()["source"]["backend_settings"], "graph optimization extended");
+  EXPECT_NE(r.out.find("graph optimization extended"), std::string::npos) << Describe(r);
+  for (const std::string level : {"disabled", "basic", "all"}) {
+    fs::remove_all(Out());
+    r = Convgate({"compare", Model("tinycnn.onnx"), Model("tinycnn.onnx"), "--ort-optimization",
+                  level, "--out", Out()});
+    ASSERT_EQ(r.exit_code, 0) << Describe(r);
+    EXPECT_EQ(Report()["target"]["backend_settings"], "graph optimization " + level);
+  }
+  r = Convgate(
+      {"compare", Model("tinycnn.onnx"), Model("tinycnn.onnx"), "--ort-optimization", "max"});
+  EXPECT_EQ(r.exit_code, 2) << Describe(r);
+  EXPECT_NE(r.err.find("--ort-optimization: 'max' is not a level: disabled, basic, extended, all"),
+            std::string::npos)
+      << Describe(r);
+}
+
 TEST_F(OpenCvCliTest, OnnxRuntimeAgainstOpenCvPasses) {
   ProcessResult r = Convgate({"compare", Model("tinycnn.onnx"), Model("tinycnn.onnx"),
                               "--target-backend", "opencv", "--samples", "3", "--out", Out()});
@@ -66,6 +89,7 @@ TEST_F(OpenCvCliTest, OnnxRuntimeAgainstOpenCvPasses) {
   EXPECT_EQ(report["source"]["backend"], "ort");
   EXPECT_EQ(report["target"]["backend"], "opencv");
   EXPECT_EQ(report["target"]["backend_version"].get<std::string>().substr(0, 2), "4.");
+  EXPECT_FALSE(report["target"].contains("backend_settings")) << report["target"].dump();
   EXPECT_EQ(report["summary"]["checks"], 6) << report["summary"].dump();
 }
 

@@ -15,10 +15,36 @@
 
 namespace convgate::backends {
 
+// How much ONNX Runtime rewrites a graph before running it (its GraphOptimizationLevel).
+// kExtended is convgate's default: every fusion ORT makes (Conv+BatchNorm, GELU, attention, ...),
+// without the layout pass of kAll, which copies every Conv weight into a blocked (NCHWc) layout.
+// That copy changes no result a comparison looks at but doubles a CNN's load time and memory
+// (resnet18: 0.16 s and 188 MB at kAll, 0.08 s and 83 MB at kExtended); --ort-optimization all
+// runs what ORT's default session runs.
+enum class GraphOptimization { kDisabled, kBasic, kExtended, kAll };
+
+// "disabled", "basic", "extended", "all" (inline: backend modules use it without linking the
+// registry).
+inline const char* GraphOptimizationName(GraphOptimization level) {
+  switch (level) {
+    case GraphOptimization::kDisabled:
+      return "disabled";
+    case GraphOptimization::kBasic:
+      return "basic";
+    case GraphOptimization::kExtended:
+      return "extended";
+    case GraphOptimization::kAll:
+      return "all";
+  }
+  return "extended";
+}
+
 struct LoadOptions {
   // Threads for one inference; 0 lets the runtime choose. Comparisons are deterministic only with
   // a fixed thread count for some kernels, so the CLI passes what the user asked for.
   int intra_op_threads = 0;
+  // The "ort" backend's graph optimization level; other backends ignore it.
+  GraphOptimization graph_optimization = GraphOptimization::kExtended;
   // The "exec" backend's command, one argv element per entry (never a shell string), with
   // {model}, {inputs} and {outputs} substituted wherever they appear in an element. Ignored by
   // other backends; the CLI fills it from --exec / --source-exec / --target-exec.
@@ -57,6 +83,10 @@ class Model {
   // What the runtime printed during the last Run, for the report: the "exec" backend keeps its
   // command's stderr (the last 64 KiB), successful or not. Empty for in-process runtimes.
   virtual std::string last_log() const { return {}; }
+
+  // The runtime settings that can change results, for the report ("graph optimization
+  // extended"). Empty when the backend has none.
+  virtual std::string settings() const { return {}; }
 };
 
 class Backend {

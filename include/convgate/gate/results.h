@@ -53,6 +53,9 @@ struct SideRecord {
   std::string format;   // "onnx", "npz", "npy", "npy-folder", "onnx-test-case"
   std::string backend;  // "ort", or "outputs" for saved outputs
   std::string backend_version;
+  // Runtime settings that can change results (backends::Model::settings): "graph optimization
+  // extended" for ort. Empty for backends without any and for saved outputs.
+  std::string backend_settings;
   std::string sha256;  // of the file; empty for folders
   double load_seconds = 0.0;
   double run_seconds = 0.0;  // summed over samples

@@ -26,6 +26,8 @@ struct DataOptions {
   // as inputs (.npz flat or sample_<i>/<name>; otherwise an ONNX test-case folder).
   std::optional<std::filesystem::path> save_outputs;
   int threads = 0;  // intra-op threads; 0 = runtime default
+  // --ort-optimization: ONNX Runtime's graph optimization level for every ort model loaded.
+  backends::GraphOptimization graph_optimization = backends::GraphOptimization::kExtended;
   // --max-tensor-bytes, --max-run-bytes, --run-timeout: the files read, the tensors a run may
   // hold and the time a model run may take (core/limits.h). The backends get them through
   // SideLoadOptions.

@@ -86,14 +86,11 @@ Result<std::unique_ptr<OrtModel>> OrtModel::Load(const std::filesystem::path& mo
   // Before the stamp, which cannot take the size of a FIFO or a device and would say so vaguely.
   CONVGATE_RETURN_IF_ERROR(CheckRegularFile(model_path));
   CONVGATE_ASSIGN_OR_RETURN(model->stamp_, StampOf(model_path));
-  // The bytes are dropped once summarized and ORT reads the file itself, so no copy of the model
-  // is held while ORT builds its own; the stamp, checked again after, says it read the same file.
-  // A session for intermediate values re-reads the file, checking the stamp first.
+  // The summary parses the file as it reads it and is dropped before ORT reads the file itself,
+  // so the model is held once at a time; the stamp, checked again after, says both read the same
+  // file. A session for intermediate values re-reads the file, checking the stamp first.
   graph::ModelSummary summary;
-  {
-    CONVGATE_ASSIGN_OR_RETURN(std::string bytes, ReadFile(model_path));
-    CONVGATE_ASSIGN_OR_RETURN(summary, graph::SummarizeOnnxModelBytes(bytes, model_path));
-  }
+  CONVGATE_ASSIGN_OR_RETURN(summary, graph::SummarizeOnnxModelFile(model_path));
   model->signature_ = std::move(summary.signature);
   model->has_external_data_ = summary.has_external_data;
   CONVGATE_RETURN_IF_ERROR(CheckExternalDataFiles(model_path, summary.external_data_files));

@@ -29,6 +29,9 @@ class OrtModel : public Model {
   const Signature& signature() const override { return signature_; }
   Result<TensorMap> Run(const TensorMap& inputs,
                         const std::vector<std::string>& output_names) override;
+  std::string settings() const override {
+    return std::string("graph optimization ") + GraphOptimizationName(options_.graph_optimization);
+  }
 
  private:
   // What identifies the file the model was loaded from, to notice it changing before it is
@@ -46,7 +49,7 @@ class OrtModel : public Model {
   OrtModel() = default;
   static Result<FileStamp> StampOf(const std::filesystem::path& path);
   OrtSessionConfig SessionConfig() const {
-    return {path_, options_.intra_op_threads, has_external_data_};
+    return {path_, options_.intra_op_threads, has_external_data_, options_.graph_optimization};
   }
 
   Status CheckOutputNames(const std::vector<std::string>& names) const;

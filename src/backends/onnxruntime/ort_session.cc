@@ -77,9 +77,24 @@ Status CompareValues(const std::vector<OrtValueInfo>& seen, const std::vector<Te
 
 namespace {
 
+GraphOptimizationLevel OrtLevel(GraphOptimization level) {
+  switch (level) {
+    case GraphOptimization::kDisabled:
+      return ORT_DISABLE_ALL;
+    case GraphOptimization::kBasic:
+      return ORT_ENABLE_BASIC;
+    case GraphOptimization::kExtended:
+      return ORT_ENABLE_EXTENDED;
+    case GraphOptimization::kAll:
+      return ORT_ENABLE_ALL;
+  }
+  return ORT_ENABLE_EXTENDED;
+}
+
 Ort::SessionOptions OptionsFor(const OrtSessionConfig& config) {
   Ort::SessionOptions options;
   options.SetIntraOpNumThreads(config.intra_op_threads);
+  options.SetGraphOptimizationLevel(OrtLevel(config.graph_optimization));
   // Every failure of a session comes back as an exception that becomes our Status; at the
   // environment's ERROR level ORT would print the same message to stderr first.
   options.SetLogSeverityLevel(ORT_LOGGING_LEVEL_FATAL);

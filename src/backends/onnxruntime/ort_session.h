@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "convgate/backends/backend.h"
 #include "convgate/core/signature.h"
 #include "convgate/core/status.h"
 
@@ -16,6 +17,7 @@ struct OrtSessionConfig {
   std::filesystem::path model_path;  // for messages and to find external data
   int intra_op_threads = 0;          // 0: ORT's default (one per physical core)
   bool has_external_data = false;
+  GraphOptimization graph_optimization = GraphOptimization::kExtended;
 };
 
 // Creates a session from serialized model bytes (the file's bytes, or a graph::WithOutputs copy).

@@ -17,6 +17,7 @@ void SideFields(Io& io, Side& side) {
   io.Text("format", side.format, kEmptyText);
   io.Text("backend", side.backend, kEmptyText);
   io.Text("backend_version", side.backend_version, kEmptyText);
+  io.Text("backend_settings", side.backend_settings, kOmittedWhenEmpty);
   io.Text("sha256", side.sha256, kEmptyText);
   io.Number("load_seconds", side.load_seconds, OrElse(0.0));
   io.Number("run_seconds", side.run_seconds, OrElse(0.0));

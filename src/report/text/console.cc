@@ -24,6 +24,7 @@ std::string SideLine(const gate::SideRecord& side) {
   if (side.kind.empty()) return side.path;  // stopped before it could be identified
   std::string text = side.path + "  (" + side.kind;
   if (side.kind == "model") text += ", " + side.backend + " " + side.backend_version;
+  if (!side.backend_settings.empty()) text += ", " + side.backend_settings;
   if (side.kind == "outputs") text += ", " + side.format;
   text += ")";
   for (const std::string& note : side.notes) text += "\n           note: " + note;
