@@ -1,11 +1,20 @@
 #include "convgate/graph/internal/model_proto.h"
 
+#include <fcntl.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <climits>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <optional>
 #include <string>
+
+#include "convgate/core/file_util.h"
 
 namespace convgate::graph {
 namespace {
@@ -120,6 +129,31 @@ Result<onnx::ModelProto> ParseModelProto(std::string_view bytes,
                                  : why));
   }
   return model;
+}
+
+Result<onnx::ModelProto> ParseModelProtoFile(const std::filesystem::path& path, int64_t* size) {
+  CONVGATE_RETURN_IF_ERROR(CheckRegularFile(path));
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    const int err = errno;
+    return Status(err == ENOENT ? StatusCode::kNotFound : StatusCode::kUnavailable,
+                  "cannot open " + path.string() + ": " + std::strerror(err));
+  }
+  struct stat info {};
+  const bool sized = ::fstat(fd, &info) == 0;
+  *size = sized ? static_cast<int64_t>(info.st_size) : 0;
+  onnx::ModelProto model;
+  bool parsed = false;
+  if (sized && info.st_size <= INT_MAX) {
+    google::protobuf::io::FileInputStream stream(fd, 1 << 20);
+    parsed = model.ParseFromZeroCopyStream(&stream) && model.has_graph();
+  }
+  ::close(fd);
+  if (parsed) return model;
+  // The failure, the 2 GB limit and the diagnosis are ParseModelProto's; they need the bytes.
+  CONVGATE_ASSIGN_OR_RETURN(std::string bytes, ReadFile(path));
+  *size = static_cast<int64_t>(bytes.size());
+  return ParseModelProto(bytes, path);
 }
 
 }  // namespace convgate::graph

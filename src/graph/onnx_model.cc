@@ -153,14 +153,11 @@ Signature GraphSignature(const onnx::GraphProto& graph) {
   return signature;
 }
 
-}  // namespace
-
-Result<ModelSummary> SummarizeOnnxModelBytes(std::string_view model_bytes,
-                                             const std::filesystem::path& path) {
-  CONVGATE_ASSIGN_OR_RETURN(onnx::ModelProto model, ParseModelProto(model_bytes, path));
+ModelSummary Summarize(const onnx::ModelProto& model, int64_t file_bytes,
+                       const std::filesystem::path& path) {
   ModelSummary summary;
   summary.path = path;
-  summary.file_bytes = static_cast<int64_t>(model_bytes.size());
+  summary.file_bytes = file_bytes;
   summary.ir_version = model.ir_version();
   for (const onnx::OperatorSetIdProto& opset : model.opset_import()) {
     summary.opsets.push_back(OpsetImport{opset.domain(), opset.version()});
@@ -174,6 +171,20 @@ Result<ModelSummary> SummarizeOnnxModelBytes(std::string_view model_bytes,
       SaturatingAdd(summary.initializer_parameters, summary.constant_node_parameters);
   summary.parameter_bytes = SaturatingAdd(summary.initializer_bytes, summary.constant_node_bytes);
   return summary;
+}
+
+}  // namespace
+
+Result<ModelSummary> SummarizeOnnxModelBytes(std::string_view model_bytes,
+                                             const std::filesystem::path& path) {
+  CONVGATE_ASSIGN_OR_RETURN(onnx::ModelProto model, ParseModelProto(model_bytes, path));
+  return Summarize(model, static_cast<int64_t>(model_bytes.size()), path);
+}
+
+Result<ModelSummary> SummarizeOnnxModelFile(const std::filesystem::path& path) {
+  int64_t file_bytes = 0;
+  CONVGATE_ASSIGN_OR_RETURN(onnx::ModelProto model, ParseModelProtoFile(path, &file_bytes));
+  return Summarize(model, file_bytes, path);
 }
 
 Result<ModelSummary> SummarizeOnnxModel(const std::filesystem::path& path) {

@@ -301,5 +301,43 @@ TEST(SummarizeOnnxModel, MissingFileIsNotFound) {
   EXPECT_EQ(summary.status().code(), StatusCode::kNotFound);
 }
 
+// SummarizeOnnxModelFile parses as it reads; it must say exactly what the bytes' summary says,
+// and fail exactly as it does (its failures are diagnosed from the bytes).
+TEST(SummarizeOnnxModelFile, SummarizesAsTheBytesDo) {
+  ScopedTempDir dir;
+  const std::filesystem::path path = dir.path() / "if.onnx";
+  WriteModel(ParseOnnxText(kIfModel), path);
+  Result<ModelSummary> streamed = SummarizeOnnxModelFile(path);
+  Result<ModelSummary> whole = SummarizeOnnxModelBytes(*ReadFile(path), path);
+  ASSERT_TRUE(streamed.ok()) << streamed.status().ToString();
+  ASSERT_TRUE(whole.ok()) << whole.status().ToString();
+  EXPECT_EQ(streamed->file_bytes, whole->file_bytes);
+  EXPECT_EQ(streamed->opsets.size(), whole->opsets.size());
+  EXPECT_EQ(streamed->op_histogram, whole->op_histogram);
+  EXPECT_EQ(streamed->initializer_bytes, whole->initializer_bytes);
+  EXPECT_EQ(streamed->signature.inputs.size(), whole->signature.inputs.size());
+  EXPECT_EQ(streamed->signature.outputs.size(), whole->signature.outputs.size());
+  EXPECT_TRUE(streamed->sha256.empty());
+}
+
+TEST(SummarizeOnnxModelFile, FailsAsTheBytesDo) {
+  ScopedTempDir dir;
+  const std::string bytes = Serialize(ParseOnnxText(kIfModel));
+  std::ofstream(dir.path() / "cut.onnx", std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  std::ofstream(dir.path() / "empty.onnx", std::ios::binary).flush();
+  std::ofstream(dir.path() / "zip.onnx", std::ios::binary) << "PK\x03\x04 and more";
+  for (const char* name : {"cut.onnx", "empty.onnx", "zip.onnx"}) {
+    const std::filesystem::path path = dir.path() / name;
+    Result<ModelSummary> streamed = SummarizeOnnxModelFile(path);
+    Result<ModelSummary> whole = SummarizeOnnxModel(path);
+    ASSERT_FALSE(streamed.ok()) << name;
+    EXPECT_EQ(streamed.status().ToString(), whole.status().ToString()) << name;
+  }
+  Result<ModelSummary> missing = SummarizeOnnxModelFile(dir.path() / "missing.onnx");
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound) << missing.status().ToString();
+  Result<ModelSummary> folder = SummarizeOnnxModelFile(dir.path());
+  EXPECT_FALSE(folder.ok());
+}
+
 }  // namespace
 }  // namespace convgate::graph

@@ -68,6 +68,10 @@ Result<ModelSummary> SummarizeOnnxModel(const std::filesystem::path& path);
 Result<ModelSummary> SummarizeOnnxModelBytes(std::string_view model_bytes,
                                              const std::filesystem::path& path);
 
+// The same from the file, parsed as it is read (the bytes are never held whole), for a backend
+// about to load the model itself: sha256 is left empty, and the peak is the parsed model only.
+Result<ModelSummary> SummarizeOnnxModelFile(const std::filesystem::path& path);
+
 // Serialized copy of the model whose graph outputs are its existing outputs (in their order)
 // followed by those of `output_names` that are not already outputs (in the order given, duplicates
 // dropped). The types of new outputs come from the model's value_info, or ONNX shape inference;
