@@ -7,6 +7,7 @@
 #include "backends/onnxruntime/ort_backend.h"
 #endif
 #include "backends/exec/exec_backend.h"
+#include "backends/hf/hf_backend.h"
 #include "backends/plugin_loader.h"
 
 namespace convgate::backends {
@@ -56,6 +57,7 @@ std::unique_ptr<Backend> CreateBuiltIn(std::string_view name) {
   if (name == "ort") return CreateOrtBackend();
 #endif
   if (name == "exec") return CreateExecBackend();
+  if (name == "hf") return CreateHfBackend();
   return nullptr;
 }
 
@@ -68,6 +70,10 @@ std::vector<BackendInfo> MakeTable() {
       {"opencv", "ONNX models on OpenCV DNN", "libconvgate_backend_opencv.so", kWithOpenCv,
        "CONVGATE_WITH_OPENCV (needs libopencv-dnn-dev)"},
       {"exec", "any runtime as an external command (inputs.npz in, outputs.npz out)", "", true, ""},
+      {"hf",
+       "Hugging Face text-generation folders (config.json + weights: transformers on PyTorch, or "
+       "an optimum-intel OpenVINO export), greedy generation in the project's venv",
+       "", true, ""},
   };
 }
 
@@ -117,6 +123,7 @@ BackendFactory* BackendFactory::Default() {
 }
 
 Result<std::string> DefaultBackendFor(const std::filesystem::path& model_path) {
+  if (IsHfModelFolder(model_path)) return std::string("hf");
   std::string extension = model_path.extension().string();
   std::transform(extension.begin(), extension.end(), extension.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });

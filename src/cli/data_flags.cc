@@ -118,6 +118,11 @@ void AddDataFlags(FlagSet& flags, gate::DataOptions& options) {
            .apply = StoreNonEmpty("path", options.save_outputs)},
       IntegerFlag("--threads", "N", "Intra-op threads for inference (0: the runtime's choice)",
                   {"2"}, 0, 1024, options.threads),
+      IntegerFlag("--new-tokens", "N",
+                  "Tokens a Hugging Face text-generation model (backend hf) generates greedily "
+                  "per sample; its token ids compare exactly, its first step's logits under the "
+                  "policy",
+                  {"16"}, 1, 4096, options.new_tokens),
       Flag{.name = "--ort-optimization",
            .value_name = "LEVEL",
            .help = "ONNX Runtime's graph optimization level for ort models: disabled, basic, "

@@ -120,6 +120,14 @@ Result<ResolvedSide> ResolveSide(const std::string& spec, const std::string& bac
   std::error_code ec;
   if (!fs::exists(path, ec)) return Status::NotFound(spec + ": no such file or folder");
   if (fs::is_directory(path, ec)) {
+    // A model folder (a Hugging Face folder: config.json and weights) runs on its backend, or on
+    // an exec command that takes folders.
+    Result<std::string> folder_backend = backends::DefaultBackendFor(path);
+    if (folder_backend.ok() && (backend_override.empty() || backend_override == *folder_backend ||
+                                backend_override == "exec")) {
+      return ResolvedSide{SideKind::kModel, path, "hf-folder",
+                          backend_override.empty() ? *folder_backend : backend_override};
+    }
     if (!backend_override.empty() && backend_override != "outputs") {
       return Status::InvalidArgument(spec + " is a folder; backend '" + backend_override +
                                      "' runs model files");
@@ -158,6 +166,7 @@ backends::LoadOptions SideLoadOptions(const DataOptions& data, const ExecOptions
   backends::LoadOptions options;
   options.intra_op_threads = data.threads;
   options.graph_optimization = data.graph_optimization;
+  options.new_tokens = data.new_tokens;
   options.limits = data.limits;
   options.exec_argv = exec.argv;
   options.timeout_seconds = exec.timeout_seconds;

@@ -45,6 +45,8 @@ struct LoadOptions {
   int intra_op_threads = 0;
   // The "ort" backend's graph optimization level; other backends ignore it.
   GraphOptimization graph_optimization = GraphOptimization::kExtended;
+  // The "hf" backend's greedy generation: how many tokens each run generates (--new-tokens).
+  int new_tokens = 8;
   // The "exec" backend's command, one argv element per entry (never a shell string), with
   // {model}, {inputs} and {outputs} substituted wherever they appear in an element. Ignored by
   // other backends; the CLI fills it from --exec / --source-exec / --target-exec.

@@ -54,7 +54,8 @@ class BackendFactory {
   static BackendFactory* Default();
 };
 
-// The default backend for a model file, from its extension (".onnx" -> "ort").
+// The default backend for a model file, from its extension (".onnx" -> "ort"), or for a model
+// folder (a Hugging Face folder with config.json -> "hf").
 // InvalidArgument naming the file when the format is not recognised.
 Result<std::string> DefaultBackendFor(const std::filesystem::path& model_path);
 

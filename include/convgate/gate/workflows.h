@@ -28,6 +28,8 @@ struct DataOptions {
   int threads = 0;  // intra-op threads; 0 = runtime default
   // --ort-optimization: ONNX Runtime's graph optimization level for every ort model loaded.
   backends::GraphOptimization graph_optimization = backends::GraphOptimization::kExtended;
+  // --new-tokens: how many tokens the hf backend generates per run.
+  int new_tokens = 8;
   // --max-tensor-bytes, --max-run-bytes, --run-timeout: the files read, the tensors a run may
   // hold and the time a model run may take (core/limits.h). The backends get them through
   // SideLoadOptions.

@@ -132,4 +132,9 @@ class ExecBackend : public Backend {
 
 std::unique_ptr<Backend> CreateExecBackend() { return std::make_unique<ExecBackend>(); }
 
+std::unique_ptr<Model> CreateExecModel(std::filesystem::path model_path, Signature signature,
+                                       const LoadOptions& options) {
+  return std::make_unique<ExecModel>(std::move(model_path), std::move(signature), options);
+}
+
 }  // namespace convgate::backends

@@ -1,0 +1,212 @@
+#!/usr/bin/env python3
+"""Runs a Hugging Face text-generation model for convgate's "hf" backend.
+
+    hf_runner.py describe MODEL_DIR
+    hf_runner.py run MODEL_DIR INPUTS.npz OUTPUTS.npz [--new-tokens N]
+
+MODEL_DIR is either a transformers folder (config.json and PyTorch weights: model.safetensors or
+pytorch_model.bin), run with transformers on PyTorch, or an optimum-intel OpenVINO export
+(openvino_model.xml, or openvino_encoder_model.xml + openvino_decoder_model.xml for
+encoder-decoder models), run with optimum-intel on OpenVINO's CPU plugin at float32 inference
+precision (the plugin would otherwise pick bf16 on CPUs that have it, which is a different
+computation than the one being verified).
+
+`describe` prints one JSON object: the task, the runtime and its versions, the model class and
+the vocabulary size, from which convgate declares the model's signature:
+    input  input_ids          int64[1, sequence]   the prompt's token ids
+    output token_ids          int64[1, tokens]     prompt + N greedily generated tokens
+                                                    (decoder tokens for encoder-decoder models)
+    output first_step_logits  float32[1, vocab]    raw logits of the first generated position
+
+`run` generates exactly N new tokens (greedy, min_new_tokens = max_new_tokens = N, so an early
+end-of-sequence token cannot make the two sides' lengths differ) and writes both outputs to
+OUTPUTS.npz (written under a temporary name and renamed). Exit codes: 0 ok, 2 usage, 3 the model
+cannot be loaded or run (the message names the folder and the reason).
+"""
+import argparse
+import json
+import os
+import sys
+import time
+
+EXIT_USAGE = 2
+EXIT_FAILURE = 3
+
+# The seed's task resolution (OpenVINO verify-conversion gate): encoder-decoder model types
+# generate with text2text-generation-with-past, every other generative type with
+# text-generation-with-past.
+SEQ2SEQ_TYPES = {"t5", "mt5", "bart", "mbart", "marian", "pegasus", "m2m_100", "longt5"}
+
+
+class Failure(Exception):
+    """A model that cannot be loaded or run: exit 3 with the message."""
+
+
+def read_config(model_dir):
+    path = os.path.join(model_dir, "config.json")
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except FileNotFoundError:
+        raise Failure(f"{model_dir}: no config.json (not a Hugging Face model folder)")
+    except (OSError, ValueError) as e:
+        raise Failure(f"{path}: cannot read: {e}")
+
+
+def is_openvino_export(model_dir):
+    names = os.listdir(model_dir)
+    return "openvino_model.xml" in names or "openvino_encoder_model.xml" in names
+
+
+def task_of(config):
+    model_type = config.get("model_type", "")
+    if model_type in SEQ2SEQ_TYPES or config.get("is_encoder_decoder"):
+        return "text2text-generation-with-past"
+    architectures = config.get("architectures") or []
+    if any(a.endswith(("ForCausalLM", "LMHeadModel")) for a in architectures) or not architectures:
+        return "text-generation-with-past"
+    raise Failure(
+        f"model type '{model_type}' ({', '.join(architectures)}) is not a text-generation model: "
+        "the hf backend runs text-generation and text2text-generation models; export others with "
+        "--to optimum-onnx and verify the ONNX file")
+
+
+def model_class(task, openvino):
+    seq2seq = task.startswith("text2text")
+    if openvino:
+        from optimum.intel import OVModelForCausalLM, OVModelForSeq2SeqLM
+        return OVModelForSeq2SeqLM if seq2seq else OVModelForCausalLM
+    import transformers
+    return transformers.AutoModelForSeq2SeqLM if seq2seq else transformers.AutoModelForCausalLM
+
+
+def versions(openvino):
+    import importlib.metadata as m
+    if openvino:
+        return {"optimum-intel": m.version("optimum-intel"), "openvino": m.version("openvino"),
+                "transformers": m.version("transformers")}
+    return {"transformers": m.version("transformers"), "torch": m.version("torch")}
+
+
+def describe(model_dir):
+    config = read_config(model_dir)
+    openvino = is_openvino_export(model_dir)
+    task = task_of(config)
+    vocab = config.get("vocab_size")
+    if not isinstance(vocab, int) or vocab <= 0:
+        raise Failure(f"{model_dir}/config.json: no positive vocab_size")
+    return {
+        "task": task,
+        "runtime": "openvino" if openvino else "pytorch",
+        "model_type": config.get("model_type", ""),
+        "architectures": config.get("architectures") or [],
+        "vocab_size": vocab,
+        "versions": versions(openvino),
+    }
+
+
+def load(model_dir, info):
+    cls = model_class(info["task"], info["runtime"] == "openvino")
+    try:
+        if info["runtime"] == "openvino":
+            return cls.from_pretrained(model_dir, device="CPU",
+                                       ov_config={"INFERENCE_PRECISION_HINT": "f32"}), cls
+        import torch
+        torch.manual_seed(0)
+        return cls.from_pretrained(model_dir).eval(), cls
+    except Exception as e:  # every loader error is the model's: say which folder and why
+        raise Failure(f"{model_dir}: {cls.__name__} cannot load it: {type(e).__name__}: {e}")
+
+
+def generate(model, input_ids, new_tokens):
+    import numpy as np
+    import torch
+    ids = torch.from_numpy(np.ascontiguousarray(input_ids, dtype=np.int64))
+    with torch.no_grad():
+        out = model.generate(input_ids=ids, attention_mask=torch.ones_like(ids),
+                             max_new_tokens=new_tokens, min_new_tokens=new_tokens,
+                             do_sample=False, num_beams=1, output_logits=True,
+                             return_dict_in_generate=True, pad_token_id=0)
+    tokens = out.sequences.numpy().astype(np.int64)
+    # The seed's end-to-end check: generate returned a non-empty sequence of new tokens; here,
+    # exactly the N asked for (a causal model's sequence carries the prompt, an encoder-decoder
+    # model's decoder sequence its start token).
+    generated = len(out.logits)
+    if generated != new_tokens or tokens.size == 0:
+        raise Failure(f"generate returned {generated} new token(s), {new_tokens} were asked for")
+    logits = out.logits[0].float().numpy().astype(np.float32)
+    return {"token_ids": tokens, "first_step_logits": logits}
+
+
+def write_npz(path, arrays):
+    import numpy as np
+    tmp = path + ".part"
+    with open(tmp, "wb") as f:
+        np.savez(f, **arrays)
+    os.replace(tmp, path)
+
+
+def run(model_dir, inputs_path, outputs_path, new_tokens):
+    import numpy as np
+    info = describe(model_dir)
+    try:
+        with np.load(inputs_path) as npz:
+            if "input_ids" not in npz.files:
+                raise Failure(f"{inputs_path}: no input_ids (holds {npz.files})")
+            input_ids = npz["input_ids"]
+    except (OSError, ValueError) as e:
+        raise Failure(f"{inputs_path}: cannot read: {e}")
+    if input_ids.ndim != 2 or input_ids.shape[0] != 1:
+        raise Failure(f"input_ids must be int64[1, sequence], got shape {list(input_ids.shape)}")
+    if input_ids.size and (input_ids.min() < 0 or input_ids.max() >= info["vocab_size"]):
+        raise Failure(f"input_ids hold ids outside the vocabulary [0, {info['vocab_size']}): "
+                      f"min {input_ids.min()}, max {input_ids.max()}")
+    start = time.monotonic()
+    model, cls = load(model_dir, info)
+    try:
+        outputs = generate(model, input_ids, new_tokens)
+    except Exception as e:
+        raise Failure(f"{model_dir}: {cls.__name__}.generate failed: {type(e).__name__}: {e}")
+    write_npz(outputs_path, outputs)
+    info.update({"model_class": cls.__name__, "new_tokens": new_tokens,
+                 "prompt_tokens": int(input_ids.shape[1]),
+                 "seconds": round(time.monotonic() - start, 3)})
+    print(json.dumps(info), file=sys.stderr)
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    d = sub.add_parser("describe")
+    d.add_argument("model_dir")
+    r = sub.add_parser("run")
+    r.add_argument("model_dir")
+    r.add_argument("inputs")
+    r.add_argument("outputs")
+    r.add_argument("--new-tokens", type=int, default=8)
+    args = parser.parse_args(argv[1:])
+    # An absolute path: from_pretrained takes a relative one that is no folder here for a hub id.
+    args.model_dir = os.path.abspath(args.model_dir)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never reach for a hub: everything is local
+    try:
+        if not os.path.isdir(args.model_dir):
+            raise Failure(f"{args.model_dir}: not a folder")
+        if args.command == "describe":
+            print(json.dumps(describe(args.model_dir)))
+        else:
+            if args.new_tokens < 1:
+                print("hf_runner.py: --new-tokens must be at least 1", file=sys.stderr)
+                return EXIT_USAGE
+            run(args.model_dir, args.inputs, args.outputs, args.new_tokens)
+    except Failure as e:
+        print(f"hf_runner.py: {e}", file=sys.stderr)
+        return EXIT_FAILURE
+    except ImportError as e:
+        print(f"hf_runner.py: {e}: run ./scripts/setup.sh (it installs the project's venv)",
+              file=sys.stderr)
+        return EXIT_FAILURE
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -1,0 +1,168 @@
+#include "backends/hf/hf_backend.h"
+
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+
+#include "backends/exec/exec_backend.h"
+#include "backends/exec/exec_protocol.h"
+#include "convgate/core/subprocess.h"
+
+namespace convgate::backends {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Reading config.json and the installed versions takes ~0.1 s; the limit only guards against a
+// hung interpreter.
+constexpr double kDescribeSeconds = 120.0;
+
+std::string EnvOr(const char* name, const std::string& fallback) {
+  const char* value = std::getenv(name);
+  return value != nullptr && value[0] != '\0' ? value : fallback;
+}
+
+// The project's venv (scripts/setup.sh): CONVGATE_VENV, else venv under the dependency cache.
+fs::path VenvDir() {
+  const std::string home = EnvOr("HOME", "/root");
+  const std::string deps = EnvOr("CONVGATE_DEPS", home + "/.cache/convgate-deps");
+  return EnvOr("CONVGATE_VENV", deps + "/venv");
+}
+
+Result<fs::path> VenvPython() {
+  const fs::path python = VenvDir() / "bin" / "python";
+  std::error_code error;
+  if (fs::exists(python, error)) return python;
+  return Status::NotFound("the hf backend runs in the project's Python venv, and " +
+                          python.string() +
+                          " does not exist: run ./scripts/setup.sh (or set CONVGATE_VENV)");
+}
+
+fs::path RunnerScript() {
+  return EnvOr("CONVGATE_HF_RUNNER", std::string(CONVGATE_SOURCE_DIR) + "/scripts/hf_runner.py");
+}
+
+TensorInfo Declared(std::string name, DType dtype, std::vector<Dim> shape) {
+  TensorInfo info;
+  info.name = std::move(name);
+  info.dtype = dtype;
+  info.type_name = std::string(DTypeName(dtype));
+  info.has_shape = true;
+  info.shape = std::move(shape);
+  return info;
+}
+
+// What hf_runner.py describe says about the folder.
+struct Description {
+  std::string task;
+  std::string runtime;   // "pytorch" or "openvino"
+  std::string versions;  // "transformers 4.57.6, torch 2.13.0+cpu"
+  int64_t vocab_size = 0;
+};
+
+Result<Description> Describe(const fs::path& python, const fs::path& folder) {
+  SubprocessOptions options;
+  options.timeout_seconds = kDescribeSeconds;
+  Result<SubprocessResult> run = RunSubprocess(
+      {python.string(), RunnerScript().string(), "describe", folder.string()}, options);
+  if (!run.ok()) return run.status().WithContext(folder.string());
+  if (!run->succeeded()) {
+    return CommandFailure(*run, "hf_runner.py describe " + folder.string());
+  }
+  try {
+    const nlohmann::json json = nlohmann::json::parse(TailLines(run->stdout_tail, 1));
+    Description description;
+    description.task = json.at("task").get<std::string>();
+    description.runtime = json.at("runtime").get<std::string>();
+    description.vocab_size = json.at("vocab_size").get<int64_t>();
+    for (const auto& [package, version] : json.at("versions").items()) {
+      description.versions +=
+          (description.versions.empty() ? "" : ", ") + package + " " + version.get<std::string>();
+    }
+    return description;
+  } catch (const nlohmann::json::exception& error) {
+    return Status::Internal("hf_runner.py describe " + folder.string() +
+                            " printed no description: " + error.what());
+  }
+}
+
+// input_ids in, the generated ids and the first step's logits out.
+Signature GenerationSignature(int64_t vocab_size) {
+  Signature signature;
+  signature.inputs.push_back(
+      Declared("input_ids", DType::kInt64, {Dim::Fixed(1), Dim::Symbolic("sequence")}));
+  signature.outputs.push_back(
+      Declared("token_ids", DType::kInt64, {Dim::Fixed(1), Dim::Symbolic("tokens")}));
+  signature.outputs.push_back(
+      Declared("first_step_logits", DType::kFloat32, {Dim::Fixed(1), Dim::Fixed(vocab_size)}));
+  return signature;
+}
+
+// The runner's exec model, with what ran for the report.
+class HfModel : public Model {
+ public:
+  HfModel(std::unique_ptr<Model> runner, std::string settings)
+      : runner_(std::move(runner)), settings_(std::move(settings)) {}
+
+  const Signature& signature() const override { return runner_->signature(); }
+  Result<TensorMap> Run(const TensorMap& inputs,
+                        const std::vector<std::string>& output_names) override {
+    return runner_->Run(inputs, output_names);
+  }
+  std::string last_log() const override { return runner_->last_log(); }
+  std::string settings() const override { return settings_; }
+
+ private:
+  std::unique_ptr<Model> runner_;
+  std::string settings_;
+};
+
+class HfBackend : public Backend {
+ public:
+  std::string name() const override { return "hf"; }
+  std::string version() const override { return "hf_runner 1"; }
+  bool SupportsIntermediates() const override { return false; }
+
+  Result<std::unique_ptr<Model>> Load(const fs::path& model_path,
+                                      const LoadOptions& options) override {
+    std::error_code error;
+    if (!fs::is_directory(model_path, error)) {
+      return Status::NotFound(model_path.string() +
+                              ": the hf backend runs Hugging Face model folders (config.json and "
+                              "weights), and this is no folder");
+    }
+    if (!IsHfModelFolder(model_path)) {
+      return Status::NotFound(model_path.string() +
+                              " has no config.json: not a Hugging Face "
+                              "model folder");
+    }
+    if (options.new_tokens < 1) {
+      return Status::InvalidArgument("new_tokens must be >= 1, got " +
+                                     std::to_string(options.new_tokens));
+    }
+    CONVGATE_ASSIGN_OR_RETURN(const fs::path python, VenvPython());
+    CONVGATE_ASSIGN_OR_RETURN(const Description description, Describe(python, model_path));
+    LoadOptions runner = options;
+    runner.exec_argv = {python.string(), RunnerScript().string(),
+                        "run",           "{model}",
+                        "{inputs}",      "{outputs}",
+                        "--new-tokens",  std::to_string(options.new_tokens)};
+    const std::string settings =
+        description.task + " on " +
+        (description.runtime == "openvino" ? "OpenVINO CPU (f32)" : "PyTorch") + " (" +
+        description.versions + "), greedy, " + std::to_string(options.new_tokens) + " new tokens";
+    return std::unique_ptr<Model>(new HfModel(
+        CreateExecModel(model_path, GenerationSignature(description.vocab_size), runner),
+        settings));
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> CreateHfBackend() { return std::make_unique<HfBackend>(); }
+
+bool IsHfModelFolder(const std::filesystem::path& path) {
+  std::error_code error;
+  return fs::is_directory(path, error) && fs::is_regular_file(path / "config.json", error);
+}
+
+}  // namespace convgate::backends
