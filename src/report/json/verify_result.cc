@@ -51,11 +51,19 @@ json Assemble(bool verify_passed, bool e2e_passed, const std::string& detail,
 
 std::string Text(const json& value) { return value.is_string() ? value.get<std::string>() : ""; }
 
+// "hf" or "hf: text-generation-with-past on PyTorch (...), greedy, 8 new tokens": the backend and
+// the settings that decide what it computed.
+std::string BackendText(const gate::SideRecord& side) {
+  return side.backend_settings.empty() ? side.backend
+                                       : side.backend + ": " + side.backend_settings;
+}
+
 }  // namespace
 
 json VerifyResultJson(const gate::RunReport& report) {
   const gate::SideRecord& model = report.model;
   std::string detail = model.backend + " " + model.backend_version + " ran " + model.path;
+  if (!model.backend_settings.empty()) detail += " (" + model.backend_settings + ")";
   if (report.error) {
     return Assemble(false, false,
                     detail + ": stopped at " + std::string(gate::StageName(report.error->stage)),
@@ -75,9 +83,9 @@ json VerifyResultJson(const gate::RunReport& report) {
 }
 
 json VerifyResultJson(const gate::CompareReport& report) {
-  const std::string sides = "source " + report.source.path + " (" + report.source.backend +
-                            ") vs target " + report.target.path + " (" + report.target.backend +
-                            ")";
+  const std::string sides = "source " + report.source.path + " (" + BackendText(report.source) +
+                            ") vs target " + report.target.path + " (" +
+                            BackendText(report.target) + ")";
   if (report.error) {
     // End-to-end inference passed unless the failure was in loading or running a side.
     const bool e2e = report.error->stage == gate::Stage::kWrite;
