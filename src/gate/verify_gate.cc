@@ -100,7 +100,11 @@ std::optional<GateError> Convert(const VerifyOptions& options, const internal::S
 std::optional<graph::DetectedTask> DetectFrom(const std::string& source,
                                               const std::string& target) {
   for (const std::string& path : {source, target}) {
-    if (path.empty() || std::filesystem::path(path).extension() != ".onnx") continue;
+    if (path.empty()) continue;
+    if (std::filesystem::is_regular_file(std::filesystem::path(path) / "config.json")) {
+      return graph::ResolveHfTask(path);  // a Hugging Face folder says what it is
+    }
+    if (std::filesystem::path(path).extension() != ".onnx") continue;
     Result<graph::ModelSummary> summary = graph::SummarizeOnnxModel(path);
     if (summary.ok()) return graph::DetectTask(summary->signature, summary->op_histogram);
   }

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+
+#include "graph/onnx_test_util.h"
 #include "testing/tensor_info.h"
 
 namespace convgate::graph {
@@ -49,6 +52,66 @@ TEST(DetectTask, NothingConclusiveIsNull) {
   signature.outputs = {Info("y", DType::kFloat32, {kBatch, Dim::Fixed(8)})};
   EXPECT_FALSE(DetectTask(signature, {{"Gemm", 2}}).has_value());
   EXPECT_FALSE(DetectTask(Signature{}, {}).has_value());
+}
+
+}  // namespace
+}  // namespace convgate::graph
+
+namespace convgate::graph {
+namespace {
+
+class HfTaskTest : public ::testing::Test {
+ protected:
+  // A folder whose config.json is `config`.
+  std::filesystem::path Folder(const std::string& config) {
+    std::ofstream(dir_.path() / "config.json") << config;
+    return dir_.path();
+  }
+  std::string TaskOf(const std::string& config) {
+    std::optional<DetectedTask> task = ResolveHfTask(Folder(config));
+    return task ? task->task : "(none)";
+  }
+  convgate::testing::ScopedTempDir dir_;
+};
+
+// The gate's order: pipeline tag (mapped), then the encoder-decoder model types, then (where the
+// gate would fall back to text generation) the architecture, then text generation.
+TEST_F(HfTaskTest, FollowsTheGatesRuleThenTheArchitecture) {
+  EXPECT_EQ(TaskOf(R"({"pipeline_tag": "text-generation", "model_type": "t5"})"),
+            "text-generation-with-past");
+  EXPECT_EQ(TaskOf(R"({"pipeline_tag": "image-segmentation"})"), "image-segmentation");
+  for (const char* type : {"t5", "mt5", "bart", "mbart"}) {
+    EXPECT_EQ(TaskOf(std::string(R"({"model_type": ")") + type + R"("})"),
+              "text2text-generation-with-past")
+        << type;
+  }
+  EXPECT_EQ(TaskOf(R"({"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"]})"),
+            "text-generation-with-past");
+  EXPECT_EQ(TaskOf(R"({"model_type": "llama", "architectures": ["LlamaForCausalLM"]})"),
+            "text-generation-with-past");
+  EXPECT_EQ(TaskOf(R"({"model_type": "bert", "architectures": ["BertForMaskedLM"]})"), "fill-mask");
+  EXPECT_EQ(TaskOf(R"({"model_type": "bert", "architectures": ["BertModel"]})"),
+            "feature-extraction");
+  EXPECT_EQ(TaskOf(R"({"model_type": "vit", "architectures": ["ViTForImageClassification"]})"),
+            "image-classification");
+  EXPECT_EQ(TaskOf(R"({"architectures": ["WhisperForConditionalGeneration"]})"),
+            "automatic-speech-recognition");
+  EXPECT_EQ(TaskOf(R"({"architectures": ["Wav2Vec2ForCTC"]})"), "automatic-speech-recognition");
+  EXPECT_EQ(TaskOf(R"({"architectures": ["CLIPModel"]})"), "zero-shot-image-classification");
+  EXPECT_EQ(TaskOf(R"({"model_type": "mystery"})"), "text-generation-with-past");
+}
+
+TEST_F(HfTaskTest, EvidenceSaysWhichRuleDecided) {
+  std::optional<DetectedTask> task =
+      ResolveHfTask(Folder(R"({"model_type": "bert", "architectures": ["BertForMaskedLM"]})"));
+  ASSERT_TRUE(task.has_value());
+  EXPECT_EQ(task->evidence, "config.json: model_type bert, architecture BertForMaskedLM");
+}
+
+TEST_F(HfTaskTest, NoReadableConfigIsNoTask) {
+  EXPECT_FALSE(ResolveHfTask(dir_.path()).has_value());
+  EXPECT_FALSE(ResolveHfTask(Folder("not json")).has_value());
+  EXPECT_FALSE(ResolveHfTask(Folder("[1, 2]")).has_value());
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
@@ -27,5 +28,16 @@ struct DetectedTask {
 // `op_histogram` is graph::ModelSummary::op_histogram (empty when unknown).
 std::optional<DetectedTask> DetectTask(const Signature& signature,
                                        const std::map<std::string, int64_t>& op_histogram);
+
+// The optimum export task of a Hugging Face model folder (its config.json), by the
+// verify-conversion gate's rule: the config's pipeline_tag through the gate's PIPELINE_TAG_MAP;
+// else model_type t5, mt5, bart, mbart -> text2text-generation-with-past; else, where the gate
+// would say text-generation-with-past of any model, the task its architecture class implies
+// (*ForCausalLM / *LMHeadModel: text-generation-with-past, *ForMaskedLM: fill-mask,
+// *ForImageClassification: image-classification, Whisper / *ForCTC:
+// automatic-speech-recognition, CLIPModel: zero-shot-image-classification, a bare *Model:
+// feature-extraction, ...); else text-generation-with-past. nullopt when there is no readable
+// config.json object.
+std::optional<DetectedTask> ResolveHfTask(const std::filesystem::path& folder);
 
 }  // namespace convgate::graph

@@ -1,0 +1,99 @@
+// ResolveHfTask: the optimum export task of a Hugging Face model folder, by the verify-conversion
+// gate's rule (../shared/reference/openvino-verify-conversion.txt), refined by the architecture
+// where the seed's fallback would name a task the model cannot do.
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "convgate/graph/task.h"
+
+namespace convgate::graph {
+namespace {
+
+// The seed's PIPELINE_TAG_MAP: a pipeline tag -> optimum's task.
+const std::map<std::string, std::string>& PipelineTagMap() {
+  static const std::map<std::string, std::string> kMap = {
+      {"text-generation", "text-generation-with-past"},
+      {"text2text-generation", "text2text-generation-with-past"},
+      {"image-text-to-text", "image-text-to-text"},
+      {"text-classification", "text-classification"},
+      {"token-classification", "token-classification"},
+      {"question-answering", "question-answering"},
+      {"feature-extraction", "feature-extraction"},
+      {"fill-mask", "fill-mask"},
+      {"text-to-image", "text-to-image"},
+      {"image-to-text", "image-to-text"},
+      {"automatic-speech-recognition", "automatic-speech-recognition"},
+      {"audio-classification", "audio-classification"},
+  };
+  return kMap;
+}
+
+bool EndsWith(const std::string& text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.ends_with(suffix);
+}
+
+// The task a transformers architecture class implies, or "" when it implies none.
+std::string TaskOfArchitecture(const std::string& arch) {
+  if (EndsWith(arch, "ForCausalLM") || EndsWith(arch, "LMHeadModel")) {
+    return "text-generation-with-past";
+  }
+  if (EndsWith(arch, "ForSpeechSeq2Seq") || EndsWith(arch, "ForCTC") ||
+      arch == "WhisperForConditionalGeneration") {
+    return "automatic-speech-recognition";
+  }
+  if (EndsWith(arch, "ForConditionalGeneration")) return "text2text-generation-with-past";
+  if (EndsWith(arch, "ForMaskedLM")) return "fill-mask";
+  if (EndsWith(arch, "ForSequenceClassification")) return "text-classification";
+  if (EndsWith(arch, "ForTokenClassification")) return "token-classification";
+  if (EndsWith(arch, "ForQuestionAnswering")) return "question-answering";
+  if (EndsWith(arch, "ForImageClassification")) return "image-classification";
+  if (EndsWith(arch, "ForAudioClassification")) return "audio-classification";
+  if (arch == "CLIPModel") return "zero-shot-image-classification";
+  if (EndsWith(arch, "Model")) return "feature-extraction";  // a bare encoder: BertModel, ViTModel
+  return "";
+}
+
+}  // namespace
+
+std::optional<DetectedTask> ResolveHfTask(const std::filesystem::path& folder) {
+  std::ifstream in(folder / "config.json");
+  if (!in) return std::nullopt;
+  nlohmann::json config;
+  try {
+    config = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;
+  }
+  if (!config.is_object()) return std::nullopt;
+  const auto text = [&](const char* key) {
+    auto found = config.find(key);
+    return found != config.end() && found->is_string() ? found->get<std::string>() : "";
+  };
+  const std::string tag = text("pipeline_tag");
+  if (!tag.empty()) {
+    auto mapped = PipelineTagMap().find(tag);
+    return DetectedTask{mapped == PipelineTagMap().end() ? tag : mapped->second,
+                        "config.json: pipeline_tag " + tag};
+  }
+  const std::string model_type = text("model_type");
+  if (model_type == "t5" || model_type == "mt5" || model_type == "bart" || model_type == "mbart") {
+    return DetectedTask{"text2text-generation-with-past",
+                        "config.json: model_type " + model_type + " (encoder-decoder)"};
+  }
+  auto architectures = config.find("architectures");
+  if (architectures != config.end() && architectures->is_array()) {
+    for (const nlohmann::json& arch : *architectures) {
+      if (!arch.is_string()) continue;
+      const std::string task = TaskOfArchitecture(arch.get<std::string>());
+      if (task.empty()) continue;
+      return DetectedTask{task, "config.json: model_type " + model_type + ", architecture " +
+                                    arch.get<std::string>()};
+    }
+  }
+  return DetectedTask{"text-generation-with-past",
+                      "config.json: model_type " + (model_type.empty() ? "(none)" : model_type) +
+                          ", no pipeline_tag or known architecture (the gate's default)"};
+}
+
+}  // namespace convgate::graph
