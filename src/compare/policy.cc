@@ -160,7 +160,9 @@ std::optional<DType> DTypeForDefaults(std::optional<DType> source, std::optional
 
 OutputPolicy Policy::For(std::string_view output, std::optional<DType> source,
                          std::optional<DType> target) const {
-  PolicySettings settings = global;
+  PolicySettings settings;
+  if (conversion_defaults) settings = conversion_defaults->settings;
+  settings.MergeFrom(global);
   const auto it = per_output.find(std::string(output));
   const PolicySettings* own = it == per_output.end() ? nullptr : &it->second;
   if (own != nullptr) settings.MergeFrom(*own);
@@ -177,11 +179,21 @@ OutputPolicy Policy::For(std::string_view output, std::optional<DType> source,
     }
     origin += ": " + DefaultReason(*basis, source, target);
   }
+  // A conversion's default replaces the dtype default where it sets a value.
+  std::string atol_origin = origin, rtol_origin = origin;
+  if (conversion_defaults && conversion_defaults->settings.atol) {
+    fallback.atol = *conversion_defaults->settings.atol;
+    atol_origin = conversion_defaults->origin;
+  }
+  if (conversion_defaults && conversion_defaults->settings.rtol) {
+    fallback.rtol = *conversion_defaults->settings.rtol;
+    rtol_origin = conversion_defaults->origin;
+  }
   OutputPolicy resolved;
   resolved.atol = ResolveTolerance(own ? own->atol : std::nullopt, global.atol, fallback.atol,
-                                   origin, resolved.atol_origin);
+                                   atol_origin, resolved.atol_origin);
   resolved.rtol = ResolveTolerance(own ? own->rtol : std::nullopt, global.rtol, fallback.rtol,
-                                   origin, resolved.rtol_origin);
+                                   rtol_origin, resolved.rtol_origin);
   resolved.check_error_stat = settings.check_error_stat.value_or(ErrorStat{});
   resolved.mismatch_ppm = settings.mismatch_ppm.value_or(0.0);
   resolved.min_cosine = settings.min_cosine;
@@ -191,6 +203,7 @@ OutputPolicy Policy::For(std::string_view output, std::optional<DType> source,
 
 void Policy::MergeFrom(const Policy& overlay) {
   global.MergeFrom(overlay.global);
+  if (overlay.conversion_defaults) conversion_defaults = overlay.conversion_defaults;
   for (const auto& [name, settings] : overlay.per_output) per_output[name].MergeFrom(settings);
   for (const auto& [dtype, values] : overlay.dtype_defaults) {
     ToleranceOverride& mine = dtype_defaults[dtype];

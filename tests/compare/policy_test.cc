@@ -194,5 +194,35 @@ TEST(DTypeDefaults, BuiltInsSayWhereTheyComeFrom) {
   EXPECT_NE(BuiltInDTypeDefault(DType::kBFloat16).source.find("2^-8"), std::string::npos);
 }
 
+// A conversion's defaults replace the dtype defaults and sit below the user's settings.
+TEST(ConversionDefaults, BeatDTypeDefaultsAndLoseToTheUser) {
+  Policy policy;
+  ConversionDefaults defaults;
+  defaults.settings.atol = 4e-2;
+  defaults.settings.min_cosine = 0.9995;
+  defaults.origin = "network-level float16 default of --to openvino:fp16";
+  policy.conversion_defaults = defaults;
+  OutputPolicy resolved = policy.For("logits", DType::kFloat32, DType::kFloat32);
+  EXPECT_EQ(resolved.atol, 4e-2);
+  EXPECT_EQ(resolved.atol_origin, defaults.origin);
+  EXPECT_EQ(resolved.rtol, 1e-3);  // not set by the conversion: the float32 default
+  EXPECT_NE(resolved.rtol_origin.find("float32 default"), std::string::npos)
+      << resolved.rtol_origin;
+  ASSERT_TRUE(resolved.min_cosine.has_value());
+  EXPECT_EQ(*resolved.min_cosine, 0.9995);
+
+  ASSERT_TRUE(AddAtol("1e-4", policy).ok());
+  ASSERT_TRUE(AddMinCosine("logits:0.9", policy).ok());
+  resolved = policy.For("logits", DType::kFloat32, DType::kFloat32);
+  EXPECT_EQ(resolved.atol, 1e-4);
+  EXPECT_EQ(resolved.atol_origin, "global setting");
+  EXPECT_EQ(*resolved.min_cosine, 0.9);
+
+  Policy overlay;
+  overlay.conversion_defaults = ConversionDefaults{{}, "other"};
+  policy.MergeFrom(overlay);
+  EXPECT_EQ(policy.conversion_defaults->origin, "other");
+}
+
 }  // namespace
 }  // namespace convgate::compare

@@ -95,8 +95,17 @@ const DTypeDefault& BuiltInDTypeDefault(DType dtype);
 // nullopt when neither side is floating (exact comparison: no tolerance applies) or unknown.
 std::optional<DType> DTypeForDefaults(std::optional<DType> source, std::optional<DType> target);
 
+// Defaults a conversion brings with it: `verify --to openvino:fp16` is judged under network-level
+// float16 tolerances unless the user says otherwise. They sit below the global and per-output
+// settings and above the per-dtype defaults; `origin` is what the report says about them.
+struct ConversionDefaults {
+  PolicySettings settings;
+  std::string origin;  // "network-level float16 default of --to openvino:fp16 (...)"
+};
+
 struct Policy {
   PolicySettings global;
+  std::optional<ConversionDefaults> conversion_defaults;
   std::map<std::string, PolicySettings> per_output;
   // Only floating dtypes; the built-ins apply where this has no value.
   std::map<DType, ToleranceOverride> dtype_defaults;

@@ -98,6 +98,11 @@ void PolicyFields(Io& io, Policy& policy) {
     }
   }
   io.Map("per_output", policy.per_output, settings);
+  io.OptionalObject("conversion_defaults", policy.conversion_defaults,
+                    [&settings](auto& part, auto& defaults) {
+                      part.Text("origin", defaults.origin);
+                      part.Object("settings", defaults.settings, settings);
+                    });
   io.Map(
       "dtype_overrides", policy.dtype_defaults,
       [](auto& part, auto& values) {
