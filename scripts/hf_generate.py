@@ -9,9 +9,10 @@ Nothing is downloaded (HF_HUB_OFFLINE=1 is set before transformers is imported).
   hf_generate.py --model gpt2-ov/ --prompt "hello world" --new-tokens 8 --out tgt.npz
   convgate compare src.npz tgt.npz
 
---model is either a transformers folder (config.json and weights: run by PyTorch through the Auto
-class of the task) or an optimum-intel OpenVINO export (openvino_*.xml: run by the matching
-OVModelFor* class on CPU); --backend says which when the folder has both.
+--model is a transformers folder (config.json and weights: run by PyTorch through the Auto class
+of the task), an optimum-intel OpenVINO export (openvino_*.xml: run by the matching OVModelFor*
+class on CPU) or an optimum ONNX export (*.onnx: ORTModelFor*, ONNX Runtime's CPU provider);
+--backend says which when the folder has several.
 
 Generative tasks (text-generation, text2text-generation): greedy generation of exactly N new tokens
 (do_sample=False, one beam, min_new_tokens = max_new_tokens = N, so an early end-of-sequence token
@@ -88,8 +89,9 @@ def parse_args(argv):
     parser.add_argument("--model", required=True, metavar="DIR",
                         help="a transformers model folder or an optimum-intel OpenVINO export")
     parser.add_argument("--out", required=True, metavar="OUT.npz", help="where to save outputs")
-    parser.add_argument("--backend", choices=["auto", "pytorch", "openvino"], default="auto",
-                        help="auto (default): openvino when DIR holds openvino_*.xml")
+    parser.add_argument("--backend", choices=["auto", "pytorch", "openvino", "onnxruntime"],
+                        default="auto", help="auto (default): openvino when DIR holds "
+                        "openvino_*.xml, onnxruntime when it holds .onnx files, else pytorch")
     parser.add_argument("--task", help="one of %s (a '-with-past' suffix is accepted); default: "
                         "from the folder's config" % ", ".join(TASKS))
     prompt = parser.add_mutually_exclusive_group()
@@ -137,6 +139,10 @@ def read_config(folder):
 
 def is_openvino_folder(folder):
     return any(n.startswith("openvino_") and n.endswith("model.xml") for n in os.listdir(folder))
+
+
+def is_onnx_folder(folder):
+    return any(n.endswith(".onnx") for n in os.listdir(folder))
 
 
 def resolve_task(config, folder):
@@ -189,6 +195,14 @@ def load_model(folder, backend, task, config, precision):
         # an absolute path: a relative one is also tried as a hub id first
         model = cls.from_pretrained(os.path.abspath(folder), device="CPU", ov_config=ov_config)
         return model, ov_name
+    if backend == "onnxruntime":
+        import logging
+        import optimum.onnxruntime
+        ort_name = "ORT" + ov_name[len("OV"):]
+        cls = getattr(optimum.onnxruntime, ort_name)
+        logging.getLogger("optimum").setLevel(logging.ERROR)
+        model = cls.from_pretrained(os.path.abspath(folder), provider="CPUExecutionProvider")
+        return model, ort_name
     import transformers
     cls = getattr(transformers, torch_name)
     model = cls.from_pretrained(os.path.abspath(folder))
@@ -246,10 +260,13 @@ def run(args):
     config = read_config(folder)
     backend = args.backend
     if backend == "auto":
-        backend = "openvino" if is_openvino_folder(folder) else "pytorch"
+        backend = "openvino" if is_openvino_folder(folder) else \
+            "onnxruntime" if is_onnx_folder(folder) else "pytorch"
     elif backend == "openvino" and not is_openvino_folder(folder):
         raise UsageError("%s: --backend openvino but the folder has no openvino_*model.xml"
                          % folder)
+    elif backend == "onnxruntime" and not is_onnx_folder(folder):
+        raise UsageError("%s: --backend onnxruntime but the folder has no .onnx file" % folder)
     task = args.task or resolve_task(config, folder)
     torch.manual_seed(args.seed)
     torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
@@ -257,9 +274,8 @@ def run(args):
     try:
         model, class_name = load_model(folder, backend, task, config, args.inference_precision)
     except Exception as e:  # noqa: BLE001 - a load failure names the folder and the class
-        raise RunError("%s: cannot load as %s (%s): %s: %s"
-                       % (folder, model_classes(task, config)[backend == "openvino"], backend,
-                          type(e).__name__, e))
+        raise RunError("%s: cannot load with the %s backend (task %s): %s: %s"
+                       % (folder, backend, task, type(e).__name__, e))
     loaded = time.monotonic()
     record = {"model": folder, "backend": backend, "model_class": class_name, "task": task,
               "model_type": config.get("model_type")}

@@ -14,7 +14,8 @@ Per model (manifest.json gives the folder and the task):
           and on the export (OpenVINO CPU at its default precision, and with the f32 hint), the
           two .npz compared by `convgate compare` (--convgate) under its default policy and
           under examples/policies/fp16-network.yaml, and by max |difference| here.
-  A-onnx  optimum-cli export onnx --task T (optimum-onnx).
+  A-onnx  optimum-cli export onnx --task T (optimum-onnx), then hf_generate.py on the export
+          (optimum's ORTModelFor*, ONNX Runtime CPU) against the PyTorch run.
   B-pt    openvino.convert_model on the PyTorch model with example inputs (return_dict off, no
           cache), saved as IR with fp16-compressed weights, compiled on CPU; the first output
           against PyTorch's, at the f32 hint and at the default precision.
@@ -143,7 +144,7 @@ def path_a_ov(entry, zoo, work, convgate):
     return result
 
 
-def path_a_onnx(entry, zoo, work):
+def path_a_onnx(entry, zoo, work, convgate):
     src = os.path.join(zoo, entry["folder"])
     out = os.path.join(work, entry["name"], "onnx")
     shutil.rmtree(out, ignore_errors=True)
@@ -151,6 +152,16 @@ def path_a_onnx(entry, zoo, work):
                      entry["task"], out], out + ".log")
     step["files"] = sorted(f for f in os.listdir(out) if f.endswith(".onnx")) \
         if os.path.isdir(out) else []
+    if not step["ok"]:
+        return step
+    gen = [sys.executable, os.path.join(HERE, "hf_generate.py"), "--task", entry["task"]]
+    npz = os.path.join(work, entry["name"], "pytorch.npz")
+    if not os.path.isfile(npz):
+        step["run_pytorch"] = run_step(gen + ["--model", src, "--out", npz], npz + ".log")
+    tgt = os.path.join(work, entry["name"], "onnx-ort.npz")
+    step["run_ort"] = run_step(gen + ["--model", out, "--out", tgt], tgt + ".log")
+    if step["run_ort"]["ok"] and os.path.isfile(npz):
+        step["compare"] = compare_npz(npz, tgt, convgate)
     return step
 
 
@@ -448,6 +459,15 @@ def markdown(results):
         o = r["A-onnx"]
         cell_o = ("works, %.0f s (%s)" % (o["seconds"], ", ".join(o["files"]))) if o["ok"] \
             else "fails: `%s`" % o["error"][-200:]
+        if "compare" in o:
+            cell_o += "; ORT vs PyTorch: " + ", ".join(
+                "%s %s" % (k, fmt(v)) for k, v in o["compare"].items()
+                if not k.startswith("convgate"))
+            if "convgate" in o["compare"]:
+                cell_o += ", convgate default policy %s" % (
+                    "PASS" if o["compare"]["convgate"]["rc"] == 0 else "FAIL")
+        elif o["ok"]:
+            cell_o += "; not run by ORTModel: `%s`" % o["run_ort"]["error"][-160:]
         b = r["B-pt"]
         cell_b = ("works, convert %.1f s: %s / %s" % (b["convert_seconds"], fmt(b["max_abs_f32"]),
                                                      fmt(b["max_abs_default"]))) if b["ok"] \
@@ -500,7 +520,7 @@ def main(argv):
         print("[hf-paths] %s" % entry["name"], file=sys.stderr)
         r = {"name": entry["name"], "task": entry["task"]}
         r["A-ov"] = path_a_ov(entry, args.zoo, args.work, args.convgate)
-        r["A-onnx"] = path_a_onnx(entry, args.zoo, args.work)
+        r["A-onnx"] = path_a_onnx(entry, args.zoo, args.work, args.convgate)
         r["B-pt"] = path_b("pt", entry, args.zoo, args.work)
         r["B-onnx"] = path_b("onnx", entry, args.zoo, args.work)
         results.append(r)
