@@ -27,8 +27,9 @@ Other tasks: one forward pass on a fixed input, saving the main output (float32)
   image-classification                    logits            (pixel_values ~ N(0,1), seeded)
   zero-shot-image-classification          logits_per_image  (two fixed captions, pixel_values)
   automatic-speech-recognition (CTC)      logits            (input_values ~ N(0,1), 1 s)
-  automatic-speech-recognition (seq2seq)  token_ids and first_step_logits as above, from
-                                          input_features ~ N(0,1) [1, mel bins, 3000]
+  automatic-speech-recognition (seq2seq)  greedy generation as above from input_features
+                                          ~ N(0,1) [1, mel bins, 2 x max_source_positions];
+                                          token_ids is [1, N] (no text prompt)
 The task comes from --task, else from the folder's config (architectures and model_type).
 
 Prints one JSON line on stdout describing what ran (backend, model class, task, prompt length, new
