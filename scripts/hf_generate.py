@@ -243,14 +243,16 @@ def generate(model, inputs, prompt_ids, new_tokens, config):
     with torch.no_grad():
         out = model.generate(**inputs, **kwargs)
     sequences = out.sequences
-    if config.get("is_encoder_decoder"):
+    if config.get("is_encoder_decoder"):  # the decoder's start token(s), then the new ones
+        generated = sequences.shape[1] - 1
         new = sequences[:, -new_tokens:]
         token_ids = torch.cat([prompt_ids, new], dim=1) if prompt_ids is not None else new
-    else:
+    else:  # the prompt, then the new ones
+        generated = sequences.shape[1] - prompt_ids.shape[1]
         token_ids = sequences
-    if sequences.shape[1] < new_tokens or len(out.logits) != new_tokens:
-        raise RunError("generated %d tokens (%d logit steps), wanted %d"
-                       % (sequences.shape[1], len(out.logits), new_tokens))
+    if generated < new_tokens or len(out.logits) != new_tokens:
+        raise RunError("generate() gave %d new tokens and %d logit steps, wanted %d of each"
+                       % (generated, len(out.logits), new_tokens))
     return token_ids.to(torch.int64), out.logits[0].to(torch.float32)
 
 
