@@ -64,8 +64,11 @@ main() {
   trap 'rm -rf "$STAGING"' EXIT
   local start=$SECONDS
   log "building into $STAGING"
-  HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 "$PYTHON" "$BUILD" --out "$STAGING/zoo" --seed "$SEED" \
-    >"$STAGING/build.json"
+  if ! HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 "$PYTHON" "$BUILD" --out "$STAGING/zoo" \
+      --seed "$SEED" >"$STAGING/build.json"; then
+    log "building the zoo failed (make_hf_zoo.py's message above)"
+    return 1
+  fi
   mv "$STAGING/zoo"/* "$STAGING/"
   rmdir "$STAGING/zoo"
   touch "$STAGING/.complete"
