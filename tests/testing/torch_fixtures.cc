@@ -6,18 +6,29 @@
 
 namespace convgate::testing {
 
-std::string TorchFixtureFolder(std::string& error) {
+namespace {
+
+// Runs scripts/NAME and returns the last line it printed (the folder), or "" with `error` set.
+std::string FolderFromScript(const std::string& name, std::string& error) {
   const std::filesystem::path script =
-      std::filesystem::path(CONVGATE_SOURCE_DIR) / "scripts/make_torch_fixtures.sh";
+      std::filesystem::path(CONVGATE_SOURCE_DIR) / "scripts" / name;
   ProcessResult r = RunProcess({script.string()});
   if (r.exit_code != 0) {
-    error = "scripts/make_torch_fixtures.sh failed with exit " + std::to_string(r.exit_code) +
-            "\nstdout:\n" + r.out + "\nstderr:\n" + r.err;
+    error = "scripts/" + name + " failed with exit " + std::to_string(r.exit_code) + "\nstdout:\n" +
+            r.out + "\nstderr:\n" + r.err;
     return "";
   }
   std::string out = r.out;
   while (!out.empty() && out.back() == '\n') out.pop_back();
   return out.substr(out.find_last_of('\n') + 1);
 }
+
+}  // namespace
+
+std::string TorchFixtureFolder(std::string& error) {
+  return FolderFromScript("make_torch_fixtures.sh", error);
+}
+
+std::string HfZooFolder(std::string& error) { return FolderFromScript("make_hf_zoo.sh", error); }
 
 }  // namespace convgate::testing

@@ -1,4 +1,5 @@
-// The torchvision fixture folder (scripts/make_torch_fixtures.sh), for tests labelled torch.
+// The fixture folders made by the scripts that cache them: the torchvision models
+// (scripts/make_torch_fixtures.sh), for tests labelled torch, and the tiny Hugging Face zoo.
 #pragma once
 
 #include <string>
@@ -9,5 +10,9 @@ namespace convgate::testing {
 // returns the folder it prints on its last line. On failure returns "" and sets `error` to the
 // script's exit code and output.
 std::string TorchFixtureFolder(std::string& error);
+
+// The same for the tiny offline Hugging Face zoo (scripts/make_hf_zoo.sh; the hf_zoo_fixtures
+// setup test builds it once).
+std::string HfZooFolder(std::string& error);
 
 }  // namespace convgate::testing

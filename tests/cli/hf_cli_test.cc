@@ -1,0 +1,98 @@
+// The hf backend on the real binary: Hugging Face folders of the tiny offline zoo
+// (scripts/make_hf_zoo.sh) run by scripts/hf_runner.py in the project's venv, generating tokens
+// greedily; a model and itself compare exactly, and what the backend cannot run is exit 3 saying
+// why. Label slow: every run starts Python and loads transformers (~5 s).
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "testing/cli_fixture.h"
+
+namespace convgate {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using testing::Describe;
+using testing::ProcessResult;
+
+class HfCliTest : public testing::CliTest {
+ protected:
+  void SetUp() override {
+    CliTest::SetUp();
+    std::string error;
+    zoo_ = testing::HfZooFolder(error);
+    ASSERT_FALSE(zoo_.empty()) << error;
+  }
+  std::string Zoo(const std::string& name) const { return (fs::path(zoo_) / name).string(); }
+  std::string Out() const { return (dir_ / "out").string(); }
+  json Report() const {
+    std::ifstream in(dir_ / "out" / "report.json");
+    EXPECT_TRUE(in.good()) << "no report.json";
+    return in.good() ? json::parse(in) : json();
+  }
+  std::string zoo_;
+};
+
+// The same folder on both sides: the same tokens and bit-identical logits, through the whole
+// pipeline (input generation, the runner, outputs.npz, the comparison), for a decoder-only and
+// an encoder-decoder model.
+TEST_F(HfCliTest, AModelAgainstItselfGeneratesTheSameTokens) {
+  for (const std::string model : {"gpt2", "t5"}) {
+    fs::remove_all(Out());
+    ProcessResult r =
+        Convgate({"compare", Zoo(model), Zoo(model), "--dim", "sequence=5", "--val-range",
+                  "input_ids:[0,99]", "--new-tokens", "4", "--out", Out()});
+    ASSERT_EQ(r.exit_code, 0) << Describe(r);
+    json report = Report();
+    EXPECT_EQ(report["source"]["backend"], "hf") << model;
+    const std::string settings = report["source"]["backend_settings"];
+    EXPECT_NE(settings.find("on PyTorch"), std::string::npos) << settings;
+    EXPECT_NE(settings.find("4 new tokens"), std::string::npos) << settings;
+    ASSERT_EQ(report["results"].size(), 2u) << model;
+    for (const json& result : report["results"]) {
+      EXPECT_EQ(result["stats"]["errors"]["max_abs_error"], 0.0) << result.dump();
+    }
+    // A causal model's sequence carries the 5-token prompt; t5's decoder its start token.
+    const json shape = report["results"][0]["stats"]["source"];
+    EXPECT_EQ(shape, model == "gpt2" ? "int64[1, 9]" : "int64[1, 5]") << model;
+  }
+}
+
+TEST_F(HfCliTest, ModelsThatDoNotGenerateAreExitThreeSayingWhatToDo) {
+  ProcessResult r = Convgate({"run", Zoo("bert"), "--out", Out()});
+  EXPECT_EQ(r.exit_code, 3) << Describe(r);
+  EXPECT_NE(r.err.find("is not a text-generation model"), std::string::npos) << Describe(r);
+  EXPECT_NE(r.err.find("--to optimum-onnx"), std::string::npos) << Describe(r);
+}
+
+TEST_F(HfCliTest, BrokenFoldersAreExitThreeNamingTheFolder) {
+  const fs::path broken = dir_ / "broken";
+  fs::create_directories(broken);
+  std::ofstream(broken / "config.json") << "{not json";
+  ProcessResult r = Convgate({"run", broken.string(), "--out", Out()});
+  EXPECT_EQ(r.exit_code, 3) << Describe(r);
+  EXPECT_NE(r.err.find(broken.string() + "/config.json: cannot read"), std::string::npos)
+      << Describe(r);
+
+  // Weights the config does not describe: transformers' own message, naming the folder.
+  const fs::path mixed = dir_ / "mixed";
+  fs::create_directories(mixed);
+  fs::copy_file(fs::path(zoo_) / "gpt2/config.json", mixed / "config.json");
+  fs::copy_file(fs::path(zoo_) / "llama/model.safetensors", mixed / "model.safetensors");
+  r = Convgate({"run", mixed.string(), "--out", Out()});
+  EXPECT_EQ(r.exit_code, 3) << Describe(r);
+  EXPECT_NE(r.err.find(mixed.string()), std::string::npos) << Describe(r);
+}
+
+// A prompt with ids the vocabulary does not hold is refused before generation, naming them.
+TEST_F(HfCliTest, IdsOutsideTheVocabularyAreRefused) {
+  ProcessResult r = Convgate({"run", Zoo("gpt2"), "--dim", "sequence=3", "--val-range",
+                              "input_ids:[100000,100001]", "--out", Out()});
+  EXPECT_EQ(r.exit_code, 3) << Describe(r);
+  EXPECT_NE(r.err.find("outside the vocabulary"), std::string::npos) << Describe(r);
+}
+
+}  // namespace
+}  // namespace convgate
