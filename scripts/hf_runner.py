@@ -14,8 +14,9 @@ computation than the one being verified).
 `describe` prints one JSON object: the task, the runtime and its versions, the model class and
 the vocabulary size, from which convgate declares the model's signature:
     input  input_ids          int64[1, sequence]   the prompt's token ids
-    output token_ids          int64[1, tokens]     prompt + N greedily generated tokens
-                                                    (decoder tokens for encoder-decoder models)
+    output token_ids          int64[1, tokens]     prompt + N greedily generated tokens (an
+                                                    encoder-decoder model: the prompt, then the
+                                                    N tokens its decoder generated)
     output first_step_logits  float32[1, vocab]    raw logits of the first generated position
 
 `run` generates exactly N new tokens (greedy, min_new_tokens = max_new_tokens = N, so an early
@@ -28,6 +29,9 @@ import json
 import os
 import sys
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import hf_generate  # noqa: E402  the loader and the greedy generation, shared with the zoo tools
 
 EXIT_USAGE = 2
 EXIT_FAILURE = 3
@@ -71,15 +75,6 @@ def task_of(config):
         "--to optimum-onnx and verify the ONNX file")
 
 
-def model_class(task, openvino):
-    seq2seq = task.startswith("text2text")
-    if openvino:
-        from optimum.intel import OVModelForCausalLM, OVModelForSeq2SeqLM
-        return OVModelForSeq2SeqLM if seq2seq else OVModelForCausalLM
-    import transformers
-    return transformers.AutoModelForSeq2SeqLM if seq2seq else transformers.AutoModelForCausalLM
-
-
 def versions(openvino):
     import importlib.metadata as m
     if openvino:
@@ -105,37 +100,26 @@ def describe(model_dir):
     }
 
 
-def load(model_dir, info):
-    cls = model_class(info["task"], info["runtime"] == "openvino")
+def load(model_dir, info, config):
+    """The model, loaded by hf_generate.py's loader (OpenVINO at float32 precision)."""
+    task = info["task"][:-len("-with-past")]
     try:
-        if info["runtime"] == "openvino":
-            return cls.from_pretrained(model_dir, device="CPU",
-                                       ov_config={"INFERENCE_PRECISION_HINT": "f32"}), cls
-        import torch
-        torch.manual_seed(0)
-        return cls.from_pretrained(model_dir).eval(), cls
+        return hf_generate.load_model(model_dir, info["runtime"], task, config, "f32")
     except Exception as e:  # every loader error is the model's: say which folder and why
-        raise Failure(f"{model_dir}: {cls.__name__} cannot load it: {type(e).__name__}: {e}")
+        raise Failure(f"{model_dir}: cannot load it: {type(e).__name__}: {e}")
 
 
-def generate(model, input_ids, new_tokens):
+def generate(model, input_ids, new_tokens, config):
+    """hf_generate.py's greedy generation of exactly new_tokens tokens."""
     import numpy as np
     import torch
     ids = torch.from_numpy(np.ascontiguousarray(input_ids, dtype=np.int64))
-    with torch.no_grad():
-        out = model.generate(input_ids=ids, attention_mask=torch.ones_like(ids),
-                             max_new_tokens=new_tokens, min_new_tokens=new_tokens,
-                             do_sample=False, num_beams=1, output_logits=True,
-                             return_dict_in_generate=True, pad_token_id=0)
-    tokens = out.sequences.numpy().astype(np.int64)
-    # The seed's end-to-end check: generate returned a non-empty sequence of new tokens; here,
-    # exactly the N asked for (a causal model's sequence carries the prompt, an encoder-decoder
-    # model's decoder sequence its start token).
-    generated = len(out.logits)
-    if generated != new_tokens or tokens.size == 0:
-        raise Failure(f"generate returned {generated} new token(s), {new_tokens} were asked for")
-    logits = out.logits[0].float().numpy().astype(np.float32)
-    return {"token_ids": tokens, "first_step_logits": logits}
+    inputs = {"input_ids": ids, "attention_mask": torch.ones_like(ids)}
+    try:
+        tokens, logits = hf_generate.generate(model, inputs, ids, new_tokens, config)
+    except hf_generate.RunError as e:
+        raise Failure(str(e))
+    return {"token_ids": tokens.numpy(), "first_step_logits": logits.numpy()}
 
 
 def write_npz(path, arrays):
@@ -162,13 +146,16 @@ def run(model_dir, inputs_path, outputs_path, new_tokens):
         raise Failure(f"input_ids hold ids outside the vocabulary [0, {info['vocab_size']}): "
                       f"min {input_ids.min()}, max {input_ids.max()}")
     start = time.monotonic()
-    model, cls = load(model_dir, info)
+    config = read_config(model_dir)
+    model, class_name = load(model_dir, info, config)
     try:
-        outputs = generate(model, input_ids, new_tokens)
+        outputs = generate(model, input_ids, new_tokens, config)
+    except Failure:
+        raise
     except Exception as e:
-        raise Failure(f"{model_dir}: {cls.__name__}.generate failed: {type(e).__name__}: {e}")
+        raise Failure(f"{model_dir}: {class_name}.generate failed: {type(e).__name__}: {e}")
     write_npz(outputs_path, outputs)
-    info.update({"model_class": cls.__name__, "new_tokens": new_tokens,
+    info.update({"model_class": class_name, "new_tokens": new_tokens,
                  "prompt_tokens": int(input_ids.shape[1]),
                  "seconds": round(time.monotonic() - start, 3)})
     print(json.dumps(info), file=sys.stderr)
