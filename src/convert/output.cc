@@ -84,7 +84,8 @@ Status CopyFolderAtomic(const std::filesystem::path& from, const std::filesystem
     return Status::Unavailable("cannot copy " + from.string() + " to " + staging.string() + ": " +
                                error.message());
   }
-  const bool replacing = std::filesystem::exists(std::filesystem::symlink_status(to, error));
+  std::error_code absent;  // symlink_status sets it when `to` does not exist: no error here
+  const bool replacing = std::filesystem::exists(std::filesystem::symlink_status(to, absent));
   if (replacing) std::filesystem::rename(to, old, error);
   if (!error) std::filesystem::rename(staging, to, error);
   if (error) {
