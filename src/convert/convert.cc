@@ -413,11 +413,11 @@ Status ConversionRun::Finish(const std::filesystem::path& work_dir) {
   return Status::OK();
 }
 
-// A folder output is named by its main model file (what a backend loads); the note names the
-// folder, which the whole export needs (an IR's .bin lies beside its .xml, named by the stem).
+// A folder output is named by its main model file when its converter picks one (what a backend
+// loads), and a note names the folder, which the whole export needs; otherwise by the folder.
 Status ConversionRun::NameOutput(const std::filesystem::path& delivered) {
   record_.output_path = delivered.string();
-  if (converter_->layout != OutputLayout::kFolder) return Status::OK();
+  if (converter_->layout != OutputLayout::kFolder || !converter_->main_file) return Status::OK();
   Result<std::string> main_file = converter_->main_file(delivered);
   if (!main_file.ok()) return Fail(ConversionError::kNoOutput, main_file.status().message());
   record_.output_path = (delivered / *main_file).string();

@@ -50,8 +50,9 @@ struct Converter {
   bool source_is_file = true;
   AttemptFn attempt;
   OutputLayout layout = OutputLayout::kFile;
-  // kFolder: the model file in an output folder that the record's output_path names ("model.onnx",
-  // "openvino_model.xml"), or NotFound when the folder holds none. Asked again on a cache hit.
+  // kFolder, when set: the model file in an output folder that the record's output_path names
+  // ("model.onnx"), or NotFound when the folder holds none; asked again on a cache hit. Unset: the
+  // output_path is the folder itself (an optimum-intel export, which the hf backend runs whole).
   std::function<Result<std::string>(const std::filesystem::path& folder)> main_file;
 };
 

@@ -56,12 +56,12 @@ std::vector<ConversionKind> MakeKinds() {
       {"optimum-openvino",
        "optimum-openvino",
        "a Hugging Face model folder (config.json + weights) through optimum-cli export openvino; "
-       "the output is a folder, the record names its main model (openvino_model.xml)",
+       "the output is a folder (openvino_model.xml + .bin + configs), which the hf backend runs",
        {{"task", "auto",
-         "optimum's task; auto: config.json's pipeline_tag (the seed's map), else by model_type: "
-         "t5/mt5/bart/mbart text2text-generation-with-past, bert-like feature-extraction (or the "
-         "head in architectures), vit image-classification, ..., else "
-         "text-generation-with-past"},
+         "optimum's task; auto: the verify gate's rule (graph::ResolveHfTask): config.json's "
+         "pipeline_tag through the seed's map, t5/mt5/bart/mbart text2text-generation-with-past, "
+         "else the architecture class (*ForCausalLM text-generation-with-past, *ForMaskedLM "
+         "fill-mask, a bare *Model feature-extraction, ...), else text-generation-with-past"},
         {"weight_format", "fp16", "fp16, int8 or int4"},
         {"group_size", "optimum's (128)", "int4 group size (must divide the hidden size)"},
         {"fallback", "int4",

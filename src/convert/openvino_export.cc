@@ -18,6 +18,7 @@
 #include "convert/python_venv.h"
 #include "convert/retry.h"
 #include "convgate/core/file_util.h"
+#include "convgate/graph/task.h"
 
 namespace convgate::convert {
 namespace {
@@ -35,8 +36,9 @@ enum class Flavor { kNative, kOptimumOpenvino, kOptimumOnnx };
 
 struct Plan {
   Flavor flavor = Flavor::kNative;
-  bool fp16 = false;  // native: compress_to_fp16
-  std::string task = "auto";
+  bool fp16 = false;          // native: compress_to_fp16
+  std::string task = "auto";  // optimum's task; "auto": ResolveTask
+  std::string task_evidence;  // why that task: a note in the record
   std::string weight_format = "fp16";
   std::string group_size;
   bool fallback = true;
@@ -110,6 +112,19 @@ Result<Plan> ReadPlan(const ConversionRequest& request) {
     plan.fallback = fallback->second == kFallbackFormat;
   }
   return plan;
+}
+
+// task=auto: the verify-conversion gate's rule, graph::ResolveHfTask, the one verify reports as
+// verify_result.json's task. A config.json it cannot read gets the seed's default (its `except`).
+void ResolveTask(const std::filesystem::path& source, Plan& plan) {
+  if (plan.flavor == Flavor::kNative) return;
+  if (plan.task != "auto") {
+    plan.task_evidence = "the task parameter";
+    return;
+  }
+  std::optional<graph::DetectedTask> task = graph::ResolveHfTask(source);
+  plan.task = task ? task->task : "text-generation-with-past";
+  plan.task_evidence = task ? task->evidence : "no readable config.json: the gate's default";
 }
 
 // Checked before anything runs; a missing source is the driver's kSourceNotFound.
@@ -269,17 +284,17 @@ class OpenvinoAttempt {
     return attempt;
   }
 
-  // The script's record: the resolved task and where it came from, and the tools' versions.
-  static void ReadRecord(const std::filesystem::path& path, const std::string& weight_format,
-                         AttemptResult& attempt) {
+  // What the export was: its task and why, its weight format, and from the script's record
+  // whether ovc converted.
+  void ReadRecord(const std::filesystem::path& path, const std::string& weight_format,
+                  AttemptResult& attempt) const {
+    if (plan_.flavor != Flavor::kNative) {
+      attempt.notes.push_back("task " + plan_.task + " (" + plan_.task_evidence + ")");
+    }
+    if (!weight_format.empty()) attempt.notes.push_back("weight_format " + weight_format);
     std::ifstream file(path);
     nlohmann::json record = nlohmann::json::parse(file, nullptr, false);
     if (!record.is_object()) return;
-    if (record.contains("task")) {
-      attempt.notes.push_back("task " + record.value("task", std::string()) + " (from " +
-                              record.value("task_from", std::string()) + ")");
-    }
-    if (!weight_format.empty()) attempt.notes.push_back("weight_format " + weight_format);
     if (record.value("path", std::string()) == "ovc") {
       attempt.notes.push_back("converted by ovc (a TensorFlow SavedModel)");
     }
@@ -297,8 +312,11 @@ class OpenvinoAttempt {
       return attempt;
     }
     if (models->size() > 1) {
+      const std::string named = plan_.flavor == Flavor::kOptimumOnnx
+                                    ? "the record names " + models->front()
+                                    : "the record names the folder";
       attempt.notes.push_back("optimum wrote " + std::to_string(models->size()) + " models (" +
-                              Join(*models) + "); the record names " + models->front());
+                              Join(*models) + "); " + named);
     }
     return attempt;
   }
@@ -329,6 +347,7 @@ std::string ToolName(Flavor flavor, const std::filesystem::path& source) {
 Result<Converter> MakeOpenvinoConverter(const ConversionRequest& request) {
   CONVGATE_ASSIGN_OR_RETURN(Plan plan, ReadPlan(request));
   CONVGATE_RETURN_IF_ERROR(CheckSource(request.source, plan.flavor, request.kind));
+  ResolveTask(request.source, plan);
   const std::filesystem::path script = ScriptPath();
   std::error_code error;
   if (!std::filesystem::is_regular_file(script, error)) {
@@ -348,14 +367,21 @@ Result<Converter> MakeOpenvinoConverter(const ConversionRequest& request) {
   converter.tool_version = versions;
   converter.display =
       converter.tool.substr(0, converter.tool.find(" (")) + " (" + script.string() + ")";
-  converter.identity = "script " + script_sha + "\npython " + python.string() + "\n";
+  // The resolved task too: the key must change if the rule resolving "auto" ever does.
+  // The resolved task too: the key must change if the rule resolving "auto" ever does.
+  converter.identity =
+      "script " + script_sha + "\npython " + python.string() + "\ntask " + plan.task + "\n";
   converter.layout =
       plan.flavor == Flavor::kNative ? OutputLayout::kOpenvinoIr : OutputLayout::kFolder;
-  const Flavor flavor = plan.flavor;
-  converter.main_file = [flavor](const std::filesystem::path& folder) -> Result<std::string> {
-    CONVGATE_ASSIGN_OR_RETURN(std::vector<std::string> models, ExportModels(folder, flavor));
-    return models.front();
-  };
+  // An optimum-intel folder is what the hf backend runs (an OpenVINO runtime reading one .xml
+  // would miss its config and, for encoder-decoders, the other half); ONNX Runtime reads one .onnx.
+  if (plan.flavor == Flavor::kOptimumOnnx) {
+    converter.main_file = [](const std::filesystem::path& folder) -> Result<std::string> {
+      CONVGATE_ASSIGN_OR_RETURN(std::vector<std::string> models,
+                                ExportModels(folder, Flavor::kOptimumOnnx));
+      return models.front();
+    };
+  }
   converter.attempt = OpenvinoAttempt(BaseArgv(python.string(), script.string(), plan), plan);
   return converter;
 }

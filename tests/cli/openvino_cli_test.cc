@@ -169,11 +169,13 @@ TEST_F(OpenvinoCliTest, ABrokenModelFailsWithExit3AndTheExportersMessage) {
 TEST_F(OpenvinoCliTest, Gpt2ExportsThroughOptimumOpenvinoWithFp16Weights) {
   const std::string model = TinyHfModel("gpt2");
   const json record = Convert({model, "--to", "optimum-openvino", "-o", Path("gpt2-ov")});
-  EXPECT_EQ(record["output"]["path"], Path("gpt2-ov/openvino_model.xml")) << record.dump(1);
+  EXPECT_EQ(record["output"]["path"], Path("gpt2-ov")) << record.dump(1);
   EXPECT_TRUE(fs::is_regular_file(Path("gpt2-ov/openvino_model.bin")));
   EXPECT_TRUE(fs::is_regular_file(Path("gpt2-ov/config.json")));
   const std::string notes = Notes(record);
-  EXPECT_NE(notes.find("task text-generation-with-past (from model_type gpt2"), std::string::npos)
+  EXPECT_NE(notes.find("task text-generation-with-past (config.json: model_type gpt2, "
+                       "architecture GPT2LMHeadModel)"),
+            std::string::npos)
       << notes;
   EXPECT_NE(notes.find("weight_format fp16"), std::string::npos) << notes;
   const std::string types = Python(kConstantTypes, {Path("gpt2-ov/openvino_model.xml")});
@@ -189,15 +191,16 @@ TEST_F(OpenvinoCliTest, BertResolvesToFeatureExtractionAndExportsToOnnxAndOpenvi
   const std::string model = TinyHfModel("bert");
   const json onnx = Convert({model, "--to", "optimum-onnx", "-o", Path("bert-onnx")});
   EXPECT_EQ(onnx["output"]["path"], Path("bert-onnx/model.onnx")) << onnx.dump(1);
-  EXPECT_NE(Notes(onnx).find("task feature-extraction (from model_type bert)"), std::string::npos)
+  EXPECT_NE(Notes(onnx).find("task feature-extraction (config.json: model_type bert, "
+                             "architecture BertModel)"),
+            std::string::npos)
       << onnx.dump(1);
   ProcessResult inspect = Convgate({"inspect", Path("bert-onnx/model.onnx"), "--json"});
   EXPECT_EQ(inspect.exit_code, 0) << Describe(inspect);
   EXPECT_NE(inspect.out.find("input_ids"), std::string::npos);
   const json ov = Convert({model, "--to", "optimum-openvino", "--param", "task=fill-mask",
                            "--param", "weight_format=int8", "-o", Path("bert-ov")});
-  EXPECT_NE(Notes(ov).find("task fill-mask (from the task parameter)"), std::string::npos)
-      << ov.dump(1);
+  EXPECT_NE(Notes(ov).find("task fill-mask (the task parameter)"), std::string::npos) << ov.dump(1);
   EXPECT_TRUE(fs::is_regular_file(Path("bert-ov/openvino_model.xml")));
 }
 
@@ -231,6 +234,40 @@ TEST_F(OpenvinoCliTest, AnFp16ExportKilledForMemoryFallsBackToInt4) {
   EXPECT_EQ(off.exit_code, 3) << Describe(off);
   EXPECT_NE(off.err.find("MemoryError"), std::string::npos) << off.err;
   EXPECT_FALSE(fs::exists(Path("none")));
+}
+
+// The seed's Path A end to end: the tiny GPT-2 and its optimum-intel export both generate on the
+// hf backend (transformers on PyTorch, optimum-intel on OpenVINO); the token ids agree exactly and
+// the first step's logits within float16 tolerances (the export's weights are fp16).
+TEST_F(OpenvinoCliTest, VerifyToOptimumOpenvinoGeneratesTheSameTokens) {
+  const std::string model = TinyHfModel("gpt2");
+  ProcessResult r = Convgate({"verify", model, "--to", "optimum-openvino", "--atol", "2.5e-3",
+                              "--rtol", "5e-3", "--out", Path("verify")});
+  EXPECT_EQ(r.exit_code, 0) << Describe(r);
+  std::ifstream in(Path("verify/verify_result.json"));
+  const json result = json::parse(in, nullptr, false);
+  ASSERT_TRUE(result.is_object()) << Describe(r);
+  EXPECT_EQ(result["task"], "text-generation-with-past");
+  EXPECT_TRUE(result["verify_passed"].get<bool>()) << result.dump(1);
+  EXPECT_NE(result["conversion_path"].get<std::string>().find("optimum-cli export openvino"),
+            std::string::npos);
+}
+
+// The fallback reaches verify_result.json's conversion_path (whatever int4 weights do to the
+// comparison).
+TEST_F(OpenvinoCliTest, VerifyRecordsTheInt4FallbackInItsConversionPath) {
+  const std::string model = TinyHfModel("gpt2", 128);
+  ::setenv("CONVGATE_INJECT_EXPORT_OOM", "fp16", 1);
+  ProcessResult r =
+      Convgate({"verify", model, "--to", "optimum-openvino", "--out", Path("verify")});
+  EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << Describe(r);
+  std::ifstream in(Path("verify/verify_result.json"));
+  const json result = json::parse(in, nullptr, false);
+  ASSERT_TRUE(result.is_object()) << Describe(r);
+  EXPECT_NE(result["conversion_path"].get<std::string>().find(
+                "; fallback: weight_format int4, because the fp16 export ran out of memory"),
+            std::string::npos)
+      << result.dump(1);
 }
 
 class OpenvinoTorchCliTest : public testing::TorchCliTest {};

@@ -90,8 +90,9 @@ struct ConversionRecord {
   std::map<std::string, std::string> params;
   std::string source_path;
   std::string source_sha256;  // of the file, or of a directory's listing and contents
-  // The model file: -o, or the cache's copy. For a folder output (optimum-*) its main model file
-  // inside the folder (a note names the folder); an OpenVINO IR's .bin lies beside its .xml.
+  // The model: -o, or the cache's copy. An OpenVINO IR's .bin lies beside its .xml;
+  // optimum-openvino's is a folder (the hf backend runs it); optimum-onnx's is the main .onnx
+  // file inside its folder (a note names the folder).
   std::string output_path;
   std::string output_sha256;
   int64_t output_bytes = 0;
