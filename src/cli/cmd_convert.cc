@@ -23,9 +23,10 @@ class ConvertCommand : public Command {
         "convert",
         "Convert a model: opset:N (onnx's version converter), fp16, "
         "ort-optimized:basic|extended|all (ONNX Runtime), onnx (PyTorch TorchScript file or "
-        "torchvision:NAME), or any command with --converter. Cached by content; transient "
-        "failures are retried with exponential backoff");
-    app->add_option("SOURCE", source_, "Source model (or torchvision:NAME for --to onnx)")
+        "torchvision:NAME), openvino and openvino:fp16 (OpenVINO IR), optimum-openvino and "
+        "optimum-onnx (Hugging Face model folders), or any command with --converter. Cached by "
+        "content; transient failures are retried with exponential backoff");
+    app->add_option("SOURCE", source_, "Source model or folder (or torchvision:NAME for --to onnx)")
         ->required();
     app->footer(ConversionParamsHelp() + "\n" + kConvertExitCodes);
     AddConversionFlags(flags_, request_, ConversionUse::kConvert);

@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "convert/cache_internal.h"
+#include "convert/output.h"
 #include "convgate/core/file_util.h"
 
 namespace convgate::convert {
@@ -41,11 +42,15 @@ std::string Verify(const std::filesystem::path& dir, const std::string& key,
   if (!IsPlainFileName(record->model_file)) {
     return "record.json names the model file '" + record->model_file + "'";
   }
-  // A FIFO planted in the cache would block the hash forever.
-  if (Status regular = CheckRegularFile(dir / record->model_file); !regular.ok()) {
-    return regular.message();
+  // A FIFO planted in the cache would block the hash forever. A folder output (a Hugging Face
+  // export) is hashed file by file, an IR with its .bin (output.h's DigestOutput).
+  std::error_code error;
+  if (!std::filesystem::is_directory(dir / record->model_file, error)) {
+    if (Status regular = CheckRegularFile(dir / record->model_file); !regular.ok()) {
+      return regular.message();
+    }
   }
-  Result<std::string> sha = Sha256File(dir / record->model_file);
+  Result<std::string> sha = DigestOutput(dir / record->model_file);
   if (!sha.ok()) return sha.status().message();
   if (*sha != record->model_sha256) {
     return record->model_file + " has sha256 " + *sha + " but record.json says " +
@@ -76,6 +81,23 @@ bool StillAt(int fd, const std::filesystem::path& dir) {
   }, named{};
   return ::fstat(fd, &opened) == 0 && ::stat(dir.c_str(), &named) == 0 &&
          opened.st_dev == named.st_dev && opened.st_ino == named.st_ino;
+}
+
+Status SyncOutput(const std::filesystem::path& out) {
+  std::error_code error;
+  if (!std::filesystem::is_directory(out, error)) {
+    const std::filesystem::path bin = IrWeightsPath(out);
+    if (out.extension() == ".xml" && std::filesystem::is_regular_file(bin, error)) {
+      CONVGATE_RETURN_IF_ERROR(SyncFile(bin));
+    }
+    return SyncFile(out);
+  }
+  auto it = std::filesystem::recursive_directory_iterator(out, error);
+  for (; !error && it != std::filesystem::recursive_directory_iterator(); it.increment(error)) {
+    std::error_code file_error;
+    if (it->is_regular_file(file_error)) CONVGATE_RETURN_IF_ERROR(SyncFile(it->path()));
+  }
+  return Status::OK();
 }
 
 }  // namespace
@@ -149,7 +171,8 @@ Result<std::filesystem::path> ConversionCache::NewWorkDir(const std::string& key
 
 Result<std::filesystem::path> ConversionCache::Publish(const std::filesystem::path& work_dir,
                                                        const CachedConversion& record) const {
-  CONVGATE_RETURN_IF_ERROR(SyncFile(work_dir / record.model_file));
+  // A folder's files are flushed one by one (SyncFile on each); an IR's .bin too.
+  CONVGATE_RETURN_IF_ERROR(SyncOutput(work_dir / record.model_file));
   CONVGATE_RETURN_IF_ERROR(WriteFileAtomic(work_dir / kRecordFile, RecordToJson(record)));
   const std::filesystem::path target = EntriesDir() / record.key;
   if (::rename(work_dir.c_str(), target.c_str()) != 0) {

@@ -42,6 +42,10 @@ Result<Converter> ResolveConverter(const ConversionRequest& request) {
     return MakeOrtOptimizedConverter(kind.substr(14), request.params);
   }
   if (kind == "onnx") return MakeTorchExportConverter(request);
+  if (kind == "openvino" || kind.rfind("openvino:", 0) == 0 || kind == "optimum-openvino" ||
+      kind == "optimum-onnx") {
+    return MakeOpenvinoConverter(request);
+  }
   return MakeExternalConverter(request);
 }
 
@@ -122,6 +126,7 @@ class ConversionRun {
   Status Execute();
   Status Fail(ConversionError error, const std::string& problem);
   Status Resolve();
+  Status ChooseExtension();
   Status OpenCache();
   Result<bool> TryCache();
   void Uncache(const std::string& why);
@@ -136,6 +141,7 @@ class ConversionRun {
   Result<std::filesystem::path> Produce();
   Status Finish(const std::filesystem::path& work_dir);
   Status Deliver(const std::filesystem::path& model_path);
+  Status NameOutput(const std::filesystem::path& delivered);
   void AutoPrune();
 
   const ConversionRequest& request_;
@@ -173,7 +179,7 @@ Status ConversionRun::Resolve() {
   record_.tool = converter_->tool;
   record_.tool_version = converter_->tool_version;
   record_.converter = converter_->display;
-  extension_ = request_.output.has_extension() ? request_.output.extension().string() : ".onnx";
+  CONVGATE_RETURN_IF_ERROR(ChooseExtension());
   KeyMaterial key;
   key.kind = request_.kind;
   key.tool = converter_->tool;
@@ -195,6 +201,27 @@ Status ConversionRun::Resolve() {
   }
   record_.source_sha256 = key.source_digest;
   record_.cache_key = CacheKey(key);
+  return Status::OK();
+}
+
+// The output's name in the work directory is "model" + extension_: the -o path's extension for a
+// single file (.onnx without -o), .xml for an OpenVINO IR, none for a folder.
+Status ConversionRun::ChooseExtension() {
+  const std::string asked = request_.output.extension().string();
+  switch (converter_->layout) {
+    case OutputLayout::kFile:
+      extension_ = asked.empty() ? ".onnx" : asked;
+      return Status::OK();
+    case OutputLayout::kOpenvinoIr:
+      extension_ = ".xml";
+      if (request_.output.empty() || asked == ".xml") return Status::OK();
+      return Fail(ConversionError::kBadRequest,
+                  "an OpenVINO IR is written as OUT.xml with OUT.bin beside it: -o " +
+                      request_.output.string() + " must end in .xml");
+    case OutputLayout::kFolder:
+      extension_.clear();
+      return Status::OK();
+  }
   return Status::OK();
 }
 
@@ -312,7 +339,7 @@ Result<std::filesystem::path> ConversionRun::Produce() {
     CONVGATE_ASSIGN_OR_RETURN(std::filesystem::path work_dir, NewWorkDir());
     const std::filesystem::path out = work_dir / ("model" + extension_);
     AttemptResult attempt = converter_->attempt(request_.source, out, request_.timeout_seconds);
-    if (attempt.ok()) attempt = CheckOutput(out, std::move(attempt));
+    if (attempt.ok()) attempt = CheckOutput(out, converter_->layout, std::move(attempt));
     record_.attempts = attempt_idx;
     if (attempt.ok()) {
       record_.notes.insert(record_.notes.end(), attempt.notes.begin(), attempt.notes.end());
@@ -358,11 +385,10 @@ Result<std::filesystem::path> ConversionRun::Publish(const std::filesystem::path
 
 Status ConversionRun::Finish(const std::filesystem::path& work_dir) {
   const std::filesystem::path out = work_dir / ("model" + extension_);
-  Result<std::string> sha = Sha256File(out);
+  Result<std::string> sha = DigestOutput(out);
   if (!sha.ok()) return Fail(ConversionError::kIoError, sha.status().message());
   record_.output_sha256 = *sha;
-  std::error_code ignored;
-  record_.output_bytes = static_cast<int64_t>(std::filesystem::file_size(out, ignored));
+  record_.output_bytes = OutputBytes(out);
   std::filesystem::path model_path = out;
   if (cache_) {
     Result<std::filesystem::path> published = Publish(work_dir, out);
@@ -387,16 +413,28 @@ Status ConversionRun::Finish(const std::filesystem::path& work_dir) {
   return Status::OK();
 }
 
+// A folder output is named by its main model file when its converter picks one (what a backend
+// loads), and a note names the folder, which the whole export needs; otherwise by the folder.
+Status ConversionRun::NameOutput(const std::filesystem::path& delivered) {
+  record_.output_path = delivered.string();
+  if (converter_->layout != OutputLayout::kFolder || !converter_->main_file) return Status::OK();
+  Result<std::string> main_file = converter_->main_file(delivered);
+  if (!main_file.ok()) return Fail(ConversionError::kNoOutput, main_file.status().message());
+  record_.output_path = (delivered / *main_file).string();
+  record_.notes.push_back("the export is the folder " + delivered.string() +
+                          "; its main model is " + *main_file);
+  return Status::OK();
+}
+
 Status ConversionRun::Deliver(const std::filesystem::path& model_path) {
   if (request_.output.empty()) {
-    record_.output_path = model_path.string();
     if (entry_lock_) record_.output_hold = entry_lock_;
-    return Status::OK();
+    return NameOutput(model_path);
   }
   if (Status copied = CopyModelAtomic(model_path, request_.output); !copied.ok()) {
     return Fail(ConversionError::kIoError, copied.message());
   }
-  record_.output_path = request_.output.string();
+  CONVGATE_RETURN_IF_ERROR(NameOutput(request_.output));
   std::error_code error;
   if (!std::filesystem::exists(ExternalDataPath(model_path), error)) return Status::OK();
   // The copy names its own data file, so its bytes differ from the cached model's.

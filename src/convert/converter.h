@@ -32,6 +32,13 @@ struct AttemptResult {
 using AttemptFn = std::function<AttemptResult(
     const std::filesystem::path& source, const std::filesystem::path& out, double timeout_seconds)>;
 
+// What a converter writes at `out`.
+enum class OutputLayout {
+  kFile,        // one model file (an .onnx may keep its weights in ExternalDataPath(out))
+  kOpenvinoIr,  // an OpenVINO IR: out is model.xml, its weights model.bin beside it
+  kFolder,      // a folder of files (a Hugging Face export); main_file names the model in it
+};
+
 struct Converter {
   std::string tool;          // "onnx version converter", "convgate fp16", ...
   std::string tool_version;  // "1.12.0", ...
@@ -42,6 +49,11 @@ struct Converter {
   // The source named in the request need not exist (torch export from a torchvision name).
   bool source_is_file = true;
   AttemptFn attempt;
+  OutputLayout layout = OutputLayout::kFile;
+  // kFolder, when set: the model file in an output folder that the record's output_path names
+  // ("model.onnx"), or NotFound when the folder holds none; asked again on a cache hit. Unset: the
+  // output_path is the folder itself (an optimum-intel export, which the hf backend runs whole).
+  std::function<Result<std::string>(const std::filesystem::path& folder)> main_file;
 };
 
 // One per kind; each validates its parameters (InvalidArgument, a kBadRequest) and finds its
@@ -51,6 +63,8 @@ Result<Converter> MakeFp16Converter(const Params& params);
 Result<Converter> MakeOrtOptimizedConverter(std::string_view level, const Params& params);
 Result<Converter> MakeTorchExportConverter(const ConversionRequest& request);
 Result<Converter> MakeExternalConverter(const ConversionRequest& request);
+// openvino_export.cc: "openvino", "openvino:fp16", "optimum-openvino", "optimum-onnx".
+Result<Converter> MakeOpenvinoConverter(const ConversionRequest& request);
 
 // A built-in conversion: reads `source`, writes `out`, returns notes.
 using BuiltinFn = std::function<Result<std::vector<std::string>>(

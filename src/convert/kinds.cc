@@ -43,6 +43,34 @@ std::vector<ConversionKind> MakeKinds() {
         {"dynamic_axes", "none", "batch: dim 0 of every input and output is the symbol 'batch'"},
         {"seed", "0", "weights of a torchvision architecture, and the example input"},
         {"arch", "(none)", "a torchvision architecture instead of SOURCE"}}},
+      {"openvino",
+       "openvino",
+       "OpenVINO IR (OUT.xml + OUT.bin, float32 weights) from an ONNX or TorchScript file "
+       "(openvino.convert_model + save_model) or a TensorFlow SavedModel folder (ovc), through "
+       "scripts/openvino_export.py in the Python venv ($CONVGATE_VENV)",
+       {}},
+      {"openvino",
+       "openvino:fp16",
+       "the same with float16-compressed weights (save_model compress_to_fp16=True)",
+       {}},
+      {"optimum-openvino",
+       "optimum-openvino",
+       "a Hugging Face model folder (config.json + weights) through optimum-cli export openvino; "
+       "the output is a folder (openvino_model.xml + .bin + configs), which the hf backend runs",
+       {{"task", "auto",
+         "optimum's task; auto: the verify gate's rule (graph::ResolveHfTask): config.json's "
+         "pipeline_tag through the seed's map, t5/mt5/bart/mbart text2text-generation-with-past, "
+         "else the architecture class (*ForCausalLM text-generation-with-past, *ForMaskedLM "
+         "fill-mask, a bare *Model feature-extraction, ...), else text-generation-with-past"},
+        {"weight_format", "fp16", "fp16, int8 or int4"},
+        {"group_size", "optimum's (128)", "int4 group size (must divide the hidden size)"},
+        {"fallback", "int4",
+         "none: no retry with int4 weights when the export runs out of memory or time"}}},
+      {"optimum-onnx",
+       "optimum-onnx",
+       "a Hugging Face model folder through optimum-cli export onnx; the output is a folder, the "
+       "record names its main model (model.onnx; decoder_model_merged.onnx, ... when split)",
+       {{"task", "auto", "as for optimum-openvino"}}},
       {"external",
        "external",
        "any converter command: --converter 'CMD ... {src} {out}' (argv, no shell)",

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "convert/cache_internal.h"
+#include "convert/key.h"
 #include "convgate/core/file_util.h"
 
 namespace convgate::convert {
@@ -40,9 +41,104 @@ Status CopyBytes(int source, const std::filesystem::path& from, PendingFile& to)
   }
 }
 
+AttemptResult NoOutput(AttemptResult attempt, const std::string& problem) {
+  attempt.error = ConversionError::kNoOutput;
+  attempt.problem = problem;
+  return attempt;
+}
+
+bool IsNonEmptyFile(const std::filesystem::path& path) {
+  std::error_code error;
+  return std::filesystem::is_regular_file(path, error) &&
+         std::filesystem::file_size(path, error) > 0 && !error;
+}
+
+bool IsIr(const std::filesystem::path& out) {
+  std::error_code error;
+  return out.extension() == ".xml" && std::filesystem::is_regular_file(IrWeightsPath(out), error);
+}
+
+AttemptResult CheckFolder(const std::filesystem::path& out, AttemptResult attempt) {
+  std::error_code error;
+  if (!std::filesystem::is_directory(out, error)) {
+    return NoOutput(std::move(attempt),
+                    "it reported success but wrote no folder at " + out.string());
+  }
+  if (OutputBytes(out) == 0) {
+    return NoOutput(std::move(attempt), "it reported success but left " + out.string() + " empty");
+  }
+  return attempt;
+}
+
+// A folder copied file by file into `staging`, which then takes `to`'s place.
+Status CopyFolderAtomic(const std::filesystem::path& from, const std::filesystem::path& to) {
+  std::error_code error;
+  if (to.has_parent_path()) std::filesystem::create_directories(to.parent_path(), error);
+  const std::filesystem::path staging =
+      to.parent_path() / ("." + to.filename().string() + "." + WorkDirName("copy"));
+  const std::filesystem::path old =
+      to.parent_path() / ("." + to.filename().string() + "." + WorkDirName("old"));
+  std::filesystem::copy(from, staging, std::filesystem::copy_options::recursive, error);
+  if (error) {
+    RemoveWorkDir(staging);
+    return Status::Unavailable("cannot copy " + from.string() + " to " + staging.string() + ": " +
+                               error.message());
+  }
+  std::error_code absent;  // symlink_status sets it when `to` does not exist: no error here
+  const bool replacing = std::filesystem::exists(std::filesystem::symlink_status(to, absent));
+  if (replacing) std::filesystem::rename(to, old, error);
+  if (!error) std::filesystem::rename(staging, to, error);
+  if (error) {
+    RemoveWorkDir(staging);
+    return Status::Unavailable("cannot move the copy of " + from.string() + " to " + to.string() +
+                               ": " + error.message());
+  }
+  if (replacing) RemoveWorkDir(old);
+  return Status::OK();
+}
+
 }  // namespace
 
-AttemptResult CheckOutput(const std::filesystem::path& out, AttemptResult attempt) {
+std::filesystem::path IrWeightsPath(const std::filesystem::path& xml) {
+  std::filesystem::path bin = xml;
+  return bin.replace_extension(".bin");
+}
+
+Result<std::string> DigestOutput(const std::filesystem::path& out) {
+  std::error_code error;
+  if (std::filesystem::is_directory(out, error)) return DigestSource(out);
+  if (!IsIr(out)) return Sha256File(out);
+  CONVGATE_ASSIGN_OR_RETURN(std::string xml_sha, Sha256File(out));
+  CONVGATE_ASSIGN_OR_RETURN(std::string bin_sha, Sha256File(IrWeightsPath(out)));
+  return Sha256Hex("xml " + xml_sha + "\nbin " + bin_sha + "\n");
+}
+
+int64_t OutputBytes(const std::filesystem::path& out) {
+  std::error_code error;
+  if (!std::filesystem::is_directory(out, error)) {
+    int64_t bytes = static_cast<int64_t>(std::filesystem::file_size(out, error));
+    if (error) return 0;
+    if (IsIr(out))
+      bytes += static_cast<int64_t>(std::filesystem::file_size(IrWeightsPath(out), error));
+    return bytes;
+  }
+  int64_t total = 0;
+  auto it = std::filesystem::recursive_directory_iterator(out, error);
+  for (; !error && it != std::filesystem::recursive_directory_iterator(); it.increment(error)) {
+    std::error_code file_error;
+    if (it->is_regular_file(file_error)) total += static_cast<int64_t>(it->file_size(file_error));
+  }
+  return total;
+}
+
+AttemptResult CheckOutput(const std::filesystem::path& out, OutputLayout layout,
+                          AttemptResult attempt) {
+  if (layout == OutputLayout::kFolder) return CheckFolder(out, std::move(attempt));
+  if (layout == OutputLayout::kOpenvinoIr && IsNonEmptyFile(out) &&
+      !IsNonEmptyFile(IrWeightsPath(out))) {
+    return NoOutput(std::move(attempt),
+                    "it reported success but wrote no weights at " + IrWeightsPath(out).string());
+  }
   std::error_code error;
   const bool exists = std::filesystem::is_regular_file(out, error);
   const auto size = exists ? std::filesystem::file_size(out, error) : 0;
@@ -93,8 +189,13 @@ std::filesystem::path ExternalDataPath(const std::filesystem::path& out) {
 }
 
 Status CopyModelAtomic(const std::filesystem::path& from, const std::filesystem::path& to) {
-  const std::filesystem::path data = ExternalDataPath(from);
   std::error_code error;
+  if (std::filesystem::is_directory(from, error)) return CopyFolderAtomic(from, to);
+  if (IsIr(from)) {
+    CONVGATE_RETURN_IF_ERROR(CopyFileAtomic(IrWeightsPath(from), IrWeightsPath(to)));
+    return CopyFileAtomic(from, to);
+  }
+  const std::filesystem::path data = ExternalDataPath(from);
   if (!std::filesystem::exists(data, error)) return CopyFileAtomic(from, to);
   CONVGATE_RETURN_IF_ERROR(CopyFileAtomic(data, ExternalDataPath(to)));
   CONVGATE_ASSIGN_OR_RETURN(std::string model,

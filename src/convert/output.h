@@ -13,10 +13,21 @@
 
 namespace convgate::convert {
 
-// `attempt` unchanged when `out` holds a valid result: kNoOutput when it is missing or empty,
-// kInvalidOutput when an .onnx output does not parse or fails ONNX's checker. Neither is
-// transient: a converter that wrote garbage once writes it again.
-AttemptResult CheckOutput(const std::filesystem::path& out, AttemptResult attempt);
+// `attempt` unchanged when `out` holds a valid result of `layout`: kNoOutput when it is missing or
+// empty (an IR without its .bin, a folder without files), kInvalidOutput when an .onnx output does
+// not parse or fails ONNX's checker. Neither is transient: a converter that wrote garbage once
+// writes it again.
+AttemptResult CheckOutput(const std::filesystem::path& out, OutputLayout layout,
+                          AttemptResult attempt);
+
+// The weights of the OpenVINO IR `xml`: the same name with the extension .bin.
+std::filesystem::path IrWeightsPath(const std::filesystem::path& xml);
+
+// The output's sha256: of the file; for an IR (.xml with its .bin beside it) and for a folder, of
+// a listing of its files' names and sha256s (key.h's DigestSource), so that every byte counts.
+Result<std::string> DigestOutput(const std::filesystem::path& out);
+// Bytes of the file, of the IR's two files, or of every file in the folder.
+int64_t OutputBytes(const std::filesystem::path& out);
 
 // A fresh private directory under the system temp dir (conversions without the cache), removed
 // when the TempDir goes away.
@@ -31,7 +42,9 @@ Status CopyFileAtomic(const std::filesystem::path& from, const std::filesystem::
 
 // Copies the model `from` to `to` as CopyFileAtomic does, and its external data file
 // (ExternalDataPath) when it has one: to ExternalDataPath(`to`), written first so that `to` never
-// names a data file that is not there yet, with the model's locations renamed to match.
+// names a data file that is not there yet, with the model's locations renamed to match. An IR's
+// .bin is copied (first) to IrWeightsPath(`to`). A folder is copied into a temporary folder beside
+// `to`, which then replaces `to` by renames (an older `to` is removed after).
 Status CopyModelAtomic(const std::filesystem::path& from, const std::filesystem::path& to);
 
 // The cache's record of a finished conversion whose output is `out`.

@@ -16,11 +16,17 @@ VerifyReport Errored(VerifyReport report, Stage stage, Status status) {
 }
 
 // "fp16: convgate fp16 1 (cache hit)", "onnx: torch.onnx.export via scripts/torch_export.py
-// (torch 1.13.1)": which conversion, by which tool at which version.
+// (torch 1.13.1)", "optimum-openvino: optimum-cli export openvino (openvino_export.py) optimum
+// 2.1.0, ...; fallback: weight_format int4, because ...": which conversion, by which tool at which
+// version, and any fallback it took.
 std::string ConversionPath(const convert::ConversionRecord& record) {
   std::string path = record.kind + ": " + record.tool;
   if (!record.tool_version.empty()) path += " " + record.tool_version;
   if (record.cache_hit) path += " (cache hit)";
+  // A conversion that took another path than the one asked for says so (convert.h).
+  for (const std::string& note : record.notes) {
+    if (note.rfind(convert::kFallbackNotePrefix, 0) == 0) path += "; " + note;
+  }
   return path;
 }
 

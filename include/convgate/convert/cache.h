@@ -42,8 +42,10 @@ struct CachedConversion {
   std::map<std::string, std::string> params;
   std::string source_path;
   std::string source_sha256;
-  std::string model_file;  // "model.onnx" (or model<ext> for other output formats)
-  std::string model_sha256;
+  // "model.onnx" (or model<ext> for other output formats: "model.xml" for an OpenVINO IR, whose
+  // model.bin lies beside it; "model" for a folder such as a Hugging Face export).
+  std::string model_file;
+  std::string model_sha256;  // of the file; of the IR's two files or the folder's files together
   int64_t model_bytes = 0;
   int64_t created_unix = 0;        // seconds since the epoch
   std::vector<std::string> notes;  // what the converter reported (fp16 range problems, ...)

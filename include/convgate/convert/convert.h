@@ -46,12 +46,16 @@ std::string_view ConversionErrorName(ConversionError error);
 // Exit code for the CLI: 0 for kNone, usage for kBadRequest, "cannot run" for every other failure.
 ExitCode ExitCodeFor(ConversionError error);
 
+// The start of a record note saying the conversion fell back to another path (ConversionRecord).
+inline constexpr char kFallbackNotePrefix[] = "fallback: ";
+
 struct ConversionRequest {
   // A model file (or, for external converters, a file or directory). For kind "onnx" with the
   // `arch` parameter it may be empty: the torchvision architecture is the source.
   std::filesystem::path source;
-  // "opset:17", "fp16", "ort-optimized:basic|extended|all", "onnx" (PyTorch -> ONNX), or
-  // "external" (argv below).
+  // "opset:17", "fp16", "ort-optimized:basic|extended|all", "onnx" (PyTorch -> ONNX), "openvino",
+  // "openvino:fp16" (an OpenVINO IR), "optimum-openvino", "optimum-onnx" (a Hugging Face model
+  // folder exported by optimum), or "external" (argv below).
   std::string kind;
   // Kind-specific parameters (the README lists them), e.g. fp16: keep_io_types=1,
   // op_block_list=Resize,TopK, node_block_list=..., clamp=1; onnx: opset=17, arch=resnet18,
@@ -61,7 +65,8 @@ struct ConversionRequest {
   // external: argv with {src} and {out} substituted (never a shell string).
   std::vector<std::string> converter_argv;
   // Where the result is copied (atomically; parent directories are created). Empty: the cache
-  // path is used (then use_cache must be true).
+  // path is used (then use_cache must be true). An OpenVINO IR goes to OUT.xml (OUT.bin beside
+  // it); a folder output (optimum-*) to the folder OUT, replacing what was there.
   std::filesystem::path output;
   // Limit per attempt, seconds. Default: 10 minutes, the longest a PyTorch export of a large
   // model takes on this project's 2-core machine with room to spare; hangs are cut there.
@@ -85,16 +90,23 @@ struct ConversionRecord {
   std::map<std::string, std::string> params;
   std::string source_path;
   std::string source_sha256;  // of the file, or of a directory's listing and contents
+  // The model: -o, or the cache's copy. An OpenVINO IR's .bin lies beside its .xml;
+  // optimum-openvino's is a folder (the hf backend runs it); optimum-onnx's is the main .onnx
+  // file inside its folder (a note names the folder).
   std::string output_path;
   std::string output_sha256;
   int64_t output_bytes = 0;
   std::string cache_key;   // sha256 over the source hash, converter, version and parameters
   std::string cache_path;  // the entry's model file, when cached
   bool cache_hit = false;
-  double seconds = 0.0;            // wall time of the whole Convert call
-  int attempts = 0;                // converter runs (0 on a cache hit)
-  std::vector<std::string> notes;  // "3 values outside the float16 range ...", cache events
-  std::string log_tail;            // the converter's stderr (last lines) on failure
+  double seconds = 0.0;  // wall time of the whole Convert call
+  int attempts = 0;      // converter runs (0 on a cache hit)
+  // "3 values outside the float16 range ...", cache events; a note starting with
+  // kFallbackNotePrefix says the conversion took another path than the one asked for (verify puts
+  // it in conversion_path), e.g. optimum-openvino's int4 weights after the fp16 export ran out of
+  // memory. Notes are cached with the output, so a cache hit says it too.
+  std::vector<std::string> notes;
+  std::string log_tail;  // the converter's stderr (last lines) on failure
   ConversionError error = ConversionError::kNone;
   std::string error_message;  // the failing Status's message
   // Keeps output_path valid while this record, or a copy of it, lives. Without -o the output is

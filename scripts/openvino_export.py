@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""Conversions to OpenVINO and Hugging Face exports, run by convgate with the project's venv.
+
+Run with the python of the venv scripts/setup.sh creates (openvino, optimum, optimum-intel,
+optimum-onnx, transformers, torch: scripts/python-requirements.txt).
+
+  openvino_export.py native --source model.onnx --out model.xml [--fp16]
+  openvino_export.py optimum --exporter openvino --model DIR --out OUT_DIR --task TASK
+                     [--weight-format fp16|int8|int4] [--group-size N]
+  openvino_export.py optimum --exporter onnx --model DIR --out OUT_DIR --task TASK
+
+native: the verify-conversion seed's Path B. An ONNX file or a TorchScript file (.pt, .pth, .ts)
+goes through openvino.convert_model and openvino.save_model (IR: OUT.xml with OUT.bin beside it;
+float weights stay float32 unless --fp16); a TensorFlow SavedModel folder goes through `ovc`.
+
+optimum: Path A. A Hugging Face model folder (config.json + weights) goes through
+`optimum-cli export openvino|onnx --task TASK`: this process becomes optimum-cli (os.execv: the
+same pid, so convgate's timeout and an OOM kill reach the exporter itself, and its stderr is
+optimum's own). convgate resolves the task (graph::ResolveHfTask, the one rule verify reports too).
+
+Fault injection for tests: CONVGATE_INJECT_EXPORT_OOM=FORMAT makes an optimum export with that
+--weight-format print a MemoryError and kill itself with SIGKILL, as the OOM killer would.
+
+Before exec'ing (optimum) or after exporting (native), prints one JSON line on stdout (and into
+--record FILE): versions, the task, the command. Exit codes: 0 exported, 1 the export failed (the
+exporter's message on stderr), 2 usage.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import sys
+import tempfile
+import time
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+WEIGHT_FORMATS = ("fp16", "int8", "int4")
+TORCHSCRIPT_SUFFIXES = (".pt", ".pth", ".ts", ".torchscript")
+INJECT_OOM_ENV = "CONVGATE_INJECT_EXPORT_OOM"
+
+
+class UsageError(Exception):
+    pass
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(prog="openvino_export.py",
+                                     description="Conversions to OpenVINO and Hugging Face exports.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    native = sub.add_parser("native", help="ONNX / TorchScript / SavedModel -> OpenVINO IR")
+    native.add_argument("--source", required=True)
+    native.add_argument("--out", required=True, metavar="OUT.xml")
+    native.add_argument("--fp16", action="store_true", help="compress weights to float16")
+    native.add_argument("--record", metavar="FILE.json", help="also write the JSON record here")
+    optimum = sub.add_parser("optimum", help="a Hugging Face model folder through optimum-cli")
+    optimum.add_argument("--exporter", required=True, choices=("openvino", "onnx"))
+    optimum.add_argument("--model", required=True, metavar="DIR")
+    optimum.add_argument("--out", required=True, metavar="OUT_DIR")
+    optimum.add_argument("--task", required=True, help="optimum's task, e.g. fill-mask")
+    optimum.add_argument("--weight-format", default="fp16", choices=WEIGHT_FORMATS)
+    optimum.add_argument("--group-size", type=int, help="int4 group size (optimum's default 128)")
+    optimum.add_argument("--record", metavar="FILE.json", help="also write the JSON record here")
+    return parser.parse_args(argv)
+
+
+def versions(*packages):
+    import importlib.metadata as metadata
+    found = {}
+    for package in packages:
+        try:
+            found[package] = metadata.version(package)
+        except metadata.PackageNotFoundError:
+            found[package] = None
+    return found
+
+
+def write_ir_atomically(out, write):
+    """write(tmp_xml) saves an IR in a staging folder beside `out`; the .bin moves first, so
+    OUT.xml never names weights that are not there yet."""
+    directory = os.path.dirname(os.path.abspath(out))
+    os.makedirs(directory, exist_ok=True)
+    staging = tempfile.mkdtemp(prefix=".staging-", dir=directory)
+    try:
+        tmp = os.path.join(staging, os.path.basename(out))
+        write(tmp)
+        stem = os.path.splitext(out)[0]
+        os.replace(os.path.splitext(tmp)[0] + ".bin", stem + ".bin")
+        os.replace(tmp, out)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def emit_record(record, path):
+    """The record on stdout, and in `path` when given: optimum-cli's own output follows it on
+    stdout, so a caller reading only the tail of stdout finds it in the file."""
+    text = json.dumps(record)
+    print(text, flush=True)
+    if path:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text + "\n")
+
+
+def is_saved_model(path):
+    return os.path.isdir(path) and os.path.isfile(os.path.join(path, "saved_model.pb"))
+
+
+def convert_native(args):
+    import openvino as ov
+    source = args.source
+    if not os.path.exists(source):
+        raise UsageError(f"{source}: no such file or folder")
+    if not args.out.endswith(".xml"):
+        raise UsageError(f"--out {args.out}: an OpenVINO IR is written as OUT.xml (+ OUT.bin)")
+    if is_saved_model(source):
+        ovc = os.path.join(os.path.dirname(sys.executable), "ovc")
+        def run_ovc(tmp):
+            import subprocess
+            command = [ovc, source, "--output_model", tmp,
+                       f"--compress_to_fp16={'True' if args.fp16 else 'False'}"]
+            done = subprocess.run(command, stdout=sys.stderr)
+            if done.returncode != 0:
+                raise RuntimeError(f"ovc exited with code {done.returncode}")
+        write_ir_atomically(args.out, run_ovc)
+        return "ovc"
+    if os.path.isdir(source):
+        raise UsageError(f"{source} is a folder but not a TensorFlow SavedModel (no saved_model.pb)"
+                         "; a Hugging Face model folder converts with --to optimum-openvino")
+    if source.endswith(TORCHSCRIPT_SUFFIXES):
+        import torch
+        model = ov.convert_model(torch.jit.load(source, map_location="cpu").eval())
+        path = "convert_model (TorchScript)"
+    else:
+        model = ov.convert_model(source)  # ONNX, or any format OpenVINO's frontends read
+        path = "convert_model"
+    write_ir_atomically(args.out,
+                        lambda tmp: ov.save_model(model, tmp, compress_to_fp16=args.fp16))
+    return path
+
+
+def inject_oom(weight_format):
+    if os.environ.get(INJECT_OOM_ENV) != weight_format:
+        return
+    print(f"MemoryError: out of memory exporting with --weight-format {weight_format} "
+          f"(injected by {INJECT_OOM_ENV})", file=sys.stderr, flush=True)
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def exec_optimum(args):
+    if not os.path.isfile(os.path.join(args.model, "config.json")):
+        raise UsageError(f"{args.model} is not a Hugging Face model folder: it has no config.json")
+    cli = os.path.join(os.path.dirname(sys.executable), "optimum-cli")
+    if not os.path.isfile(cli):
+        raise FileNotFoundError(f"{cli} is missing: the venv lacks optimum (scripts/setup.sh)")
+    command = [cli, "export", args.exporter, "--model", args.model, "--task", args.task]
+    if args.exporter == "openvino":
+        command += ["--weight-format", args.weight_format]
+        if args.group_size is not None:
+            command += ["--group-size", str(args.group_size)]
+    command.append(args.out)
+    record = {"task": args.task, "exporter": f"optimum-cli export {args.exporter}",
+              "command": command}
+    record.update(versions("optimum", "optimum-intel", "optimum-onnx", "openvino",
+                           "transformers", "torch"))
+    emit_record(record, args.record)
+    if args.exporter == "openvino":
+        inject_oom(args.weight_format)
+    # The Hub is not reachable from here, and a local folder needs nothing from it.
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    sys.stderr.flush()
+    os.execv(cli, command)
+
+
+def main(argv):
+    args = parse_args(argv)
+    start = time.monotonic()
+    try:
+        if args.command == "optimum":
+            exec_optimum(args)  # returns only by raising
+        path = convert_native(args)
+    except UsageError as error:
+        print(f"openvino_export.py: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except Exception as error:  # the conversion itself failed: keep the converter's own words
+        source = getattr(args, "source", None) or getattr(args, "model", "")
+        print(f"openvino_export.py: converting {source} failed: {type(error).__name__}: {error}",
+              file=sys.stderr)
+        return EXIT_FAILED
+    record = {"source": args.source, "out": args.out, "path": path, "compress_to_fp16": args.fp16,
+              "seconds": round(time.monotonic() - start, 3)}
+    record.update(versions("openvino", "torch"))
+    emit_record(record, args.record)
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

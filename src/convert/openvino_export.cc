@@ -1,0 +1,389 @@
+// Conversions to OpenVINO and Hugging Face exports through scripts/openvino_export.py, run by the
+// project's Python environment (python_venv.h):
+//   openvino, openvino:fp16  ONNX / TorchScript via openvino.convert_model + save_model, a
+//                            TensorFlow SavedModel folder via ovc (the seed's Path B); an IR
+//   optimum-openvino         a Hugging Face model folder via `optimum-cli export openvino` (Path
+//   A),
+//                            fp16 weights falling back to int4 when the export runs out of memory
+//                            or time; a folder
+//   optimum-onnx             the same folder via `optimum-cli export onnx`; a folder
+#include <algorithm>
+#include <cctype>
+#include <csignal>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "convert/converter.h"
+#include "convert/output.h"
+#include "convert/python_venv.h"
+#include "convert/retry.h"
+#include "convgate/core/file_util.h"
+#include "convgate/graph/task.h"
+
+namespace convgate::convert {
+namespace {
+
+// The script's usage-error exit code (argparse's, and openvino_export.py's EXIT_USAGE).
+constexpr int kScriptUsageExit = 2;
+// Reading six package versions takes ~0.1 s; the limit only guards against a hung interpreter.
+constexpr double kVersionProbeSeconds = 60.0;
+// The weight format the seed falls back to when the fp16 export runs out of memory or time.
+constexpr char kFallbackFormat[] = "int4";
+// The script writes its JSON record here, beside the output in the work directory.
+constexpr char kRecordName[] = "export-record.json";
+
+enum class Flavor { kNative, kOptimumOpenvino, kOptimumOnnx };
+
+struct Plan {
+  Flavor flavor = Flavor::kNative;
+  bool fp16 = false;          // native: compress_to_fp16
+  std::string task = "auto";  // optimum's task; "auto": ResolveTask
+  std::string task_evidence;  // why that task: a note in the record
+  std::string weight_format = "fp16";
+  std::string group_size;
+  bool fallback = true;
+};
+
+std::filesystem::path ScriptPath() {
+  const char* value = std::getenv("CONVGATE_OPENVINO_EXPORT_SCRIPT");
+  if (value != nullptr && value[0] != '\0') return value;
+  return std::string(CONVGATE_SOURCE_DIR) + "/scripts/openvino_export.py";
+}
+
+std::string Lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+// "openvino 2026.4.1, torch 2.13.0+cpu": importlib.metadata reads them without importing the
+// packages (importing openvino and torch takes seconds).
+Result<std::string> PackageVersions(const std::string& python,
+                                    const std::vector<std::string>& packages) {
+  std::string probe = "import importlib.metadata as m\n";
+  for (const std::string& package : packages) {
+    probe += "print('" + package + " ' + m.version('" + package + "'))\n";
+  }
+  SubprocessOptions options;
+  options.timeout_seconds = kVersionProbeSeconds;
+  Result<SubprocessResult> run = RunSubprocess({python, "-c", probe}, options);
+  if (!run.ok()) return Status::NotFound(run.status().message());
+  if (!run->succeeded()) {
+    return Status::NotFound("the Python environment of " + python + " lacks a package (run " +
+                            "scripts/setup.sh): " + TailLines(run->stderr_tail, 1));
+  }
+  std::string versions = TailLines(run->stdout_tail, packages.size());
+  std::replace(versions.begin(), versions.end(), '\n', ',');
+  size_t pos = 0;
+  while ((pos = versions.find(',', pos)) != std::string::npos) versions.insert(++pos, " ");
+  return versions;
+}
+
+Result<Plan> ReadPlan(const ConversionRequest& request) {
+  Plan plan;
+  const std::string& kind = request.kind;
+  if (kind.rfind("openvino:", 0) == 0 && kind != "openvino:fp16") {
+    return Status::InvalidArgument("--to " + kind +
+                                   ": the OpenVINO conversions are openvino "
+                                   "(float32 weights) and openvino:fp16");
+  }
+  plan.flavor = kind == "optimum-openvino" ? Flavor::kOptimumOpenvino
+                : kind == "optimum-onnx"   ? Flavor::kOptimumOnnx
+                                           : Flavor::kNative;
+  plan.fp16 = kind == "openvino:fp16";
+  const Params& params = request.params;
+  if (auto task = params.find("task"); task != params.end()) plan.task = task->second;
+  if (auto format = params.find("weight_format"); format != params.end()) {
+    plan.weight_format = format->second;
+    if (plan.weight_format != "fp16" && plan.weight_format != "int8" &&
+        plan.weight_format != "int4") {
+      return Status::InvalidArgument("parameter weight_format='" + plan.weight_format +
+                                     "' for --to " + kind + ": fp16, int8 or int4");
+    }
+  }
+  CONVGATE_ASSIGN_OR_RETURN(std::optional<int64_t> group_size,
+                            IntParam(params, "group_size", kind));
+  if (group_size) plan.group_size = std::to_string(*group_size);
+  if (auto fallback = params.find("fallback"); fallback != params.end()) {
+    if (fallback->second != kFallbackFormat && fallback->second != "none") {
+      return Status::InvalidArgument("parameter fallback='" + fallback->second + "' for --to " +
+                                     kind + ": int4 or none");
+    }
+    plan.fallback = fallback->second == kFallbackFormat;
+  }
+  return plan;
+}
+
+// task=auto: the verify-conversion gate's rule, graph::ResolveHfTask, the one verify reports as
+// verify_result.json's task. A config.json it cannot read gets the seed's default (its `except`).
+void ResolveTask(const std::filesystem::path& source, Plan& plan) {
+  if (plan.flavor == Flavor::kNative) return;
+  if (plan.task != "auto") {
+    plan.task_evidence = "the task parameter";
+    return;
+  }
+  std::optional<graph::DetectedTask> task = graph::ResolveHfTask(source);
+  plan.task = task ? task->task : "text-generation-with-past";
+  plan.task_evidence = task ? task->evidence : "no readable config.json: the gate's default";
+}
+
+// Checked before anything runs; a missing source is the driver's kSourceNotFound.
+Status CheckSource(const std::filesystem::path& source, Flavor flavor, const std::string& kind) {
+  std::error_code error;
+  if (!std::filesystem::exists(source, error)) return Status::OK();
+  const bool folder = std::filesystem::is_directory(source, error);
+  if (flavor == Flavor::kNative) {
+    if (!folder || std::filesystem::is_regular_file(source / "saved_model.pb", error)) {
+      return Status::OK();
+    }
+    return Status::InvalidArgument(
+        source.string() +
+        " is a folder but not a TensorFlow SavedModel (no saved_model.pb): --to " + kind +
+        " converts an ONNX or TorchScript file or a SavedModel; a Hugging Face model folder "
+        "converts with --to optimum-openvino");
+  }
+  if (folder && std::filesystem::is_regular_file(source / "config.json", error)) {
+    return Status::OK();
+  }
+  return Status::InvalidArgument("--to " + kind + " exports a Hugging Face model folder " +
+                                 "(config.json + weights), which " + source.string() + " is not");
+}
+
+std::vector<std::string> BaseArgv(const std::string& python, const std::string& script,
+                                  const Plan& plan) {
+  if (plan.flavor == Flavor::kNative) {
+    std::vector<std::string> argv = {python, script, "native"};
+    if (plan.fp16) argv.push_back("--fp16");
+    return argv;
+  }
+  std::vector<std::string> argv = {python,
+                                   script,
+                                   "optimum",
+                                   "--exporter",
+                                   plan.flavor == Flavor::kOptimumOnnx ? "onnx" : "openvino",
+                                   "--task",
+                                   plan.task};
+  if (!plan.group_size.empty()) argv.insert(argv.end(), {"--group-size", plan.group_size});
+  return argv;
+}
+
+// The export ran out of memory or time: killed by SIGKILL (the OOM killer), by convgate's timeout,
+// or a Python MemoryError / "out of memory" in its output.
+bool RanOutOfMemoryOrTime(const SubprocessResult& run) {
+  if (run.interrupted_by != 0) return false;  // convgate itself is stopping
+  if (run.timed_out || run.signal == SIGKILL) return true;
+  const std::string log = Lower(run.stderr_tail);
+  return log.find("memoryerror") != std::string::npos ||
+         log.find("out of memory") != std::string::npos;
+}
+
+// The model files of a Hugging Face export folder with `extension`, main one first: the
+// single-model names optimum writes for decoder-only and encoder-only models, then the decoder and
+// encoder of a sequence-to-sequence export, then any other in name order.
+Result<std::vector<std::string>> ModelFiles(const std::filesystem::path& folder,
+                                            const std::string& extension,
+                                            const std::vector<std::string>& preferred) {
+  std::vector<std::string> found;
+  std::error_code error;
+  for (auto it = std::filesystem::directory_iterator(folder, error);
+       !error && it != std::filesystem::directory_iterator(); it.increment(error)) {
+    if (it->path().extension() == extension) found.push_back(it->path().filename().string());
+  }
+  if (found.empty()) {
+    return Status::NotFound("the export folder " + folder.string() + " holds no " + extension +
+                            " model");
+  }
+  std::sort(found.begin(), found.end());
+  auto rank = [&preferred](const std::string& name) {
+    return std::find(preferred.begin(), preferred.end(), name) - preferred.begin();
+  };
+  std::stable_sort(found.begin(), found.end(), [&rank](const std::string& a, const std::string& b) {
+    return rank(a) < rank(b);
+  });
+  return found;
+}
+
+Result<std::vector<std::string>> ExportModels(const std::filesystem::path& folder, Flavor flavor) {
+  if (flavor == Flavor::kOptimumOnnx) {
+    return ModelFiles(
+        folder, ".onnx",
+        {"model.onnx", "decoder_model_merged.onnx", "decoder_model.onnx", "encoder_model.onnx"});
+  }
+  return ModelFiles(folder, ".xml",
+                    {"openvino_model.xml", "openvino_language_model.xml",
+                     "openvino_decoder_model.xml", "openvino_encoder_model.xml"});
+}
+
+std::string Join(const std::vector<std::string>& items) {
+  std::string text;
+  for (const std::string& item : items) text += (text.empty() ? "" : ", ") + item;
+  return text;
+}
+
+class OpenvinoAttempt {
+ public:
+  OpenvinoAttempt(std::vector<std::string> base_argv, Plan plan)
+      : base_argv_(std::move(base_argv)), plan_(std::move(plan)) {}
+
+  AttemptResult operator()(const std::filesystem::path& source, const std::filesystem::path& out,
+                           double timeout_seconds) const {
+    if (plan_.flavor == Flavor::kNative) return Run(source, out, "", timeout_seconds, nullptr);
+    if (plan_.flavor == Flavor::kOptimumOnnx) {
+      return Finish(Run(source, out, "", timeout_seconds, nullptr), out);
+    }
+    SubprocessResult run;
+    AttemptResult first = Run(source, out, plan_.weight_format, timeout_seconds, &run);
+    if (first.ok() || !plan_.fallback || plan_.weight_format == kFallbackFormat ||
+        !RanOutOfMemoryOrTime(run)) {
+      return Finish(std::move(first), out);
+    }
+    // The seed's fallback: int4 weights need about a quarter of fp16's memory. The retry gets the
+    // whole timeout again, so a falling-back attempt may take up to twice --timeout.
+    RemoveWorkDir(out);
+    const std::string why = kFallbackNotePrefix + std::string("weight_format ") + kFallbackFormat +
+                            ", because the " + plan_.weight_format + " export " +
+                            (run.timed_out ? "ran out of time (" : "ran out of memory (") +
+                            first.problem + ")";
+    AttemptResult second = Run(source, out, kFallbackFormat, timeout_seconds, nullptr);
+    if (!second.ok()) {
+      second.problem += " after the " + plan_.weight_format + " export " + first.problem +
+                        " and fell back to " + kFallbackFormat;
+      second.transient = false;  // both formats failed: another round would too
+      return second;
+    }
+    second.notes.insert(second.notes.begin(), why);
+    return Finish(std::move(second), out);
+  }
+
+ private:
+  AttemptResult Run(const std::filesystem::path& source, const std::filesystem::path& out,
+                    const std::string& weight_format, double timeout_seconds,
+                    SubprocessResult* process) const {
+    std::vector<std::string> argv = base_argv_;
+    const std::filesystem::path record = out.parent_path() / kRecordName;
+    const char* source_flag = plan_.flavor == Flavor::kNative ? "--source" : "--model";
+    argv.insert(argv.end(),
+                {source_flag, source.string(), "--out", out.string(), "--record", record.string()});
+    if (!weight_format.empty()) argv.insert(argv.end(), {"--weight-format", weight_format});
+    SubprocessOptions options;
+    options.timeout_seconds = timeout_seconds;
+    Result<SubprocessResult> run = RunSubprocess(argv, options);
+    AttemptResult attempt;
+    if (!run.ok()) {
+      attempt.error = ConversionError::kConverterMissing;
+      attempt.problem = run.status().message();
+      return attempt;
+    }
+    if (process != nullptr) *process = *run;
+    attempt = AttemptFromProcess(*run);
+    if (run->exit_code == kScriptUsageExit) {
+      attempt.error = ConversionError::kBadRequest;
+      attempt.transient = false;
+    }
+    if (attempt.ok()) ReadRecord(record, weight_format, attempt);
+    return attempt;
+  }
+
+  // What the export was: its task and why, its weight format, and from the script's record
+  // whether ovc converted.
+  void ReadRecord(const std::filesystem::path& path, const std::string& weight_format,
+                  AttemptResult& attempt) const {
+    if (plan_.flavor != Flavor::kNative) {
+      attempt.notes.push_back("task " + plan_.task + " (" + plan_.task_evidence + ")");
+    }
+    if (!weight_format.empty()) attempt.notes.push_back("weight_format " + weight_format);
+    std::ifstream file(path);
+    nlohmann::json record = nlohmann::json::parse(file, nullptr, false);
+    if (!record.is_object()) return;
+    if (record.value("path", std::string()) == "ovc") {
+      attempt.notes.push_back("converted by ovc (a TensorFlow SavedModel)");
+    }
+  }
+
+  // A folder export must hold a model; the note lists them when there are several.
+  AttemptResult Finish(AttemptResult attempt, const std::filesystem::path& out) const {
+    if (!attempt.ok()) return attempt;
+    std::error_code error;
+    if (!std::filesystem::is_directory(out, error)) return attempt;  // CheckOutput says why
+    Result<std::vector<std::string>> models = ExportModels(out, plan_.flavor);
+    if (!models.ok()) {
+      attempt.error = ConversionError::kNoOutput;
+      attempt.problem = "it reported success but " + models.status().message();
+      return attempt;
+    }
+    if (models->size() > 1) {
+      const std::string named = plan_.flavor == Flavor::kOptimumOnnx
+                                    ? "the record names " + models->front()
+                                    : "the record names the folder";
+      attempt.notes.push_back("optimum wrote " + std::to_string(models->size()) + " models (" +
+                              Join(*models) + "); " + named);
+    }
+    return attempt;
+  }
+
+  std::vector<std::string> base_argv_;
+  Plan plan_;
+};
+
+// "openvino.convert_model (openvino_export.py)", "ovc", "optimum-cli export openvino": the
+// reference's conversion_path words.
+std::string ToolName(Flavor flavor, const std::filesystem::path& source) {
+  std::error_code error;
+  switch (flavor) {
+    case Flavor::kNative:
+      return std::filesystem::is_directory(source, error)
+                 ? "ovc (openvino_export.py)"
+                 : "openvino.convert_model (openvino_export.py)";
+    case Flavor::kOptimumOpenvino:
+      return "optimum-cli export openvino (openvino_export.py)";
+    case Flavor::kOptimumOnnx:
+      return "optimum-cli export onnx (openvino_export.py)";
+  }
+  return "";
+}
+
+}  // namespace
+
+Result<Converter> MakeOpenvinoConverter(const ConversionRequest& request) {
+  CONVGATE_ASSIGN_OR_RETURN(Plan plan, ReadPlan(request));
+  CONVGATE_RETURN_IF_ERROR(CheckSource(request.source, plan.flavor, request.kind));
+  ResolveTask(request.source, plan);
+  const std::filesystem::path script = ScriptPath();
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(script, error)) {
+    return Status::NotFound("the OpenVINO export script " + script.string() +
+                            " is missing (set CONVGATE_OPENVINO_EXPORT_SCRIPT to its path)");
+  }
+  CONVGATE_ASSIGN_OR_RETURN(std::filesystem::path python, PythonVenvProgram("python"));
+  const std::vector<std::string> packages =
+      plan.flavor == Flavor::kNative
+          ? std::vector<std::string>{"openvino", "torch"}
+          : std::vector<std::string>{"optimum",      "optimum-intel", "optimum-onnx",
+                                     "transformers", "openvino",      "torch"};
+  CONVGATE_ASSIGN_OR_RETURN(std::string versions, PackageVersions(python.string(), packages));
+  CONVGATE_ASSIGN_OR_RETURN(std::string script_sha, Sha256File(script));
+  Converter converter;
+  converter.tool = ToolName(plan.flavor, request.source);
+  converter.tool_version = versions;
+  converter.display =
+      converter.tool.substr(0, converter.tool.find(" (")) + " (" + script.string() + ")";
+  // The resolved task too: the key must change if the rule resolving "auto" ever does.
+  // The resolved task too: the key must change if the rule resolving "auto" ever does.
+  converter.identity =
+      "script " + script_sha + "\npython " + python.string() + "\ntask " + plan.task + "\n";
+  converter.layout =
+      plan.flavor == Flavor::kNative ? OutputLayout::kOpenvinoIr : OutputLayout::kFolder;
+  // An optimum-intel folder is what the hf backend runs (an OpenVINO runtime reading one .xml
+  // would miss its config and, for encoder-decoders, the other half); ONNX Runtime reads one .onnx.
+  if (plan.flavor == Flavor::kOptimumOnnx) {
+    converter.main_file = [](const std::filesystem::path& folder) -> Result<std::string> {
+      CONVGATE_ASSIGN_OR_RETURN(std::vector<std::string> models,
+                                ExportModels(folder, Flavor::kOptimumOnnx));
+      return models.front();
+    };
+  }
+  converter.attempt = OpenvinoAttempt(BaseArgv(python.string(), script.string(), plan), plan);
+  return converter;
+}
+
+}  // namespace convgate::convert
