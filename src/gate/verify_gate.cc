@@ -153,9 +153,16 @@ void HintFloat16Tolerances(const VerifyOptions& options, CompareReport& comparis
 // atol or rtol: examples/policies/fp16-network.yaml's network-level float16 figures (measured on
 // torchvision resnet18 and mobilenet_v2). OpenVINO's CPU plugin computes such a model in float32
 // from float16 weights, so these bound its error with room to spare; int8 and int4 weights have
-// no measured default and stay under the dtype defaults (the hint says what to do).
+// no measured default and stay under the dtype defaults, and so does a conversion that fell back
+// to int4 (its record's note says so).
 std::optional<compare::ConversionDefaults> PrecisionDefaults(
-    const convert::ConversionRequest& request) {
+    const convert::ConversionRequest& request,
+    const std::optional<convert::ConversionRecord>& record) {
+  if (record) {
+    for (const std::string& note : record->notes) {
+      if (note.rfind(convert::kFallbackNotePrefix, 0) == 0) return std::nullopt;
+    }
+  }
   std::string precision;
   if (request.kind == "openvino:fp16") precision = "float16";
   if (request.kind == "optimum-openvino") {
@@ -198,9 +205,6 @@ VerifyReport VerifyGate(const VerifyOptions& options) {
   }
   CompareOptions compare = options.compare;
   compare.source = options.source;
-  if (!compare.policy.conversion_defaults) {
-    compare.policy.conversion_defaults = PrecisionDefaults(options.conversion);
-  }
   // Everything the flags can get wrong is found before a conversion that may take minutes.
   internal::SourceFacts facts;
   if (auto e = internal::PrecheckSource(compare, facts)) {
@@ -221,6 +225,9 @@ VerifyReport VerifyGate(const VerifyOptions& options) {
   }
   report.conversion_passed = true;
   compare.target = report.target;
+  if (!compare.policy.conversion_defaults) {
+    compare.policy.conversion_defaults = PrecisionDefaults(options.conversion, report.conversion);
+  }
   report.task = DetectFrom(options.source, report.target);
   report.e2e = RunModelGate(E2eOptions(options, report.target, compare.target_backend));
   report.comparison = CompareModelsGate(compare);
