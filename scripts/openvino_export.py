@@ -159,6 +159,11 @@ def exec_optimum(args):
         command += ["--weight-format", args.weight_format]
         if args.group_size is not None:
             command += ["--group-size", str(args.group_size)]
+        # optimum-intel 1.27's stateful encoder-decoder export crashes on t5 ("Attempt to get a
+        # name for a Tensor without names", fixed upstream after 1.27: huggingface/optimum-intel
+        # PR 1857); the stateless export runs on the same OVModelForSeq2SeqLM (docs/hf-zoo.md).
+        if args.task.startswith("text2text-generation"):
+            command.append("--disable-stateful")
     command.append(args.out)
     record = {"task": args.task, "exporter": f"optimum-cli export {args.exporter}",
               "command": command}
