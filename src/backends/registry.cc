@@ -28,6 +28,11 @@ constexpr bool kWithOpenCv = true;
 #else
 constexpr bool kWithOpenCv = false;
 #endif
+#if CONVGATE_WITH_OPENVINO
+constexpr bool kWithOpenVino = true;
+#else
+constexpr bool kWithOpenVino = false;
+#endif
 
 struct FormatEntry {
   std::string_view extension;  // lower case, with the dot
@@ -42,6 +47,8 @@ constexpr FormatEntry kFormats[] = {
     {".pt", "torch"},
     {".pth", "torch"},
     {".torchscript", "torch"},
+    // OpenVINO IR (weights in the .bin beside it).
+    {".xml", "openvino"},
 };
 
 std::string JoinOrNone(const std::vector<std::string>& names) {
@@ -67,6 +74,10 @@ std::vector<BackendInfo> MakeTable() {
        kWithTorch, "CONVGATE_WITH_TORCH (needs libtorch-dev)"},
       {"opencv", "ONNX models on OpenCV DNN", "libconvgate_backend_opencv.so", kWithOpenCv,
        "CONVGATE_WITH_OPENCV (needs libopencv-dnn-dev)"},
+      {"openvino",
+       "OpenVINO IR (.xml + .bin) and ONNX models on OpenVINO's CPU plugin (the venv's openvino)",
+       "libconvgate_backend_openvino.so", kWithOpenVino,
+       "CONVGATE_WITH_OPENVINO (and ./scripts/setup.sh for the venv)"},
       {"exec", "any runtime as an external command (inputs.npz in, outputs.npz out)", "", true, ""},
   };
 }
