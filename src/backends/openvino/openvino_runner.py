@@ -129,7 +129,8 @@ class Runner:
             return self.core.read_model(self.args.model)
         except Exception as e:  # OpenVINO raises RuntimeError and its own subclasses
             message = clean(e)
-            raise Failure(classify_read_error(message), "OpenVINO cannot read the model: " + message)
+            raise Failure(classify_read_error(message),
+                          "OpenVINO cannot read the model: " + message)
 
     def compile(self, model):
         try:
@@ -201,7 +202,11 @@ class Runner:
             raise Failure("Unavailable", "OpenVINO failed running the model: " + clean(e))
         results = {}
         for name in names:
-            results[name] = np.array(infer.get_output_tensor(index[name]).data, copy=True)
+            tensor = infer.get_output_tensor(index[name])
+            if tensor.get_element_type().get_type_name() == "string":
+                results[name] = np.array(tensor.str_data)  # .data has no numpy view of strings
+            else:
+                results[name] = np.array(tensor.data, copy=True)
         np.savez(request["outputs"], **results)
         return {"ok": True}
 
