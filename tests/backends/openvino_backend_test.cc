@@ -4,6 +4,7 @@
 // (CONVGATE_VENV, scripts/setup.sh) has no openvino.
 #include <gtest/gtest.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 
 #include <chrono>
 #include <cmath>
@@ -241,6 +242,12 @@ TEST_F(OpenVinoTest, MissingAndUnreadableFilesAreNamed) {
   EXPECT_EQ(unreadable.status().code(), StatusCode::kDataLoss) << unreadable.status().ToString();
   EXPECT_TRUE(Contains(unreadable.status(), garbage.string()));
   EXPECT_TRUE(Contains(unreadable.status(), "OpenVINO cannot read the model"));
+  // OpenVINO would block reading a FIFO until the load timeout: refused up front.
+  const fs::path fifo = dir_.path() / "fifo.onnx";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  Result<std::unique_ptr<Model>> from_fifo = Load(fifo);
+  EXPECT_FALSE(from_fifo.ok());
+  EXPECT_TRUE(Contains(from_fifo.status(), fifo.string())) << from_fifo.status().ToString();
 }
 
 TEST_F(OpenVinoTest, WrongInputsAreRefusedBeforeTheRunner) {

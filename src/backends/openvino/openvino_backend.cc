@@ -3,6 +3,7 @@
 #include <cstdlib>
 
 #include "backends/openvino/openvino_model.h"
+#include "convgate/core/file_util.h"
 #include "convgate/core/python_env.h"
 
 namespace convgate::backends {
@@ -36,21 +37,23 @@ std::string InstalledVersion() {
   return "unknown (no openvino in " + VenvFolder().string() + ")";
 }
 
-// The IR's weights: OpenVINO reads MODEL.bin beside MODEL.xml.
+// The model file, and an IR's weights (OpenVINO reads MODEL.bin beside MODEL.xml): regular files,
+// since OpenVINO opens them itself and would block on a FIFO until the load timeout.
 Status CheckModelFiles(const fs::path& model_path) {
   std::error_code error;
   if (!fs::exists(model_path, error)) {
     return Status::NotFound(model_path.string() + ": no such file");
   }
-  if (model_path.extension() == ".xml") {
-    fs::path weights = model_path;
-    weights.replace_extension(".bin");
-    if (!fs::exists(weights, error)) {
-      return Status::NotFound(
-          model_path.string() + ": its weights file " + weights.string() +
-          " does not exist (an OpenVINO IR is the .xml and the .bin beside it)");
-    }
+  CONVGATE_RETURN_IF_ERROR(CheckRegularFile(model_path));
+  if (model_path.extension() != ".xml") return Status::OK();
+  fs::path weights = model_path;
+  weights.replace_extension(".bin");
+  if (!fs::exists(weights, error)) {
+    return Status::NotFound(model_path.string() + ": its weights file " + weights.string() +
+                            " does not exist (an OpenVINO IR is the .xml and the .bin beside it)");
   }
+  Status regular = CheckRegularFile(weights);
+  if (!regular.ok()) return regular.WithContext(model_path.string() + ": its weights file");
   return Status::OK();
 }
 
