@@ -61,6 +61,13 @@ def watch_parent():
 
 
 def port_name(port, index, kind):
+    names = port.get_names()
+    if kind == "input":
+        # A Parameter whose value is also a graph output (an ONNX Identity, Max of one input) holds
+        # both tensor names; its friendly name is the model's input name (ONNX's, or the IR layer's).
+        friendly = port.get_node().get_friendly_name()
+        if friendly in names:
+            return friendly
     try:
         return port.get_any_name()
     except RuntimeError:
@@ -189,13 +196,17 @@ class Runner:
             raise Failure("NotFound", "no output named %s" % ", ".join("'%s'" % n for n in missing))
         feed = {}
         with np.load(request["inputs"], allow_pickle=False) as arrays:
-            for i, port in enumerate(self.compiled.inputs):
-                found = [n for n in sorted(port.get_names()) if n in arrays.files]
-                name = found[0] if found else port_name(port, i, "input")
+            # The read model's names: compiling may drop names from a Parameter (the compiled
+            # model's ports keep only some), and every compiled model keeps the inputs' order.
+            for i, port in enumerate(self.model.inputs):
+                name = port_name(port, i, "input")
                 if name not in arrays.files:
-                    raise Failure("FailedPrecondition", "no value for input '%s' (given: %s)"
-                                  % (name, ", ".join(arrays.files) or "nothing"))
-                feed[i] = arrays[name]
+                    found = [n for n in sorted(port.get_names()) if n in arrays.files]
+                    if not found:
+                        raise Failure("FailedPrecondition", "no value for input '%s' (given: %s)"
+                                      % (name, ", ".join(arrays.files) or "nothing"))
+                    name = found[0]
+                feed[i] = to_tensor(self.ov, arrays[name], port.get_element_type())
         try:
             infer.infer(feed)
         except Exception as e:
@@ -203,12 +214,33 @@ class Runner:
         results = {}
         for name in names:
             tensor = infer.get_output_tensor(index[name])
-            if tensor.get_element_type().get_type_name() == "string":
-                results[name] = np.array(tensor.str_data)  # .data has no numpy view of strings
-            else:
-                results[name] = np.array(tensor.data, copy=True)
+            results[name] = from_tensor(tensor)
         np.savez(request["outputs"], **results)
         return {"ok": True}
+
+
+def to_tensor(ov, array, element_type):
+    """What infer() takes for `array`. convgate writes bfloat16 as 2-byte void ('V2', the raw
+    bits); OpenVINO's Python API shows bf16 data as a float16 array of the same bits."""
+    import numpy as np
+    if array.dtype.kind == "V" and array.dtype.itemsize == 2 and \
+            element_type.get_type_name() == "bf16":
+        tensor = ov.Tensor(ov.Type.bf16, list(array.shape))
+        tensor.data[...] = array.view(np.float16)  # a bit copy: same dtype on both sides
+        return tensor
+    return array
+
+
+def from_tensor(tensor):
+    """A numpy array convgate reads back: strings through str_data (.data has no numpy view of
+    them), bf16 as its raw bits in 2-byte void, as convgate writes bfloat16."""
+    import numpy as np
+    type_name = tensor.get_element_type().get_type_name()
+    if type_name == "string":
+        return np.array(tensor.str_data)
+    if type_name == "bf16":
+        return np.array(tensor.data, copy=True).view(np.uint16).view("V2")
+    return np.array(tensor.data, copy=True)
 
 
 def has_tensor(model, name):
