@@ -29,6 +29,11 @@ constexpr bool kWithOpenCv = true;
 #else
 constexpr bool kWithOpenCv = false;
 #endif
+#if CONVGATE_WITH_OPENVINO
+constexpr bool kWithOpenVino = true;
+#else
+constexpr bool kWithOpenVino = false;
+#endif
 
 struct FormatEntry {
   std::string_view extension;  // lower case, with the dot
@@ -43,6 +48,8 @@ constexpr FormatEntry kFormats[] = {
     {".pt", "torch"},
     {".pth", "torch"},
     {".torchscript", "torch"},
+    // OpenVINO IR (weights in the .bin beside it).
+    {".xml", "openvino"},
 };
 
 std::string JoinOrNone(const std::vector<std::string>& names) {
@@ -69,6 +76,10 @@ std::vector<BackendInfo> MakeTable() {
        kWithTorch, "CONVGATE_WITH_TORCH (needs libtorch-dev)"},
       {"opencv", "ONNX models on OpenCV DNN", "libconvgate_backend_opencv.so", kWithOpenCv,
        "CONVGATE_WITH_OPENCV (needs libopencv-dnn-dev)"},
+      {"openvino",
+       "OpenVINO IR (.xml + .bin) and ONNX models on OpenVINO's CPU plugin (the venv's openvino)",
+       "libconvgate_backend_openvino.so", kWithOpenVino,
+       "CONVGATE_WITH_OPENVINO (and ./scripts/setup.sh for the venv)"},
       {"exec", "any runtime as an external command (inputs.npz in, outputs.npz out)", "", true, ""},
       {"hf",
        "Hugging Face text-generation folders (config.json + weights: transformers on PyTorch, or "

@@ -21,6 +21,7 @@
 
 #include "convgate/core/interrupt.h"
 #include "convgate/core/numbers.h"
+#include "core/spawn.h"
 
 extern char** environ;
 
@@ -180,13 +181,15 @@ std::string FindExecutable(const std::string& program, int& err) {
 }
 
 // In a child between fork and exec (or its body): async-signal-safe calls only, because another
-// thread of the parent may have held a lock (malloc's) at the fork.
-void SetUpChild(pid_t parent, int out_fd, int err_fd) {
-  // The child dies with the parent thread that forked it, so a convgate killed by SIGKILL (which
-  // cleans up nothing) does not leave a converter or runner behind.
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-  // The parent may have died before prctl took effect; then no signal would ever come.
-  if (::getppid() != parent) ::_exit(kExitParentGone);
+// thread of the parent may have held a lock (malloc's) at the fork. `in_fd` < 0 means /dev/null.
+void SetUpChild(pid_t parent, int in_fd, int out_fd, int err_fd, bool die_with_thread) {
+  if (die_with_thread) {
+    // The child dies with the parent thread that forked it, so a convgate killed by SIGKILL
+    // (which cleans up nothing) does not leave a converter or runner behind.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    // The parent may have died before prctl took effect; then no signal would ever come.
+    if (::getppid() != parent) ::_exit(kExitParentGone);
+  }
   // Its own process group, so a timeout or an interrupt can kill everything it starts.
   ::setpgid(0, 0);
   // Default dispositions and no blocked signal: convgate's interrupt handler and anything the
@@ -200,17 +203,24 @@ void SetUpChild(pid_t parent, int out_fd, int err_fd) {
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
-  const int null_fd = ::open("/dev/null", O_RDONLY);
-  if (null_fd >= 0) ::dup2(null_fd, STDIN_FILENO);
+  if (in_fd >= 0) {
+    ::dup2(in_fd, STDIN_FILENO);
+  } else {
+    const int null_fd = ::open("/dev/null", O_RDONLY);
+    if (null_fd >= 0) ::dup2(null_fd, STDIN_FILENO);
+  }
   ::dup2(out_fd, STDOUT_FILENO);
   ::dup2(err_fd, STDERR_FILENO);
 }
 
-// Forks and execs `argv` (fork + execve rather than posix_spawn: only a forked child can ask for
-// the parent-death signal before it runs). An exec failure comes back through a close-on-exec
-// pipe as the child's errno.
+}  // namespace
+
+namespace internal {
+
+// fork + execve rather than posix_spawn: only a forked child can ask for the parent-death signal
+// before it runs. An exec failure comes back through a close-on-exec pipe as the child's errno.
 Result<pid_t> SpawnArgv(const std::vector<std::string>& argv, const SubprocessOptions& options,
-                        int out_fd, int err_fd) {
+                        const SpawnFds& fds) {
   int lookup_error = 0;
   const std::string executable = FindExecutable(argv[0], lookup_error);
   if (lookup_error != 0) return SpawnError(argv[0], lookup_error);
@@ -228,7 +238,7 @@ Result<pid_t> SpawnArgv(const std::vector<std::string>& argv, const SubprocessOp
   const pid_t pid = ::fork();
   if (pid < 0) return Status::Unavailable(std::string("cannot fork: ") + std::strerror(errno));
   if (pid == 0) {
-    SetUpChild(parent, out_fd, err_fd);
+    SetUpChild(parent, fds.in, fds.out, fds.err, fds.die_with_thread);
     ::execve(executable.c_str(), c_args.data(), c_env.data());
     const int err = errno;
     [[maybe_unused]] ssize_t ignored = ::write(error_write.get(), &err, sizeof(err));
@@ -248,9 +258,13 @@ Result<pid_t> SpawnArgv(const std::vector<std::string>& argv, const SubprocessOp
   return SpawnError(argv[0], err);
 }
 
+}  // namespace internal
+
+namespace {
+
 [[noreturn]] void RunChildBody(const std::function<int()>& body, pid_t parent, int out_fd,
                                int err_fd) {
-  SetUpChild(parent, out_fd, err_fd);
+  SetUpChild(parent, -1, out_fd, err_fd, true);
   int code = kExitSoftware;
   try {
     code = body();
@@ -377,7 +391,8 @@ Result<SubprocessResult> RunSubprocess(const std::vector<std::string>& argv,
   CONVGATE_RETURN_IF_ERROR(MakePipe(out));
   CONVGATE_RETURN_IF_ERROR(MakePipe(err));
   const Clock::time_point start = Clock::now();
-  CONVGATE_ASSIGN_OR_RETURN(pid_t pid, SpawnArgv(argv, options, out.write.get(), err.write.get()));
+  CONVGATE_ASSIGN_OR_RETURN(
+      pid_t pid, internal::SpawnArgv(argv, options, {-1, out.write.get(), err.write.get(), true}));
   return WaitAndCapture(pid, out, err, options, start);
 }
 

@@ -4,11 +4,14 @@
 //   convgate compare <case folder (inputs + expected outputs)> <case>/model.onnx
 // with ONNX Runtime, at rtol 1e-3 / atol 1e-7. Every --cli-every'th case also runs through the
 // real binary, whose exit code must agree with the library's verdict. Prints real counts and
-// every case that did not pass. Exit status: 1 if fewer than --min-pass cases pass, if the binary
-// ever crashed, or if it disagreed with the library.
+// every case that did not pass. Exit status: 1 if fewer than --min-pass cases pass (on the first
+// backend listed), if the binary ever crashed, or if it disagreed with the library.
 //
 //   node_conformance CONVGATE_BINARY [--data DIR] [--min-pass N] [--jobs N] [--filter SUBSTR]
-//                    [--cli-every N]
+//                    [--cli-every N] [--backends ort,openvino]
+//
+// --backends runs every case through each listed backend as the target (`--target-backend`),
+// printing each one's counts, one block each, and the cases whose verdicts differ between them.
 //
 // "Tensor-only" cases are those whose model inputs and outputs are all tensors; cases with
 // sequence, optional or map values are skipped (their .pb files are not TensorProtos) and counted
@@ -41,6 +44,7 @@ struct Options {
   int jobs = 2;
   std::string filter;
   int cli_every = 25;  // 0: no case through the binary
+  std::vector<std::string> backends = {"ort"};
 };
 
 enum class Outcome { kPassed, kFailed, kErrored, kSkipped, kCrashed };
@@ -80,11 +84,13 @@ std::string Clip(std::string line) {
   return line;
 }
 
-// What `convgate compare CASE CASE/model.onnx --rtol 1e-3 --atol 1e-7 --threads 1` decides.
-void RunInProcess(const fs::path& case_dir, CaseResult& result) {
+// What `convgate compare CASE CASE/model.onnx --rtol 1e-3 --atol 1e-7 --threads 1
+// --target-backend BACKEND` decides.
+void RunInProcess(const fs::path& case_dir, const std::string& backend, CaseResult& result) {
   convgate::gate::CompareOptions options;
   options.source = case_dir.string();
   options.target = (case_dir / "model.onnx").string();
+  options.target_backend = backend;
   options.policy.global.rtol = 1e-3;
   options.policy.global.atol = 1e-7;
   options.data.threads = 1;
@@ -109,10 +115,12 @@ void RunInProcess(const fs::path& case_dir, CaseResult& result) {
 
 // The same case through the binary: a crash is a failure of the run, and the exit code must be
 // the one the library's verdict maps to.
-void RunThroughBinary(const Options& options, const fs::path& case_dir, CaseResult& result) {
+void RunThroughBinary(const Options& options, const fs::path& case_dir, const std::string& backend,
+                      CaseResult& result) {
   convgate::testing::ProcessResult run = convgate::testing::RunProcess(
       {options.binary, "compare", case_dir.string(), (case_dir / "model.onnx").string(), "--rtol",
-       "1e-3", "--atol", "1e-7", "--threads", "1", "--color", "never"});
+       "1e-3", "--atol", "1e-7", "--threads", "1", "--color", "never", "--target-backend",
+       backend});
   if (run.signal != 0) {
     result.outcome = Outcome::kCrashed;
     result.detail = "the binary was killed by signal " + std::to_string(run.signal);
@@ -124,7 +132,8 @@ void RunThroughBinary(const Options& options, const fs::path& case_dir, CaseResu
   }
 }
 
-CaseResult RunCase(const Options& options, const fs::path& case_dir, bool through_binary) {
+CaseResult RunCase(const Options& options, const fs::path& case_dir, const std::string& backend,
+                   bool through_binary) {
   CaseResult result;
   result.name = case_dir.filename().string();
   std::string why;
@@ -133,8 +142,8 @@ CaseResult RunCase(const Options& options, const fs::path& case_dir, bool throug
     result.detail = why;
     return result;
   }
-  RunInProcess(case_dir, result);
-  if (through_binary) RunThroughBinary(options, case_dir, result);
+  RunInProcess(case_dir, backend, result);
+  if (through_binary) RunThroughBinary(options, case_dir, backend, result);
   return result;
 }
 
@@ -153,6 +162,16 @@ bool ParseOptions(int argc, char** argv, Options& options) {
       options.filter = argv[i + 1];
     } else if (flag == "--cli-every") {
       options.cli_every = std::max(0, std::atoi(argv[i + 1]));
+    } else if (flag == "--backends") {
+      options.backends.clear();
+      std::string_view rest = argv[i + 1];
+      while (!rest.empty()) {
+        const size_t comma = rest.find(',');
+        if (comma != 0) options.backends.emplace_back(rest.substr(0, comma));
+        if (comma == std::string_view::npos) break;
+        rest.remove_prefix(comma + 1);
+      }
+      if (options.backends.empty()) return false;
     } else {
       return false;
     }
@@ -175,7 +194,8 @@ std::vector<fs::path> ListCases(const Options& options) {
   return cases;
 }
 
-std::vector<CaseResult> RunAll(const Options& options, const std::vector<fs::path>& cases) {
+std::vector<CaseResult> RunAll(const Options& options, const std::vector<fs::path>& cases,
+                               const std::string& backend) {
   std::vector<CaseResult> results(cases.size());
   std::atomic<size_t> next{0};
   std::vector<std::thread> workers;
@@ -183,7 +203,7 @@ std::vector<CaseResult> RunAll(const Options& options, const std::vector<fs::pat
     workers.emplace_back([&] {
       for (size_t idx = next++; idx < cases.size(); idx = next++) {
         const bool through_binary = options.cli_every > 0 && idx % options.cli_every == 0;
-        results[idx] = RunCase(options, cases[idx], through_binary);
+        results[idx] = RunCase(options, cases[idx], backend, through_binary);
       }
     });
   }
@@ -191,30 +211,25 @@ std::vector<CaseResult> RunAll(const Options& options, const std::vector<fs::pat
   return results;
 }
 
-}  // namespace
+// "ONNX Runtime" for the messages; other backends by their registry name.
+std::string BackendTitle(const std::string& backend) {
+  if (backend == "ort") return "ONNX Runtime";
+  if (backend == "openvino") return "OpenVINO CPU";
+  return backend;
+}
 
-int main(int argc, char** argv) {
-  Options options;
-  if (!ParseOptions(argc, argv, options)) {
-    std::fprintf(stderr,
-                 "usage: node_conformance CONVGATE [--data DIR] [--min-pass N] [--jobs N] "
-                 "[--filter SUBSTR]\n");
-    return 2;
-  }
-  const std::vector<fs::path> cases = ListCases(options);
-  if (cases.empty()) {
-    std::fprintf(stderr, "no test cases under %s (is libonnx-testdata installed?)\n",
-                 options.data.c_str());
-    return 1;
-  }
-  const std::vector<CaseResult> results = RunAll(options, cases);
+// Prints one backend's failures and counts; returns the number passed, or -1 when the run must
+// fail whatever the count (a crash, a binary disagreeing with the library).
+int Report(const Options& options, const std::string& backend,
+           const std::vector<CaseResult>& results) {
   int counts[5] = {0, 0, 0, 0, 0};
   for (const CaseResult& result : results) ++counts[static_cast<int>(result.outcome)];
   const char* labels[] = {"PASSED", "FAILED", "ERRORED", "SKIPPED", "CRASHED"};
   for (int kind : {1, 2, 4}) {
     for (const CaseResult& result : results) {
       if (static_cast<int>(result.outcome) != kind) continue;
-      std::printf("%-8s %-55s %s\n", labels[kind], result.name.c_str(), result.detail.c_str());
+      std::printf("%-8s %-10s %-55s %s\n", labels[kind], backend.c_str(), result.name.c_str(),
+                  result.detail.c_str());
     }
   }
   int through_binary = 0;
@@ -228,14 +243,68 @@ int main(int argc, char** argv) {
       mismatches.push_back(results[idx].name + ": " + results[idx].cli_mismatch);
     }
   }
-  for (const std::string& mismatch : mismatches) std::printf("CLI MISMATCH %s\n", mismatch.c_str());
+  for (const std::string& mismatch : mismatches) {
+    std::printf("CLI MISMATCH %s %s\n", backend.c_str(), mismatch.c_str());
+  }
   const int tensor_only = counts[0] + counts[1] + counts[2] + counts[4];
   std::printf(
-      "\nONNX node conformance through convgate compare (ONNX Runtime, rtol 1e-3, atol 1e-7):\n"
+      "\nONNX node conformance through convgate compare (%s, rtol 1e-3, atol 1e-7):\n"
       "  %zu cases: %d tensor-only, %d skipped (non-tensor values)\n"
-      "  passed %d / failed %d / errored %d / crashed %d  (of %d tensor-only; required >= %d)\n"
+      "  passed %d / failed %d / errored %d / crashed %d  (of %d tensor-only)\n"
       "  %d of them also through the binary: %zu disagreed\n",
-      results.size(), tensor_only, counts[3], counts[0], counts[1], counts[2], counts[4],
-      tensor_only, options.min_pass, through_binary, mismatches.size());
-  return (counts[0] >= options.min_pass && counts[4] == 0 && mismatches.empty()) ? 0 : 1;
+      BackendTitle(backend).c_str(), results.size(), tensor_only, counts[3], counts[0], counts[1],
+      counts[2], counts[4], tensor_only, through_binary, mismatches.size());
+  return counts[4] == 0 && mismatches.empty() ? counts[0] : -1;
+}
+
+// The cases whose outcome differs between the first backend and each other one.
+void ReportDifferences(const Options& options,
+                       const std::vector<std::vector<CaseResult>>& by_backend) {
+  for (size_t other = 1; other < by_backend.size(); ++other) {
+    int differing = 0;
+    for (size_t idx = 0; idx < by_backend[0].size(); ++idx) {
+      const Outcome first = by_backend[0][idx].outcome;
+      const Outcome second = by_backend[other][idx].outcome;
+      if ((first == Outcome::kPassed) == (second == Outcome::kPassed)) continue;
+      ++differing;
+      std::printf("DIFFERS  %-55s %s %s, %s %s\n", by_backend[0][idx].name.c_str(),
+                  options.backends[0].c_str(), first == Outcome::kPassed ? "passes" : "does not",
+                  options.backends[other].c_str(),
+                  second == Outcome::kPassed ? "passes" : "does not");
+    }
+    std::printf("%d cases pass on one of %s and %s but not the other\n", differing,
+                options.backends[0].c_str(), options.backends[other].c_str());
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options options;
+  if (!ParseOptions(argc, argv, options)) {
+    std::fprintf(stderr,
+                 "usage: node_conformance CONVGATE [--data DIR] [--min-pass N] [--jobs N] "
+                 "[--filter SUBSTR] [--cli-every N] [--backends ort,openvino]\n");
+    return 2;
+  }
+  const std::vector<fs::path> cases = ListCases(options);
+  if (cases.empty()) {
+    std::fprintf(stderr, "no test cases under %s (is libonnx-testdata installed?)\n",
+                 options.data.c_str());
+    return 1;
+  }
+  std::vector<std::vector<CaseResult>> by_backend;
+  for (const std::string& backend : options.backends) {
+    by_backend.push_back(RunAll(options, cases, backend));
+  }
+  bool ok = true;
+  for (size_t idx = 0; idx < options.backends.size(); ++idx) {
+    const int passed = Report(options, options.backends[idx], by_backend[idx]);
+    if (passed < 0 || (idx == 0 && passed < options.min_pass)) ok = false;
+  }
+  if (options.min_pass > 0) {
+    std::printf("required: >= %d passed on %s\n", options.min_pass, options.backends[0].c_str());
+  }
+  ReportDifferences(options, by_backend);
+  return ok ? 0 : 1;
 }

@@ -388,12 +388,20 @@ Status DescribeOpenVino(const fs::path& path, View& view) {
                              FormatBytes(static_cast<int64_t>(fs::file_size(weights, ec))) + ")"
                        : weights.string() + " is missing");
   const std::string file = ShellWord(path.string());
+  if (HasBackend("openvino")) {
+    view.commands = {"convgate run " + file, "convgate compare model.onnx " + file};
+    view.note =
+        "It runs on the openvino backend (OpenVINO's CPU plugin, from the venv that "
+        "./scripts/setup.sh makes; CONVGATE_VENV). A dynamic dimension needs --shape for `run`.";
+    return Status::OK();
+  }
   view.commands = {"convgate run " + file + " --exec 'PROGRAM {model} {inputs} {outputs}'",
                    "convgate compare model.onnx " + file +
                        " --target-exec 'PROGRAM {model} {inputs} {outputs}'"};
   view.note =
-      "convgate has no OpenVINO backend: the exec backend runs it through a program of yours that "
-      "runs OpenVINO on {model}, reading {inputs} (.npz) and writing {outputs} (.npz).";
+      "This build has no openvino backend (CONVGATE_WITH_OPENVINO=OFF): the exec backend runs it "
+      "through a program of yours that runs OpenVINO on {model}, reading {inputs} (.npz) and "
+      "writing {outputs} (.npz).";
   return Status::OK();
 }
 

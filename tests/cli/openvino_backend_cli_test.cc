@@ -1,0 +1,129 @@
+// The openvino backend through the real `convgate` binary: ONNX Runtime against OpenVINO on the
+// example models (a clean pair passes, a perturbed one fails), OpenVINO IR by its extension,
+// --per-node through OpenVINO's intermediate outputs, and the exit-3 paths (a model OpenVINO
+// cannot read, no venv). Skipped, saying why, when the venv has no openvino.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "testing/cli_fixture.h"
+
+namespace convgate {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using testing::Describe;
+using testing::ProcessResult;
+
+const fs::path kModels = fs::path(CONVGATE_BINARY_DIR) / "examples";
+
+// The venv scripts/setup.sh makes (CONVGATE_VENV overrides), as core/python_env.h finds it.
+fs::path Venv() {
+  if (const char* venv = std::getenv("CONVGATE_VENV"); venv != nullptr && venv[0] != '\0') {
+    return venv;
+  }
+  if (const char* deps = std::getenv("CONVGATE_DEPS"); deps != nullptr && deps[0] != '\0') {
+    return fs::path(deps) / "venv";
+  }
+  return fs::path(std::getenv("HOME")) / ".cache/convgate-deps/venv";
+}
+
+class OpenVinoCliTest : public testing::CliTest {
+ protected:
+  static void SetUpTestSuite() {
+    const fs::path python = Venv() / "bin" / "python";
+    if (!fs::exists(python)) {
+      missing_ = "no venv at " + Venv().string() + " (run ./scripts/setup.sh)";
+      return;
+    }
+    ProcessResult probe = testing::RunProcess({python.string(), "-c", "import openvino"});
+    if (probe.exit_code != 0) missing_ = python.string() + " cannot import openvino";
+  }
+  void SetUp() override {
+#if !CONVGATE_WITH_OPENVINO
+    GTEST_SKIP() << "built without the OpenVINO backend (CONVGATE_WITH_OPENVINO=OFF)";
+#endif
+    if (!missing_.empty()) GTEST_SKIP() << missing_;
+    CliTest::SetUp();
+  }
+  static std::string Model(const std::string& name) { return (kModels / name).string(); }
+  std::string Out() const { return Path("out"); }
+  json Report() const {
+    std::ifstream in(dir_ / "out" / "report.json");
+    EXPECT_TRUE(in.good()) << "no report.json";
+    return in.good() ? json::parse(in) : json();
+  }
+
+  static std::string missing_;
+};
+
+std::string OpenVinoCliTest::missing_;
+
+TEST_F(OpenVinoCliTest, OnnxRuntimeAgainstOpenVinoPassesAndIsRecorded) {
+  ProcessResult r = Convgate({"compare", Model("tinycnn.onnx"), Model("tinycnn.onnx"),
+                              "--target-backend", "openvino", "--samples", "3", "--out", Out()});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  const json report = Report();
+  EXPECT_EQ(report["target"]["backend"], "openvino") << report["target"].dump(1);
+  EXPECT_EQ(report["target"]["backend_settings"], "CPU, inference precision f32");
+  EXPECT_EQ(report["target"]["backend_version"].get<std::string>().substr(0, 7), "2026.4.");
+  EXPECT_EQ(report["source"]["backend"], "ort");
+}
+
+TEST_F(OpenVinoCliTest, APerturbedModelFailsThroughOpenVino) {
+  ProcessResult r = Convgate({"compare", Model("tinycnn.onnx"), Model("tinycnn_perturbed.onnx"),
+                              "--target-backend", "openvino"});
+  EXPECT_EQ(r.exit_code, 1) << Describe(r);
+}
+
+TEST_F(OpenVinoCliTest, AModelOpenVinoCannotReadExitsThreeWithItsMessage) {
+  std::ofstream(Path("broken.onnx")) << "not an onnx model at all";
+  ProcessResult r = Convgate(
+      {"compare", Model("tinycnn.onnx"), Path("broken.onnx"), "--target-backend", "openvino"});
+  EXPECT_EQ(r.exit_code, 3) << Describe(r);
+  EXPECT_NE(r.err.find(Path("broken.onnx")), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("OpenVINO cannot read the model"), std::string::npos) << r.err;
+}
+
+TEST_F(OpenVinoCliTest, NoVenvExitsThreeSayingWhatToRun) {
+  const std::string command = "CONVGATE_VENV=" + Path("none") + " " + Binary().string() + " run " +
+                              Model("tinycnn.onnx") + " --backend openvino 2>&1";
+  ProcessResult r = testing::RunProcess({"/bin/sh", "-c", command});
+  EXPECT_EQ(r.exit_code, 3) << Describe(r);
+  EXPECT_NE(r.out.find("run ./scripts/setup.sh"), std::string::npos) << r.out;
+}
+
+// IR is OpenVINO's own format: converted here from tinycnn.onnx by the venv's OpenVINO, then run
+// by extension (no --backend) and compared with the ONNX model on ONNX Runtime.
+TEST_F(OpenVinoCliTest, IrRunsByItsExtension) {
+  ProcessResult convert = testing::RunProcess(
+      {(Venv() / "bin" / "python").string(), "-c",
+       "import openvino as ov, sys\n"
+       "ov.save_model(ov.Core().read_model(sys.argv[1]), sys.argv[2], compress_to_fp16=False)",
+       Model("tinycnn.onnx"), Path("tinycnn.xml")});
+  ASSERT_EQ(convert.exit_code, 0) << Describe(convert);
+  ProcessResult r = Convgate({"compare", Model("tinycnn.onnx"), Path("tinycnn.xml"), "--shape",
+                              "image:2x3x16x16", "--out", Out()});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_EQ(Report()["target"]["backend"], "openvino");
+}
+
+TEST_F(OpenVinoCliTest, PerNodeThroughOpenVinoMatchesEveryNode) {
+  ProcessResult r = Convgate({"compare", Model("tinycnn.onnx"), Model("tinycnn.onnx"),
+                              "--target-backend", "openvino", "--per-node", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  const json report = json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(report.is_discarded()) << r.out;
+  const json& summary = report["per_node"]["summary"];
+  EXPECT_EQ(summary["failed"], 0) << report["per_node"].dump(1);
+  EXPECT_GT(summary["matched"].get<int>(), 4) << report["per_node"].dump(1);
+  EXPECT_EQ(summary["passed"], summary["matched"]);
+}
+
+}  // namespace
+}  // namespace convgate
