@@ -1,5 +1,5 @@
 // Conversions to OpenVINO and Hugging Face exports through scripts/openvino_export.py, run by the
-// project's Python environment (python_venv.h):
+// project's Python environment (core/python_env.h):
 //   openvino, openvino:fp16  ONNX / TorchScript via openvino.convert_model + save_model, a
 //                            TensorFlow SavedModel folder via ovc (the seed's Path B); an IR
 //   optimum-openvino         a Hugging Face model folder via `optimum-cli export openvino` (Path
@@ -15,9 +15,9 @@
 
 #include "convert/converter.h"
 #include "convert/output.h"
-#include "convert/python_venv.h"
 #include "convert/retry.h"
 #include "convgate/core/file_util.h"
+#include "convgate/core/python_env.h"
 #include "convgate/graph/task.h"
 
 namespace convgate::convert {
@@ -354,7 +354,7 @@ Result<Converter> MakeOpenvinoConverter(const ConversionRequest& request) {
     return Status::NotFound("the OpenVINO export script " + script.string() +
                             " is missing (set CONVGATE_OPENVINO_EXPORT_SCRIPT to its path)");
   }
-  CONVGATE_ASSIGN_OR_RETURN(std::filesystem::path python, PythonVenvProgram("python"));
+  CONVGATE_ASSIGN_OR_RETURN(std::filesystem::path python, VenvPython());
   const std::vector<std::string> packages =
       plan.flavor == Flavor::kNative
           ? std::vector<std::string>{"openvino", "torch"}

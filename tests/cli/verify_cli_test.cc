@@ -130,6 +130,23 @@ TEST_F(VerifyCliTest, Fp16PassesUnderFloat16NetworkTolerancesAndFailsUnderFloat3
   EXPECT_EQ(policy["min_cosine"], 0.9995) << policy.dump();
 }
 
+// Path B of the verify-conversion gate: ONNX -> OpenVINO IR through openvino.convert_model, run
+// on the openvino backend (the default for .xml). Float32 weights are judged under the float32
+// defaults; float16 weights under the network-level float16 ones, which the report names.
+TEST_F(VerifyCliTest, ToOpenvinoPassesUnderEachPrecisionsDefaults) {
+  for (const std::string kind : {"openvino", "openvino:fp16"}) {
+    std::filesystem::remove_all(Out());
+    ProcessResult r = Verify({Fixture("resnet18.onnx"), "--to", kind});
+    ExpectPassed(r, "openvino: openvino.convert_model");
+    const json report = ReadJson("report.json");
+    EXPECT_EQ(report["comparison"]["target"]["backend"], "openvino") << kind;
+    const std::string origin = report["comparison"]["results"][0]["policy"]["atol_origin"];
+    EXPECT_NE(origin.find(kind == "openvino" ? "float32 default" : "network-level float16"),
+              std::string::npos)
+        << kind << ": " << origin;
+  }
+}
+
 TEST_F(VerifyCliTest, OpsetUpgradeOfAnOlderExportPasses) {
   const std::string upgraded = (dir_ / "r18_opset17.onnx").string();
   ExpectPassed(Verify({Fixture("resnet18_bn_opset13.onnx"), "--to", "opset:17", "-o", upgraded}),
@@ -190,6 +207,15 @@ TEST_P(VerifyFaultTest, TheBrokenConversionFailsNamingTheOutput) {
   ProcessResult r = Verify({Fixture(c.model), "--target", broken});
   ExpectComparisonFailsOnOutput(r);
   EXPECT_EQ(ReadJson("verify_result.json")["e2e_passed"], c.fault != "nan-node");
+}
+
+// The same broken models on OpenVINO's CPU plugin (the openvino backend) fail the same way.
+TEST_P(VerifyFaultTest, TheBrokenConversionFailsThroughOpenvinoToo) {
+  const FaultCase& c = GetParam();
+  const std::string broken = Inject(c.model, c.fault);
+  ProcessResult r = Verify({Fixture(c.model), "--target", broken, "--target-backend", "openvino"});
+  ExpectComparisonFailsOnOutput(r);
+  EXPECT_EQ(ReadJson("report.json")["comparison"]["target"]["backend"], "openvino");
 }
 
 INSTANTIATE_TEST_SUITE_P(Faults, VerifyFaultTest,

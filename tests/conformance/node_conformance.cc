@@ -8,7 +8,7 @@
 // backend listed), if the binary ever crashed, or if it disagreed with the library.
 //
 //   node_conformance CONVGATE_BINARY [--data DIR] [--min-pass N] [--jobs N] [--filter SUBSTR]
-//                    [--cli-every N] [--backends ort,openvino]
+//                    [--cli-every N] [--backends ort,openvino] [--stride N]
 //
 // --backends runs every case through each listed backend as the target (`--target-backend`),
 // printing each one's counts, one block each, and the cases whose verdicts differ between them.
@@ -43,6 +43,9 @@ struct Options {
   int min_pass = 0;
   int jobs = 2;
   std::string filter;
+  // Every stride-th case of the sorted list (1: all): a deterministic sample, for a runtime too
+  // slow to run them all on every test run (OpenVINO: one runner process per case).
+  int stride = 1;
   int cli_every = 25;  // 0: no case through the binary
   std::vector<std::string> backends = {"ort"};
 };
@@ -160,6 +163,8 @@ bool ParseOptions(int argc, char** argv, Options& options) {
       options.jobs = std::max(1, std::atoi(argv[i + 1]));
     } else if (flag == "--filter") {
       options.filter = argv[i + 1];
+    } else if (flag == "--stride") {
+      options.stride = std::max(1, std::atoi(argv[i + 1]));
     } else if (flag == "--cli-every") {
       options.cli_every = std::max(0, std::atoi(argv[i + 1]));
     } else if (flag == "--backends") {
@@ -191,6 +196,13 @@ std::vector<fs::path> ListCases(const Options& options) {
     cases.push_back(entry.path());
   }
   std::sort(cases.begin(), cases.end());
+  if (options.stride > 1) {
+    std::vector<fs::path> sample;
+    for (size_t idx = 0; idx < cases.size(); idx += static_cast<size_t>(options.stride)) {
+      sample.push_back(cases[idx]);
+    }
+    cases = std::move(sample);
+  }
   return cases;
 }
 
@@ -284,7 +296,7 @@ int main(int argc, char** argv) {
   if (!ParseOptions(argc, argv, options)) {
     std::fprintf(stderr,
                  "usage: node_conformance CONVGATE [--data DIR] [--min-pass N] [--jobs N] "
-                 "[--filter SUBSTR] [--cli-every N] [--backends ort,openvino]\n");
+                 "[--filter SUBSTR] [--cli-every N] [--backends ort,openvino] [--stride N]\n");
     return 2;
   }
   const std::vector<fs::path> cases = ListCases(options);

@@ -5,6 +5,7 @@
 
 #include "backends/exec/exec_backend.h"
 #include "backends/exec/exec_protocol.h"
+#include "convgate/core/python_env.h"
 #include "convgate/core/subprocess.h"
 
 namespace convgate::backends {
@@ -19,22 +20,6 @@ constexpr double kDescribeSeconds = 120.0;
 std::string EnvOr(const char* name, const std::string& fallback) {
   const char* value = std::getenv(name);
   return value != nullptr && value[0] != '\0' ? value : fallback;
-}
-
-// The project's venv (scripts/setup.sh): CONVGATE_VENV, else venv under the dependency cache.
-fs::path VenvDir() {
-  const std::string home = EnvOr("HOME", "/root");
-  const std::string deps = EnvOr("CONVGATE_DEPS", home + "/.cache/convgate-deps");
-  return EnvOr("CONVGATE_VENV", deps + "/venv");
-}
-
-Result<fs::path> VenvPython() {
-  const fs::path python = VenvDir() / "bin" / "python";
-  std::error_code error;
-  if (fs::exists(python, error)) return python;
-  return Status::NotFound("the hf backend runs in the project's Python venv, and " +
-                          python.string() +
-                          " does not exist: run ./scripts/setup.sh (or set CONVGATE_VENV)");
 }
 
 fs::path RunnerScript() {
