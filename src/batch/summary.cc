@@ -100,7 +100,9 @@ std::string SummaryText(const BatchSummary& summary) {
     text += " (recorded earlier: " + verdicts + ")";
   }
   text += "; wall " + Seconds(summary.wall_seconds) + " s\n";
-  if (summary.interrupted) text += "INTERRUPTED: the unfinished entries run again with --resume\n";
+  if (summary.interrupted) {
+    return text + "BATCH INTERRUPTED: the unfinished entries run again with --resume\n";
+  }
   text += summary.exit_code == ExitCode::kPassed   ? "BATCH PASSED\n"
           : summary.exit_code == ExitCode::kFailed ? "BATCH FAILED\n"
                                                    : "BATCH ERRORS: some jobs could not run\n";

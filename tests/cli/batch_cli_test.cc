@@ -262,5 +262,23 @@ TEST_F(BatchCliTest, KillNineThenResumeRecordsEveryEntryExactlyOnce) {
   EXPECT_EQ(jobs["c"].at(0).job.error_category, "timeout");
 }
 
+TEST_F(BatchCliTest, SigtermStopsTheBatchAndRecordsNoUnfinishedJob) {
+  Write("m.yaml", "models:\n" + Entry("a", Model("tinycnn.onnx"), Model("tinycnn_converted.onnx")) +
+                      HangEntry("b", "60s"));
+  testing::StartedProcess batch = testing::StartProcess(
+      {Binary().string(), "batch", Path("m.yaml"), "--out", Path("out"), "-j", "1"});
+  ASSERT_GT(batch.pid, 0);
+  ASSERT_TRUE(testing::WaitFor([&] { return testing::ReadPidFile(Path("b.pid")) > 0; }, 60.0));
+  ::kill(batch.pid, SIGTERM);
+  ProcessResult stopped = testing::WaitProcess(batch);
+  EXPECT_EQ(stopped.exit_code, 143) << Describe(stopped);
+  EXPECT_NE(stopped.out.find("BATCH INTERRUPTED"), std::string::npos) << stopped.out;
+  const pid_t runner = testing::ReadPidFile(Path("b.pid"));
+  EXPECT_TRUE(testing::WaitFor([&] { return !testing::ProcessIsRunning(runner); }, 10.0));
+  auto jobs = StoreJobs(Path("out/convgate.db"));
+  EXPECT_EQ(jobs.size(), 1u);
+  EXPECT_EQ(jobs.count("a"), 1u);
+}
+
 }  // namespace
 }  // namespace convgate
