@@ -280,5 +280,27 @@ TEST_F(BatchCliTest, SigtermStopsTheBatchAndRecordsNoUnfinishedJob) {
   EXPECT_EQ(jobs.count("a"), 1u);
 }
 
+TEST_F(BatchCliTest, ShardsIntoOneStoreRecordEveryEntryOnce) {
+  std::string manifest = "models:\n";
+  for (int model_idx = 0; model_idx < 8; ++model_idx) {
+    manifest += Entry("m" + std::to_string(model_idx), Model("tinycnn.onnx"),
+                      Model("tinycnn_converted.onnx"));
+  }
+  Write("m.yaml", manifest);
+  int entries = 0;
+  for (const std::string shard : {"0/3", "1/3", "2/3"}) {
+    ProcessResult r = Batch({Path("m.yaml"), "--out", Path("out"), "--shard", shard, "--store",
+                             Path("shared.db"), "--json"});
+    ASSERT_EQ(r.exit_code, 0) << Describe(r);
+    const json summary = json::parse(r.out);
+    EXPECT_EQ(summary["manifest_entries"], 8);
+    entries += summary["entries"].get<int>();
+  }
+  EXPECT_EQ(entries, 8);
+  auto jobs = StoreJobs(Path("shared.db"));
+  ASSERT_EQ(jobs.size(), 8u);
+  for (const auto& [id, rows] : jobs) EXPECT_EQ(rows.size(), 1u) << id;
+}
+
 }  // namespace
 }  // namespace convgate
