@@ -49,6 +49,8 @@ std::unique_ptr<Command> MakeConvertCommand();
 std::unique_ptr<Command> MakeCacheCommand();
 std::unique_ptr<Command> MakeTransformCommand();
 std::unique_ptr<Command> MakeReduceCommand();
+std::unique_ptr<Command> MakeBatchCommand();
+std::unique_ptr<Command> MakeHistoryCommand();
 
 // Every command, in the order `convgate --help` lists them.
 std::vector<std::unique_ptr<Command>> MakeCommands();

@@ -27,6 +27,8 @@ const std::map<std::string, std::vector<std::string>>& BaseArguments() {
       {"cache prune", {}},
       {"transform", {"model.onnx", "--pass", "fold_batchnorm", "-o", "out.onnx", "--validate"}},
       {"reduce", {"a.onnx", "b.onnx", "-o", "bug"}},
+      {"batch", {"manifest.yaml"}},
+      {"history", {}},
   };
   return kBase;
 }

@@ -1,0 +1,79 @@
+// `convgate batch`: every entry of a manifest run as its own convgate process (verify, compare or
+// run), up to `jobs` at once, each with a timeout, each result recorded in the store as it ends.
+//
+// Isolation: a job that crashes, hangs or is killed is that job's error (its signal, the tail of
+// its stderr, its duration), never the batch's. Jobs are children of the batch and die with it
+// (core/subprocess.h), so a batch killed with SIGKILL leaves no job running and, because each job
+// is recorded in one transaction after it ended, no partial row: --resume then runs exactly the
+// entries without a result.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "convgate/batch/manifest.h"
+#include "convgate/core/exit_code.h"
+#include "convgate/store/store.h"
+
+namespace convgate::batch {
+
+struct BatchOptions {
+  std::filesystem::path out_dir;  // per-job folders <out>/<entry id>, summary.json
+  int jobs = 1;                   // at once; the CLI's default is the number of cores
+  bool resume = false;            // skip entries whose key already has a result in the store
+  int shard_index = 0;            // this process takes entries with ShardHash(id) % count == index
+  int shard_count = 1;
+  // Per job unless the entry sets its own: long enough for a conversion of a mid-sized model, short
+  // enough that a hung job does not hold a nightly batch for hours.
+  double timeout_seconds = 600.0;
+  // The convgate binary each job runs: this one (Linux's /proc/self/exe), so jobs use exactly the
+  // batch's version whatever PATH says.
+  std::string convgate = "/proc/self/exe";
+  std::string store_location;     // for the summary
+  std::vector<std::string> argv;  // the batch's own command line, for the run row
+};
+
+struct BatchSummary {
+  std::string manifest;
+  std::string store;
+  int64_t run_id = 0;
+  int manifest_entries = 0;  // in the whole manifest
+  int entries = 0;           // in this shard
+  int passed = 0;
+  int failed = 0;
+  int errors = 0;
+  std::map<std::string, int> errors_by_category;
+  int skipped_done = 0;
+  // Of the skipped entries, the verdicts recorded earlier (they count in the exit code).
+  std::map<std::string, int> skipped_verdicts;
+  bool interrupted = false;
+  double wall_seconds = 0.0;
+  ExitCode exit_code = ExitCode::kPassed;
+  std::vector<store::JobRecord> jobs;  // this run's, in the order they finished
+};
+
+// Called (serialised) after each job is recorded, for progress lines.
+using JobCallback = std::function<void(const store::JobRecord& job, int done, int total)>;
+
+// Runs the shard of `manifest` the options select. Errors (a store that cannot be written) are
+// Unavailable naming the store; job failures are results in the summary.
+Result<BatchSummary> RunBatch(const Manifest& manifest, const BatchOptions& options,
+                              store::Store& store, const JobCallback& on_job);
+
+// Reads a finished job's <dir>/report.json (and verify_result.json) into `job`: per-output figures
+// and the conversion path. Missing or malformed files leave `job` as it was.
+void ReadJobResults(const std::filesystem::path& dir, const std::string& command,
+                    store::JobRecord& job);
+
+nlohmann::json SummaryJson(const BatchSummary& summary);
+// The table printed at the end: one line per job run, then the totals.
+std::string SummaryText(const BatchSummary& summary);
+
+// "2026-11-26T17:02:03Z".
+std::string NowIso8601();
+
+}  // namespace convgate::batch

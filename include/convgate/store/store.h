@@ -1,0 +1,128 @@
+// The results store: what `convgate batch` ran, on which models, with which verdicts and figures,
+// so `convgate history` can answer without the report files. One interface, one implementation per
+// database (SQLite today, in src/store/sqlite_store.cc; PostgreSQL can be added behind the same
+// interface), chosen by Store::Open from the location's spelling.
+//
+// Durability: every RecordJob is one transaction holding the job row and all its output rows, so a
+// convgate killed at any moment (SIGKILL included) leaves either the whole job or none of it.
+//
+// Thread safety: a Store is not thread-safe; callers serialise their calls (batch writes from its
+// collecting thread under a mutex). Several processes may write to one SQLite file at once: WAL
+// and a busy timeout make them wait for each other instead of failing.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "convgate/core/status.h"
+
+namespace convgate::store {
+
+// The schema version this binary writes and reads. A store whose schema is newer is refused
+// (FailedPrecondition naming both versions) rather than written with an older idea of its tables.
+inline constexpr int kSchemaVersion = 1;
+
+struct StoreOptions {
+  // A file path (SQLite, created with its folder's permissions when missing) or ":memory:".
+  std::string location;
+  // How long a writer waits for another process's lock before giving up: 30 s covers a store
+  // shared by a few batches on one machine, whose transactions take milliseconds.
+  int busy_timeout_ms = 30000;
+};
+
+struct RunRecord {
+  std::string manifest;  // the manifest path as given
+  std::string host;
+  std::string convgate_version;  // "0.1.0 (4a1a664fcf30)"
+  std::string shard;             // "" or "I/N"
+  std::string argv;              // the batch's command line, space-joined
+  std::string started_at;        // ISO 8601 UTC, "2026-11-26T17:02:03Z"
+};
+
+// One per-output figure row, read from the job's report.json.
+struct OutputRecord {
+  int64_t sample = 0;
+  std::string output;
+  std::string verdict;  // "pass", "fail", "error"
+  std::optional<double> max_abs_error;
+  std::optional<double> mean_abs_error;
+  std::optional<int64_t> mismatches;
+  std::optional<double> cosine;
+  std::optional<double> snr_db;
+  std::string worst_index;  // "[0, 6]", "" when unknown
+  std::optional<double> worst_source;
+  std::optional<double> worst_target;
+};
+
+struct JobRecord {
+  std::string entry_id;
+  std::string entry_key;  // the resume key (batch/manifest.h EntryKey)
+  std::string model_id;
+  std::string model_path;
+  std::string model_sha256;
+  std::string model_type;         // "" when undecided
+  std::string model_type_source;  // "manifest", "config.json", "graph", "name", "none"
+  std::string command;            // "verify", "compare", "run"
+  std::string conversion;         // "to:fp16", "target:<path>", "" for run
+  std::string conversion_path;    // verify_result.json's conversion_path, "" when none
+  std::string verdict;            // "pass", "fail", "error"
+  int exit_code = -1;             // the child's, -1 when it did not exit (signal, timeout, skipped)
+  int signal = 0;
+  double duration_seconds = 0.0;
+  std::string error_category;  // "" for pass/fail; "missing-file", "timeout", "crash", ...
+  std::string error_text;
+  std::string result_dir;
+  std::string finished_at;  // ISO 8601 UTC
+  std::vector<OutputRecord> outputs;
+};
+
+// One row of a history query: a job and the run it belongs to.
+struct HistoryRow {
+  int64_t run_id = 0;
+  int64_t job_id = 0;
+  JobRecord job;
+  std::optional<double> max_abs_error;  // the largest over the job's outputs
+};
+
+struct HistoryQuery {
+  std::string pattern;  // "" (every entry) or a glob over entry id and model id ("tiny*")
+  std::string since;    // "" or an ISO 8601 prefix; jobs finished at or after it
+};
+
+class Store {
+ public:
+  virtual ~Store() = default;
+
+  // Opens (creating when missing) the store at options.location and applies pending migrations.
+  // Unavailable naming the location when it cannot be opened or stays locked past the busy
+  // timeout; FailedPrecondition naming both versions when its schema is newer than kSchemaVersion;
+  // DataLoss when the file is not a database.
+  static Result<std::unique_ptr<Store>> Open(const StoreOptions& options);
+
+  // The schema version of the open store (kSchemaVersion after Open).
+  virtual Result<int> SchemaVersion() = 0;
+
+  // Starts a run; returns its id.
+  virtual Result<int64_t> BeginRun(const RunRecord& run) = 0;
+  virtual Status EndRun(int64_t run_id, const std::string& ended_at) = 0;
+
+  // The job and its outputs, in one transaction.
+  virtual Status RecordJob(int64_t run_id, const JobRecord& job) = 0;
+
+  // The verdict of the latest job recorded with this resume key, nullopt when there is none.
+  virtual Result<std::optional<std::string>> FinalVerdict(const std::string& entry_key) = 0;
+
+  // How many job rows carry `entry_key` (tests: "exactly once").
+  virtual Result<int64_t> CountJobs(const std::string& entry_key) = 0;
+
+  // The latest job of each (entry id, conversion) matching the query, ordered by entry id.
+  virtual Result<std::vector<HistoryRow>> Latest(const HistoryQuery& query) = 0;
+
+  // Every job matching the query, oldest first (for trends and regressions).
+  virtual Result<std::vector<HistoryRow>> Jobs(const HistoryQuery& query) = 0;
+};
+
+}  // namespace convgate::store

@@ -1,0 +1,90 @@
+// What a finished job left in its folder, read back for the store: report.json's per-output
+// figures (README "Result files") and verify_result.json's conversion path.
+#include <fstream>
+#include <optional>
+
+#include "convgate/batch/batch.h"
+#include "convgate/core/file_util.h"
+
+namespace convgate::batch {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+std::optional<json> ReadJson(const fs::path& path) {
+  Result<std::string> text = ReadFile(path, kMaxTextFileBytes);
+  if (!text.ok()) return std::nullopt;
+  json parsed = json::parse(*text, nullptr, false);
+  if (parsed.is_discarded() || !parsed.is_object()) return std::nullopt;
+  return parsed;
+}
+
+// The value at `path` inside `object` when it is a number.
+std::optional<double> Number(const json& object, std::initializer_list<const char*> path) {
+  const json* node = &object;
+  for (const char* key : path) {
+    if (!node->is_object()) return std::nullopt;
+    auto it = node->find(key);
+    if (it == node->end()) return std::nullopt;
+    node = &*it;
+  }
+  if (!node->is_number()) return std::nullopt;
+  return node->get<double>();
+}
+
+store::OutputRecord OutputOf(const json& result) {
+  store::OutputRecord output;
+  output.sample = static_cast<int64_t>(Number(result, {"sample"}).value_or(0));
+  output.output = result.value("output", "");
+  output.verdict = result.value("verdict", "");
+  output.max_abs_error = Number(result, {"stats", "errors", "max_abs_error"});
+  output.mean_abs_error = Number(result, {"stats", "errors", "mean_abs_error"});
+  if (std::optional<double> mismatches = Number(result, {"stats", "mismatches"})) {
+    output.mismatches = static_cast<int64_t>(*mismatches);
+  }
+  output.cosine = Number(result, {"stats", "metrics", "cosine"});
+  output.snr_db = Number(result, {"stats", "metrics", "snr_db"});
+  const json stats = result.value("stats", json::object());
+  const json worst = stats.is_object() ? stats.value("worst_element", json::object()) : json();
+  if (worst.is_object()) {
+    if (worst.contains("index")) output.worst_index = worst["index"].dump();
+    output.worst_source = Number(worst, {"source"});
+    output.worst_target = Number(worst, {"target"});
+  }
+  return output;
+}
+
+}  // namespace
+
+void ReadJobResults(const fs::path& dir, const std::string& command, store::JobRecord& job) {
+  if (std::optional<json> verify = ReadJson(dir / "verify_result.json")) {
+    if ((*verify)["conversion_path"].is_string()) {
+      job.conversion_path = (*verify)["conversion_path"].get<std::string>();
+    }
+    if (job.verdict == "fail" && (*verify)["error"].is_string()) {
+      job.error_text = (*verify)["error"].get<std::string>();
+    }
+  }
+  std::optional<json> report = ReadJson(dir / "report.json");
+  if (!report) return;
+  // An error stopped the job at a stage: "convert-failed", "load-failed", ...
+  if (job.error_category == "cannot-run") {
+    const json& error = (*report)["error"];
+    if (error.is_object() && error["stage"].is_string()) {
+      job.error_category = error["stage"].get<std::string>() + "-failed";
+    }
+    if (error.is_object() && error["message"].is_string()) {
+      job.error_text = error["message"].get<std::string>();
+    }
+  }
+  // verify nests the comparison's report; compare is one.
+  const json* comparison = &*report;
+  if (command == "verify") comparison = &(*report)["comparison"];
+  if (!comparison->is_object() || !(*comparison)["results"].is_array()) return;
+  for (const json& result : (*comparison)["results"]) {
+    if (result.is_object()) job.outputs.push_back(OutputOf(result));
+  }
+}
+
+}  // namespace convgate::batch

@@ -1,0 +1,281 @@
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <ctime>
+#include <mutex>
+#include <thread>
+
+#include "convgate/batch/batch.h"
+#include "convgate/batch/preflight.h"
+#include "convgate/core/subprocess.h"
+#include "convgate/version.h"
+
+namespace convgate::batch {
+namespace {
+
+namespace fs = std::filesystem;
+
+// The stderr lines kept in the store for a failed job: enough for a stack of error context,
+// little enough that 100,000 job rows stay small.
+constexpr size_t kStderrTailLines = 20;
+
+std::string Host() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof(name) - 1) != 0) return "unknown";
+  return name;
+}
+
+std::string VersionText() { return std::string(kVersion) + " (" + kBuildCommit + ")"; }
+
+struct PlannedJob {
+  const ManifestEntry* entry;
+  Preflight preflight;
+  std::string key;
+};
+
+store::JobRecord BaseRecord(const PlannedJob& planned, const fs::path& result_dir) {
+  const ManifestEntry& entry = *planned.entry;
+  store::JobRecord job;
+  job.entry_id = entry.id;
+  job.entry_key = planned.key;
+  job.model_id = entry.model_id;
+  job.model_path = entry.source.string();
+  job.model_sha256 = planned.preflight.model_sha256;
+  job.model_type = planned.preflight.model_type.type;
+  job.model_type_source = planned.preflight.model_type.source;
+  job.command = entry.command;
+  job.conversion = entry.Conversion();
+  job.result_dir = result_dir.string();
+  return job;
+}
+
+// The category of an exit code convgate documents (core/exit_code.h); 3 is refined by the stage
+// report.json names ("convert-failed").
+std::string CategoryOfExit(int exit_code) {
+  switch (exit_code) {
+    case 2:
+      return "usage";
+    case 3:
+      return "cannot-run";
+    case 4:
+      return "internal";
+    default:
+      return "unexpected-exit";
+  }
+}
+
+std::string SignalName(int signal) {
+  const char* name = ::strsignal(signal);
+  return name != nullptr ? name : "signal " + std::to_string(signal);
+}
+
+// Fills verdict, category and text from how the child ended.
+void Classify(const SubprocessResult& result, store::JobRecord& job) {
+  job.exit_code = result.exit_code;
+  job.signal = result.signal;
+  job.duration_seconds = result.seconds;
+  const std::string tail = TailLines(result.stderr_tail, kStderrTailLines);
+  if (result.timed_out) {
+    job.verdict = "error";
+    job.error_category = "timeout";
+    job.error_text = result.Describe() + (tail.empty() ? "" : "\n" + tail);
+    return;
+  }
+  if (result.signal != 0) {
+    job.verdict = "error";
+    // SIGKILL from outside the batch: the kernel's OOM killer or a memory limit, most often.
+    job.error_category = result.signal == SIGKILL ? "killed" : "crash";
+    job.error_text = result.Describe() + " (" + SignalName(result.signal) + ")" +
+                     (tail.empty() ? "" : "\n" + tail);
+    return;
+  }
+  if (result.exit_code == 0) {
+    job.verdict = "pass";
+    return;
+  }
+  if (result.exit_code == 1) {
+    job.verdict = "fail";
+    job.error_text = TailLines(result.stderr_tail, 3);
+    return;
+  }
+  job.verdict = "error";
+  job.error_category = CategoryOfExit(result.exit_code);
+  job.error_text = tail;
+}
+
+class Runner {
+ public:
+  Runner(const BatchOptions& options, store::Store& store, int64_t run_id,
+         const JobCallback& on_job, BatchSummary& summary)
+      : options_(options), store_(store), run_id_(run_id), on_job_(on_job), summary_(summary) {}
+
+  Status Run(const std::vector<PlannedJob>& jobs) {
+    total_ = static_cast<int>(jobs.size());
+    // Jobs that failed their pre-flight checks are recorded without a process.
+    std::vector<const PlannedJob*> runnable;
+    for (const PlannedJob& planned : jobs) {
+      if (planned.preflight.error_category.empty()) {
+        runnable.push_back(&planned);
+        continue;
+      }
+      store::JobRecord job = BaseRecord(planned, "");
+      job.verdict = "error";
+      job.error_category = planned.preflight.error_category;
+      job.error_text = planned.preflight.error_text;
+      Record(std::move(job));
+    }
+    const int workers =
+        std::max(1, std::min<int>(options_.jobs, static_cast<int>(runnable.size())));
+    std::vector<std::thread> threads;
+    for (int worker_idx = 0; worker_idx < workers; ++worker_idx) {
+      threads.emplace_back([this, &runnable] { Work(runnable); });
+    }
+    for (std::thread& thread : threads) thread.join();
+    return store_status_;
+  }
+
+ private:
+  void Work(const std::vector<const PlannedJob*>& runnable) {
+    while (true) {
+      const size_t index = next_.fetch_add(1);
+      if (index >= runnable.size() || stop_.load()) return;
+      const PlannedJob& planned = *runnable[index];
+      const fs::path dir = options_.out_dir / planned.entry->id;
+      std::vector<std::string> argv = {options_.convgate};
+      for (const std::string& arg : planned.entry->Args()) argv.push_back(arg);
+      argv.insert(argv.end(), {"--out", dir.string()});
+      SubprocessOptions sub;
+      sub.timeout_seconds = planned.entry->timeout_seconds > 0 ? planned.entry->timeout_seconds
+                                                               : options_.timeout_seconds;
+      std::error_code ec;
+      fs::create_directories(dir, ec);
+      const auto started = std::chrono::steady_clock::now();
+      Result<SubprocessResult> result = RunSubprocess(argv, sub);
+      store::JobRecord job = BaseRecord(planned, dir);
+      if (!result.ok()) {
+        if (result.status().code() == StatusCode::kUnavailable && stop_on_interrupt()) return;
+        job.verdict = "error";
+        job.error_category = "spawn-failed";
+        job.error_text = result.status().message();
+        job.duration_seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      } else {
+        // Stopped because the batch itself was interrupted: not a result, so --resume reruns it.
+        if (result->interrupted_by != 0) {
+          stop_on_interrupt();
+          return;
+        }
+        Classify(*result, job);
+        ReadJobResults(dir, planned.entry->command, job);
+      }
+      Record(std::move(job));
+    }
+  }
+
+  bool stop_on_interrupt() {
+    stop_.store(true);
+    std::lock_guard<std::mutex> lock(mutex_);
+    summary_.interrupted = true;
+    return true;
+  }
+
+  void Record(store::JobRecord job) {
+    job.finished_at = NowIso8601();
+    std::lock_guard<std::mutex> lock(mutex_);
+    Status recorded = store_.RecordJob(run_id_, job);
+    if (!recorded.ok()) {
+      // Without its store the batch would run jobs nobody can resume from: stop.
+      if (store_status_.ok()) store_status_ = recorded;
+      stop_.store(true);
+      return;
+    }
+    if (job.verdict == "pass") ++summary_.passed;
+    if (job.verdict == "fail") ++summary_.failed;
+    if (job.verdict == "error") {
+      ++summary_.errors;
+      ++summary_.errors_by_category[job.error_category];
+    }
+    ++done_;
+    summary_.jobs.push_back(job);
+    if (on_job_) on_job_(summary_.jobs.back(), done_, total_);
+  }
+
+  const BatchOptions& options_;
+  store::Store& store_;
+  int64_t run_id_;
+  const JobCallback& on_job_;
+  BatchSummary& summary_;
+  std::mutex mutex_;
+  std::atomic<size_t> next_{0};
+  std::atomic<bool> stop_{false};
+  Status store_status_;
+  int done_ = 0;
+  int total_ = 0;
+};
+
+ExitCode ExitCodeOf(const BatchSummary& summary) {
+  if (summary.failed > 0 || summary.skipped_verdicts.count("fail")) return ExitCode::kFailed;
+  if (summary.errors > 0 || summary.skipped_verdicts.count("error")) return ExitCode::kCannotRun;
+  return ExitCode::kPassed;
+}
+
+}  // namespace
+
+std::string NowIso8601() {
+  const std::time_t now = std::time(nullptr);
+  std::tm utc = {};
+  ::gmtime_r(&now, &utc);
+  char text[32];
+  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return text;
+}
+
+Result<BatchSummary> RunBatch(const Manifest& manifest, const BatchOptions& options,
+                              store::Store& store, const JobCallback& on_job) {
+  const auto started = std::chrono::steady_clock::now();
+  BatchSummary summary;
+  summary.manifest = manifest.path.string();
+  summary.store = options.store_location;
+  summary.manifest_entries = static_cast<int>(manifest.entries.size());
+  const std::vector<ManifestEntry> entries =
+      SelectShard(manifest.entries, options.shard_index, options.shard_count);
+  summary.entries = static_cast<int>(entries.size());
+
+  // Every entry's files first, before any job runs.
+  std::vector<PlannedJob> planned;
+  for (const ManifestEntry& entry : entries) {
+    PlannedJob job{&entry, CheckEntry(entry), ""};
+    job.key = EntryKey(entry, job.preflight.files_sha256, VersionText());
+    if (options.resume) {
+      CONVGATE_ASSIGN_OR_RETURN(const std::optional<std::string> verdict,
+                                store.FinalVerdict(job.key));
+      if (verdict) {
+        ++summary.skipped_done;
+        ++summary.skipped_verdicts[*verdict];
+        continue;
+      }
+    }
+    planned.push_back(std::move(job));
+  }
+
+  std::string argv_text;
+  for (const std::string& arg : options.argv) argv_text += (argv_text.empty() ? "" : " ") + arg;
+  const std::string shard = options.shard_count > 1 ? std::to_string(options.shard_index) + "/" +
+                                                          std::to_string(options.shard_count)
+                                                    : "";
+  CONVGATE_ASSIGN_OR_RETURN(summary.run_id,
+                            store.BeginRun({manifest.path.string(), Host(), VersionText(), shard,
+                                            argv_text, NowIso8601()}));
+  Runner runner(options, store, summary.run_id, on_job, summary);
+  CONVGATE_RETURN_IF_ERROR(runner.Run(planned));
+  if (!summary.interrupted) CONVGATE_RETURN_IF_ERROR(store.EndRun(summary.run_id, NowIso8601()));
+  summary.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  summary.exit_code = ExitCodeOf(summary);
+  return summary;
+}
+
+}  // namespace convgate::batch

@@ -1,0 +1,112 @@
+#include <cstdio>
+
+#include "convgate/batch/batch.h"
+#include "convgate/core/units.h"
+
+namespace convgate::batch {
+namespace {
+
+std::string Padded(const std::string& text, size_t width) {
+  return text.size() >= width ? text + " " : text + std::string(width - text.size(), ' ');
+}
+
+std::string Seconds(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.2f", seconds);
+  return text;
+}
+
+}  // namespace
+
+nlohmann::json SummaryJson(const BatchSummary& summary) {
+  nlohmann::json jobs = nlohmann::json::array();
+  for (const store::JobRecord& job : summary.jobs) {
+    jobs.push_back({{"id", job.entry_id},
+                    {"model_id", job.model_id},
+                    {"model_sha256", job.model_sha256},
+                    {"model_type", job.model_type},
+                    {"model_type_source", job.model_type_source},
+                    {"command", job.command},
+                    {"conversion", job.conversion},
+                    {"verdict", job.verdict},
+                    {"exit_code", job.exit_code},
+                    {"signal", job.signal},
+                    {"seconds", job.duration_seconds},
+                    {"error_category", job.error_category},
+                    {"error", job.error_text},
+                    {"result_dir", job.result_dir}});
+  }
+  return {{"manifest", summary.manifest},
+          {"store", summary.store},
+          {"run_id", summary.run_id},
+          {"manifest_entries", summary.manifest_entries},
+          {"entries", summary.entries},
+          {"passed", summary.passed},
+          {"failed", summary.failed},
+          {"errors", summary.errors},
+          {"errors_by_category", summary.errors_by_category},
+          {"skipped_done", summary.skipped_done},
+          {"skipped_verdicts", summary.skipped_verdicts},
+          {"interrupted", summary.interrupted},
+          {"wall_seconds", summary.wall_seconds},
+          {"exit_code", ToInt(summary.exit_code)},
+          {"jobs", jobs}};
+}
+
+std::string SummaryText(const BatchSummary& summary) {
+  size_t id_width = 5;
+  for (const store::JobRecord& job : summary.jobs)
+    id_width = std::max(id_width, job.entry_id.size());
+  std::string text = "convgate batch " + summary.manifest + "  (store " + summary.store + ", run " +
+                     std::to_string(summary.run_id) + ")\n\n";
+  if (!summary.jobs.empty()) {
+    text += Padded("entry", id_width + 1) + Padded("command", 8) + Padded("model type", 34) +
+            Padded("verdict", 8) + Padded("seconds", 8) + "error\n";
+    for (const store::JobRecord& job : summary.jobs) {
+      std::string type = job.model_type.empty() ? "-" : job.model_type;
+      type += " (" + job.model_type_source + ")";
+      std::string error = job.error_category;
+      const std::string first_line = job.error_text.substr(0, job.error_text.find('\n'));
+      if (!first_line.empty()) error += (error.empty() ? "" : ": ") + first_line;
+      if (error.size() > 100) error = error.substr(0, 97) + "...";
+      text += Padded(job.entry_id, id_width + 1) + Padded(job.command, 8) + Padded(type, 34) +
+              Padded(job.verdict == "pass"   ? "PASS"
+                     : job.verdict == "fail" ? "FAIL"
+                                             : "ERROR",
+                     8) +
+              Padded(Seconds(job.duration_seconds), 8) + error + "\n";
+    }
+    text += "\n";
+  }
+  text += "entries " + std::to_string(summary.entries);
+  if (summary.entries != summary.manifest_entries) {
+    text += " (of " + std::to_string(summary.manifest_entries) + " in the manifest)";
+  }
+  text += ": " + std::to_string(summary.passed) + " passed, " + std::to_string(summary.failed) +
+          " failed, " + std::to_string(summary.errors) + " errors";
+  if (!summary.errors_by_category.empty()) {
+    std::string categories;
+    for (const auto& [category, count] : summary.errors_by_category) {
+      categories += (categories.empty() ? "" : ", ") + category + " " + std::to_string(count);
+    }
+    text += " (" + categories + ")";
+  }
+  text += ", " + std::to_string(summary.skipped_done) + " skipped as done";
+  if (!summary.skipped_verdicts.empty()) {
+    std::string verdicts;
+    for (const auto& [verdict, count] : summary.skipped_verdicts) {
+      verdicts += (verdicts.empty() ? "" : ", ") + verdict + " " + std::to_string(count);
+    }
+    text += " (recorded earlier: " + verdicts + ")";
+  }
+  text += "; wall " + Seconds(summary.wall_seconds) + " s\n";
+  if (summary.interrupted) {
+    return text + "BATCH INTERRUPTED: the unfinished entries run again with --resume\n";
+  }
+  text += summary.exit_code == ExitCode::kPassed   ? "BATCH PASSED\n"
+          : summary.exit_code == ExitCode::kFailed ? "BATCH FAILED\n"
+                                                   : "BATCH ERRORS: some jobs could not run\n";
+  return text;
+}
+
+}  // namespace convgate::batch

@@ -1,0 +1,142 @@
+// `convgate batch MANIFEST`: every entry of a manifest verified as its own convgate process, in
+// parallel, with a timeout each, results in a store (SQLite) as each job ends; resumable and
+// shardable (batch/batch.h).
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <thread>
+
+#include "cli/command.h"
+#include "convgate/batch/batch.h"
+#include "convgate/core/file_util.h"
+#include "convgate/core/interrupt.h"
+#include "convgate/core/units.h"
+
+namespace convgate::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr char kBatchExitCodes[] =
+    "Exit codes: 0 every entry passed; 1 a gate failed; 3 a job could not load, convert or run "
+    "(a missing or corrupt file, a crash, a timeout) and none failed; 2 usage error (a bad flag "
+    "or manifest, found before any job runs); 3 also when the store cannot be opened, is locked "
+    "past its busy timeout or has a newer schema; 4 internal error; 130/143 interrupted (the "
+    "unfinished entries run again with --resume). With --resume, entries skipped as done count "
+    "with the verdict recorded for them.";
+
+// "I/N" with 0 <= I < N.
+Status ParseShard(const std::string& text, int& index, int& count) {
+  const size_t slash = text.find('/');
+  const std::string bad = "--shard takes I/N with 0 <= I < N (e.g. 0/4), not '" + text + "'";
+  if (slash == std::string::npos) return Status::InvalidArgument(bad);
+  try {
+    size_t used = 0;
+    index = std::stoi(text.substr(0, slash), &used);
+    if (used != slash) return Status::InvalidArgument(bad);
+    const std::string rest = text.substr(slash + 1);
+    count = std::stoi(rest, &used);
+    if (used != rest.size()) return Status::InvalidArgument(bad);
+  } catch (const std::exception&) {
+    return Status::InvalidArgument(bad);
+  }
+  if (count < 1 || index < 0 || index >= count) return Status::InvalidArgument(bad);
+  return Status::OK();
+}
+
+class BatchCommand : public Command {
+ public:
+  CLI::App* Register(CLI::App& parent) override {
+    CLI::App* app = parent.add_subcommand(
+        "batch",
+        "Verify every model of a manifest (JSON list, text list or YAML), each as its own "
+        "process with a timeout, in parallel; results go to a store as each job ends");
+    app->add_option("MANIFEST", manifest_, "The manifest (.json, .yaml, or one path per line)")
+        ->required();
+    app->footer(kBatchExitCodes);
+    options_.jobs = std::max(1u, std::thread::hardware_concurrency());
+    Flag jobs = IntegerFlag("-j,--jobs", "N", "Jobs at once", {"2"}, 1, 256, options_.jobs);
+    jobs.default_text = "the number of cores (" + std::to_string(options_.jobs) + ")";
+    Flag store = TextFlag("--store", "PATH", "The results store (SQLite file)",
+                          {"results/convgate.db"}, store_);
+    store.default_text = "OUT/convgate.db";
+    flags_.Add({
+        std::move(jobs),
+        std::move(store),
+        TextFlag("--out", "DIR", "Per-job result folders (OUT/<entry id>) and summary.json",
+                 {"batch-out"}, out_dir_),
+        SwitchFlag("--resume",
+                   "Skip entries the store already holds a result for (same entry, same model "
+                   "bytes, same convgate version)",
+                   options_.resume),
+        Flag{.name = "--shard",
+             .value_name = "I/N",
+             .help = "Take only share I of N (by a hash of the entry id; 0 <= I < N)",
+             .examples = {"0/4", "3/4"},
+             .apply =
+                 [this](const std::string& value) {
+                   return ParseShard(value, options_.shard_index, options_.shard_count);
+                 }},
+        DurationFlag("--timeout", "Per job, unless the entry sets its own timeout", {"90s", "10m"},
+                     options_.timeout_seconds),
+        SwitchFlag("--quiet", "No progress lines on stderr", quiet_),
+        SwitchFlag("--json", "Print summary.json's content instead of the table", json_),
+    });
+    return RegisterFlags(app);
+  }
+
+  ExitCode Execute(report::Invocation& invocation) override {
+    Result<batch::Manifest> manifest = batch::ReadManifest(manifest_);
+    if (!manifest.ok()) {
+      const bool missing = manifest.status().code() == StatusCode::kNotFound;
+      return ReportError(missing ? gate::Stage::kLoad : gate::Stage::kFlags, manifest.status());
+    }
+    options_.out_dir = out_dir_;
+    std::error_code ec;
+    fs::create_directories(options_.out_dir, ec);
+    if (ec) {
+      return ReportError(gate::Stage::kWrite,
+                         Status::Unavailable("cannot create " + out_dir_ + ": " + ec.message()));
+    }
+    options_.store_location = store_.empty() ? (options_.out_dir / "convgate.db").string() : store_;
+    options_.argv = invocation.argv;
+    Result<std::unique_ptr<store::Store>> store = store::Store::Open({options_.store_location});
+    if (!store.ok()) return ReportError(gate::Stage::kLoad, store.status());
+    Result<batch::BatchSummary> summary = batch::RunBatch(
+        *manifest, options_, **store,
+        [this](const store::JobRecord& job, int done, int total) { Progress(job, done, total); });
+    if (!summary.ok()) return ReportError(gate::Stage::kWrite, summary.status());
+    const nlohmann::json json = batch::SummaryJson(*summary);
+    Status written = WriteFileAtomic(options_.out_dir / "summary.json", json.dump(2) + "\n");
+    std::cout << (json_ ? json.dump(2) + "\n" : ForTerminal(batch::SummaryText(*summary)));
+    if (!written.ok()) return ReportError(gate::Stage::kWrite, written);
+    if (summary->interrupted && Interrupted())
+      return static_cast<ExitCode>(128 + InterruptSignal());
+    return summary->exit_code;
+  }
+
+ private:
+  void Progress(const store::JobRecord& job, int done, int total) const {
+    if (quiet_) return;
+    std::string line = "[" + std::to_string(done) + "/" + std::to_string(total) + "] " +
+                       job.entry_id + " " + job.verdict;
+    if (!job.error_category.empty()) line += " (" + job.error_category + ")";
+    char seconds[32];
+    std::snprintf(seconds, sizeof(seconds), " %.2f s", job.duration_seconds);
+    line += seconds;
+    std::cerr << ForTerminal(line) << "\n";
+  }
+
+  std::string manifest_;
+  std::string store_;
+  std::string out_dir_ = "convgate-batch";
+  bool quiet_ = false;
+  bool json_ = false;
+  batch::BatchOptions options_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> MakeBatchCommand() { return std::make_unique<BatchCommand>(); }
+
+}  // namespace convgate::cli

@@ -1,0 +1,210 @@
+// `convgate history [PATTERN]`: what the results store says: the latest verdict of each entry and
+// conversion, and --regressions: entries that passed in an earlier run and do not in their latest.
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <map>
+
+#include "cli/command.h"
+#include "convgate/store/store.h"
+
+namespace convgate::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr char kHistoryExitCodes[] =
+    "Exit codes: 0 done (no regression with --regressions); 1 --regressions found one; 2 usage "
+    "error; 3 the store cannot be opened or read (missing, locked, newer schema); 4 internal "
+    "error.";
+
+// A regression: the latest job of an entry is not a pass, an earlier run's was. By entry, not by
+// conversion: a nightly conversion that now writes a different target is still the same entry.
+struct Regression {
+  store::HistoryRow latest;
+  store::HistoryRow last_pass;
+};
+
+std::vector<Regression> FindRegressions(const std::vector<store::HistoryRow>& jobs) {
+  std::map<std::string, std::vector<const store::HistoryRow*>> by_entry;
+  for (const store::HistoryRow& row : jobs)
+    by_entry[row.job.entry_id].push_back(&row);  // oldest first
+  std::vector<Regression> regressions;
+  for (const auto& [key, rows] : by_entry) {
+    const store::HistoryRow& latest = *rows.back();
+    if (latest.job.verdict == "pass") continue;
+    for (auto it = rows.rbegin(); it != rows.rend(); ++it) {
+      if ((*it)->run_id < latest.run_id && (*it)->job.verdict == "pass") {
+        regressions.push_back({latest, **it});
+        break;
+      }
+    }
+  }
+  return regressions;
+}
+
+nlohmann::json RowJson(const store::HistoryRow& row) {
+  const store::JobRecord& job = row.job;
+  nlohmann::json json = {{"run_id", row.run_id},
+                         {"entry_id", job.entry_id},
+                         {"model_id", job.model_id},
+                         {"model_sha256", job.model_sha256},
+                         {"model_type", job.model_type},
+                         {"model_type_source", job.model_type_source},
+                         {"command", job.command},
+                         {"conversion", job.conversion},
+                         {"conversion_path", job.conversion_path},
+                         {"verdict", job.verdict},
+                         {"exit_code", job.exit_code},
+                         {"error_category", job.error_category},
+                         {"error", job.error_text},
+                         {"seconds", job.duration_seconds},
+                         {"finished_at", job.finished_at},
+                         {"result_dir", job.result_dir}};
+  json["max_abs_error"] = row.max_abs_error ? nlohmann::json(*row.max_abs_error) : nullptr;
+  return json;
+}
+
+std::string Cell(const std::string& text, size_t width) {
+  return text.size() >= width ? text + "  " : text + std::string(width - text.size() + 2, ' ');
+}
+
+std::string Table(const std::vector<const store::HistoryRow*>& rows) {
+  size_t id_width = 5;
+  size_t conversion_width = 10;
+  for (const store::HistoryRow* row : rows) {
+    id_width = std::max(id_width, row->job.entry_id.size());
+    conversion_width = std::max(conversion_width, row->job.conversion.size());
+  }
+  std::string text = Cell("entry", id_width) + Cell("conversion", conversion_width) +
+                     Cell("verdict", 7) + Cell("max|diff|", 10) + Cell("run", 4) +
+                     Cell("finished", 20) + "error\n";
+  for (const store::HistoryRow* row : rows) {
+    char diff[32] = "-";
+    if (row->max_abs_error) std::snprintf(diff, sizeof(diff), "%.3g", *row->max_abs_error);
+    std::string error = row->job.error_category;
+    const std::string first = row->job.error_text.substr(0, row->job.error_text.find('\n'));
+    if (!first.empty()) error += (error.empty() ? "" : ": ") + first;
+    if (error.size() > 80) error = error.substr(0, 77) + "...";
+    text += Cell(row->job.entry_id, id_width) +
+            Cell(row->job.conversion.empty() ? "-" : row->job.conversion, conversion_width) +
+            Cell(row->job.verdict, 7) + Cell(diff, 10) + Cell(std::to_string(row->run_id), 4) +
+            Cell(row->job.finished_at, 20) + error + "\n";
+  }
+  return text;
+}
+
+Status CheckSince(const std::string& since) {
+  // ISO 8601 as the store writes it (UTC): a date, optionally with a time.
+  const bool date = since.size() >= 10 && since[4] == '-' && since[7] == '-' &&
+                    std::isdigit(static_cast<unsigned char>(since[0])) &&
+                    std::isdigit(static_cast<unsigned char>(since[9]));
+  if (!date) {
+    return Status::InvalidArgument(
+        "--since takes a date YYYY-MM-DD (optionally THH:MM:SSZ, UTC), "
+        "not '" +
+        since + "'");
+  }
+  return Status::OK();
+}
+
+class HistoryCommand : public Command {
+ public:
+  CLI::App* Register(CLI::App& parent) override {
+    CLI::App* app = parent.add_subcommand(
+        "history",
+        "The latest verdict per entry and conversion in a results store, or --regressions");
+    app->add_option("PATTERN", query_.pattern,
+                    "Only entries whose id or model id matches this glob ('tiny*', 'bert-base')");
+    app->footer(kHistoryExitCodes);
+    Flag store = TextFlag("--store", "PATH", "The results store (SQLite file)",
+                          {"results/convgate.db"}, store_);
+    flags_.Add({
+        std::move(store),
+        Flag{.name = "--since",
+             .value_name = "DATE",
+             .help = "Only jobs finished at or after DATE (UTC)",
+             .examples = {"2026-11-01", "2026-11-26T17:00:00Z"},
+             .apply = [this](const std::string& value) -> Status {
+               CONVGATE_RETURN_IF_ERROR(CheckSince(value));
+               query_.since = value;
+               return Status::OK();
+             }},
+        SwitchFlag("--regressions",
+                   "Entries that passed in an earlier run and do not in their latest (exit 1 when "
+                   "there are any)",
+                   regressions_),
+        SwitchFlag("--json", "JSON instead of the table", json_),
+    });
+    return RegisterFlags(app);
+  }
+
+  ExitCode Execute(report::Invocation&) override {
+    std::error_code ec;
+    if (!fs::exists(store_, ec)) {
+      return ReportError(gate::Stage::kLoad,
+                         Status::NotFound("no results store at " + store_ +
+                                          " (convgate batch writes OUT/convgate.db)"));
+    }
+    Result<std::unique_ptr<store::Store>> store = store::Store::Open({store_});
+    if (!store.ok()) return ReportError(gate::Stage::kLoad, store.status());
+    return regressions_ ? Regressions(**store) : Latest(**store);
+  }
+
+ private:
+  ExitCode Latest(store::Store& store) const {
+    Result<std::vector<store::HistoryRow>> rows = store.Latest(query_);
+    if (!rows.ok()) return ReportError(gate::Stage::kLoad, rows.status());
+    if (json_) {
+      nlohmann::json list = nlohmann::json::array();
+      for (const store::HistoryRow& row : *rows) list.push_back(RowJson(row));
+      std::cout << list.dump(2) << "\n";
+      return ExitCode::kPassed;
+    }
+    std::vector<const store::HistoryRow*> pointers;
+    for (const store::HistoryRow& row : *rows) pointers.push_back(&row);
+    std::cout << ForTerminal(Table(pointers));
+    return ExitCode::kPassed;
+  }
+
+  ExitCode Regressions(store::Store& store) const {
+    Result<std::vector<store::HistoryRow>> jobs = store.Jobs(query_);
+    if (!jobs.ok()) return ReportError(gate::Stage::kLoad, jobs.status());
+    const std::vector<Regression> regressions = FindRegressions(*jobs);
+    if (json_) {
+      nlohmann::json list = nlohmann::json::array();
+      for (const Regression& regression : regressions) {
+        nlohmann::json item = RowJson(regression.latest);
+        item["last_pass"] = RowJson(regression.last_pass);
+        list.push_back(item);
+      }
+      std::cout << list.dump(2) << "\n";
+    } else if (regressions.empty()) {
+      std::cout << "no regressions\n";
+    } else {
+      std::vector<const store::HistoryRow*> latest;
+      for (const Regression& regression : regressions) latest.push_back(&regression.latest);
+      std::cout << ForTerminal(Table(latest));
+      for (const Regression& regression : regressions) {
+        std::cout << ForTerminal("REGRESSION " + regression.latest.job.entry_id +
+                                 ": passed in run " + std::to_string(regression.last_pass.run_id) +
+                                 " (" + regression.last_pass.job.finished_at + "), " +
+                                 regression.latest.job.verdict + " in run " +
+                                 std::to_string(regression.latest.run_id))
+                  << "\n";
+      }
+    }
+    return regressions.empty() ? ExitCode::kPassed : ExitCode::kFailed;
+  }
+
+  std::string store_ = "convgate-batch/convgate.db";
+  store::HistoryQuery query_;
+  bool regressions_ = false;
+  bool json_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> MakeHistoryCommand() { return std::make_unique<HistoryCommand>(); }
+
+}  // namespace convgate::cli

@@ -1,0 +1,379 @@
+// The SQLite store: one file, WAL (readers never block the writer, and a commit is one append),
+// a busy timeout for concurrent batches, the schema version in PRAGMA user_version.
+#include "store/sqlite_store.h"
+
+#include <sqlite3.h>
+
+#include <array>
+#include <string_view>
+#include <utility>
+
+namespace convgate::store {
+namespace {
+
+// Migration i takes a store from schema version i to i + 1. Append only: a released migration
+// never changes, so every store reaches the same tables whatever version it started from.
+constexpr std::array<std::string_view, kSchemaVersion> kMigrations = {
+    R"sql(
+CREATE TABLE runs (
+  id INTEGER PRIMARY KEY,
+  manifest TEXT NOT NULL,
+  host TEXT NOT NULL,
+  convgate_version TEXT NOT NULL,
+  shard TEXT NOT NULL,
+  argv TEXT NOT NULL,
+  started_at TEXT NOT NULL,
+  ended_at TEXT
+);
+CREATE TABLE jobs (
+  id INTEGER PRIMARY KEY,
+  run_id INTEGER NOT NULL REFERENCES runs(id),
+  entry_id TEXT NOT NULL,
+  entry_key TEXT NOT NULL,
+  model_id TEXT NOT NULL,
+  model_path TEXT NOT NULL,
+  model_sha256 TEXT NOT NULL,
+  model_type TEXT NOT NULL,
+  model_type_source TEXT NOT NULL,
+  command TEXT NOT NULL,
+  conversion TEXT NOT NULL,
+  conversion_path TEXT NOT NULL,
+  verdict TEXT NOT NULL CHECK (verdict IN ('pass', 'fail', 'error')),
+  exit_code INTEGER NOT NULL,
+  signal INTEGER NOT NULL,
+  duration_seconds REAL NOT NULL,
+  error_category TEXT NOT NULL,
+  error_text TEXT NOT NULL,
+  result_dir TEXT NOT NULL,
+  finished_at TEXT NOT NULL
+);
+CREATE INDEX jobs_by_key ON jobs(entry_key);
+CREATE INDEX jobs_by_entry ON jobs(entry_id, conversion, id);
+CREATE TABLE outputs (
+  job_id INTEGER NOT NULL REFERENCES jobs(id),
+  sample INTEGER NOT NULL,
+  output TEXT NOT NULL,
+  verdict TEXT NOT NULL,
+  max_abs_error REAL,
+  mean_abs_error REAL,
+  mismatches INTEGER,
+  cosine REAL,
+  snr_db REAL,
+  worst_index TEXT NOT NULL,
+  worst_source REAL,
+  worst_target REAL
+);
+CREATE INDEX outputs_by_job ON outputs(job_id);
+)sql",
+};
+
+// A prepared statement, finalized when it goes out of scope.
+class Statement {
+ public:
+  Statement(sqlite3* db, std::string_view sql) {
+    rc_ = sqlite3_prepare_v2(db, sql.data(), static_cast<int>(sql.size()), &stmt_, nullptr);
+  }
+  ~Statement() { sqlite3_finalize(stmt_); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
+
+  bool prepared() const { return rc_ == SQLITE_OK; }
+  sqlite3_stmt* get() const { return stmt_; }
+
+  void Bind(int index, const std::string& text) {
+    sqlite3_bind_text(stmt_, index, text.data(), static_cast<int>(text.size()), SQLITE_TRANSIENT);
+  }
+  void Bind(int index, int64_t value) { sqlite3_bind_int64(stmt_, index, value); }
+  void Bind(int index, int value) { sqlite3_bind_int64(stmt_, index, value); }
+  void Bind(int index, double value) { sqlite3_bind_double(stmt_, index, value); }
+  template <typename T>
+  void Bind(int index, const std::optional<T>& value) {
+    if (value) {
+      Bind(index, *value);
+    } else {
+      sqlite3_bind_null(stmt_, index);
+    }
+  }
+
+  std::string Text(int column) const {
+    const unsigned char* text = sqlite3_column_text(stmt_, column);
+    return text == nullptr ? std::string() : reinterpret_cast<const char*>(text);
+  }
+  int64_t Int(int column) const { return sqlite3_column_int64(stmt_, column); }
+  std::optional<double> OptionalDouble(int column) const {
+    if (sqlite3_column_type(stmt_, column) == SQLITE_NULL) return std::nullopt;
+    return sqlite3_column_double(stmt_, column);
+  }
+
+ private:
+  sqlite3_stmt* stmt_ = nullptr;
+  int rc_ = SQLITE_ERROR;
+};
+
+constexpr char kJobColumns[] =
+    "j.run_id, j.id, j.entry_id, j.entry_key, j.model_id, j.model_path, j.model_sha256, "
+    "j.model_type, j.model_type_source, j.command, j.conversion, j.conversion_path, j.verdict, "
+    "j.exit_code, j.signal, j.duration_seconds, j.error_category, j.error_text, j.result_dir, "
+    "j.finished_at, (SELECT MAX(o.max_abs_error) FROM outputs o WHERE o.job_id = j.id)";
+
+HistoryRow ReadHistoryRow(const Statement& stmt) {
+  HistoryRow row;
+  row.run_id = stmt.Int(0);
+  row.job_id = stmt.Int(1);
+  JobRecord& job = row.job;
+  job.entry_id = stmt.Text(2);
+  job.entry_key = stmt.Text(3);
+  job.model_id = stmt.Text(4);
+  job.model_path = stmt.Text(5);
+  job.model_sha256 = stmt.Text(6);
+  job.model_type = stmt.Text(7);
+  job.model_type_source = stmt.Text(8);
+  job.command = stmt.Text(9);
+  job.conversion = stmt.Text(10);
+  job.conversion_path = stmt.Text(11);
+  job.verdict = stmt.Text(12);
+  job.exit_code = static_cast<int>(stmt.Int(13));
+  job.signal = static_cast<int>(stmt.Int(14));
+  job.duration_seconds = stmt.OptionalDouble(15).value_or(0.0);
+  job.error_category = stmt.Text(16);
+  job.error_text = stmt.Text(17);
+  job.result_dir = stmt.Text(18);
+  job.finished_at = stmt.Text(19);
+  row.max_abs_error = stmt.OptionalDouble(20);
+  return row;
+}
+
+// "WHERE ..." for a history query; parameters ?1 (pattern) and ?2 (since) are always bound.
+constexpr char kHistoryFilter[] =
+    " WHERE (?1 = '' OR j.entry_id GLOB ?1 OR j.model_id GLOB ?1)"
+    " AND (?2 = '' OR j.finished_at >= ?2)";
+
+}  // namespace
+
+SqliteStore::SqliteStore(sqlite3* db, std::string location)
+    : db_(db), location_(std::move(location)) {}
+
+SqliteStore::~SqliteStore() { sqlite3_close_v2(db_); }
+
+Status SqliteStore::Error(std::string_view what) const {
+  const int code = sqlite3_extended_errcode(db_);
+  std::string message =
+      "store " + location_ + ": " + std::string(what) + ": " + sqlite3_errmsg(db_);
+  if ((code & 0xff) == SQLITE_NOTADB || (code & 0xff) == SQLITE_CORRUPT) {
+    return Status::DataLoss(std::move(message));
+  }
+  if ((code & 0xff) == SQLITE_BUSY || (code & 0xff) == SQLITE_LOCKED) {
+    return Status::Unavailable(message + " (locked by another process past the busy timeout)");
+  }
+  return Status::Unavailable(std::move(message));
+}
+
+Status SqliteStore::Exec(std::string_view sql, std::string_view what) {
+  char* error = nullptr;
+  const int rc = sqlite3_exec(db_, std::string(sql).c_str(), nullptr, nullptr, &error);
+  sqlite3_free(error);
+  if (rc != SQLITE_OK) return Error(what);
+  return Status::OK();
+}
+
+Result<std::unique_ptr<Store>> SqliteStore::Open(const StoreOptions& options) {
+  sqlite3* db = nullptr;
+  const int rc =
+      sqlite3_open_v2(options.location.c_str(), &db,
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+  if (rc != SQLITE_OK) {
+    std::string message = "cannot open store " + options.location + ": " +
+                          (db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+    sqlite3_close_v2(db);
+    return Status::Unavailable(std::move(message));
+  }
+  auto store = std::unique_ptr<SqliteStore>(new SqliteStore(db, options.location));
+  sqlite3_busy_timeout(db, options.busy_timeout_ms);
+  // WAL: a commit appends to the log, readers (history) never block a batch. synchronous=NORMAL
+  // in WAL mode loses no committed transaction when the process dies (SIGKILL), only on power
+  // loss; FULL would add an fsync per job for that case.
+  CONVGATE_RETURN_IF_ERROR(store->Exec("PRAGMA journal_mode=WAL", "setting WAL"));
+  CONVGATE_RETURN_IF_ERROR(store->Exec("PRAGMA synchronous=NORMAL", "setting synchronous"));
+  CONVGATE_RETURN_IF_ERROR(store->Exec("PRAGMA foreign_keys=ON", "enabling foreign keys"));
+  CONVGATE_RETURN_IF_ERROR(store->Migrate());
+  return std::unique_ptr<Store>(std::move(store));
+}
+
+Result<int> SqliteStore::SchemaVersion() {
+  Statement stmt(db_, "PRAGMA user_version");
+  if (!stmt.prepared() || sqlite3_step(stmt.get()) != SQLITE_ROW) {
+    return Error("reading the schema version");
+  }
+  return static_cast<int>(stmt.Int(0));
+}
+
+Status SqliteStore::Migrate() {
+  // IMMEDIATE: two batches opening a new store at once migrate one after the other, and the
+  // second finds the work done.
+  CONVGATE_RETURN_IF_ERROR(Exec("BEGIN IMMEDIATE", "starting the migration"));
+  Result<int> version = SchemaVersion();
+  if (!version.ok()) {
+    (void)Exec("ROLLBACK", "rolling back");
+    return version.status();
+  }
+  if (*version > kSchemaVersion) {
+    (void)Exec("ROLLBACK", "rolling back");
+    return Status::FailedPrecondition("store " + location_ + " has schema version " +
+                                      std::to_string(*version) + ", newer than version " +
+                                      std::to_string(kSchemaVersion) +
+                                      " that this convgate knows: use a newer convgate");
+  }
+  for (int step = *version; step < kSchemaVersion; ++step) {
+    Status applied =
+        Exec(kMigrations[step], "migrating to schema version " + std::to_string(step + 1));
+    if (!applied.ok()) {
+      (void)Exec("ROLLBACK", "rolling back");
+      return applied;
+    }
+  }
+  if (*version < kSchemaVersion) {
+    Status set = Exec("PRAGMA user_version = " + std::to_string(kSchemaVersion),
+                      "recording the schema version");
+    if (!set.ok()) {
+      (void)Exec("ROLLBACK", "rolling back");
+      return set;
+    }
+  }
+  return Exec("COMMIT", "committing the migration");
+}
+
+Result<int64_t> SqliteStore::BeginRun(const RunRecord& run) {
+  Statement stmt(db_,
+                 "INSERT INTO runs (manifest, host, convgate_version, shard, argv, started_at) "
+                 "VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+  if (!stmt.prepared()) return Error("preparing the run row");
+  stmt.Bind(1, run.manifest);
+  stmt.Bind(2, run.host);
+  stmt.Bind(3, run.convgate_version);
+  stmt.Bind(4, run.shard);
+  stmt.Bind(5, run.argv);
+  stmt.Bind(6, run.started_at);
+  if (sqlite3_step(stmt.get()) != SQLITE_DONE) return Error("recording the run");
+  return static_cast<int64_t>(sqlite3_last_insert_rowid(db_));
+}
+
+Status SqliteStore::EndRun(int64_t run_id, const std::string& ended_at) {
+  Statement stmt(db_, "UPDATE runs SET ended_at = ?1 WHERE id = ?2");
+  if (!stmt.prepared()) return Error("preparing the run's end");
+  stmt.Bind(1, ended_at);
+  stmt.Bind(2, run_id);
+  if (sqlite3_step(stmt.get()) != SQLITE_DONE) return Error("recording the run's end");
+  return Status::OK();
+}
+
+Status SqliteStore::InsertJob(int64_t run_id, const JobRecord& job) {
+  Statement stmt(
+      db_,
+      "INSERT INTO jobs (run_id, entry_id, entry_key, model_id, model_path, model_sha256, "
+      "model_type, model_type_source, command, conversion, conversion_path, verdict, exit_code, "
+      "signal, duration_seconds, error_category, error_text, result_dir, finished_at) VALUES "
+      "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)");
+  if (!stmt.prepared()) return Error("preparing the job row");
+  stmt.Bind(1, run_id);
+  stmt.Bind(2, job.entry_id);
+  stmt.Bind(3, job.entry_key);
+  stmt.Bind(4, job.model_id);
+  stmt.Bind(5, job.model_path);
+  stmt.Bind(6, job.model_sha256);
+  stmt.Bind(7, job.model_type);
+  stmt.Bind(8, job.model_type_source);
+  stmt.Bind(9, job.command);
+  stmt.Bind(10, job.conversion);
+  stmt.Bind(11, job.conversion_path);
+  stmt.Bind(12, job.verdict);
+  stmt.Bind(13, job.exit_code);
+  stmt.Bind(14, job.signal);
+  stmt.Bind(15, job.duration_seconds);
+  stmt.Bind(16, job.error_category);
+  stmt.Bind(17, job.error_text);
+  stmt.Bind(18, job.result_dir);
+  stmt.Bind(19, job.finished_at);
+  if (sqlite3_step(stmt.get()) != SQLITE_DONE) return Error("recording job " + job.entry_id);
+  const int64_t job_id = sqlite3_last_insert_rowid(db_);
+  Statement output_stmt(
+      db_,
+      "INSERT INTO outputs (job_id, sample, output, verdict, max_abs_error, mean_abs_error, "
+      "mismatches, cosine, snr_db, worst_index, worst_source, worst_target) VALUES "
+      "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
+  if (!output_stmt.prepared()) return Error("preparing the output rows");
+  for (const OutputRecord& output : job.outputs) {
+    sqlite3_reset(output_stmt.get());
+    output_stmt.Bind(1, job_id);
+    output_stmt.Bind(2, output.sample);
+    output_stmt.Bind(3, output.output);
+    output_stmt.Bind(4, output.verdict);
+    output_stmt.Bind(5, output.max_abs_error);
+    output_stmt.Bind(6, output.mean_abs_error);
+    output_stmt.Bind(7, output.mismatches);
+    output_stmt.Bind(8, output.cosine);
+    output_stmt.Bind(9, output.snr_db);
+    output_stmt.Bind(10, output.worst_index);
+    output_stmt.Bind(11, output.worst_source);
+    output_stmt.Bind(12, output.worst_target);
+    if (sqlite3_step(output_stmt.get()) != SQLITE_DONE) {
+      return Error("recording output " + output.output + " of job " + job.entry_id);
+    }
+  }
+  return Status::OK();
+}
+
+Status SqliteStore::RecordJob(int64_t run_id, const JobRecord& job) {
+  CONVGATE_RETURN_IF_ERROR(Exec("BEGIN IMMEDIATE", "starting job " + job.entry_id));
+  Status inserted = InsertJob(run_id, job);
+  if (!inserted.ok()) {
+    (void)Exec("ROLLBACK", "rolling back");
+    return inserted;
+  }
+  return Exec("COMMIT", "committing job " + job.entry_id);
+}
+
+Result<std::optional<std::string>> SqliteStore::FinalVerdict(const std::string& entry_key) {
+  Statement stmt(db_, "SELECT verdict FROM jobs WHERE entry_key = ?1 ORDER BY id DESC LIMIT 1");
+  if (!stmt.prepared()) return Error("preparing the resume query");
+  stmt.Bind(1, entry_key);
+  const int rc = sqlite3_step(stmt.get());
+  if (rc == SQLITE_DONE) return std::optional<std::string>();
+  if (rc != SQLITE_ROW) return Error("querying job " + entry_key);
+  return std::optional<std::string>(stmt.Text(0));
+}
+
+Result<int64_t> SqliteStore::CountJobs(const std::string& entry_key) {
+  Statement stmt(db_, "SELECT COUNT(*) FROM jobs WHERE entry_key = ?1");
+  if (!stmt.prepared()) return Error("preparing the resume query");
+  stmt.Bind(1, entry_key);
+  if (sqlite3_step(stmt.get()) != SQLITE_ROW) return Error("querying job " + entry_key);
+  return stmt.Int(0);
+}
+
+Result<std::vector<HistoryRow>> SqliteStore::Query(const std::string& sql,
+                                                   const HistoryQuery& query) {
+  Statement stmt(db_, sql);
+  if (!stmt.prepared()) return Error("preparing the history query");
+  stmt.Bind(1, query.pattern);
+  stmt.Bind(2, query.since);
+  std::vector<HistoryRow> rows;
+  int rc = SQLITE_ROW;
+  while ((rc = sqlite3_step(stmt.get())) == SQLITE_ROW) rows.push_back(ReadHistoryRow(stmt));
+  if (rc != SQLITE_DONE) return Error("reading the history");
+  return rows;
+}
+
+Result<std::vector<HistoryRow>> SqliteStore::Latest(const HistoryQuery& query) {
+  return Query(std::string("SELECT ") + kJobColumns + " FROM jobs j" + kHistoryFilter +
+                   " AND j.id = (SELECT MAX(k.id) FROM jobs k WHERE k.entry_id = j.entry_id"
+                   " AND k.conversion = j.conversion) ORDER BY j.entry_id, j.conversion",
+               query);
+}
+
+Result<std::vector<HistoryRow>> SqliteStore::Jobs(const HistoryQuery& query) {
+  return Query(
+      std::string("SELECT ") + kJobColumns + " FROM jobs j" + kHistoryFilter + " ORDER BY j.id",
+      query);
+}
+
+}  // namespace convgate::store
