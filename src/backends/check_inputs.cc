@@ -74,4 +74,17 @@ Status CheckNoRepeats(const std::vector<std::string>& names,
   return Status::OK();
 }
 
+Status CheckOutputsHoldable(const Signature& signature, const std::vector<std::string>& names,
+                            const std::filesystem::path& model_path) {
+  for (const std::string& name : names) {
+    const TensorInfo* declared = signature.FindOutput(name);
+    if (declared != nullptr && !declared->dtype) {
+      return Status::Unimplemented(model_path.string() + ": output '" + name + "' has type " +
+                                   declared->type_name +
+                                   "; convgate handles numeric, bool and string tensors only");
+    }
+  }
+  return Status::OK();
+}
+
 }  // namespace convgate::backends

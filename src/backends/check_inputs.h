@@ -17,6 +17,11 @@ namespace convgate::backends {
 Status CheckDeclaredInputs(const Signature& signature, const TensorMap& inputs,
                            const std::filesystem::path& model_path);
 
+// Unimplemented naming the model and the output when one of `names` is a declared output whose
+// type convgate cannot hold (a sequence, a map, complex numbers).
+Status CheckOutputsHoldable(const Signature& signature, const std::vector<std::string>& names,
+                            const std::filesystem::path& model_path);
+
 // InvalidArgument naming the model when `names` repeats a name.
 Status CheckNoRepeats(const std::vector<std::string>& names,
                       const std::filesystem::path& model_path);

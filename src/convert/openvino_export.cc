@@ -23,8 +23,6 @@
 namespace convgate::convert {
 namespace {
 
-// The script's usage-error exit code (argparse's, and openvino_export.py's EXIT_USAGE).
-constexpr int kScriptUsageExit = 2;
 // Reading six package versions takes ~0.1 s; the limit only guards against a hung interpreter.
 constexpr double kVersionProbeSeconds = 60.0;
 // The weight format the seed falls back to when the fp16 export runs out of memory or time.
@@ -265,21 +263,7 @@ class OpenvinoAttempt {
     argv.insert(argv.end(),
                 {source_flag, source.string(), "--out", out.string(), "--record", record.string()});
     if (!weight_format.empty()) argv.insert(argv.end(), {"--weight-format", weight_format});
-    SubprocessOptions options;
-    options.timeout_seconds = timeout_seconds;
-    Result<SubprocessResult> run = RunSubprocess(argv, options);
-    AttemptResult attempt;
-    if (!run.ok()) {
-      attempt.error = ConversionError::kConverterMissing;
-      attempt.problem = run.status().message();
-      return attempt;
-    }
-    if (process != nullptr) *process = *run;
-    attempt = AttemptFromProcess(*run);
-    if (run->exit_code == kScriptUsageExit) {
-      attempt.error = ConversionError::kBadRequest;
-      attempt.transient = false;
-    }
+    AttemptResult attempt = RunConversionScript(argv, timeout_seconds, process);
     if (attempt.ok()) ReadRecord(record, weight_format, attempt);
     return attempt;
   }

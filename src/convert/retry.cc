@@ -55,4 +55,26 @@ double BackoffSeconds(double base_seconds, int retry) {
   return std::clamp(delay, 0.0, kMaxBackoffSeconds);
 }
 
+AttemptResult RunConversionScript(const std::vector<std::string>& argv, double timeout_seconds,
+                                  SubprocessResult* process) {
+  // argparse's usage-error exit, which the scripts use for every bad request.
+  constexpr int kScriptUsageExit = 2;
+  SubprocessOptions options;
+  options.timeout_seconds = timeout_seconds;
+  Result<SubprocessResult> run = RunSubprocess(argv, options);
+  AttemptResult attempt;
+  if (!run.ok()) {
+    attempt.error = ConversionError::kConverterMissing;
+    attempt.problem = run.status().message();
+    return attempt;
+  }
+  if (process != nullptr) *process = *run;
+  attempt = AttemptFromProcess(*run);
+  if (run->exit_code == kScriptUsageExit) {
+    attempt.error = ConversionError::kBadRequest;
+    attempt.transient = false;
+  }
+  return attempt;
+}
+
 }  // namespace convgate::convert

@@ -10,7 +10,9 @@
 // request) fails the same way again, so it is reported at once.
 #pragma once
 
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "convert/converter.h"
 #include "convgate/core/subprocess.h"
@@ -26,6 +28,13 @@ bool IsTransientFailure(const SubprocessResult& run);
 // kFailed otherwise (with `transient` from the rule above). The log tail is the last lines of
 // stderr (stdout when stderr is empty).
 AttemptResult AttemptFromProcess(const SubprocessResult& run);
+
+// Runs one of convgate's conversion scripts (scripts/torch_export.py, scripts/openvino_export.py)
+// under `timeout_seconds`: kConverterMissing when it cannot start, else AttemptFromProcess, with
+// the scripts' usage exit (2, argparse's) as kBadRequest, which no retry fixes. `process`, when
+// given, gets how the process ended.
+AttemptResult RunConversionScript(const std::vector<std::string>& argv, double timeout_seconds,
+                                  SubprocessResult* process = nullptr);
 
 // Seconds to wait before retry number `retry` (1-based): base * 2^(retry-1), at most 60 s.
 double BackoffSeconds(double base_seconds, int retry);

@@ -13,8 +13,6 @@ namespace {
 
 // Debian's interpreter, which has python3-torch; a python3 earlier on PATH (pyenv) may not.
 constexpr char kDefaultPython[] = "/usr/bin/python3";
-// The script's usage-error exit code (argparse's, and torch_export.py's EXIT_USAGE).
-constexpr int kScriptUsageExit = 2;
 // Reading two package versions takes ~50 ms; the limit only guards against a hung interpreter.
 constexpr double kVersionProbeSeconds = 60.0;
 
@@ -103,23 +101,11 @@ AttemptResult RunScript(const std::vector<std::string>& argv_template,
                         double timeout_seconds) {
   std::vector<std::string> argv;
   for (const std::string& arg : argv_template) argv.push_back(Substitute(arg, source, out));
-  SubprocessOptions options;
-  options.timeout_seconds = timeout_seconds;
-  Result<SubprocessResult> run = RunSubprocess(argv, options);
-  AttemptResult attempt;
-  if (!run.ok()) {
-    attempt.error = ConversionError::kConverterMissing;
-    attempt.problem = run.status().message();
-    return attempt;
-  }
-  attempt = AttemptFromProcess(*run);
-  if (run->exit_code == kScriptUsageExit) {
-    attempt.error = ConversionError::kBadRequest;
-    attempt.transient = false;
-  }
+  SubprocessResult run;
+  AttemptResult attempt = RunConversionScript(argv, timeout_seconds, &run);
   if (!attempt.ok()) return attempt;
   // The script's last stdout line is a JSON record naming the torch that exported.
-  nlohmann::json record = nlohmann::json::parse(TailLines(run->stdout_tail, 1), nullptr, false);
+  nlohmann::json record = nlohmann::json::parse(TailLines(run.stdout_tail, 1), nullptr, false);
   if (record.is_object() && record.contains("torch_version")) {
     attempt.tool_version = "torch " + record.value("torch_version", std::string()) +
                            ", torchvision " + record.value("torchvision_version", std::string());

@@ -122,14 +122,8 @@ Status OrtModel::CheckOutputNames(const std::vector<std::string>& names) const {
     if (!seen.insert(name).second) {
       return Status::InvalidArgument(path_.string() + ": output '" + name + "' requested twice");
     }
-    const TensorInfo* declared = signature_.FindOutput(name);
-    if (declared != nullptr && !declared->dtype) {
-      return Status::Unimplemented(path_.string() + ": output '" + name + "' has type " +
-                                   declared->type_name +
-                                   "; convgate handles numeric, bool and string tensors only");
-    }
   }
-  return Status::OK();
+  return CheckOutputsHoldable(signature_, names, path_);
 }
 
 Result<std::shared_ptr<Ort::Session>> OrtModel::SessionFor(const std::vector<std::string>& names) {

@@ -88,18 +88,6 @@ double OpenVinoModel::RunTimeout() const {
                                                  : options_.timeout_seconds;
 }
 
-Status OpenVinoModel::CheckOutputTypes(const std::vector<std::string>& names) const {
-  for (const std::string& name : names) {
-    const TensorInfo* declared = signature_.FindOutput(name);
-    if (declared != nullptr && !declared->dtype) {
-      return Status::Unimplemented(path_.string() + ": output '" + name + "' has type " +
-                                   declared->type_name +
-                                   "; convgate handles numeric, bool and string tensors only");
-    }
-  }
-  return Status::OK();
-}
-
 Status OpenVinoModel::Exchange(const std::string& request) {
   constexpr std::string_view kDoing = "running a sample";
   if (!runner_->WriteLine(request, kWriteTimeoutSeconds).ok()) {
@@ -122,7 +110,7 @@ Result<TensorMap> OpenVinoModel::Run(const TensorMap& inputs,
                                      const std::vector<std::string>& output_names) {
   CONVGATE_RETURN_IF_ERROR(CheckDeclaredInputs(signature_, inputs, path_));
   CONVGATE_RETURN_IF_ERROR(CheckNoRepeats(output_names, path_));
-  CONVGATE_RETURN_IF_ERROR(CheckOutputTypes(output_names));
+  CONVGATE_RETURN_IF_ERROR(CheckOutputsHoldable(signature_, output_names, path_));
   std::lock_guard<std::mutex> lock(mutex_);
   // The runner of a Run that failed by timing out or crashing is gone: this Run starts another.
   if (!runner_ || !runner_->running()) CONVGATE_RETURN_IF_ERROR(StartRunner());

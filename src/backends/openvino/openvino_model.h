@@ -38,7 +38,6 @@ class OpenVinoModel : public Model {
   Status Exchange(const std::string& request);
   // The Status for a runner that ended while `doing` ("starting", "running a sample").
   Status RunnerEnded(std::string_view doing, double limit_seconds) const;
-  Status CheckOutputTypes(const std::vector<std::string>& names) const;
   double RunTimeout() const;
 
   std::filesystem::path path_;
