@@ -93,5 +93,40 @@ TEST_F(HfCliTest, IdsOutsideTheVocabularyAreRefused) {
   EXPECT_NE(r.err.find("outside the vocabulary"), std::string::npos) << Describe(r);
 }
 
+// The verify-conversion gate's Path A on the zoo's generative models: optimum-intel's export
+// (fp16 weights; t5 stateless) generates the same tokens as the PyTorch source, its first step's
+// logits within the float16-weight defaults, and verify_result.json names the resolved task.
+TEST_F(HfCliTest, PathAVerifiesEveryGenerativeModelOfTheZoo) {
+  for (const std::string model : {"gpt2", "t5", "llama"}) {
+    fs::remove_all(Out());
+    ProcessResult r = Convgate({"verify", Zoo(model), "--to", "optimum-openvino", "--dim",
+                                "sequence=5", "--val-range", "input_ids:[0,99]", "--out", Out()});
+    EXPECT_EQ(r.exit_code, 0) << model << ": " << Describe(r);
+    std::ifstream in(dir_ / "out" / "verify_result.json");
+    const json result = json::parse(in, nullptr, false);
+    ASSERT_TRUE(result.is_object()) << Describe(r);
+    EXPECT_EQ(result["task"],
+              model == "t5" ? "text2text-generation-with-past" : "text-generation-with-past")
+        << model;
+    EXPECT_NE(result["e2e_detail"].get<std::string>().find("on OpenVINO CPU (f32)"),
+              std::string::npos)
+        << result["e2e_detail"];
+  }
+}
+
+// Path B on a model the hf backend does not generate with: optimum's ONNX export of the zoo's
+// bert, then that ONNX model through openvino.convert_model, verified on ONNX Runtime against
+// OpenVINO. Shapes by input (--shape), as an IR keeps no dim names for --dim to bind.
+TEST_F(HfCliTest, PathBConvertsTheOnnxExportToOpenvino) {
+  ProcessResult r = Convgate(
+      {"convert", Zoo("bert"), "--to", "optimum-onnx", "-o", (dir_ / "bert-onnx").string()});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  const std::string onnx = (dir_ / "bert-onnx" / "model.onnx").string();
+  r = Convgate({"verify", onnx, "--to", "openvino", "--shape", "input_ids:1x6", "--shape",
+                "attention_mask:1x6", "--shape", "token_type_ids:1x6", "--val-range",
+                "input_ids:[0,99]", "--out", Out()});
+  EXPECT_EQ(r.exit_code, 0) << Describe(r);
+}
+
 }  // namespace
 }  // namespace convgate
