@@ -54,8 +54,7 @@ std::string Text(const json& value) { return value.is_string() ? value.get<std::
 // "hf" or "hf: text-generation-with-past on PyTorch (...), greedy, 8 new tokens": the backend and
 // the settings that decide what it computed.
 std::string BackendText(const gate::SideRecord& side) {
-  return side.backend_settings.empty() ? side.backend
-                                       : side.backend + ": " + side.backend_settings;
+  return side.backend_settings.empty() ? side.backend : side.backend + ": " + side.backend_settings;
 }
 
 }  // namespace
