@@ -59,6 +59,14 @@ void CheckSample(int sample_idx, const Signature& signature, const TensorMap& sa
   if (sample_idx == 0) report.bindings = bindings.Describe();
 }
 
+// Tensors are copied only on purpose (Clone): the given samples stay the caller's.
+std::optional<inputs::Dataset> CopyOf(const std::optional<inputs::Dataset>& given) {
+  if (!given) return std::nullopt;
+  inputs::Dataset copy{{}, given->origin, given->notes};
+  for (const TensorMap& sample : given->samples) copy.samples.push_back(sample.Clone());
+  return copy;
+}
+
 }  // namespace
 
 RunReport RunModelGate(const RunOptions& options) {
@@ -94,7 +102,7 @@ RunReport RunModelGate(const RunOptions& options) {
   const internal::HeldOutputs held{
       .models = {{&model.signature(), options.data.save_outputs.has_value()}}};
   std::optional<inputs::Dataset> dataset = internal::PrepareDataset(
-      options.data, model.signature(), std::nullopt, held, report.inputs, error);
+      options.data, model.signature(), CopyOf(options.inputs), held, report.inputs, error);
   if (!dataset.has_value()) return Errored(std::move(report), error->stage, error->status);
 
   internal::OutputSaver saver(options.data.save_outputs);

@@ -117,14 +117,15 @@ std::optional<graph::DetectedTask> DetectFrom(const std::string& source,
   return std::nullopt;
 }
 
-// The target's own run uses the comparison's inputs (same seed, loaded files) but never writes
-// them: --save-inputs/--save-outputs belong to the comparison.
+// The target's own run uses the comparison's inputs (the samples the precheck made, or the loaded
+// files) but never writes them: --save-inputs/--save-outputs belong to the comparison.
 RunOptions E2eOptions(const VerifyOptions& options, const std::string& target,
-                      const std::string& backend) {
+                      const std::string& backend, std::optional<inputs::Dataset> inputs) {
   RunOptions run;
   run.model = target;
   run.backend = backend;
   run.data = options.compare.data;
+  run.inputs = std::move(inputs);
   run.backend_factory = options.compare.backend_factory;
   run.data.save_inputs.reset();
   run.data.save_outputs.reset();
@@ -229,7 +230,9 @@ VerifyReport VerifyGate(const VerifyOptions& options) {
     compare.policy.conversion_defaults = PrecisionDefaults(options.conversion, report.conversion);
   }
   report.task = DetectFrom(options.source, report.target);
-  report.e2e = RunModelGate(E2eOptions(options, report.target, compare.target_backend));
+  // The comparison makes its own samples again; the precheck's go to the target's own run.
+  report.e2e = RunModelGate(
+      E2eOptions(options, report.target, compare.target_backend, std::move(facts.dataset)));
   report.comparison = CompareModelsGate(compare);
   HintFloat16Tolerances(options, *report.comparison);
   for (const auto* error : {&report.e2e->error, &report.comparison->error}) {

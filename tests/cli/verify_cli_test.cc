@@ -137,7 +137,7 @@ TEST_F(VerifyCliTest, ToOpenvinoPassesUnderEachPrecisionsDefaults) {
   for (const std::string kind : {"openvino", "openvino:fp16"}) {
     std::filesystem::remove_all(Out());
     ProcessResult r = Verify({Fixture("resnet18.onnx"), "--to", kind});
-    ExpectPassed(r, "openvino: openvino.convert_model");
+    ExpectPassed(r, "openvino.convert_model (openvino_export.py)");
     const json report = ReadJson("report.json");
     EXPECT_EQ(report["comparison"]["target"]["backend"], "openvino") << kind;
     const std::string origin = report["comparison"]["results"][0]["policy"]["atol_origin"];

@@ -13,6 +13,7 @@
 #include "convgate/core/limits.h"
 #include "convgate/gate/per_node.h"
 #include "convgate/gate/results.h"
+#include "convgate/inputs/dataset.h"
 #include "convgate/inputs/input_options.h"
 
 namespace convgate::gate {
@@ -47,6 +48,10 @@ struct RunOptions {
   std::string backend;  // empty: from the model's format
   DataOptions data;
   ExecOptions exec;
+  // Samples already made, used instead of generating (not instead of --load-inputs): verify's run
+  // of the target takes the comparison's inputs, which a target that names no dims (an OpenVINO
+  // IR) could not regenerate from --dim.
+  std::optional<inputs::Dataset> inputs;
   // Where the model's backend comes from (LevelDB's Options::env): the backends of this build,
   // or a fake in tests. Not owned; must outlive the call.
   backends::BackendFactory* backend_factory = backends::BackendFactory::Default();
