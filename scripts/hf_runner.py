@@ -36,12 +36,6 @@ import hf_generate  # noqa: E402  the loader and the greedy generation, shared w
 EXIT_USAGE = 2
 EXIT_FAILURE = 3
 
-# The seed's task resolution (OpenVINO verify-conversion gate): encoder-decoder model types
-# generate with text2text-generation-with-past, every other generative type with
-# text-generation-with-past.
-SEQ2SEQ_TYPES = {"t5", "mt5", "bart", "mbart", "marian", "pegasus", "m2m_100", "longt5"}
-
-
 class Failure(Exception):
     """A model that cannot be loaded or run: exit 3 with the message."""
 
@@ -57,14 +51,12 @@ def read_config(model_dir):
         raise Failure(f"{path}: cannot read: {e}")
 
 
-def is_openvino_export(model_dir):
-    names = os.listdir(model_dir)
-    return "openvino_model.xml" in names or "openvino_encoder_model.xml" in names
-
-
 def task_of(config):
     model_type = config.get("model_type", "")
-    if model_type in SEQ2SEQ_TYPES or config.get("is_encoder_decoder"):
+    # The seed's task resolution (OpenVINO verify-conversion gate): encoder-decoder model types
+    # generate with text2text-generation-with-past, every other generative type with
+    # text-generation-with-past.
+    if model_type in hf_generate.SEQ2SEQ_TYPES or config.get("is_encoder_decoder"):
         return "text2text-generation-with-past"
     architectures = config.get("architectures") or []
     if any(a.endswith(("ForCausalLM", "LMHeadModel")) for a in architectures) or not architectures:
@@ -85,7 +77,7 @@ def versions(openvino):
 
 def describe(model_dir):
     config = read_config(model_dir)
-    openvino = is_openvino_export(model_dir)
+    openvino = hf_generate.is_openvino_folder(model_dir)
     task = task_of(config)
     vocab = config.get("vocab_size")
     if not isinstance(vocab, int) or vocab <= 0:
