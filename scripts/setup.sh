@@ -14,13 +14,16 @@ set -euo pipefail
 DEPS_DIR="${CONVGATE_DEPS:-$HOME/.cache/convgate-deps}"
 
 # Every Debian package the build, tests and benchmarks use. Keep sorted; say why in DESIGN.md.
+# slurm-wlm: slurmctld, slurmd and the clients for the single-host cluster the slurm tests start
+# (scripts/services/slurm.sh); installed without recommends (no munge: the cluster uses auth/none).
 # clang and libclang-rt-14-dev: the fuzz targets (-DCONVGATE_FUZZ=ON, fuzz/CMakeLists.txt) need
 # clang's -fsanitize=fuzzer, whose libFuzzer runtime Debian ships in libclang-rt-14-dev.
 PACKAGES=(
   bc build-essential ca-certificates clang clang-format cmake curl googletest libclang-rt-14-dev
   libgmock-dev libgtest-dev libcli11-dev libhwy-dev libonnx-dev libonnx-testdata libopencv-dnn-dev libprotobuf-dev libsqlite3-dev libssl-dev
   libtorch-dev libyaml-cpp-dev libzip-dev locales ninja-build nlohmann-json3-dev pkg-config
-  python3-numpy python3-onnx python3-sklearn python3-torch python3-torchvision python3-venv time
+  python3-numpy python3-onnx python3-sklearn python3-torch python3-torchvision python3-venv
+  slurm-wlm time
 )
 
 # Pinned ONNX Runtime: npm package com.github.asus4.onnxruntime@0.4.9 ships Microsoft's official
