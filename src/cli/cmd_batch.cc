@@ -6,6 +6,7 @@
 #include <iostream>
 #include <thread>
 
+#include "cli/batch_slurm.h"
 #include "cli/command.h"
 #include "convgate/batch/batch.h"
 #include "convgate/core/file_util.h"
@@ -82,6 +83,7 @@ class BatchCommand : public Command {
         SwitchFlag("--quiet", "No progress lines on stderr", quiet_),
         SwitchFlag("--json", "Print summary.json's content instead of the table", json_),
     });
+    AddSlurmFlags(flags_, slurm_);
     return RegisterFlags(app);
   }
 
@@ -100,6 +102,7 @@ class BatchCommand : public Command {
     }
     options_.store_location = store_.empty() ? (options_.out_dir / "convgate.db").string() : store_;
     options_.argv = invocation.argv;
+    if (slurm_.slurm) return RunSlurmBatch(*manifest, slurm_, options_, quiet_, json_);
     Result<std::unique_ptr<store::Store>> store = store::Store::Open({options_.store_location});
     if (!store.ok()) return ReportError(gate::Stage::kLoad, store.status());
     Result<batch::BatchSummary> summary = batch::RunBatch(
@@ -133,6 +136,7 @@ class BatchCommand : public Command {
   bool quiet_ = false;
   bool json_ = false;
   batch::BatchOptions options_;
+  SlurmCliOptions slurm_;
 };
 
 }  // namespace
