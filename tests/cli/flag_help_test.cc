@@ -39,6 +39,9 @@ const std::map<std::string, std::vector<std::string>>& Prerequisites() {
       {"--strict", {"--per-node"}},
       {"--memory-budget", {"--per-node"}},
       {"--local-error", {"--per-node"}},
+      {"--tasks", {"--slurm"}},
+      {"--sbatch-arg", {"--slurm"}},
+      {"--no-wait", {"--slurm"}},
   };
   return kNeeds;
 }
