@@ -33,6 +33,8 @@ RUN_PREFIXES = ("convgate ", "build/src/cli/convgate ", "build/convgate-", "/usr
 SKIPPED = {
     "openvino_runner.py": "runs python3 from PATH, which has no openvino (the venv has; the "
                           "openvino backend example runs instead)",
+    "--slurm": "needs a Slurm cluster and a PostgreSQL server (tests/cli/slurm_cli_test.cc runs "
+               "--slurm on a real single-host cluster)",
 }
 
 PASS_WORDS = re.compile(r"#.*\bPASS\b")
