@@ -67,6 +67,10 @@ std::string TaskCounts(const std::vector<batch::SlurmTaskState>& states, int* un
   return text.empty() ? "none listed" : text;
 }
 
+// squeue failures in a row before the wait gives up: with the client's own 60 s timeout, several
+// minutes of a controller that does not answer.
+constexpr int kMaxFailedPolls = 5;
+
 class SlurmWait {
  public:
   SlurmWait(store::Store& store, std::string job_id, std::string since, bool quiet)
@@ -78,11 +82,22 @@ class SlurmWait {
     const auto started = std::chrono::steady_clock::now();
     std::string last_line;
     while (true) {
-      CONVGATE_ASSIGN_OR_RETURN(const std::vector<batch::SlurmTaskState> states,
-                                batch::QuerySlurmArray(job_id_));
+      Result<std::vector<batch::SlurmTaskState>> states = batch::QuerySlurmArray(job_id_);
+      if (!states.ok()) {
+        // A busy controller times out now and then; only one that stays away ends the wait.
+        if (states.status().code() == StatusCode::kNotFound || ++failed_polls_ >= kMaxFailedPolls) {
+          return states.status();
+        }
+        if (!quiet_) std::cerr << ForTerminal("convgate: " + states.status().message()) << "\n";
+        if (!SleepUnlessInterrupted(poll_seconds)) {
+          return InterruptedStatus("waiting for Slurm job " + job_id_);
+        }
+        continue;
+      }
+      failed_polls_ = 0;
       CONVGATE_ASSIGN_OR_RETURN(const auto latest, batch::LatestJobsByKey(store_, keys, since_));
       int unfinished = 0;
-      const std::string tasks = TaskCounts(states, &unfinished);
+      const std::string tasks = TaskCounts(*states, &unfinished);
       const std::string line = "[slurm job " + job_id_ + "] " + std::to_string(latest.size()) +
                                "/" + std::to_string(keys.size()) +
                                " entries recorded; tasks: " + tasks;
@@ -107,6 +122,7 @@ class SlurmWait {
   std::string job_id_;
   std::string since_;
   bool quiet_;
+  int failed_polls_ = 0;
 };
 
 ExitCode PrintSubmitted(const std::string& job_id, int tasks, const batch::SlurmArrayOptions& array,
@@ -154,7 +170,7 @@ Result<std::string> WriteAndSubmit(const batch::SlurmArrayOptions& array,
   return batch::SubmitSlurmArray(script, slurm.sbatch_args);
 }
 
-ExitCode Finish(const batch::SlurmSummary& summary, const fs::path& out_dir, bool json) {
+ExitCode PrintSummary(const batch::SlurmSummary& summary, const fs::path& out_dir, bool json) {
   const nlohmann::json summary_json = batch::SlurmSummaryJson(summary);
   // The tasks each wrote their share's summary.json here; the merged one replaces them.
   Status written = WriteFileAtomic(out_dir / "summary.json", summary_json.dump(2) + "\n");
@@ -265,7 +281,7 @@ ExitCode RunSlurmBatch(const batch::Manifest& manifest, const SlurmCliOptions& s
   summary.store = array->store;
   summary.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  return Finish(summary, array->out_dir, json);
+  return PrintSummary(summary, array->out_dir, json);
 }
 
 }  // namespace convgate::cli
