@@ -229,12 +229,17 @@ void AddSlurmFlags(FlagSet& flags, SlurmCliOptions& options) {
   });
 }
 
-ExitCode RunSlurmBatch(const batch::Manifest& manifest, const SlurmCliOptions& slurm,
+ExitCode RunSlurmBatch(const batch::Manifest& given, const SlurmCliOptions& slurm,
                        const batch::BatchOptions& batch, bool quiet, bool json) {
   const auto started = std::chrono::steady_clock::now();
-  const int tasks = batch::SlurmTaskCount(slurm.tasks, static_cast<int>(manifest.entries.size()));
-  Result<batch::SlurmArrayOptions> array = ArrayOptions(manifest, batch, tasks);
+  const int tasks = batch::SlurmTaskCount(slurm.tasks, static_cast<int>(given.entries.size()));
+  Result<batch::SlurmArrayOptions> array = ArrayOptions(given, batch, tasks);
   if (!array.ok()) return ReportError(gate::Stage::kInternal, array.status());
+  // Read again as the tasks read it, by its absolute path: an entry's key covers its paths as
+  // resolved against the manifest's folder, so a manifest given as a relative path would
+  // otherwise give other keys than the tasks record, and every entry would look missing.
+  Result<batch::Manifest> manifest = batch::ReadManifest(array->manifest);
+  if (!manifest.ok()) return ReportError(gate::Stage::kLoad, manifest.status());
   WarnAboutSqlite(array->store);
   // Opened before submitting: a store that cannot be reached fails here, not in every task, and
   // its schema is created once instead of by tasks racing.
@@ -255,7 +260,7 @@ ExitCode RunSlurmBatch(const batch::Manifest& manifest, const SlurmCliOptions& s
   if (slurm.no_wait) return PrintSubmitted(*job_id, tasks, *array, json);
 
   // The keys are computed while the first tasks start.
-  const std::vector<std::string> keys = batch::ManifestEntryKeys(manifest);
+  const std::vector<std::string> keys = batch::ManifestEntryKeys(*manifest);
   SlurmWait wait(**store, *job_id, since, quiet);
   Status waited = wait.Run(keys, slurm.poll_seconds);
   if (!waited.ok()) {
@@ -276,7 +281,7 @@ ExitCode RunSlurmBatch(const batch::Manifest& manifest, const SlurmCliOptions& s
       batch::LatestJobsByKey(**store, keys, since);
   if (!latest.ok()) return ReportError(gate::Stage::kLoad, latest.status());
   batch::SlurmSummary summary = batch::MergeSlurmSummary(
-      manifest, keys, *latest, states.ok() ? *states : std::vector<batch::SlurmTaskState>{},
+      *manifest, keys, *latest, states.ok() ? *states : std::vector<batch::SlurmTaskState>{},
       array->out_dir, *job_id, tasks);
   summary.store = array->store;
   summary.wall_seconds =

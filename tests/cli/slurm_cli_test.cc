@@ -167,17 +167,21 @@ TEST_F(SlurmCliTest, FourTaskArrayRecordsEveryEntryOnceAndMatchesALocalBatch) {
   EXPECT_EQ(slurm_verdicts, local_verdicts);
 }
 
-TEST_F(SlurmCliTest, TextSummaryNamesTasksAndVerdicts) {
+TEST_F(SlurmCliTest, RelativePathsGiveTheKeysTheTasksRecord) {
+  // Given relative to the working directory, as a user types them: the tasks get absolute paths,
+  // and the summary must still find every entry they recorded.
   std::string manifest = "models:\n";
   for (const std::string id : {"a", "b", "c"}) {
-    manifest += Entry(id, Model("tinycnn.onnx"), Model("tinycnn_converted.onnx"));
+    fs::copy_file(Model("tinycnn.onnx"), dir_ / (id + ".onnx"));
+    manifest += Entry(id, id + ".onnx", Model("tinycnn_converted.onnx"));
   }
   Write("m.yaml", manifest);
   ProcessResult r =
-      Batch({Path("m.yaml"), "--slurm", "--store", StoreUrl(), "--out", Path("out"), "--quiet"});
+      testing::RunProcess({"/usr/bin/env", "-C", dir_.string(), Binary().string(), "batch",
+                           "m.yaml", "--slurm", "--store", "shared.db", "--out", "out", "--quiet"});
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
   // Three entries: three tasks by default (min(entries, 4)).
-  EXPECT_NE(r.out.find(" 3 tasks, store "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" 3 tasks, store " + Path("shared.db")), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("entries 3: 3 passed, 0 failed, 0 errors, 0 missing"), std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("BATCH PASSED"), std::string::npos) << r.out;
@@ -186,6 +190,9 @@ TEST_F(SlurmCliTest, TextSummaryNamesTasksAndVerdicts) {
   std::ifstream in(dir_ / "out/summary.json");
   ASSERT_TRUE(in.good());
   EXPECT_EQ(json::parse(in)["entries"], 3);
+  for (const auto& [id, rows] : RowsPerEntry(Path("m.yaml"), Path("shared.db"))) {
+    EXPECT_EQ(rows, 1) << id;
+  }
 }
 
 TEST_F(SlurmCliTest, NoWaitReturnsWithTheJobIdWhileTheArrayRuns) {
