@@ -5,7 +5,8 @@
 #
 #   scripts/services/slurm.sh start DIR   writes DIR/slurm.conf, starts slurmctld and slurmd fully
 #                                          detached (setsid, stdio to DIR/*.stdout) so the caller
-#                                          (a ctest fixture) returns, waits until the node is idle
+#                                          (a ctest fixture) returns, waits until the node is idle;
+#                                          a cluster left running in DIR is stopped first
 #   scripts/services/slurm.sh stop DIR    `scontrol shutdown`, then SIGKILL to the pids it started
 #                                          if they are still there after 10 s
 #   scripts/services/slurm.sh env DIR     prints SLURM_CONF=DIR/slurm.conf
@@ -75,9 +76,10 @@ start() {
   done
   if [ -f "$D/pids" ]; then
     read -r ctld slurmd < "$D/pids" || true
+    # Left running by a test run that was killed before its cleanup: this folder's own cluster.
     if pid_alive "${ctld:-}" || pid_alive "${slurmd:-}"; then
-      echo "slurm.sh: a cluster is already running in $D (pids ${ctld:-} ${slurmd:-}); stop it first" >&2
-      exit 3
+      echo "slurm: stopping the cluster left running in $D (pids ${ctld:-} ${slurmd:-})"
+      stop
     fi
   fi
   local hash ctld_port slurmd_port host
