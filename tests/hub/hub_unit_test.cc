@@ -77,6 +77,29 @@ TEST(HubNames, Etags) {
   EXPECT_FALSE(IsSha256(std::string(63, 'f')));
 }
 
+TEST(HubUri, ModelsById) {
+  Result<HfUri> plain = ParseHfUri("hf://org/name/onnx/model.onnx");
+  ASSERT_TRUE(plain.ok()) << plain.status().ToString();
+  EXPECT_EQ(plain->repo_id, "org/name");
+  EXPECT_EQ(plain->revision, "main");
+  EXPECT_EQ(plain->file, "onnx/model.onnx");
+  Result<HfUri> pinned = ParseHfUri("hf://org/name@refs%2Fpr%2F1/model.onnx");
+  ASSERT_TRUE(pinned.ok()) << pinned.status().ToString();
+  EXPECT_EQ(pinned->repo_id, "org/name");
+  EXPECT_EQ(pinned->revision, "refs/pr/1");
+  EXPECT_TRUE(IsHfUri("hf://x"));
+  EXPECT_FALSE(IsHfUri("model.onnx"));
+  for (const char* bad :
+       {"hf://", "hf://org", "hf://org/name", "hf://org/name/", "hf://org/name@/m",
+        "hf://org/name/../m.onnx", "hf://o--x/name/m.onnx", "http://org/n/m"}) {
+    Result<HfUri> uri = ParseHfUri(bad);
+    ASSERT_FALSE(uri.ok()) << bad;
+    EXPECT_EQ(uri.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(uri.status().message().find("expected hf://org/name[@revision]/path/in/repo"),
+              std::string::npos);
+  }
+}
+
 TEST(HubHttp, OriginsSpellDefaultPortsOut) {
   EXPECT_EQ(UrlOrigin("https://HuggingFace.co/a/b"), "https://huggingface.co:443");
   EXPECT_EQ(UrlOrigin("https://huggingface.co:443/x"), "https://huggingface.co:443");

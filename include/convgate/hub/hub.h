@@ -116,4 +116,22 @@ struct RepoInfo {
 Result<RepoInfo> FetchRepoInfo(const HubOptions& options, const std::string& repo_id,
                                const std::string& revision);
 
+// A model named by id: hf://org/name[@revision]/path/in/repo (a revision containing '/' is
+// written with %2F: hf://org/name@refs%2Fpr%2F1/model.onnx).
+struct HfUri {
+  std::string repo_id;
+  std::string revision = "main";
+  std::string file;
+};
+
+// True when `text` starts with "hf://".
+bool IsHfUri(std::string_view text);
+// InvalidArgument quoting the text and the expected form for anything malformed (the id, the
+// revision and the file checked as CheckRepoId / CheckRevision / CheckRepoFile).
+Result<HfUri> ParseHfUri(std::string_view text);
+
+// The local path of an hf:// model: FetchFile with the options from the environment (no --token:
+// HF_TOKEN or the token file). Errors as HubOptionsFromEnvironment and FetchFile, naming the URI.
+Result<std::filesystem::path> FetchHfUri(std::string_view text);
+
 }  // namespace convgate::hub
