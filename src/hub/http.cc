@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <memory>
 #include <mutex>
 
@@ -35,6 +36,11 @@ struct Transfer {
   const BodySink* sink = nullptr;
   bool started = false;
   Status sink_status;
+  // Stall detection (OnProgress): when bytes last moved, and whether the transfer was dropped.
+  double stall_seconds = 30;
+  curl_off_t last_bytes = -1;
+  std::chrono::steady_clock::time_point last_change = std::chrono::steady_clock::now();
+  bool stalled = false;
 };
 
 std::string Trim(std::string_view text) {
@@ -94,6 +100,28 @@ size_t OnBody(char* data, size_t size, size_t count, void* user) {
   return chunk.size();
 }
 
+// libcurl's own low-speed limit averages the speed over its last ~6 s, so a body that stops after
+// a burst is noticed seconds late; this drops a transfer once no byte has moved for
+// stall_seconds (libcurl calls it about once a second while idle).
+int OnProgress(void* user, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+               curl_off_t ulnow) {
+  (void)dltotal;
+  (void)ultotal;
+  auto* transfer = static_cast<Transfer*>(user);
+  const auto now = std::chrono::steady_clock::now();
+  if (dlnow + ulnow != transfer->last_bytes) {
+    transfer->last_bytes = dlnow + ulnow;
+    transfer->last_change = now;
+    return 0;
+  }
+  if (std::chrono::duration<double>(now - transfer->last_change).count() >
+      transfer->stall_seconds) {
+    transfer->stalled = true;
+    return 1;  // libcurl aborts with CURLE_ABORTED_BY_CALLBACK
+  }
+  return 0;
+}
+
 TransportError Classify(CURLcode code) {
   switch (code) {
     case CURLE_COULDNT_CONNECT:
@@ -134,7 +162,9 @@ Status PerformHop(const HttpRequest& request, const std::string& url, const Body
   std::unique_ptr<CURL, EasyDeleter> curl(curl_easy_init());
   if (!curl) return Status::Internal("libcurl: curl_easy_init failed");
   const auto headers = RequestHeaders(request, url);
-  Transfer transfer{.response = &response, .sink = sink};
+  Transfer transfer{.response = &response,
+                    .sink = sink,
+                    .stall_seconds = std::max(0.1, request.stall_timeout_seconds)};
   char error[CURL_ERROR_SIZE] = {0};
   const long stall = std::max(1L, static_cast<long>(request.stall_timeout_seconds + 0.5));
   CURL* handle = curl.get();
@@ -147,8 +177,9 @@ Status PerformHop(const HttpRequest& request, const std::string& url, const Body
   curl_easy_setopt(handle, CURLOPT_USERAGENT, "convgate");
   curl_easy_setopt(handle, CURLOPT_ERRORBUFFER, error);
   curl_easy_setopt(handle, CURLOPT_CONNECTTIMEOUT, stall);
-  curl_easy_setopt(handle, CURLOPT_LOW_SPEED_LIMIT, 1L);
-  curl_easy_setopt(handle, CURLOPT_LOW_SPEED_TIME, stall);
+  curl_easy_setopt(handle, CURLOPT_NOPROGRESS, 0L);
+  curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, OnProgress);
+  curl_easy_setopt(handle, CURLOPT_XFERINFODATA, &transfer);
   curl_easy_setopt(handle, CURLOPT_HEADERFUNCTION, OnHeader);
   curl_easy_setopt(handle, CURLOPT_HEADERDATA, &transfer);
   curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, OnBody);
@@ -158,7 +189,11 @@ Status PerformHop(const HttpRequest& request, const std::string& url, const Body
   if (code == CURLE_OK && sink != nullptr && IsSuccess(response.status)) {
     CONVGATE_RETURN_IF_ERROR(StartSink(transfer));  // an empty body still starts the sink
   }
-  if (code != CURLE_OK) {
+  if (transfer.stalled) {
+    response.transport = TransportError::kTimeout;
+    response.transport_message =
+        "nothing received for " + std::to_string(static_cast<int>(transfer.stall_seconds)) + " s";
+  } else if (code != CURLE_OK) {
     response.transport = Classify(code);
     response.transport_message = error[0] != '\0' ? error : curl_easy_strerror(code);
   }

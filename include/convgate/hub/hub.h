@@ -53,8 +53,8 @@ struct RetryPolicy {
   // A Retry-After above this fails the request at once, naming the wait the server asked for,
   // instead of sleeping for it (a hub asking for an hour is not flaky).
   double retry_after_max_seconds = 120.0;
-  // A transfer that receives nothing for this long is dropped and retried (libcurl's low-speed
-  // limit of 1 byte/s); also the connect timeout.
+  // A transfer that receives no byte for this long is dropped and retried (checked about once a
+  // second); also the connect timeout.
   double stall_timeout_seconds = 30.0;
 };
 
