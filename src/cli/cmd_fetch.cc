@@ -148,7 +148,11 @@ class FetchCommand : public Command {
 
   ExitCode Fetch(const hub::HubOptions& options) const {
     std::vector<std::string> files = files_;
-    if (files.empty()) {
+    if (files.empty() && options.offline) {
+      Result<std::vector<std::string>> cached = hub::CachedFiles(options, repo_id_, revision_);
+      if (!cached.ok()) return ReportError(gate::Stage::kLoad, cached.status());
+      files = std::move(cached).value();
+    } else if (files.empty()) {
       Result<hub::RepoInfo> info = hub::FetchRepoInfo(options, repo_id_, revision_);
       if (!info.ok()) return ReportError(gate::Stage::kLoad, info.status());
       for (const hub::RepoFile& file : info->files) files.push_back(file.file);

@@ -2,6 +2,8 @@
 // one HEAD of the resolve URL for the commit, etag and size, then the blob's download.
 #include "convgate/hub/hub.h"
 
+#include <algorithm>
+
 #include "hub/cache_layout.h"
 #include "hub/download.h"
 #include "hub/http.h"
@@ -131,6 +133,26 @@ Result<FetchedFile> FetchFile(const HubOptions& options, const std::string& repo
   CONVGATE_RETURN_IF_ERROR(LinkSnapshot(cache, fetched.commit, file, blob.etag));
   CONVGATE_RETURN_IF_ERROR(WriteRef(cache, revision, fetched.commit));
   return fetched;
+}
+
+Result<std::vector<std::string>> CachedFiles(const HubOptions& options, const std::string& repo_id,
+                                             const std::string& revision) {
+  CONVGATE_RETURN_IF_ERROR(CheckRepoId(repo_id));
+  CONVGATE_RETURN_IF_ERROR(CheckRevision(revision));
+  const RepoCache cache(options.cache_dir, repo_id);
+  const std::optional<std::string> commit = CachedCommit(cache, revision);
+  const fs::path snapshot = commit ? cache.repo / "snapshots" / *commit : fs::path();
+  std::error_code ec;
+  if (!commit || !fs::is_directory(snapshot, ec)) {
+    return Status::NotFound("HF_HUB_OFFLINE is set and the cache has no snapshot of " + repo_id +
+                            " at " + revision + " (" + cache.repo.string() + ")");
+  }
+  std::vector<std::string> files;
+  for (fs::recursive_directory_iterator it(snapshot, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->is_regular_file(ec)) files.push_back(it->path().lexically_relative(snapshot).string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
 }
 
 Result<bool> FileExists(const HubOptions& options, const std::string& repo_id,

@@ -197,6 +197,16 @@ TEST_F(FetchCliTest, OfflineServesTheCacheOnlyAndSaysSoWhenAbsent) {
                             "in the cache"),
             std::string::npos)
       << absent.err;
+  // Without FILE: every file the cached snapshot holds.
+  ProcessResult all = Fetch({"org/tiny"}, {"HF_HUB_OFFLINE=1"});
+  ASSERT_EQ(all.exit_code, 0) << Describe(all);
+  EXPECT_EQ(all.out, cached.out);
+  ProcessResult none = Fetch({"org/other"}, {"HF_HUB_OFFLINE=1"});
+  EXPECT_EQ(none.exit_code, 3) << Describe(none);
+  EXPECT_NE(
+      none.err.find("HF_HUB_OFFLINE is set and the cache has no snapshot of org/other at main"),
+      std::string::npos)
+      << none.err;
   ProcessResult exists = Fetch({"org/tiny", "config.json", "--check-exists"}, {"HF_HUB_OFFLINE=1"});
   EXPECT_EQ(exists.exit_code, 1) << Describe(exists);
   EXPECT_EQ(Requests().size(), before);

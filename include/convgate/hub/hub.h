@@ -101,6 +101,11 @@ struct RepoFile {
   std::optional<uint64_t> size;  // when the hub said
 };
 
+// The files the cache holds of `repo_id` at `revision` (the snapshot of the commit its ref names),
+// sorted; what `fetch REPO` offers offline. NotFound, saying HF_HUB_OFFLINE, when there is none.
+Result<std::vector<std::string>> CachedFiles(const HubOptions& options, const std::string& repo_id,
+                                             const std::string& revision);
+
 // What /api/models/{repo}[/revision/{rev}] says about a repository.
 struct RepoInfo {
   std::string repo_id;
