@@ -32,6 +32,9 @@ class CompareCommand : public Command {
   }
 
   ExitCode Execute(report::Invocation& invocation) override {
+    for (std::string* side : {&options_.source, &options_.target}) {
+      if (std::optional<ExitCode> failed = FetchHfSource(*side)) return *failed;
+    }
     return RenderAndFinish(gate::CompareModelsGate(options_), invocation, output_);
   }
 

@@ -34,6 +34,7 @@ class InspectCommand : public Command {
   }
 
   ExitCode Execute(report::Invocation&) override {
+    if (std::optional<ExitCode> failed = FetchHfSource(path_)) return *failed;
     Result<report::Inspection> inspection = report::InspectPath(path_, limits_);
     if (!inspection.ok()) return ReportError(gate::Stage::kLoad, inspection.status());
     std::cout << (output_.json ? DumpJson(inspection->json, output_) + "\n"

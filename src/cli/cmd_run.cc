@@ -21,6 +21,7 @@ class RunCommand : public Command {
   }
 
   ExitCode Execute(report::Invocation& invocation) override {
+    if (std::optional<ExitCode> failed = FetchHfSource(model_)) return *failed;
     options_.model = model_;
     return RenderAndFinish(gate::RunModelGate(options_), invocation, output_);
   }

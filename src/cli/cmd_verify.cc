@@ -39,6 +39,9 @@ class VerifyCommand : public Command {
   }
 
   ExitCode Execute(report::Invocation& invocation) override {
+    for (std::string* side : {&options_.source, &options_.target}) {
+      if (std::optional<ExitCode> failed = FetchHfSource(*side)) return *failed;
+    }
     return RenderAndFinish(gate::VerifyGate(options_), invocation, output_);
   }
 

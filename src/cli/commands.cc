@@ -15,6 +15,7 @@ std::vector<std::unique_ptr<Command>> MakeCommands() {
   commands.push_back(MakeReduceCommand());
   commands.push_back(MakeBatchCommand());
   commands.push_back(MakeHistoryCommand());
+  commands.push_back(MakeFetchCommand());
   return commands;
 }
 

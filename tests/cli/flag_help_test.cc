@@ -29,6 +29,7 @@ const std::map<std::string, std::vector<std::string>>& BaseArguments() {
       {"reduce", {"a.onnx", "b.onnx", "-o", "bug"}},
       {"batch", {"manifest.yaml"}},
       {"history", {}},
+      {"fetch", {"org/tiny", "model.onnx"}},
   };
   return kBase;
 }

@@ -164,6 +164,32 @@ TEST_F(InspectCliTest, SafetensorsListsItsTensors) {
       << text.out;
 }
 
+// The whole file is read (io/safetensors.h): values summarized, corrupt offsets refused.
+TEST_F(InspectCliTest, SafetensorsValuesAreReadAndCheckedLikeTensorFiles) {
+  auto write = [&](const std::string& name, const std::string& header, const std::string& data) {
+    std::string bytes(8, '\0');
+    for (int idx = 0; idx < 8; ++idx)
+      bytes[idx] = static_cast<char>((header.size() >> (8 * idx)) & 0xff);
+    ASSERT_TRUE(WriteFileAtomic(Path(name), bytes + header + data).ok());
+  };
+  const float values[2] = {-1.5f, 4.0f};
+  write("ok.safetensors", R"({"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})",
+        std::string(reinterpret_cast<const char*>(values), 8));
+  const json described = InspectJson(Path("ok.safetensors"));
+  EXPECT_EQ(described["tensors"][0]["stats"]["min"], -1.5);
+  EXPECT_EQ(described["tensors"][0]["stats"]["max"], 4.0);
+  write("overlap.safetensors",
+        R"({"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},)"
+        R"("b":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}})",
+        std::string(12, '\0'));
+  ProcessResult overlap = Convgate({"inspect", Path("overlap.safetensors")});
+  EXPECT_EQ(overlap.exit_code, 3) << Describe(overlap);
+  EXPECT_NE(overlap.err.find("overlap.safetensors: tensor 'b' begins at byte 4 of the data, "
+                             "expected 8 (overlap)"),
+            std::string::npos)
+      << overlap.err;
+}
+
 TEST_F(InspectCliTest, OpenVinoIrShowsItsInputsAndTheBackendThatRunsIt) {
   ASSERT_TRUE(WriteFileAtomic(Path("model.xml"),
                               "<?xml version=\"1.0\"?>\n<net name=\"tiny\" version=\"11\">\n"

@@ -7,6 +7,7 @@
 
 #include "convgate/backends/registry.h"
 #include "convgate/core/file_util.h"
+#include "convgate/io/safetensors.h"
 #include "convgate/report/conversion.h"
 #include "report/inspect/internal.h"
 
@@ -303,12 +304,21 @@ SafetensorsList ListSafetensors(const json& header) {
   return list;
 }
 
+// The header lists the tensors; the whole file is also read (io/safetensors.h), so offsets that do
+// not match dtype x shape, holes, overlaps or a truncated buffer fail here naming the tensor, and
+// each tensor's values are summarized like an .npz member's.
 Status DescribeSafetensors(const fs::path& path, const io::SniffedFile& sniffed, View& view) {
   const json header = json::parse(sniffed.safetensors_header, nullptr, /*allow_exceptions=*/false);
   if (!header.is_object()) {
     return Status::DataLoss(path.string() + ": a safetensors file whose header is not JSON");
   }
-  const SafetensorsList list = ListSafetensors(header);
+  CONVGATE_ASSIGN_OR_RETURN(io::SafetensorsFile file, io::ReadSafetensors(path));
+  SafetensorsList list = ListSafetensors(header);
+  for (json& tensor : list.tensors) {
+    if (const Tensor* read = file.tensors.Find(tensor["name"].get<std::string>())) {
+      tensor["stats"] = internal::TensorStatsJson(tensor["name"].get<std::string>(), *read);
+    }
+  }
   std::string dtype_text;
   for (const auto& [dtype, count] : list.dtypes) {
     dtype_text += (dtype_text.empty() ? "" : ", ") + dtype + " x" + std::to_string(count);

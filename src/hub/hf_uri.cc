@@ -1,0 +1,62 @@
+// hf://org/name[@revision]/path: a repository file as a model path for the commands that load
+// models.
+#include <string>
+
+#include "convgate/hub/hub.h"
+
+namespace convgate::hub {
+namespace {
+
+constexpr std::string_view kScheme = "hf://";
+
+Status Malformed(std::string_view text, const std::string& why) {
+  return Status::InvalidArgument("'" + std::string(text) + "': " + why +
+                                 " (expected hf://org/name[@revision]/path/in/repo)");
+}
+
+// %2F (either case) back to '/': the one escape a revision needs in a URI path.
+std::string DecodeSlashes(std::string text) {
+  for (size_t pos = 0; (pos = text.find('%', pos)) != std::string::npos; ++pos) {
+    if (text.compare(pos, 3, "%2F") == 0 || text.compare(pos, 3, "%2f") == 0) {
+      text.replace(pos, 3, "/");
+    }
+  }
+  return text;
+}
+
+}  // namespace
+
+bool IsHfUri(std::string_view text) { return text.starts_with(kScheme); }
+
+Result<HfUri> ParseHfUri(std::string_view text) {
+  if (!IsHfUri(text)) return Malformed(text, "not an hf:// URI");
+  const std::string_view rest = text.substr(kScheme.size());
+  const size_t org_end = rest.find('/');
+  const size_t name_end = org_end == std::string_view::npos ? org_end : rest.find('/', org_end + 1);
+  if (name_end == std::string_view::npos) return Malformed(text, "no file in the repository");
+  HfUri uri;
+  std::string repo(rest.substr(0, name_end));
+  const size_t at = repo.find('@');
+  if (at != std::string::npos) {
+    uri.revision = DecodeSlashes(repo.substr(at + 1));
+    repo.resize(at);
+  }
+  uri.repo_id = repo;
+  uri.file = std::string(rest.substr(name_end + 1));
+  for (const Status& status :
+       {CheckRepoId(uri.repo_id), CheckRevision(uri.revision), CheckRepoFile(uri.file)}) {
+    if (!status.ok()) return Malformed(text, status.message());
+  }
+  return uri;
+}
+
+Result<std::filesystem::path> FetchHfUri(std::string_view text) {
+  CONVGATE_ASSIGN_OR_RETURN(HfUri uri, ParseHfUri(text));
+  Result<HubOptions> options = HubOptionsFromEnvironment("");
+  if (!options.ok()) return options.status().WithContext(std::string(text));
+  Result<FetchedFile> fetched = FetchFile(*options, uri.repo_id, uri.revision, uri.file);
+  if (!fetched.ok()) return fetched.status().WithContext(std::string(text));
+  return fetched->path;
+}
+
+}  // namespace convgate::hub
