@@ -34,12 +34,17 @@ Result<ResolvedSide> ResolveSide(const std::string& spec, const std::string& bac
 struct LoadedModel {
   std::unique_ptr<backends::Backend> backend;
   std::unique_ptr<backends::Model> model;
+  // Loaded with DeferringBackend::LoadDeferred: the runtime's session is built at
+  // ReleasableModel::Prepare.
+  bool deferred = false;
 };
 
 // Creates the side's backend through `factory` and loads the model with it. Fills
-// record.{role-independent fields}: path, kind, format, backend, version, sha256, timing.
+// record.{role-independent fields}: path, kind, format, backend, version, sha256, timing. With
+// `defer_session`, a backend that can (backends/releasable.h) leaves its session for later.
 Result<LoadedModel> LoadModel(const ResolvedSide& side, backends::BackendFactory& factory,
-                              const backends::LoadOptions& options, SideRecord& record);
+                              const backends::LoadOptions& options, SideRecord& record,
+                              bool defer_session = false);
 
 // The backend's load options for one side of a workflow: the data options' threads and limits,
 // and the side's exec command.
@@ -65,5 +70,10 @@ Result<SavedOutputs> LoadSavedOutputs(const ResolvedSide& side, const Signature*
 
 // Fills the parts of a SideRecord that do not depend on loading.
 void DescribeSide(const ResolvedSide& side, SideRecord& record);
+
+// Returns the heap memory freed so far to the system. glibc keeps freed memory for reuse (its mmap
+// threshold grows after large frees, so later large blocks land on the heap), so a model's
+// session released before the next is built would otherwise still count in the peak RSS.
+void ReleaseFreedMemory();
 
 }  // namespace convgate::gate::internal
