@@ -537,6 +537,7 @@ CompareReport CompareModelsGate(const CompareOptions& options) {
   // (RunSamples), or before any later error is reported (`errored`), so that a target that cannot
   // load is still reported ahead of everything after loading.
   const bool defer_target = SequentialSides(options);
+  if (defer_target) internal::MapLargeBlocksApart();
   std::optional<GateError> target_error;
   const auto load_target = [&] {
     try {

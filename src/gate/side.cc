@@ -172,6 +172,13 @@ void ReleaseFreedMemory() {
 #endif
 }
 
+void MapLargeBlocksApart() {
+#if defined(__GLIBC__)
+  constexpr int kThresholdBytes = 1 << 20;
+  ::mallopt(M_MMAP_THRESHOLD, kThresholdBytes);
+#endif
+}
+
 backends::LoadOptions SideLoadOptions(const DataOptions& data, const ExecOptions& exec) {
   backends::LoadOptions options;
   options.intra_op_threads = data.threads;
