@@ -361,10 +361,14 @@ std::optional<GateError> RunSamples(Side& source, Side& target,
 
 // The report a deferred target that fails to build gives: the one loading left (`at_load`), with
 // what the target's record gained from a load that, undeferred, would have failed.
+void ForgetLoad(SideRecord& record) {
+  record.load_seconds = 0;
+  record.backend_settings.clear();
+  record.output_names.clear();
+}
+
 CompareReport TargetLoadFailed(CompareReport at_load, GateError error) {
-  at_load.target.load_seconds = 0;
-  at_load.target.backend_settings.clear();
-  at_load.target.output_names.clear();
+  ForgetLoad(at_load.target);
   return Errored(std::move(at_load), std::move(error));
 }
 
@@ -562,7 +566,11 @@ CompareReport CompareModelsGate(const CompareOptions& options) {
     throw;
   }
   if (target_loader.joinable()) target_loader.join();
-  if (source_error) return Errored(std::move(report), *source_error);
+  if (source_error) {
+    // The target loaded beside it: its record says what a full load would have said.
+    if (PrepareDeferred(target)) ForgetLoad(report.target);
+    return Errored(std::move(report), *source_error);
+  }
   if (!at_once) load_target();
   if (target_error) return Errored(std::move(report), *target_error);
   // A deferred target is built before any later error is reported: one that cannot load reports
