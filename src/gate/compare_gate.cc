@@ -9,6 +9,7 @@
 #include <system_error>
 #include <thread>
 
+#include "convgate/backends/releasable.h"
 #include "convgate/core/limits.h"
 #include "convgate/core/units.h"
 #include "convgate/gate/workflows.h"
@@ -38,6 +39,8 @@ struct Side {
   std::optional<LoadedModel> model;
   std::optional<SavedOutputs> saved;
   SideRecord* record = nullptr;
+  // The model's session was deferred (LoadedModel::deferred) and Prepare has not run yet.
+  bool deferred = false;
 
   const Signature* signature() const { return model ? &model->model->signature() : nullptr; }
   // A TorchScript model takes inputs and names outputs by position, and saved outputs may name
@@ -69,7 +72,8 @@ bool LoadBothAtOnce(const CompareOptions& options) {
 
 std::optional<GateError> ResolveAndLoad(const std::string& spec, const std::string& backend,
                                         backends::BackendFactory& factory,
-                                        const backends::LoadOptions& load, Side& side) {
+                                        const backends::LoadOptions& load, Side& side,
+                                        bool defer_session = false) {
   Result<ResolvedSide> resolved = internal::ResolveSide(spec, backend);
   if (!resolved.ok()) {
     Stage stage = resolved.status().code() == StatusCode::kNotFound ? Stage::kLoad : Stage::kFlags;
@@ -78,9 +82,11 @@ std::optional<GateError> ResolveAndLoad(const std::string& spec, const std::stri
   side.resolved = std::move(resolved).value();
   internal::DescribeSide(side.resolved, *side.record);
   if (side.resolved.kind != SideKind::kModel) return std::nullopt;
-  Result<LoadedModel> loaded = internal::LoadModel(side.resolved, factory, load, *side.record);
+  Result<LoadedModel> loaded =
+      internal::LoadModel(side.resolved, factory, load, *side.record, defer_session);
   if (!loaded.ok()) return GateError{Stage::kLoad, loaded.status().WithContext(side.record->role)};
   side.model = std::move(loaded).value();
+  side.deferred = side.model->deferred;
   return std::nullopt;
 }
 
@@ -212,6 +218,52 @@ Result<TensorMap> OutputsOf(Side& side, int sample_idx, const TensorMap* sample)
   return outputs;
 }
 
+CompareReport Errored(CompareReport report, GateError error) {
+  report.error = std::move(error);
+  report.verdict = Verdict::kError;
+  return report;
+}
+
+// Builds what a deferred side's load left for later; its errors are load errors, as they would
+// have been had it loaded at once. The time counts as loading.
+std::optional<GateError> PrepareDeferred(Side& side) {
+  if (!side.deferred) return std::nullopt;
+  side.deferred = false;
+  const auto start = std::chrono::steady_clock::now();
+  Status prepared = backends::AsReleasable(*side.model->model)->Prepare();
+  side.record->load_seconds +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (!prepared.ok()) return GateError{Stage::kLoad, prepared.WithContext(side.record->role)};
+  return std::nullopt;
+}
+
+// The source's outputs held while they wait for the target's, in sequential runs
+// (SequentialSides): 64 MiB, or an eighth of --max-run-bytes when that is less, since the run's
+// memory plan (data_run_bytes.h) counts one sample of each model's outputs. Beyond it the
+// remaining samples run both models in turn, as without sequential runs.
+int64_t SourceAheadBytes(const Limits& limits) {
+  constexpr int64_t kAheadBytes = int64_t{64} << 20;
+  return std::min(kAheadBytes, std::max<int64_t>(limits.max_run_bytes, 0) / 8);
+}
+
+// Whether the target's session is built only once the source has run: the source is an ONNX
+// Runtime model, whose session (weights, arena) ReleasableModel::Release frees, so the two
+// sessions are never held at once (a compare of two resnet18s peaked at 202 MiB holding both).
+// Other sources keep what they loaded, and the target's session is better built beside their
+// load, in parallel.
+bool SequentialSides(const CompareOptions& options) {
+  Result<ResolvedSide> source = internal::ResolveSide(options.source, options.source_backend);
+  Result<ResolvedSide> target = internal::ResolveSide(options.target, options.target_backend);
+  return source.ok() && target.ok() && source->kind == SideKind::kModel &&
+         target->kind == SideKind::kModel && source->backend == "ort";
+}
+
+// The source's outputs of samples [begin, begin + outputs.size()), run ahead of the target's.
+struct SourceAhead {
+  std::vector<TensorMap> outputs;
+  std::optional<Status> failure;  // the run of the sample after the last held one failed
+};
+
 // A side naming outputs by position (TorchScript, numpy's arr_0, a lone .npy) takes the other
 // side's names in order; when both do, the target takes the source's (two TorchScript models both
 // say output_0, output_1, ... and keep them). Records how each side was matched and any count
@@ -238,6 +290,88 @@ void MatchOutputs(Side& source, Side& target, int sample_idx, TensorMap& source_
   if (target.record->output_names.empty()) target.record->output_names = target_outputs.Names();
 }
 
+// Runs the source ahead of the target from the first sample while its outputs stay within `cap`
+// bytes (SourceAheadBytes), stopping at the first failed run.
+SourceAhead RunSourceAhead(Side& source, const std::optional<inputs::Dataset>& dataset,
+                           size_t samples, int64_t cap) {
+  SourceAhead ahead;
+  for (size_t sample_idx = 0; sample_idx < samples; ++sample_idx) {
+    const TensorMap* sample = dataset ? &dataset->samples[sample_idx] : nullptr;
+    Result<TensorMap> outputs = OutputsOf(source, static_cast<int>(sample_idx), sample);
+    if (!outputs.ok()) {
+      ahead.failure = outputs.status();
+      break;
+    }
+    ahead.outputs.push_back(std::move(outputs).value());
+    if (internal::BytesOf(ahead.outputs) > cap) break;
+  }
+  return ahead;
+}
+
+// One sample from the source's outputs on: the target's run, matching, saving and comparison.
+std::optional<GateError> FinishSample(Side& source, Side& target, int sample_idx,
+                                      const TensorMap* sample, TensorMap source_outputs,
+                                      internal::OutputSaver& saver,
+                                      internal::AgreementTracker& agreements,
+                                      CompareReport& report) {
+  Result<TensorMap> target_outputs = OutputsOf(target, sample_idx, sample);
+  if (!target_outputs.ok()) return GateError{Stage::kRun, target_outputs.status()};
+  MatchOutputs(source, target, sample_idx, source_outputs, *target_outputs, report);
+  saver.Keep(source_outputs);
+  CompareSample(sample_idx, source_outputs, *target_outputs, report);
+  agreements.Add(source_outputs, *target_outputs);
+  return std::nullopt;
+}
+
+// Whether the source runs ahead of the target (RunSourceAhead): the target's session is not built
+// yet and the source's can be released once it has run.
+bool RunsAhead(const Side& source, const Side& target) {
+  return target.deferred && source.model && backends::AsReleasable(*source.model->model);
+}
+
+// Every sample through both sides, in the order and with the errors of running both on each
+// sample in turn (source first): the samples the source ran ahead (`ahead`) first, then the rest
+// in turn. A source that failed at sample k reports that after the target's samples before k.
+// REQUIRES: the target prepared (PrepareDeferred).
+std::optional<GateError> RunSamples(Side& source, Side& target,
+                                    const std::optional<inputs::Dataset>& dataset, size_t samples,
+                                    SourceAhead ahead, internal::OutputSaver& saver,
+                                    internal::AgreementTracker& agreements, CompareReport& report) {
+  size_t next = 0;
+  for (; next < ahead.outputs.size(); ++next) {
+    const TensorMap* sample = dataset ? &dataset->samples[next] : nullptr;
+    if (auto e = FinishSample(source, target, static_cast<int>(next), sample,
+                              std::move(ahead.outputs[next]), saver, agreements, report)) {
+      return e;
+    }
+  }
+  if (ahead.failure) return GateError{Stage::kRun, *ahead.failure};
+  for (size_t sample_idx = next; sample_idx < samples; ++sample_idx) {
+    const int idx = static_cast<int>(sample_idx);
+    const TensorMap* sample = dataset ? &dataset->samples[sample_idx] : nullptr;
+    Result<TensorMap> source_outputs = OutputsOf(source, idx, sample);
+    if (!source_outputs.ok()) return GateError{Stage::kRun, source_outputs.status()};
+    if (auto e = FinishSample(source, target, idx, sample, std::move(source_outputs).value(), saver,
+                              agreements, report)) {
+      return e;
+    }
+  }
+  return std::nullopt;
+}
+
+// The report a deferred target that fails to build gives: the one loading left (`at_load`), with
+// what the target's record gained from a load that, undeferred, would have failed.
+void ForgetLoad(SideRecord& record) {
+  record.load_seconds = 0;
+  record.backend_settings.clear();
+  record.output_names.clear();
+}
+
+CompareReport TargetLoadFailed(CompareReport at_load, GateError error) {
+  ForgetLoad(at_load.target);
+  return Errored(std::move(at_load), std::move(error));
+}
+
 // A comparison that compared nothing proves nothing: when neither side has a single output (an
 // empty .npz, a model without outputs) no check could fail, and a pass would be a lie.
 void FailIfNothingCompared(size_t samples, CompareReport& report) {
@@ -249,12 +383,6 @@ void FailIfNothingCompared(size_t samples, CompareReport& report) {
   report.structure_failures.push_back(
       "nothing was compared: neither the source (" + report.source.path + ") nor the target (" +
       report.target.path + ") has any output, so no output could be checked");
-}
-
-CompareReport Errored(CompareReport report, GateError error) {
-  report.error = std::move(error);
-  report.verdict = Verdict::kError;
-  return report;
 }
 
 // A test case saved with --save-outputs alone holds no input_K.pb files: say so rather than let
@@ -409,12 +537,17 @@ CompareReport CompareModelsGate(const CompareOptions& options) {
   // load is mostly one thread's work (hashing and parsing the file, ONNX Runtime's graph
   // optimisation), so two cores halve the wait. Otherwise the target loads once the source has.
   // Either way the source's error, if any, is the one reported.
+  // With sequential sides the target's session is built only once the source has run
+  // (RunSamples), or before any later error is reported (`errored`), so that a target that cannot
+  // load is still reported ahead of everything after loading.
+  const bool defer_target = SequentialSides(options);
+  if (defer_target) internal::MapLargeBlocksApart();
   std::optional<GateError> target_error;
   const auto load_target = [&] {
     try {
-      target_error =
-          ResolveAndLoad(options.target, options.target_backend, *options.backend_factory,
-                         internal::SideLoadOptions(options.data, options.target_exec), target);
+      target_error = ResolveAndLoad(
+          options.target, options.target_backend, *options.backend_factory,
+          internal::SideLoadOptions(options.data, options.target_exec), target, defer_target);
     } catch (const std::exception& e) {  // bad_alloc: a thread must not end the process
       target_error =
           GateError{Stage::kLoad, Status::Internal(std::string("the target: ") + e.what())};
@@ -433,58 +566,68 @@ CompareReport CompareModelsGate(const CompareOptions& options) {
     throw;
   }
   if (target_loader.joinable()) target_loader.join();
-  if (source_error) return Errored(std::move(report), *source_error);
+  if (source_error) {
+    // The target loaded beside it: its record says what a full load would have said.
+    if (PrepareDeferred(target)) ForgetLoad(report.target);
+    return Errored(std::move(report), *source_error);
+  }
   if (!at_once) load_target();
   if (target_error) return Errored(std::move(report), *target_error);
+  // A deferred target is built before any later error is reported: one that cannot load reports
+  // what it would have reported at loading, ahead of everything after it.
+  const CompareReport at_load = report;
+  const auto errored = [&](GateError error) {
+    if (auto load_error = PrepareDeferred(target)) return TargetLoadFailed(at_load, *load_error);
+    return Errored(std::move(report), std::move(error));
+  };
   const Limits& limits = options.data.limits;
-  if (auto e = CheckSavedBytes(source, target, limits)) return Errored(std::move(report), *e);
-  if (auto e = LoadSaved(source, target.signature(), limits)) return Errored(std::move(report), *e);
-  if (auto e = LoadSaved(target, source.signature(), limits)) return Errored(std::move(report), *e);
+  if (auto e = CheckSavedBytes(source, target, limits)) return errored(*e);
+  if (auto e = LoadSaved(source, target.signature(), limits)) return errored(*e);
+  if (auto e = LoadSaved(target, source.signature(), limits)) return errored(*e);
   if (auto e = CheckPolicyNames(options.policy, source, target)) {
-    return Errored(std::move(report), *e);
+    return errored(*e);
   }
   if (auto e = CheckPerNodeSides(options.per_node, source, target)) {
-    return Errored(std::move(report), *e);
+    return errored(*e);
   }
   internal::AgreementTracker agreements(options.agreement);
   if (auto e = agreements.CheckNames(report.source, report.target)) {
-    return Errored(std::move(report), *e);
+    return errored(*e);
   }
   std::optional<inputs::Dataset> dataset;
   size_t samples = 0;
   if (auto e = SetUpSamples(options, source, target, report, dataset, samples)) {
-    return Errored(std::move(report), *e);
+    return errored(*e);
   }
   for (const Side* side : {&source, &target}) {
-    if (auto e = CheckSavedCounts(*side, samples)) return Errored(std::move(report), *e);
+    if (auto e = CheckSavedCounts(*side, samples)) return errored(*e);
   }
   internal::OutputSaver saver(options.data.save_outputs);
-  for (size_t sample_idx = 0; sample_idx < samples; ++sample_idx) {
-    const int idx = static_cast<int>(sample_idx);
-    const TensorMap* sample = dataset ? &dataset->samples[sample_idx] : nullptr;
-    Result<TensorMap> source_outputs = OutputsOf(source, idx, sample);
-    if (!source_outputs.ok()) {
-      return Errored(std::move(report), GateError{Stage::kRun, source_outputs.status()});
+  // One session at a time: the source runs ahead and, having run every sample (or failed), lets
+  // its session go before the target's is built.
+  SourceAhead ahead;
+  if (RunsAhead(source, target)) {
+    ahead = RunSourceAhead(source, dataset, samples, SourceAheadBytes(limits));
+    if (ahead.failure || ahead.outputs.size() == samples) {
+      backends::AsReleasable(*source.model->model)->Release();
+      internal::ReleaseFreedMemory();
     }
-    Result<TensorMap> target_outputs = OutputsOf(target, idx, sample);
-    if (!target_outputs.ok()) {
-      return Errored(std::move(report), GateError{Stage::kRun, target_outputs.status()});
-    }
-    MatchOutputs(source, target, idx, *source_outputs, *target_outputs, report);
-    saver.Keep(*source_outputs);
-    CompareSample(idx, *source_outputs, *target_outputs, report);
-    agreements.Add(*source_outputs, *target_outputs);
+  }
+  if (auto e = PrepareDeferred(target)) return TargetLoadFailed(at_load, *e);
+  if (auto e = RunSamples(source, target, dataset, samples, std::move(ahead), saver, agreements,
+                          report)) {
+    return errored(*e);
   }
   // A positional source's outputs took the target's names: its declared ones no longer apply.
   const Signature* source_signature = source.positional_outputs() ? nullptr : source.signature();
   if (auto e = saver.Write(source_signature ? source_signature->outputs : std::vector<TensorInfo>{},
                            report.source)) {
-    return Errored(std::move(report), *e);
+    return errored(*e);
   }
   FailIfNothingCompared(samples, report);
   if (options.per_node.enabled && dataset.has_value()) {
     if (auto e = RunPerNodeStage(options, source, target, *dataset, report)) {
-      return Errored(std::move(report), *e);
+      return errored(*e);
     }
   }
   internal::AttachHints(report.checks);

@@ -3,8 +3,12 @@
 #include <algorithm>
 #include <chrono>
 #include <regex>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 #include "convgate/backends/registry.h"
+#include "convgate/backends/releasable.h"
 #include "convgate/core/command_line.h"
 #include "convgate/core/file_util.h"
 #include "convgate/graph/onnx_model.h"
@@ -162,6 +166,19 @@ void DescribeSide(const ResolvedSide& side, SideRecord& record) {
   }
 }
 
+void ReleaseFreedMemory() {
+#if defined(__GLIBC__)
+  ::malloc_trim(0);
+#endif
+}
+
+void MapLargeBlocksApart() {
+#if defined(__GLIBC__)
+  constexpr int kThresholdBytes = 1 << 20;
+  ::mallopt(M_MMAP_THRESHOLD, kThresholdBytes);
+#endif
+}
+
 backends::LoadOptions SideLoadOptions(const DataOptions& data, const ExecOptions& exec) {
   backends::LoadOptions options;
   options.intra_op_threads = data.threads;
@@ -178,13 +195,18 @@ void RecordBackendLog(const LoadedModel& model, SideRecord& record) {
 }
 
 Result<LoadedModel> LoadModel(const ResolvedSide& side, backends::BackendFactory& factory,
-                              const backends::LoadOptions& options, SideRecord& record) {
+                              const backends::LoadOptions& options, SideRecord& record,
+                              bool defer_session) {
   const auto start = std::chrono::steady_clock::now();
   LoadedModel loaded;
   CONVGATE_ASSIGN_OR_RETURN(loaded.backend, factory.Create(side.backend));
   record.backend_version = loaded.backend->version();
   if (side.backend == "exec") record.backend_command = JoinCommandLine(options.exec_argv);
-  CONVGATE_ASSIGN_OR_RETURN(loaded.model, loaded.backend->Load(side.path, options));
+  auto* deferring =
+      defer_session ? dynamic_cast<backends::DeferringBackend*>(loaded.backend.get()) : nullptr;
+  CONVGATE_ASSIGN_OR_RETURN(loaded.model, deferring ? deferring->LoadDeferred(side.path, options)
+                                                    : loaded.backend->Load(side.path, options));
+  loaded.deferred = deferring != nullptr;
   record.load_seconds = SecondsSince(start);
   record.backend_settings = loaded.model->settings();
   for (const TensorInfo& info : loaded.model->signature().outputs) {

@@ -1,7 +1,9 @@
 #include "convgate/graph/internal/model_proto.h"
 
 #include <fcntl.h>
+#include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -154,6 +156,137 @@ Result<onnx::ModelProto> ParseModelProtoFile(const std::filesystem::path& path, 
   CONVGATE_ASSIGN_OR_RETURN(std::string bytes, ReadFile(path));
   *size = static_cast<int64_t>(bytes.size());
   return ParseModelProto(bytes, path);
+}
+
+namespace {
+
+using google::protobuf::io::CodedInputStream;
+using google::protobuf::io::CodedOutputStream;
+using google::protobuf::io::StringOutputStream;
+
+// Field numbers in onnx.proto3.
+constexpr uint32_t kModelGraph = 7;
+constexpr uint32_t kGraphInitializer = 5;
+// TensorProto's data: float_data, int32_data, string_data, int64_data, raw_data, double_data,
+// uint64_data.
+bool IsTensorData(uint32_t field) {
+  return field == 4 || field == 5 || field == 6 || field == 7 || field == 9 || field == 10 ||
+         field == 11;
+}
+
+// What to do with one length-delimited field of a message: keep its bytes, drop them, or filter
+// them as a sub-message (then `filter` is called with its bytes' stream and writes the result).
+enum class FieldAction { kKeep, kDrop, kFilter };
+
+// Copies the fields of the message in `in` (up to its current limit) to `out` in wire format,
+// asking `action(field)` for length-delimited fields. False when the input is malformed.
+template <typename Action, typename Filter>
+bool CopyFields(CodedInputStream& in, std::string& out, Action action, Filter filter) {
+  StringOutputStream out_stream(&out);
+  CodedOutputStream coded(&out_stream);
+  while (true) {
+    const uint32_t tag = in.ReadTag();
+    if (tag == 0) return in.ConsumedEntireMessage() || in.BytesUntilLimit() == 0;
+    const uint32_t field = tag >> 3;
+    const uint32_t wire_type = tag & 7;
+    uint64_t varint = 0;
+    uint32_t fixed32 = 0;
+    uint64_t fixed64 = 0;
+    switch (wire_type) {
+      case 0:
+        if (!in.ReadVarint64(&varint)) return false;
+        coded.WriteTag(tag);
+        coded.WriteVarint64(varint);
+        break;
+      case 1:
+        if (!in.ReadLittleEndian64(&fixed64)) return false;
+        coded.WriteTag(tag);
+        coded.WriteLittleEndian64(fixed64);
+        break;
+      case 5:
+        if (!in.ReadLittleEndian32(&fixed32)) return false;
+        coded.WriteTag(tag);
+        coded.WriteLittleEndian32(fixed32);
+        break;
+      case 2: {
+        uint32_t length = 0;
+        if (!in.ReadVarint32(&length)) return false;
+        const FieldAction what = action(field);
+        if (what == FieldAction::kDrop) {
+          if (!in.Skip(static_cast<int>(length))) return false;
+          break;
+        }
+        std::string bytes;
+        if (what == FieldAction::kKeep) {
+          if (!in.ReadString(&bytes, static_cast<int>(length))) return false;
+        } else {
+          const CodedInputStream::Limit limit = in.PushLimit(static_cast<int>(length));
+          if (!filter(field, in, bytes) || in.BytesUntilLimit() != 0) return false;
+          in.PopLimit(limit);
+        }
+        coded.WriteTag(tag);
+        coded.WriteVarint32(static_cast<uint32_t>(bytes.size()));
+        coded.WriteString(bytes);
+        break;
+      }
+      default:
+        return false;  // groups are not in onnx.proto
+    }
+  }
+}
+
+bool CopyTensorWithoutData(CodedInputStream& in, std::string& out) {
+  return CopyFields(
+      in, out,
+      [](uint32_t field) { return IsTensorData(field) ? FieldAction::kDrop : FieldAction::kKeep; },
+      [](uint32_t, CodedInputStream&, std::string&) { return false; });
+}
+
+bool CopyGraphWithoutData(CodedInputStream& in, std::string& out) {
+  return CopyFields(
+      in, out,
+      [](uint32_t field) {
+        return field == kGraphInitializer ? FieldAction::kFilter : FieldAction::kKeep;
+      },
+      [](uint32_t, CodedInputStream& sub, std::string& bytes) {
+        return CopyTensorWithoutData(sub, bytes);
+      });
+}
+
+bool CopyModelWithoutData(CodedInputStream& in, std::string& out) {
+  return CopyFields(
+      in, out,
+      [](uint32_t field) {
+        return field == kModelGraph ? FieldAction::kFilter : FieldAction::kKeep;
+      },
+      [](uint32_t, CodedInputStream& sub, std::string& bytes) {
+        return CopyGraphWithoutData(sub, bytes);
+      });
+}
+
+}  // namespace
+
+Result<onnx::ModelProto> ParseModelStructureFile(const std::filesystem::path& path, int64_t* size) {
+  CONVGATE_RETURN_IF_ERROR(CheckRegularFile(path));
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return ParseModelProtoFile(path, size);  // its errors
+  struct stat info {};
+  const bool sized = ::fstat(fd, &info) == 0 && info.st_size <= INT_MAX;
+  std::string filtered;
+  bool copied = false;
+  if (sized) {
+    google::protobuf::io::FileInputStream stream(fd, 1 << 20);
+    CodedInputStream coded(&stream);
+    coded.SetTotalBytesLimit(INT_MAX);
+    copied = CopyModelWithoutData(coded, filtered);
+  }
+  ::close(fd);
+  onnx::ModelProto model;
+  if (copied && model.ParseFromString(filtered) && model.has_graph()) {
+    *size = static_cast<int64_t>(info.st_size);
+    return model;
+  }
+  return ParseModelProtoFile(path, size);
 }
 
 }  // namespace convgate::graph

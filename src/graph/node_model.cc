@@ -82,11 +82,8 @@ void TypeOutputs(const onnx::GraphProto& original, onnx::ModelProto& single) {
   }
 }
 
-}  // namespace
-
-Result<std::string> SingleNodeModel(std::string_view model_bytes, size_t node_index,
-                                    const TensorMap& feeds, const std::filesystem::path& path) {
-  CONVGATE_ASSIGN_OR_RETURN(onnx::ModelProto model, ParseModelProto(model_bytes, path));
+Result<std::string> CutNode(const onnx::ModelProto& model, size_t node_index,
+                            const TensorMap& feeds, const std::filesystem::path& path) {
   const onnx::GraphProto& source = model.graph();
   if (node_index >= static_cast<size_t>(source.node_size())) {
     return Status::InvalidArgument(path.string() + ": no node " + std::to_string(node_index) +
@@ -111,6 +108,27 @@ Result<std::string> SingleNodeModel(std::string_view model_bytes, size_t node_in
     return Status::Internal(path.string() + ": cannot serialize node '" + node.name() + "'");
   }
   return bytes;
+}
+
+}  // namespace
+
+Result<std::string> SingleNodeModel(std::string_view model_bytes, size_t node_index,
+                                    const TensorMap& feeds, const std::filesystem::path& path) {
+  CONVGATE_ASSIGN_OR_RETURN(onnx::ModelProto model, ParseModelProto(model_bytes, path));
+  return CutNode(model, node_index, feeds, path);
+}
+
+Result<NodeModelCutter> NodeModelCutter::Open(const std::filesystem::path& path) {
+  int64_t size = 0;
+  CONVGATE_ASSIGN_OR_RETURN(onnx::ModelProto model, ParseModelProtoFile(path, &size));
+  NodeModelCutter cutter;
+  cutter.model_ = std::make_shared<const onnx::ModelProto>(std::move(model));
+  cutter.path_ = path;
+  return cutter;
+}
+
+Result<std::string> NodeModelCutter::Cut(size_t node_index, const TensorMap& feeds) const {
+  return CutNode(*model_, node_index, feeds, path_);
 }
 
 namespace {

@@ -187,6 +187,12 @@ Result<ModelSummary> SummarizeOnnxModelFile(const std::filesystem::path& path) {
   return Summarize(model, file_bytes, path);
 }
 
+Result<ModelSummary> SummarizeOnnxModelStructure(const std::filesystem::path& path) {
+  int64_t file_bytes = 0;
+  CONVGATE_ASSIGN_OR_RETURN(onnx::ModelProto model, ParseModelStructureFile(path, &file_bytes));
+  return Summarize(model, file_bytes, path);
+}
+
 Result<ModelSummary> SummarizeOnnxModel(const std::filesystem::path& path) {
   CONVGATE_ASSIGN_OR_RETURN(std::string bytes, ReadFile(path));
   CONVGATE_ASSIGN_OR_RETURN(ModelSummary summary, SummarizeOnnxModelBytes(bytes, path));

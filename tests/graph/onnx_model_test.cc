@@ -339,5 +339,51 @@ TEST(SummarizeOnnxModelFile, FailsAsTheBytesDo) {
   EXPECT_FALSE(folder.ok());
 }
 
+// The structure summary skips the initializers' data as it reads, and says the rest as the file's
+// summary does; files it cannot follow fail as they do there.
+TEST(SummarizeOnnxModelStructure, SkipsOnlyTheInitializersData) {
+  ScopedTempDir dir;
+  const std::filesystem::path path = dir.path() / "weighted.onnx";
+  WriteModel(ParseOnnxText(R"(
+    <ir_version: 8, opset_import: ["" : 17]>
+    g (float[1, 2] x) => (float[1, 2] y)
+    <float[2] w = {1.0, 2.0}>
+    {
+      y = Add(x, w)
+    }
+  )"),
+             path);
+  Result<ModelSummary> structure = SummarizeOnnxModelStructure(path);
+  Result<ModelSummary> file = SummarizeOnnxModelFile(path);
+  ASSERT_TRUE(structure.ok()) << structure.status().ToString();
+  ASSERT_TRUE(file.ok()) << file.status().ToString();
+  EXPECT_EQ(structure->file_bytes, file->file_bytes);
+  EXPECT_EQ(structure->op_histogram, file->op_histogram);
+  EXPECT_EQ(structure->initializer_count, file->initializer_count);
+  EXPECT_EQ(structure->initializer_parameters, file->initializer_parameters);
+  EXPECT_EQ(structure->has_external_data, file->has_external_data);
+  ASSERT_EQ(structure->signature.inputs.size(), 1u);
+  EXPECT_EQ(structure->signature.inputs[0].name, "x");  // w is an initializer, not an input
+  ASSERT_EQ(structure->signature.outputs.size(), 1u);
+  EXPECT_EQ(structure->signature.outputs[0].name, file->signature.outputs[0].name);
+  // Without the data, the bytes come from the dims and the element type: the same here.
+  EXPECT_EQ(structure->initializer_bytes, file->initializer_bytes);
+}
+
+TEST(SummarizeOnnxModelStructure, FailsAsTheFileDoes) {
+  ScopedTempDir dir;
+  const std::string bytes = Serialize(ParseOnnxText(kIfModel));
+  std::ofstream(dir.path() / "cut.onnx", std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  std::ofstream(dir.path() / "empty.onnx", std::ios::binary).flush();
+  std::ofstream(dir.path() / "zip.onnx", std::ios::binary) << "PK\x03\x04 and more";
+  for (const char* name : {"cut.onnx", "empty.onnx", "zip.onnx", "missing.onnx"}) {
+    const std::filesystem::path path = dir.path() / name;
+    Result<ModelSummary> structure = SummarizeOnnxModelStructure(path);
+    Result<ModelSummary> file = SummarizeOnnxModelFile(path);
+    ASSERT_FALSE(structure.ok()) << name;
+    EXPECT_EQ(structure.status().ToString(), file.status().ToString()) << name;
+  }
+}
+
 }  // namespace
 }  // namespace convgate::graph

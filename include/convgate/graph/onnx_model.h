@@ -72,6 +72,12 @@ Result<ModelSummary> SummarizeOnnxModelBytes(std::string_view model_bytes,
 // about to load the model itself: sha256 is left empty, and the peak is the parsed model only.
 Result<ModelSummary> SummarizeOnnxModelFile(const std::filesystem::path& path);
 
+// The same without the main graph's initializer data, skipped as the file is read
+// (ParseModelStructureFile): the peak holds the model's structure only. Initializer bytes are
+// then counted from dims and element type (what a tensor takes in memory), not from the stored
+// data; everything else is SummarizeOnnxModelFile's.
+Result<ModelSummary> SummarizeOnnxModelStructure(const std::filesystem::path& path);
+
 // Serialized copy of the model whose graph outputs are its existing outputs (in their order)
 // followed by those of `output_names` that are not already outputs (in the order given, duplicates
 // dropped). The types of new outputs come from the model's value_info, or ONNX shape inference;

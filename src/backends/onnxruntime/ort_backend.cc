@@ -6,7 +6,7 @@
 namespace convgate::backends {
 namespace {
 
-class OrtBackend : public Backend {
+class OrtBackend : public Backend, public DeferringBackend {
  public:
   std::string name() const override { return "ort"; }
   std::string version() const override { return OrtVersionString(); }
@@ -15,6 +15,13 @@ class OrtBackend : public Backend {
   Result<std::unique_ptr<Model>> Load(const std::filesystem::path& model_path,
                                       const LoadOptions& options) override {
     CONVGATE_ASSIGN_OR_RETURN(std::unique_ptr<OrtModel> model, OrtModel::Load(model_path, options));
+    return std::unique_ptr<Model>(std::move(model));
+  }
+
+  Result<std::unique_ptr<Model>> LoadDeferred(const std::filesystem::path& model_path,
+                                              const LoadOptions& options) override {
+    CONVGATE_ASSIGN_OR_RETURN(std::unique_ptr<OrtModel> model,
+                              OrtModel::Load(model_path, options, /*defer_session=*/true));
     return std::unique_ptr<Model>(std::move(model));
   }
 };

@@ -74,7 +74,7 @@ Result<OrtModel::FileStamp> OrtModel::StampOf(const std::filesystem::path& path)
 }
 
 Result<std::unique_ptr<OrtModel>> OrtModel::Load(const std::filesystem::path& model_path,
-                                                 const LoadOptions& options) {
+                                                 const LoadOptions& options, bool defer_session) {
   if (options.intra_op_threads < 0) {
     return Status::InvalidArgument("intra_op_threads must be >= 0, got " +
                                    std::to_string(options.intra_op_threads));
@@ -90,18 +90,32 @@ Result<std::unique_ptr<OrtModel>> OrtModel::Load(const std::filesystem::path& mo
   // so the model is held once at a time; the stamp, checked again after, says both read the same
   // file. A session for intermediate values re-reads the file, checking the stamp first.
   graph::ModelSummary summary;
-  CONVGATE_ASSIGN_OR_RETURN(summary, graph::SummarizeOnnxModelFile(model_path));
+  CONVGATE_ASSIGN_OR_RETURN(summary, graph::SummarizeOnnxModelStructure(model_path));
   model->signature_ = std::move(summary.signature);
   model->has_external_data_ = summary.has_external_data;
   CONVGATE_RETURN_IF_ERROR(CheckExternalDataFiles(model_path, summary.external_data_files));
   CONVGATE_RETURN_IF_ERROR(CheckNoNulInNames(model->signature_.inputs, "input", model_path));
   CONVGATE_RETURN_IF_ERROR(CheckNoNulInNames(model->signature_.outputs, "output", model_path));
+  if (defer_session) return model;  // Prepare or the first Run builds it
   CONVGATE_ASSIGN_OR_RETURN(model->session_,
                             CreateOrtSessionFromFile(*model->env_, model->SessionConfig()));
   CONVGATE_RETURN_IF_ERROR(model->CheckUnchanged("load it again"));
   CONVGATE_RETURN_IF_ERROR(
       CheckSessionMatchesGraph(*model->session_, model->signature_, model_path));
+  model->session_checked_ = true;
   return model;
+}
+
+Status OrtModel::Prepare() {
+  std::lock_guard<std::mutex> lock(cache_mutex_);
+  return PlainSession().status();
+}
+
+void OrtModel::Release() {
+  std::lock_guard<std::mutex> lock(cache_mutex_);
+  // Destroying a session returns its arena too: ONNX Runtime gives arena memory back only then.
+  session_.reset();
+  cache_.clear();
 }
 
 Result<TensorMap> OrtModel::Run(const TensorMap& inputs,
@@ -157,7 +171,14 @@ Result<std::shared_ptr<Ort::Session>> OrtModel::PlainSession() {
   if (session_) return session_;
   cache_.clear();  // the intermediate sessions that displaced it
   CONVGATE_RETURN_IF_ERROR(CheckUnchanged("load it again"));
-  CONVGATE_ASSIGN_OR_RETURN(session_, CreateOrtSessionFromFile(*env_, SessionConfig()));
+  CONVGATE_ASSIGN_OR_RETURN(std::shared_ptr<Ort::Session> session,
+                            CreateOrtSessionFromFile(*env_, SessionConfig()));
+  if (!session_checked_) {  // deferred at Load: the checks Load would have made
+    CONVGATE_RETURN_IF_ERROR(CheckUnchanged("load it again"));
+    CONVGATE_RETURN_IF_ERROR(CheckSessionMatchesGraph(*session, signature_, path_));
+    session_checked_ = true;
+  }
+  session_ = std::move(session);
   return session_;
 }
 

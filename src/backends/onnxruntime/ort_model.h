@@ -12,6 +12,7 @@
 
 #include "backends/onnxruntime/ort_session.h"
 #include "convgate/backends/backend.h"
+#include "convgate/backends/releasable.h"
 
 namespace convgate::backends {
 
@@ -21,10 +22,12 @@ namespace convgate::backends {
 //
 // Run may be called from several threads at once (ORT sessions are thread-safe; the cache of
 // sessions that expose intermediate values is guarded by a mutex).
-class OrtModel : public Model {
+class OrtModel : public Model, public ReleasableModel {
  public:
+  // With `defer_session` the session is built at Prepare or the first Run (ReleasableModel).
   static Result<std::unique_ptr<OrtModel>> Load(const std::filesystem::path& model_path,
-                                                const LoadOptions& options);
+                                                const LoadOptions& options,
+                                                bool defer_session = false);
 
   const Signature& signature() const override { return signature_; }
   Result<TensorMap> Run(const TensorMap& inputs,
@@ -32,6 +35,8 @@ class OrtModel : public Model {
   std::string settings() const override {
     return std::string("graph optimization ") + GraphOptimizationName(options_.graph_optimization);
   }
+  Status Prepare() override;
+  void Release() override;
 
  private:
   // What identifies the file the model was loaded from, to notice it changing before it is
@@ -54,8 +59,9 @@ class OrtModel : public Model {
 
   Status CheckOutputNames(const std::vector<std::string>& names) const;
   Result<std::shared_ptr<Ort::Session>> SessionFor(const std::vector<std::string>& names);
-  // The session for the declared outputs, rebuilt if an intermediate session displaced it.
-  // REQUIRES: cache_mutex_ held.
+  // The session for the declared outputs, built at first use when Load deferred it, rebuilt if an
+  // intermediate session or Release displaced it. The first one built is checked against the
+  // graph (CheckSessionMatchesGraph). REQUIRES: cache_mutex_ held.
   Result<std::shared_ptr<Ort::Session>> PlainSession();
   Result<std::shared_ptr<Ort::Session>> CreateIntermediateSession(
       const std::vector<std::string>& extra_outputs);
@@ -76,7 +82,8 @@ class OrtModel : public Model {
   FileStamp stamp_;
 
   std::mutex cache_mutex_;                 // guards session_ and cache_
-  std::shared_ptr<Ort::Session> session_;  // null once an intermediate session displaced it
+  std::shared_ptr<Ort::Session> session_;  // null until built, or once displaced or released
+  bool session_checked_ = false;           // a session was checked against the graph
   std::list<CachedSession> cache_;         // most recently used first
 };
 

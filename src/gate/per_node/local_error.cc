@@ -3,6 +3,7 @@
 // comparison (its inputs already differ) but passes here; the broken node fails both.
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <set>
 
 #include "convgate/core/file_util.h"
@@ -64,12 +65,33 @@ Result<TensorMap> FeedsOf(const NodeCheck& node, const TensorMap& sample,
   return feeds;
 }
 
+// The target's graph, parsed at the first node cut out of it and kept for the others.
+class TargetCutter {
+ public:
+  explicit TargetCutter(const std::filesystem::path& path) : path_(path) {}
+
+  Result<std::string> Cut(size_t node_index, const TensorMap& feeds) {
+    if (!opened_) {
+      opened_ = true;
+      Result<graph::NodeModelCutter> cutter = graph::NodeModelCutter::Open(path_);
+      if (cutter.ok()) cutter_ = std::move(cutter).value();
+      if (!cutter.ok()) open_error_ = cutter.status();
+    }
+    if (!cutter_) return open_error_;
+    return cutter_->Cut(node_index, feeds);
+  }
+
+ private:
+  std::filesystem::path path_;
+  bool opened_ = false;
+  std::optional<graph::NodeModelCutter> cutter_;
+  Status open_error_;
+};
+
 // Writes the one-node model, loads it with the target's backend, runs it on `feeds`.
-Result<TensorMap> RunAlone(const PerNodeContext& context, const NodeCheck& node,
-                           const TensorMap& feeds) {
-  CONVGATE_ASSIGN_OR_RETURN(
-      std::string bytes,
-      graph::SingleNodeModel(context.target_bytes, node.node_index, feeds, context.target.path));
+Result<TensorMap> RunAlone(const PerNodeContext& context, TargetCutter& cutter,
+                           const NodeCheck& node, const TensorMap& feeds) {
+  CONVGATE_ASSIGN_OR_RETURN(std::string bytes, cutter.Cut(node.node_index, feeds));
   // A private folder rather than a file in /tmp: nobody can plant a file at its name, and it goes
   // even when convgate is killed (temp_dir.h).
   CONVGATE_ASSIGN_OR_RETURN(TempDir dir, TempDir::Create("node"));
@@ -80,8 +102,9 @@ Result<TensorMap> RunAlone(const PerNodeContext& context, const NodeCheck& node,
   return model->Run(feeds, {node.tensor});
 }
 
-void ComputeOne(const PerNodeContext& context, int sample_idx, const LocalNeeds& needs,
-                const TensorMap& from_source, const TensorMap& from_target, PerNodeReport& report) {
+void ComputeOne(const PerNodeContext& context, TargetCutter& cutter, int sample_idx,
+                const LocalNeeds& needs, const TensorMap& from_source, const TensorMap& from_target,
+                PerNodeReport& report) {
   NodeCheck& node = report.nodes[needs.node];
   LocalError local;
   local.sample = sample_idx;
@@ -90,7 +113,7 @@ void ComputeOne(const PerNodeContext& context, int sample_idx, const LocalNeeds&
   Result<TensorMap> feeds = FeedsOf(node, sample, from_source, from_target, needs, local);
   Result<TensorMap> outputs = Status::Unavailable("the source tensor could not be fetched");
   if (!feeds.ok()) outputs = feeds.status();
-  if (feeds.ok() && reference != nullptr) outputs = RunAlone(context, node, *feeds);
+  if (feeds.ok() && reference != nullptr) outputs = RunAlone(context, cutter, node, *feeds);
   ++report.runs;
   const Tensor* alone = outputs.ok() ? outputs->Find(node.tensor) : nullptr;
   if (alone == nullptr) {
@@ -103,27 +126,50 @@ void ComputeOne(const PerNodeContext& context, int sample_idx, const LocalNeeds&
   node.local = std::move(local);
 }
 
+// Removes the (moved-from) tensors `taken` from `kept`.
+void DropTaken(const std::set<std::string>& taken, TensorMap& kept) {
+  TensorMap rest;
+  for (auto& entry : kept) {
+    if (taken.count(entry.name) == 0) rest.InsertOrAssign(entry.name, std::move(entry.tensor));
+  }
+  kept = std::move(rest);
+}
+
 // Several nodes' needs fetched by one run of each side, within the budget.
-void ComputeChunk(const PerNodeContext& context, int sample_idx,
+void ComputeChunk(PerNodeContext& context, TargetCutter& cutter, int sample_idx,
                   const std::vector<LocalNeeds>& group, const std::vector<size_t>& chunk,
                   PerNodeReport& report) {
   std::vector<std::string> source_names, target_names;
   std::set<std::string> seen;
+  TensorMap from_source, from_target;
+  TensorMap* kept = static_cast<size_t>(sample_idx) < context.last_source_chunk.size()
+                        ? &context.last_source_chunk[sample_idx]
+                        : nullptr;
+  std::set<std::string> taken;
   for (size_t idx : chunk) {
     for (const std::string& name : group[idx].from_source) {
-      if (seen.insert(name).second) source_names.push_back(name);
+      if (!seen.insert(name).second) continue;
+      if (Tensor* tensor = kept ? kept->Find(name) : nullptr) {
+        from_source.InsertOrAssign(name, std::move(*tensor));  // what the source gave before
+        taken.insert(name);
+      } else {
+        source_names.push_back(name);
+      }
     }
     for (const std::string& name : group[idx].from_target) {
       if (seen.insert("target:" + name).second) target_names.push_back(name);
     }
   }
+  if (!taken.empty()) DropTaken(taken, *kept);
   const TensorMap& sample = (*context.samples)[sample_idx];
-  TensorMap from_source, from_target;
   std::map<std::string, std::string> errors;
   FetchTensors(*context.source.model, sample, source_names, from_source, errors, report.runs);
   FetchTensors(*context.target.model, sample, target_names, from_target, errors, report.runs);
+  // The one-node models run beside the fetched tensors and the parsed graph, not the sessions.
+  ReleaseSide(context.source);
+  ReleaseSide(context.target);
   for (size_t idx : chunk) {
-    ComputeOne(context, sample_idx, group[idx], from_source, from_target, report);
+    ComputeOne(context, cutter, sample_idx, group[idx], from_source, from_target, report);
   }
 }
 
@@ -134,8 +180,11 @@ bool Selected(const NodeCheck& node, LocalErrorMode mode) {
 
 }  // namespace
 
-void ComputeLocalErrors(const PerNodeContext& context, LocalErrorMode mode, PerNodeReport& report) {
-  if (mode == LocalErrorMode::kNone) return;
+void ComputeLocalErrors(PerNodeContext& context, LocalErrorMode mode, PerNodeReport& report) {
+  if (mode == LocalErrorMode::kNone) {
+    context.last_source_chunk.clear();
+    return;
+  }
   // Each node is re-run on the sample where it first failed (sample 0 when it did not fail).
   std::map<int, std::vector<LocalNeeds>> by_sample;
   for (size_t node_idx = 0; node_idx < report.nodes.size(); ++node_idx) {
@@ -145,6 +194,7 @@ void ComputeLocalErrors(const PerNodeContext& context, LocalErrorMode mode, PerN
     by_sample[sample_idx].push_back(
         NeedsOf(context, (*context.samples)[sample_idx], node, node_idx));
   }
+  TargetCutter cutter(context.target.path);
   for (const auto& [sample_idx, group] : by_sample) {
     std::vector<int64_t> costs;
     for (const LocalNeeds& needs : group) {
@@ -154,7 +204,7 @@ void ComputeLocalErrors(const PerNodeContext& context, LocalErrorMode mode, PerN
       costs.push_back(bytes);
     }
     for (const std::vector<size_t>& chunk : PlanChunks(costs, context.budget)) {
-      ComputeChunk(context, sample_idx, group, chunk, report);
+      ComputeChunk(context, cutter, sample_idx, group, chunk, report);
     }
   }
 }

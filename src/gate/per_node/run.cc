@@ -1,17 +1,17 @@
 // Per-node validation: match the two graphs' intermediate tensors by name, then fetch and compare
 // them chunk by chunk (each chunk one run of each side per sample) so the memory held at once stays
 // within the budget.
-#include <algorithm>
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
+#include "gate/per_node/run.h"
 
+#include <algorithm>
+
+#include "convgate/backends/releasable.h"
 #include "convgate/compare/tensor_compare.h"
 #include "convgate/core/file_util.h"
 #include "convgate/graph/node_model.h"
 #include "convgate/graph/onnx_model.h"
 #include "gate/compare_judging.h"
-#include "gate/per_node/run.h"
+#include "gate/side.h"
 
 namespace convgate::gate::internal {
 namespace {
@@ -19,15 +19,6 @@ namespace {
 // Shape inference cannot size every tensor (data-dependent shapes, custom ops); those are assumed
 // as large as the largest tensor it could size, and this when it could size none.
 constexpr int64_t kUnknownTensorBytes = int64_t{16} << 20;
-
-// Each chunk's tensors and the runtime's per-chunk session are freed, but glibc keeps freed heap
-// memory (its mmap threshold grows after large frees, so later large blocks land on the heap) and
-// the process's peak RSS would grow chunk after chunk. Returning it keeps the budget meaningful.
-void ReleaseFreedMemory() {
-#if defined(__GLIBC__)
-  ::malloc_trim(0);
-#endif
-}
 
 NodeSampleResult Condense(int sample, const OutputCheck& check) {
   const compare::TensorComparison& comparison = *check.comparison;
@@ -100,28 +91,73 @@ void MarkErrored(NodeCheck& node, const std::string& message) {
   node.error = message;
 }
 
-// One chunk of matched tensors on one sample: fetch from both sides, compare, drop.
-void CompareChunk(const PerNodeContext& context, int sample_idx, const std::vector<size_t>& chunk,
-                  PerNodeReport& report) {
-  std::vector<std::string> names;
-  for (size_t node_idx : chunk) names.push_back(report.nodes[node_idx].tensor);
-  const TensorMap& sample = (*context.samples)[sample_idx];
-  TensorMap source_tensors, target_tensors;
-  std::map<std::string, std::string> source_errors, target_errors;
-  FetchTensors(*context.source.model, sample, names, source_tensors, source_errors, report.runs);
-  FetchTensors(*context.target.model, sample, names, target_tensors, target_errors, report.runs);
+// One side's tensors of a chunk on one sample, and the names it could not fetch (name -> message).
+struct Fetched {
+  TensorMap tensors;
+  std::map<std::string, std::string> errors;
+};
+
+Fetched FetchChunk(const PerNodeSide& side, const TensorMap& sample,
+                   const std::vector<std::string>& names, int& runs) {
+  Fetched fetched;
+  FetchTensors(*side.model, sample, names, fetched.tensors, fetched.errors, runs);
+  return fetched;
+}
+
+// Compares one chunk's tensors of one sample, fetched from both sides.
+void JudgeChunk(const PerNodeContext& context, int sample_idx, const std::vector<size_t>& chunk,
+                Fetched& source_side, Fetched& target_side, PerNodeReport& report) {
   for (size_t node_idx : chunk) {
     NodeCheck& node = report.nodes[node_idx];
-    const Tensor* source = source_tensors.Find(node.tensor);
-    const Tensor* target = target_tensors.Find(node.tensor);
+    const Tensor* source = source_side.tensors.Find(node.tensor);
+    const Tensor* target = target_side.tensors.Find(node.tensor);
     if (source == nullptr || target == nullptr) {
       MarkErrored(node, "sample " + std::to_string(sample_idx) + ": " +
-                            (source ? "target: " + target_errors[node.tensor]
-                                    : "source: " + source_errors[node.tensor]));
+                            (source ? "target: " + target_side.errors[node.tensor]
+                                    : "source: " + source_side.errors[node.tensor]));
       continue;
     }
     Record(node, CompareNodeTensor(sample_idx, node.tensor, *source, *target, *context.policy));
   }
+}
+
+// One chunk over every sample. When the source's tensors of every sample fit in the budget's
+// half that the plan gave them (always with one sample), the source runs them all first and
+// lets its session go before the target builds its own, so the two sessions (each a copy of its
+// weights) are never held at once; otherwise both sides run each sample in turn.
+void CompareChunk(PerNodeContext& context, const std::vector<size_t>& chunk, int64_t chunk_bytes,
+                  PerNodeReport& report) {
+  std::vector<std::string> names;
+  for (size_t node_idx : chunk) names.push_back(report.nodes[node_idx].tensor);
+  const std::vector<TensorMap>& samples = *context.samples;
+  // The plan counts both sides of one sample: held ahead are every sample's source tensors and
+  // one sample's target tensors. A tensor over the budget has a chunk of its own, over it anyway.
+  const int64_t one_side = chunk_bytes / 2;
+  const int64_t allowed = std::max(context.budget, chunk_bytes);
+  const int64_t held_sides = static_cast<int64_t>(samples.size()) + 1;
+  const bool ahead =
+      backends::AsReleasable(*context.source.model) != nullptr && one_side <= allowed / held_sides;
+  if (!ahead) {
+    for (size_t sample_idx = 0; sample_idx < samples.size(); ++sample_idx) {
+      Fetched source = FetchChunk(context.source, samples[sample_idx], names, report.runs);
+      Fetched target = FetchChunk(context.target, samples[sample_idx], names, report.runs);
+      JudgeChunk(context, static_cast<int>(sample_idx), chunk, source, target, report);
+    }
+    return;
+  }
+  std::vector<Fetched> source(samples.size());
+  for (size_t sample_idx = 0; sample_idx < samples.size(); ++sample_idx) {
+    source[sample_idx] = FetchChunk(context.source, samples[sample_idx], names, report.runs);
+  }
+  ReleaseSide(context.source);
+  context.last_source_chunk.clear();
+  for (size_t sample_idx = 0; sample_idx < samples.size(); ++sample_idx) {
+    Fetched target = FetchChunk(context.target, samples[sample_idx], names, report.runs);
+    JudgeChunk(context, static_cast<int>(sample_idx), chunk, source[sample_idx], target, report);
+    context.last_source_chunk.push_back(std::move(source[sample_idx].tensors));
+  }
+  // The next chunk, or local errors, start with the source.
+  ReleaseSide(context.target);
 }
 
 void EstimateSizes(PerNodeContext& context) {
@@ -157,7 +193,7 @@ Status LoadGraphs(PerNodeContext& context) {
   return Status::OK();
 }
 
-void CompareAllChunks(const PerNodeContext& context, PerNodeReport& report) {
+void CompareAllChunks(PerNodeContext& context, PerNodeReport& report) {
   std::vector<int64_t> costs;
   for (const NodeCheck& node : report.nodes) {
     costs.push_back(2 * context.SizeOf(node.tensor));  // held by both sides at once
@@ -176,9 +212,9 @@ void CompareAllChunks(const PerNodeContext& context, PerNodeReport& report) {
     int64_t chunk_bytes = 0;
     for (size_t idx : chunk) chunk_bytes += costs[idx];
     report.largest_chunk_bytes = std::max(report.largest_chunk_bytes, chunk_bytes);
-    for (size_t sample_idx = 0; sample_idx < context.samples->size(); ++sample_idx) {
-      CompareChunk(context, static_cast<int>(sample_idx), chunk, report);
-    }
+    CompareChunk(context, chunk, chunk_bytes, report);
+    // Each chunk's tensors and session are freed; returning the memory keeps the process's peak
+    // from growing chunk after chunk, so the budget stays meaningful.
     ReleaseFreedMemory();
   }
 }
@@ -199,6 +235,13 @@ void AllowFloatPrecisionChange(compare::TensorComparison& comparison, DType sour
 }
 
 }  // namespace
+
+void ReleaseSide(const PerNodeSide& side) {
+  backends::ReleasableModel* releasable = backends::AsReleasable(*side.model);
+  if (releasable == nullptr) return;
+  releasable->Release();
+  ReleaseFreedMemory();
+}
 
 int64_t PerNodeContext::SizeOf(const std::string& name) const {
   auto found = sizes.find(name);
@@ -254,6 +297,8 @@ Result<PerNodeReport> RunPerNode(const PerNodeSide& source, const PerNodeSide& t
   context.budget = report.memory_budget_bytes;
   CONVGATE_RETURN_IF_ERROR(LoadGraphs(context));
   EstimateSizes(context);
+  // Not held while the models run: local errors parse the file again, once (NodeModelCutter).
+  context.target_bytes = std::string();
   MatchTensors(context, report);
   if (report.nodes.empty()) {
     report.notes.push_back(

@@ -33,13 +33,17 @@ struct PerNodeContext {
   backends::LoadOptions target_load;  // for the one-node models
   const std::vector<TensorMap>* samples = nullptr;
   const compare::Policy* policy = nullptr;
-  std::string target_bytes;
+  std::string target_bytes;  // the target's file, until sizes are estimated
   std::vector<graph::NodeInfo> target_nodes;
   std::set<std::string> source_produced;  // tensors a source node produces
   std::set<std::string> target_produced;
   std::map<std::string, int64_t> sizes;  // estimated bytes per tensor
   int64_t fallback_size = 0;             // for tensors shape inference could not size
   int64_t budget = 0;
+  // The source's tensors of the last chunk, per sample, when it ran ahead (run.cc CompareChunk):
+  // local errors take their source tensors from here before fetching them again, which for a
+  // model of one chunk spares building the source's session once more.
+  std::vector<TensorMap> last_source_chunk;
 
   int64_t SizeOf(const std::string& name) const;
 };
@@ -63,7 +67,12 @@ void FetchTensors(backends::Model& model, const TensorMap& sample,
                   const std::vector<std::string>& names, TensorMap& out,
                   std::map<std::string, std::string>& errors, int& runs);
 
+// Frees the side's runtime copy of its model if its backend can build it again (ReleasableModel)
+// and returns the freed memory, so that the other side's session is not built beside it.
+void ReleaseSide(const PerNodeSide& side);
+
 // Sets node.local for the report's nodes that `mode` selects (failed ones, or all).
-void ComputeLocalErrors(const PerNodeContext& context, LocalErrorMode mode, PerNodeReport& report);
+// Takes what it uses of context.last_source_chunk.
+void ComputeLocalErrors(PerNodeContext& context, LocalErrorMode mode, PerNodeReport& report);
 
 }  // namespace convgate::gate::internal
