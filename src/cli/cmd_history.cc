@@ -173,7 +173,9 @@ class HistoryCommand : public Command {
   }
 
   ExitCode Regressions(store::Store& store) const {
-    Result<std::vector<store::HistoryRow>> jobs = store.Jobs(query_);
+    store::HistoryQuery query = query_;
+    query.failing_latest_only = true;  // entries whose latest job passes have no regression
+    Result<std::vector<store::HistoryRow>> jobs = store.Jobs(query);
     if (!jobs.ok()) return ReportError(gate::Stage::kLoad, jobs.status());
     const std::vector<Regression> regressions = FindRegressions(*jobs);
     if (json_) {

@@ -86,10 +86,20 @@ constexpr char kJobColumns[] =
     "j.exit_code, j.signal, j.duration_seconds, j.error_category, j.error_text, j.result_dir, "
     "j.finished_at, (SELECT MAX(o.max_abs_error) FROM outputs o WHERE o.job_id = j.id)";
 
-// $1: GlobToRegex(pattern) ("" for every entry), $2: since ("" for always).
-constexpr char kHistoryFilter[] =
-    " WHERE ($1 = '' OR j.entry_id ~ $1 OR j.model_id ~ $1)"
-    " AND ($2 = '' OR j.finished_at >= $2)";
+// The pattern ($1, GlobToRegex(pattern), "" for every entry) and since ($2, "" for always)
+// conditions on the jobs of `alias`.
+std::string HistoryConditions(const std::string& alias) {
+  return "($1 = '' OR " + alias + ".entry_id ~ $1 OR " + alias +
+         ".model_id ~ $1) AND ($2 = '' OR " + alias + ".finished_at >= $2)";
+}
+
+// "WHERE ..." for a history query: $1, $2 and $3 (failing_latest_only, 0 or 1), as SqliteStore's.
+std::string HistoryFilter() {
+  return " WHERE " + HistoryConditions("j") +
+         " AND ($3::int = 0 OR j.entry_id IN (SELECT l.entry_id FROM jobs l WHERE l.verdict <> "
+         "'pass' AND l.id IN (SELECT MAX(m.id) FROM jobs m WHERE " +
+         HistoryConditions("m") + " GROUP BY m.entry_id)))";
+}
 
 // A double as PostgreSQL reads it back exactly (17 significant digits), NaN and infinities in
 // its spelling.
@@ -180,6 +190,8 @@ Result<std::unique_ptr<Store>> PostgresStore::Open(const StoreOptions& options) 
     pqxx::nontransaction setup(*connection);
     setup.exec0("SET lock_timeout = " + std::to_string(options.busy_timeout_ms));
     setup.exec0("SET application_name = 'convgate'");
+    // JIT compiling a history query over 100k jobs costs ~0.2 s, more than running it.
+    setup.exec0("SET jit = off");
   } catch (...) {
     return CurrentPostgresError(location, "cannot open");
   }
@@ -253,12 +265,12 @@ Status PostgresStore::Prepare() {
     // The latest job of each (entry, conversion) over all jobs, then filtered: the same rows as
     // SqliteStore::Latest. A hash aggregate over the index beats a correlated MAX per row here.
     connection_->prepare("latest", std::string("SELECT ") + kJobColumns + " FROM jobs j" +
-                                       kHistoryFilter +
+                                       HistoryFilter() +
                                        " AND j.id IN (SELECT MAX(k.id) FROM jobs k"
                                        " GROUP BY k.entry_id, k.conversion)"
                                        " ORDER BY j.entry_id, j.conversion");
     connection_->prepare("jobs", std::string("SELECT ") + kJobColumns + " FROM jobs j" +
-                                     kHistoryFilter + " ORDER BY j.id");
+                                     HistoryFilter() + " ORDER BY j.id");
     return Status::OK();
   } catch (...) {
     return CurrentPostgresError(location_, "preparing statements");
@@ -345,8 +357,8 @@ Result<std::vector<HistoryRow>> PostgresStore::Query(const std::string& statemen
                                                      const HistoryQuery& query) {
   try {
     pqxx::read_transaction txn(*connection_);
-    pqxx::result rows =
-        txn.exec_prepared(statement, GlobToRegex(Utf8(query.pattern)), Utf8(query.since));
+    pqxx::result rows = txn.exec_prepared(statement, GlobToRegex(Utf8(query.pattern)),
+                                          Utf8(query.since), query.failing_latest_only ? 1 : 0);
     std::vector<HistoryRow> history;
     history.reserve(rows.size());
     for (const pqxx::row& row : rows) history.push_back(ReadHistoryRow(row));

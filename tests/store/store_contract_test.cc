@@ -141,6 +141,24 @@ TEST_P(StoreContractTest, LatestAndJobsAnswerHistoryQueries) {
   Result<std::vector<HistoryRow>> same_day = (*store)->Jobs({"", "2026-11-26"});
   ASSERT_TRUE(same_day.ok());
   EXPECT_EQ(same_day->size(), 3u);
+
+  // What --regressions reads: every job of the entries whose latest job does not pass.
+  HistoryQuery failing;
+  failing.failing_latest_only = true;
+  Result<std::vector<HistoryRow>> regressions = (*store)->Jobs(failing);
+  ASSERT_TRUE(regressions.ok()) << regressions.status().ToString();
+  EXPECT_EQ(Ids(*regressions), (std::vector<std::string>{"tiny", "tiny"}));
+  failing.pattern = "oth*";
+  Result<std::vector<HistoryRow>> none = (*store)->Jobs(failing);
+  ASSERT_TRUE(none.ok());
+  EXPECT_TRUE(none->empty());
+  // The latest job within the query decides: before the failing run, tiny's latest passed.
+  failing.pattern = "";
+  Result<int64_t> third = (*store)->BeginRun({"m.yaml", "h", "v", "", "", "t"});
+  ASSERT_TRUE((*store)->RecordJob(*third, Job("tiny", "pass")).ok());
+  Result<std::vector<HistoryRow>> recovered = (*store)->Jobs(failing);
+  ASSERT_TRUE(recovered.ok());
+  EXPECT_TRUE(recovered->empty());
 }
 
 // `history PATTERN` is SQLite's GLOB on every backend: '.' and '%' literal, '?' one character,

@@ -95,6 +95,9 @@ struct HistoryRow {
 struct HistoryQuery {
   std::string pattern;  // "" (every entry) or a glob over entry id and model id ("tiny*")
   std::string since;    // "" or an ISO 8601 prefix; jobs finished at or after it
+  // Only the jobs of entries whose latest matching job (by entry id) is not a pass: everything
+  // `history --regressions` needs, without reading the history of every entry that passes.
+  bool failing_latest_only = false;
 };
 
 class Store {
