@@ -33,6 +33,8 @@ RUN_PREFIXES = ("convgate ", "build/src/cli/convgate ", "build/convgate-", "/usr
 SKIPPED = {
     "openvino_runner.py": "runs python3 from PATH, which has no openvino (the venv has; the "
                           "openvino backend example runs instead)",
+    "@db.example/": "needs a PostgreSQL server at db.example (batch_postgres_cli_test runs the "
+                    "same commands against the throwaway cluster of the postgres tests)",
 }
 
 PASS_WORDS = re.compile(r"#.*\bPASS\b")
