@@ -347,6 +347,16 @@ void Report(const char* backend, const std::string& location, const Options& opt
     if (!rows.ok()) Die(rows.status().ToString());
     return SecondsSince(start);
   });
+  size_t failing_rows = 0;
+  const double regressions_s = BestOf3([&] {
+    const auto start = Clock::now();
+    convgate::store::HistoryQuery query;
+    query.failing_latest_only = true;
+    auto rows = store->Jobs(query);
+    if (!rows.ok()) Die(rows.status().ToString());
+    failing_rows = rows->size();
+    return SecondsSince(start);
+  });
   std::printf("%-10s bare SELECT of %zu jobs %7.3f s\n", backend, job_rows, bare_read_s);
   std::printf("%-10s Latest (%zu rows)     %8.3f s      ratio %5.2f\n", backend, latest_rows,
               latest_s, latest_s / bare_read_s);
@@ -354,6 +364,8 @@ void Report(const char* backend, const std::string& location, const Options& opt
               glob_s / bare_read_s);
   std::printf("%-10s Jobs (%zu rows)    %8.3f s      ratio %5.2f\n", backend, job_rows, jobs_s,
               jobs_s / bare_read_s);
+  std::printf("%-10s Jobs, failing latest (%zu rows, --regressions) %8.3f s   ratio %5.2f\n",
+              backend, failing_rows, regressions_s, regressions_s / bare_read_s);
 }
 
 Options ParseOptions(int argc, char** argv) {
