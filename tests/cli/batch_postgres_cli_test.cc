@@ -8,6 +8,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <pqxx/pqxx>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -148,6 +149,36 @@ TEST_F(BatchPostgresCliTest, ResumeSkipsWhatTheServerHolds) {
   auto jobs = StoreJobs();
   ASSERT_EQ(jobs.size(), 5u);
   for (const auto& [id, rows] : jobs) EXPECT_EQ(rows.size(), 1u) << id;
+}
+
+// Two batches at once (two shards, as two machines would run them) into one database.
+TEST_F(BatchPostgresCliTest, TwoShardProcessesAtOnceRecordEveryEntryOnce) {
+  std::string manifest = "models:\n";
+  for (int model_idx = 0; model_idx < 6; ++model_idx) {
+    manifest += Entry("m" + std::to_string(model_idx), Model("tinycnn.onnx"),
+                      Model("tinycnn_converted.onnx"));
+  }
+  Write("m.yaml", manifest);
+  std::vector<testing::StartedProcess> shards;
+  for (const std::string shard : {"0/2", "1/2"}) {
+    shards.push_back(
+        testing::StartProcess({Binary().string(), "batch", Path("m.yaml"), "--store", url_, "--out",
+                               Path("out" + shard.substr(0, 1)), "--shard", shard, "--quiet"}));
+    ASSERT_GT(shards.back().pid, 0);
+  }
+  for (const testing::StartedProcess& shard : shards) {
+    ProcessResult r = testing::WaitProcess(shard);
+    EXPECT_EQ(r.exit_code, 0) << Describe(r);
+  }
+  auto jobs = StoreJobs();
+  ASSERT_EQ(jobs.size(), 6u);
+  std::set<int64_t> runs;
+  for (const auto& [id, rows] : jobs) {
+    ASSERT_EQ(rows.size(), 1u) << id;
+    EXPECT_EQ(rows[0].job.verdict, "pass") << id;
+    runs.insert(rows[0].run_id);
+  }
+  EXPECT_EQ(runs.size(), 2u);
 }
 
 TEST_F(BatchPostgresCliTest, RegressionsComeFromTheServer) {
