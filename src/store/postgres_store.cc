@@ -175,30 +175,37 @@ std::string WithConnectTimeout(const std::string& location, int busy_timeout_ms)
 
 }  // namespace
 
-PostgresStore::PostgresStore(std::unique_ptr<pqxx::connection> connection, std::string location)
-    : connection_(std::move(connection)), location_(std::move(location)) {}
+PostgresStore::PostgresStore(std::string connection_string, std::string location,
+                             int busy_timeout_ms)
+    : connection_string_(std::move(connection_string)),
+      location_(std::move(location)),
+      busy_timeout_ms_(busy_timeout_ms) {}
 
 PostgresStore::~PostgresStore() = default;
 
 Result<std::unique_ptr<Store>> PostgresStore::Open(const StoreOptions& options) {
-  const std::string location = RedactStoreLocation(options.location);
-  std::unique_ptr<pqxx::connection> connection;
-  try {
-    connection = std::make_unique<pqxx::connection>(
-        WithConnectTimeout(options.location, options.busy_timeout_ms));
-    // lock_timeout: the busy timeout of SQLite, for row and table locks and the migration lock.
-    pqxx::nontransaction setup(*connection);
-    setup.exec0("SET lock_timeout = " + std::to_string(options.busy_timeout_ms));
-    setup.exec0("SET application_name = 'convgate'");
-    // JIT compiling a history query over 100k jobs costs ~0.2 s, more than running it.
-    setup.exec0("SET jit = off");
-  } catch (...) {
-    return CurrentPostgresError(location, "cannot open");
-  }
-  auto store = std::unique_ptr<PostgresStore>(new PostgresStore(std::move(connection), location));
+  auto store = std::unique_ptr<PostgresStore>(
+      new PostgresStore(WithConnectTimeout(options.location, options.busy_timeout_ms),
+                        RedactStoreLocation(options.location), options.busy_timeout_ms));
+  CONVGATE_RETURN_IF_ERROR(store->Connect());
   CONVGATE_RETURN_IF_ERROR(store->Migrate());
   CONVGATE_RETURN_IF_ERROR(store->Prepare());
   return std::unique_ptr<Store>(std::move(store));
+}
+
+Status PostgresStore::Connect() {
+  try {
+    connection_ = std::make_unique<pqxx::connection>(connection_string_);
+    pqxx::nontransaction setup(*connection_);
+    // lock_timeout: the busy timeout of SQLite, for row and table locks and the migration lock.
+    setup.exec0("SET lock_timeout = " + std::to_string(busy_timeout_ms_));
+    setup.exec0("SET application_name = 'convgate'");
+    // JIT compiling a history query over 100k jobs costs ~0.2 s, more than running it.
+    setup.exec0("SET jit = off");
+    return Status::OK();
+  } catch (...) {
+    return CurrentPostgresError(location_, "cannot open");
+  }
 }
 
 Result<int> PostgresStore::SchemaVersion() {
@@ -301,35 +308,51 @@ Status PostgresStore::EndRun(int64_t run_id, const std::string& ended_at) {
   }
 }
 
+void PostgresStore::InsertJob(int64_t run_id, const JobRecord& job) {
+  // One transaction: a writer killed or disconnected before commit leaves nothing behind.
+  pqxx::work txn(*connection_);
+  pqxx::row row = txn.exec_prepared1(
+      "insert_job", run_id, Utf8(job.entry_id), Utf8(job.entry_key), Utf8(job.model_id),
+      Utf8(job.model_path), Utf8(job.model_sha256), Utf8(job.model_type),
+      Utf8(job.model_type_source), Utf8(job.command), Utf8(job.conversion),
+      Utf8(job.conversion_path), Utf8(job.verdict), job.exit_code, job.signal,
+      DoubleText(job.duration_seconds), Utf8(job.error_category), Utf8(job.error_text),
+      Utf8(job.result_dir), Utf8(job.finished_at));
+  const int64_t job_id = row[0].as<int64_t>();
+  for (const OutputRecord& output : job.outputs) {
+    const std::optional<std::string> max_abs = NullableText(output.max_abs_error);
+    const std::optional<std::string> mean_abs = NullableText(output.mean_abs_error);
+    const std::optional<std::string> mismatches = NullableText(output.mismatches);
+    const std::optional<std::string> cosine = NullableText(output.cosine);
+    const std::optional<std::string> snr = NullableText(output.snr_db);
+    const std::optional<std::string> worst_source = NullableText(output.worst_source);
+    const std::optional<std::string> worst_target = NullableText(output.worst_target);
+    txn.exec_prepared0("insert_output", job_id, output.sample, Utf8(output.output),
+                       Utf8(output.verdict), Param(max_abs), Param(mean_abs), Param(mismatches),
+                       Param(cosine), Param(snr), Utf8(output.worst_index), Param(worst_source),
+                       Param(worst_target));
+  }
+  txn.commit();
+}
+
 Status PostgresStore::RecordJob(int64_t run_id, const JobRecord& job) {
-  try {
-    // One transaction: a writer killed or disconnected before commit leaves nothing behind.
-    pqxx::work txn(*connection_);
-    pqxx::row row = txn.exec_prepared1(
-        "insert_job", run_id, Utf8(job.entry_id), Utf8(job.entry_key), Utf8(job.model_id),
-        Utf8(job.model_path), Utf8(job.model_sha256), Utf8(job.model_type),
-        Utf8(job.model_type_source), Utf8(job.command), Utf8(job.conversion),
-        Utf8(job.conversion_path), Utf8(job.verdict), job.exit_code, job.signal,
-        DoubleText(job.duration_seconds), Utf8(job.error_category), Utf8(job.error_text),
-        Utf8(job.result_dir), Utf8(job.finished_at));
-    const int64_t job_id = row[0].as<int64_t>();
-    for (const OutputRecord& output : job.outputs) {
-      const std::optional<std::string> max_abs = NullableText(output.max_abs_error);
-      const std::optional<std::string> mean_abs = NullableText(output.mean_abs_error);
-      const std::optional<std::string> mismatches = NullableText(output.mismatches);
-      const std::optional<std::string> cosine = NullableText(output.cosine);
-      const std::optional<std::string> snr = NullableText(output.snr_db);
-      const std::optional<std::string> worst_source = NullableText(output.worst_source);
-      const std::optional<std::string> worst_target = NullableText(output.worst_target);
-      txn.exec_prepared0("insert_output", job_id, output.sample, Utf8(output.output),
-                         Utf8(output.verdict), Param(max_abs), Param(mean_abs), Param(mismatches),
-                         Param(cosine), Param(snr), Utf8(output.worst_index), Param(worst_source),
-                         Param(worst_target));
+  // A connection the server dropped (a restart, an idle timeout between two long jobs) is made
+  // again, once, with its settings and prepared statements. Safe: a
+  // broken_connection before the commit means nothing was committed (a drop during the commit
+  // is in_doubt_error instead, never retried).
+  for (int attempt = 0;; ++attempt) {
+    if (attempt > 0) {
+      CONVGATE_RETURN_IF_ERROR(Connect());
+      CONVGATE_RETURN_IF_ERROR(Prepare());
     }
-    txn.commit();
-    return Status::OK();
-  } catch (...) {
-    return CurrentPostgresError(location_, "recording job " + job.entry_id);
+    try {
+      InsertJob(run_id, job);
+      return Status::OK();
+    } catch (const pqxx::broken_connection&) {
+      if (attempt > 0) return CurrentPostgresError(location_, "recording job " + job.entry_id);
+    } catch (...) {
+      return CurrentPostgresError(location_, "recording job " + job.entry_id);
+    }
   }
 }
 

@@ -30,13 +30,19 @@ class PostgresStore : public Store {
   Result<std::vector<HistoryRow>> Jobs(const HistoryQuery& query) override;
 
  private:
-  PostgresStore(std::unique_ptr<pqxx::connection> connection, std::string location);
+  PostgresStore(std::string connection_string, std::string location, int busy_timeout_ms);
+  // (Re)connects and sets the session up; statements are prepared by Prepare, after Migrate.
+  Status Connect();
   Status Migrate();
   Status Prepare();
+  // The job and its outputs in one transaction; throws what libpqxx throws.
+  void InsertJob(int64_t run_id, const JobRecord& job);
   Result<std::vector<HistoryRow>> Query(const std::string& statement, const HistoryQuery& query);
 
+  std::string connection_string_;  // with its password: never printed
+  std::string location_;           // redacted: safe to print
+  int busy_timeout_ms_;
   std::unique_ptr<pqxx::connection> connection_;
-  std::string location_;  // redacted: safe to print
 };
 
 }  // namespace convgate::store

@@ -10,6 +10,13 @@
 #include "convgate/store/store.h"
 #include "store/store_test_backend.h"
 
+// libpqxx 6.4.5 leaks one PGresult (216 + 2048 bytes) when it begins a transaction on a
+// connection the server dropped (pqxx::dbtransaction::do_begin, in
+// ADroppedConnectionIsReconnectedForTheNextJob): its bug, once per dropped connection. libpqxx
+// has no frame pointers, so the stack LeakSanitizer sees ends in libpq, which convgate never calls
+// itself: leaks allocated there are suppressed, others still fail an ASan build of this binary.
+extern "C" const char* __lsan_default_suppressions() { return "leak:libpq.so.5\n"; }
+
 namespace convgate::store {
 namespace {
 
@@ -158,6 +165,40 @@ TEST_F(PostgresStoreTest, LockPastTheBusyTimeoutIsUnavailableAndLeavesNoRow) {
   EXPECT_EQ(*count, 0);
   // The connection is usable again once the lock is gone.
   EXPECT_TRUE((*store)->RecordJob(*run, Job("after")).ok());
+}
+
+// The server drops the store's connection between two jobs (a restart, an idle timeout): the next
+// RecordJob reconnects, with its prepared statements and session settings, and records the job
+// once.
+TEST_F(PostgresStoreTest, ADroppedConnectionIsReconnectedForTheNextJob) {
+  Result<std::unique_ptr<Store>> store = Store::Open({location_, /*busy_timeout_ms=*/1234});
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  Result<int64_t> run = (*store)->BeginRun({"m.yaml", "h", "v", "", "", "t"});
+  ASSERT_TRUE(run.ok());
+  ASSERT_TRUE((*store)->RecordJob(*run, Job("before")).ok());
+  {
+    pqxx::connection admin(location_);
+    pqxx::nontransaction txn(admin);
+    pqxx::result killed = txn.exec(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() "
+        "AND datname = current_database() AND application_name = 'convgate'");
+    ASSERT_EQ(killed.size(), 1u);
+  }
+  Status recorded = (*store)->RecordJob(*run, Job("after"));
+  ASSERT_TRUE(recorded.ok()) << recorded.ToString();
+  Result<int64_t> count = (*store)->CountJobs("key-after");
+  ASSERT_TRUE(count.ok()) << count.status().ToString();
+  EXPECT_EQ(*count, 1);
+  pqxx::connection check(location_);
+  pqxx::nontransaction txn(check);
+  EXPECT_EQ(txn.exec1("SELECT setting FROM pg_settings WHERE name = 'lock_timeout'")[0].as<int>(),
+            0)
+      << "a fresh connection's default, for contrast";
+  EXPECT_EQ(txn.exec1("SELECT COUNT(*) FROM pg_stat_activity WHERE application_name = 'convgate' "
+                      "AND datname = current_database()")[0]
+                .as<int>(),
+            1)
+      << "the reconnected store sets its application_name again";
 }
 
 // A crashed runner's stderr is bytes; PostgreSQL only takes UTF-8. The job is kept, its bad bytes
