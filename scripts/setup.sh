@@ -24,6 +24,9 @@ PACKAGES=(
   libtorch-dev libyaml-cpp-dev libzip-dev locales ninja-build nlohmann-json3-dev pkg-config
   python3-numpy python3-onnx python3-sklearn python3-torch python3-torchvision python3-venv
   slurm-wlm time
+  # The PostgreSQL results store (libpqxx 6.4) and the throwaway server its tests start
+  # (scripts/services/postgres.sh).
+  libpq-dev libpqxx-dev postgresql-15 postgresql-client-15
 )
 
 # Pinned ONNX Runtime: npm package com.github.asus4.onnxruntime@0.4.9 ships Microsoft's official

@@ -11,6 +11,7 @@
 #include "convgate/batch/batch.h"
 #include "convgate/batch/preflight.h"
 #include "convgate/core/subprocess.h"
+#include "convgate/store/location.h"
 #include "convgate/version.h"
 
 namespace convgate::batch {
@@ -238,7 +239,7 @@ Result<BatchSummary> RunBatch(const Manifest& manifest, const BatchOptions& opti
   const auto started = std::chrono::steady_clock::now();
   BatchSummary summary;
   summary.manifest = manifest.path.string();
-  summary.store = options.store_location;
+  summary.store = store::RedactStoreLocation(options.store_location);
   summary.manifest_entries = static_cast<int>(manifest.entries.size());
   const std::vector<ManifestEntry> entries =
       SelectShard(manifest.entries, options.shard_index, options.shard_count);
@@ -262,7 +263,9 @@ Result<BatchSummary> RunBatch(const Manifest& manifest, const BatchOptions& opti
   }
 
   std::string argv_text;
-  for (const std::string& arg : options.argv) argv_text += (argv_text.empty() ? "" : " ") + arg;
+  for (const std::string& arg : options.argv) {
+    argv_text += (argv_text.empty() ? "" : " ") + store::RedactStoreArgument(arg);
+  }
   const std::string shard = options.shard_count > 1 ? std::to_string(options.shard_index) + "/" +
                                                           std::to_string(options.shard_count)
                                                     : "";

@@ -58,8 +58,11 @@ class BatchCommand : public Command {
     options_.jobs = std::max(1u, std::thread::hardware_concurrency());
     Flag jobs = IntegerFlag("-j,--jobs", "N", "Jobs at once", {"2"}, 1, 256, options_.jobs);
     jobs.default_text = "the number of cores (" + std::to_string(options_.jobs) + ")";
-    Flag store = TextFlag("--store", "PATH", "The results store (SQLite file)",
-                          {"results/convgate.db"}, store_);
+    Flag store = TextFlag("--store", "PATH|URL",
+                          "The results store: an SQLite file, or a PostgreSQL database shared by "
+                          "many machines (postgresql://USER@HOST/DB; the password from PGPASSWORD "
+                          "or ~/.pgpass)",
+                          {"results/convgate.db", "postgresql://ci@db.example/convgate"}, store_);
     store.default_text = "OUT/convgate.db";
     flags_.Add({
         std::move(jobs),

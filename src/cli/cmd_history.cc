@@ -6,6 +6,7 @@
 #include <map>
 
 #include "cli/command.h"
+#include "convgate/store/location.h"
 #include "convgate/store/store.h"
 
 namespace convgate::cli {
@@ -117,8 +118,10 @@ class HistoryCommand : public Command {
     app->add_option("PATTERN", query_.pattern,
                     "Only entries whose id or model id matches this glob ('tiny*', 'bert-base')");
     app->footer(kHistoryExitCodes);
-    Flag store = TextFlag("--store", "PATH", "The results store (SQLite file)",
-                          {"results/convgate.db"}, store_);
+    Flag store = TextFlag("--store", "PATH|URL",
+                          "The results store: an SQLite file, or a PostgreSQL database "
+                          "(postgresql://USER@HOST/DB; the password from PGPASSWORD or ~/.pgpass)",
+                          {"results/convgate.db", "postgresql://ci@db.example/convgate"}, store_);
     flags_.Add({
         std::move(store),
         Flag{.name = "--since",
@@ -141,7 +144,9 @@ class HistoryCommand : public Command {
 
   ExitCode Execute(report::Invocation&) override {
     std::error_code ec;
-    if (!fs::exists(store_, ec)) {
+    // A missing SQLite file is named here rather than created empty; a database URL is for the
+    // server to answer.
+    if (store::StoreBackendOf(store_) == store::StoreBackend::kSqlite && !fs::exists(store_, ec)) {
       return ReportError(gate::Stage::kLoad,
                          Status::NotFound("no results store at " + store_ +
                                           " (convgate batch writes OUT/convgate.db)"));
@@ -168,7 +173,9 @@ class HistoryCommand : public Command {
   }
 
   ExitCode Regressions(store::Store& store) const {
-    Result<std::vector<store::HistoryRow>> jobs = store.Jobs(query_);
+    store::HistoryQuery query = query_;
+    query.failing_latest_only = true;  // entries whose latest job passes have no regression
+    Result<std::vector<store::HistoryRow>> jobs = store.Jobs(query);
     if (!jobs.ok()) return ReportError(gate::Stage::kLoad, jobs.status());
     const std::vector<Regression> regressions = FindRegressions(*jobs);
     if (json_) {

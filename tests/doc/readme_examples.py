@@ -35,6 +35,8 @@ SKIPPED = {
                           "openvino backend example runs instead)",
     "--slurm": "needs a Slurm cluster and a PostgreSQL server (tests/cli/slurm_cli_test.cc runs "
                "--slurm on a real single-host cluster)",
+    "@db.example/": "needs a PostgreSQL server at db.example (batch_postgres_cli_test runs the "
+                    "same commands against the throwaway cluster of the postgres tests)",
 }
 
 PASS_WORDS = re.compile(r"#.*\bPASS\b")

@@ -1,14 +1,15 @@
 // The results store: what `convgate batch` ran, on which models, with which verdicts and figures,
 // so `convgate history` can answer without the report files. One interface, one implementation per
-// database (SQLite today, in src/store/sqlite_store.cc; PostgreSQL can be added behind the same
-// interface), chosen by Store::Open from the location's spelling.
+// database (src/store/sqlite_store.cc, src/store/postgres_store.cc), chosen by Store::Open from
+// the location's spelling (store/location.h).
 //
 // Durability: every RecordJob is one transaction holding the job row and all its output rows, so a
 // convgate killed at any moment (SIGKILL included) leaves either the whole job or none of it.
 //
 // Thread safety: a Store is not thread-safe; callers serialise their calls (batch writes from its
 // collecting thread under a mutex). Several processes may write to one SQLite file at once: WAL
-// and a busy timeout make them wait for each other instead of failing.
+// and a busy timeout make them wait for each other instead of failing. Any number of processes on
+// any number of machines may write to one PostgreSQL database at once.
 #pragma once
 
 #include <cstdint>
@@ -26,10 +27,14 @@ namespace convgate::store {
 inline constexpr int kSchemaVersion = 1;
 
 struct StoreOptions {
-  // A file path (SQLite, created with its folder's permissions when missing) or ":memory:".
+  // A file path (SQLite, created with its folder's permissions when missing) or ":memory:"; or a
+  // PostgreSQL database: postgresql://[user[:password]@][host][:port]/dbname[?param=value...]
+  // (postgres:// too) or a libpq keyword string ("host=db dbname=convgate"). The database must
+  // exist; its tables are created on first open. Messages show it through RedactStoreLocation.
   std::string location;
   // How long a writer waits for another process's lock before giving up: 30 s covers a store
-  // shared by a few batches on one machine, whose transactions take milliseconds.
+  // shared by a few batches on one machine, whose transactions take milliseconds. PostgreSQL
+  // takes it as lock_timeout, and (in whole seconds, at least 2) as the connect timeout.
   int busy_timeout_ms = 30000;
 };
 
@@ -90,6 +95,9 @@ struct HistoryRow {
 struct HistoryQuery {
   std::string pattern;  // "" (every entry) or a glob over entry id and model id ("tiny*")
   std::string since;    // "" or an ISO 8601 prefix; jobs finished at or after it
+  // Only the jobs of entries whose latest matching job (by entry id) is not a pass: everything
+  // `history --regressions` needs, without reading the history of every entry that passes.
+  bool failing_latest_only = false;
 };
 
 class Store {
@@ -97,9 +105,10 @@ class Store {
   virtual ~Store() = default;
 
   // Opens (creating when missing) the store at options.location and applies pending migrations.
-  // Unavailable naming the location when it cannot be opened or stays locked past the busy
-  // timeout; FailedPrecondition naming both versions when its schema is newer than kSchemaVersion;
-  // DataLoss when the file is not a database.
+  // Unavailable naming the location (without its password) when it cannot be opened or reached,
+  // or stays locked past the busy timeout; Unimplemented for a URL scheme that is no database
+  // convgate knows; FailedPrecondition naming both versions when its schema is newer than
+  // kSchemaVersion; DataLoss when the file is not a database.
   static Result<std::unique_ptr<Store>> Open(const StoreOptions& options);
 
   // The schema version of the open store (kSchemaVersion after Open).

@@ -1,0 +1,48 @@
+// Store on PostgreSQL (store.h) through libpqxx. Private to the store module: callers use
+// Store::Open with a postgresql:// URL or a libpq keyword string.
+//
+// Many machines write one database at once: each RecordJob is its own transaction (job row and
+// output rows), ids come from identity columns, and migrations on open are serialised by an
+// advisory lock, so concurrent batches never see a half-made schema.
+#pragma once
+
+#include <memory>
+#include <pqxx/connection>
+#include <string>
+#include <string_view>
+
+#include "convgate/store/store.h"
+
+namespace convgate::store {
+
+class PostgresStore : public Store {
+ public:
+  static Result<std::unique_ptr<Store>> Open(const StoreOptions& options);
+  ~PostgresStore() override;
+
+  Result<int> SchemaVersion() override;
+  Result<int64_t> BeginRun(const RunRecord& run) override;
+  Status EndRun(int64_t run_id, const std::string& ended_at) override;
+  Status RecordJob(int64_t run_id, const JobRecord& job) override;
+  Result<std::optional<std::string>> FinalVerdict(const std::string& entry_key) override;
+  Result<int64_t> CountJobs(const std::string& entry_key) override;
+  Result<std::vector<HistoryRow>> Latest(const HistoryQuery& query) override;
+  Result<std::vector<HistoryRow>> Jobs(const HistoryQuery& query) override;
+
+ private:
+  PostgresStore(std::string connection_string, std::string location, int busy_timeout_ms);
+  // (Re)connects and sets the session up; statements are prepared by Prepare, after Migrate.
+  Status Connect();
+  Status Migrate();
+  Status Prepare();
+  // The job and its outputs in one transaction; throws what libpqxx throws.
+  void InsertJob(int64_t run_id, const JobRecord& job);
+  Result<std::vector<HistoryRow>> Query(const std::string& statement, const HistoryQuery& query);
+
+  std::string connection_string_;  // with its password: never printed
+  std::string location_;           // redacted: safe to print
+  int busy_timeout_ms_;
+  std::unique_ptr<pqxx::connection> connection_;
+};
+
+}  // namespace convgate::store
