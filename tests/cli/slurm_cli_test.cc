@@ -16,6 +16,7 @@
 #include "convgate/batch/manifest.h"
 #include "convgate/batch/slurm_summary.h"
 #include "convgate/store/store.h"
+#include "store/store_test_backend.h"
 #include "testing/cli_fixture.h"
 
 namespace convgate {
@@ -32,6 +33,9 @@ const std::string kKillBatch =
 
 class SlurmCliTest : public testing::CliTest {
  protected:
+  std::unique_ptr<store::testing::TestBackend> backend_;
+  std::string url_;
+
   void SetUp() override {
     const char* conf = std::getenv("SLURM_CONF");
     ASSERT_TRUE(conf != nullptr && fs::exists(conf))
@@ -41,14 +45,22 @@ class SlurmCliTest : public testing::CliTest {
     std::ofstream(dir_ / "corrupt.onnx") << "\x08\x07 this is not an ONNX model \xff\xff\xff";
   }
 
-  // The shared store every task writes. One variable: a SQLite file on the filesystem the
-  // single-host cluster shares; a PostgreSQL URL (the postgres fixture) works the same way, and
-  // the keys of this test's entries (their absolute paths in dir_) are its own in a shared
-  // database.
-  // The shared store the tasks write: the throwaway PostgreSQL cluster of the postgres fixture,
-  // as a fleet would use. Entry keys hold this test's temporary paths, so tests sharing the
-  // database do not see each other's entries.
-  std::string StoreUrl() const { return CONVGATE_TEST_PG_URL; }
+  void TearDown() override {
+    if (backend_ != nullptr) backend_->Cleanup();
+    CliTest::TearDown();
+  }
+
+  // The shared store every task writes: a database of its own per test on the throwaway
+  // PostgreSQL cluster of the postgres fixture, as a fleet would use (entries built from the
+  // shared example models have the same keys in every test, so one database would mix them).
+  std::string StoreUrl() {
+    if (url_.empty()) {
+      backend_ = store::testing::MakePostgresTestBackend(CONVGATE_TEST_PG_URL);
+      url_ = backend_->FreshLocation(
+          std::string("slurm_") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    }
+    return url_;
+  }
 
   std::string Model(const std::string& name) const { return (kExamples / name).string(); }
 
