@@ -27,12 +27,16 @@ class CompareCommand : public Command {
     AddLimitFlags(flags_, options_.data.limits, LimitUse::kRuns);
     AddOutputFlags(flags_, output_, OutputUse::kGate);
     AddPerNodeFlags(flags_, options_.per_node, PerNodeUse::kOptional);
+    AddGateStoreFlags(flags_, store_);
     flags_.AddCheck([this](const FlagSet&) { return ResolveSides(); });
     return RegisterFlags(app);
   }
 
   ExitCode Execute(report::Invocation& invocation) override {
-    return RenderAndFinish(gate::CompareModelsGate(options_), invocation, output_);
+    // Saved outputs as the source (--load-outputs): the target is the model the store tracks.
+    store_.model = load_outputs_.empty() ? options_.source : options_.target;
+    store_.conversion = "target:" + std::filesystem::path(options_.target).filename().string();
+    return RenderFinishAndRecord(gate::CompareModelsGate(options_), invocation, output_, store_);
   }
 
  private:
@@ -57,6 +61,7 @@ class CompareCommand : public Command {
   std::string load_outputs_;
   gate::CompareOptions options_;
   OutputOptions output_;
+  GateStoreOptions store_;
 };
 
 }  // namespace

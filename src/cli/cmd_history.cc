@@ -1,11 +1,13 @@
 // `convgate history [PATTERN]`: what the results store says: the latest verdict of each entry and
 // conversion, and --regressions: entries that passed in an earlier run and do not in their latest.
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <map>
 
 #include "cli/command.h"
+#include "cli/history_trend.h"
 #include "convgate/store/store.h"
 
 namespace convgate::cli {
@@ -61,7 +63,14 @@ nlohmann::json RowJson(const store::HistoryRow& row) {
                          {"seconds", job.duration_seconds},
                          {"finished_at", job.finished_at},
                          {"result_dir", job.result_dir}};
-  json["max_abs_error"] = row.max_abs_error ? nlohmann::json(*row.max_abs_error) : nullptr;
+  const auto optional = [](const auto& value) {
+    return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+  };
+  json["max_abs_error"] = optional(row.max_abs_error);
+  json["mean_abs_error"] = optional(row.mean_abs_error);
+  json["mismatches"] = optional(row.mismatches);
+  json["cosine"] = optional(row.cosine);
+  json["snr_db"] = optional(row.snr_db);
   return json;
 }
 
@@ -117,8 +126,12 @@ class HistoryCommand : public Command {
     app->add_option("PATTERN", query_.pattern,
                     "Only entries whose id or model id matches this glob ('tiny*', 'bert-base')");
     app->footer(kHistoryExitCodes);
+    if (const char* env = std::getenv("CONVGATE_STORE"); env != nullptr && *env != '\0') {
+      store_ = env;
+    }
     Flag store = TextFlag("--store", "PATH", "The results store (SQLite file)",
                           {"results/convgate.db"}, store_);
+    store.default_text = "$CONVGATE_STORE, else convgate-batch/convgate.db (batch's default)";
     flags_.Add({
         std::move(store),
         Flag{.name = "--since",
@@ -135,20 +148,37 @@ class HistoryCommand : public Command {
                    "there are any)",
                    regressions_),
         SwitchFlag("--json", "JSON instead of the table", json_),
+        Flag{.name = "--trend",
+             .value_name = "FIGURE",
+             .help = "Every job of each matching entry and conversion, oldest first, with FIGURE "
+                     "and its change from the job before: max_abs_error, mean_abs_error, "
+                     "mismatches, cosine, snr_db (snr), seconds. Shown without the flag too "
+                     "(max_abs_error, after the table) when PATTERN selects one entry",
+             .default_text = "max_abs_error",
+             .examples = {"cosine", "snr"},
+             .apply = [this](const std::string& value) -> Status {
+               CONVGATE_ASSIGN_OR_RETURN(trend_, TrendFigureName(value));
+               return Status::OK();
+             }},
     });
     return RegisterFlags(app);
   }
 
   ExitCode Execute(report::Invocation&) override {
     std::error_code ec;
-    if (!fs::exists(store_, ec)) {
+    // A path that does not exist is refused rather than created: an empty new store would say
+    // "nothing recorded", hiding a typo. URLs (another database) are the store's to judge.
+    const bool url = store_.find("://") != std::string::npos;
+    if (!url && !fs::exists(store_, ec)) {
       return ReportError(gate::Stage::kLoad,
                          Status::NotFound("no results store at " + store_ +
                                           " (convgate batch writes OUT/convgate.db)"));
     }
     Result<std::unique_ptr<store::Store>> store = store::Store::Open({store_});
     if (!store.ok()) return ReportError(gate::Stage::kLoad, store.status());
-    return regressions_ ? Regressions(**store) : Latest(**store);
+    if (regressions_) return Regressions(**store);
+    if (!trend_.empty()) return Trends(**store, trend_, true);
+    return Latest(**store);
   }
 
  private:
@@ -164,6 +194,23 @@ class HistoryCommand : public Command {
     std::vector<const store::HistoryRow*> pointers;
     for (const store::HistoryRow& row : *rows) pointers.push_back(&row);
     std::cout << ForTerminal(Table(pointers));
+    // One entry selected: its history is what the user is after.
+    if (!query_.pattern.empty() && rows->size() == 1) {
+      std::cout << "\n";
+      return Trends(store, "max_abs_error", false);
+    }
+    return ExitCode::kPassed;
+  }
+
+  ExitCode Trends(store::Store& store, const std::string& figure, bool asked) const {
+    Result<std::vector<store::HistoryRow>> jobs = store.Jobs(query_);
+    if (!jobs.ok()) return ReportError(gate::Stage::kLoad, jobs.status());
+    const std::vector<TrendRow> rows = Trend(*jobs, figure);
+    if (json_ && asked) {
+      std::cout << TrendJson(rows, figure).dump(2) << "\n";
+    } else {
+      std::cout << ForTerminal(TrendTable(rows, figure));
+    }
     return ExitCode::kPassed;
   }
 
@@ -201,6 +248,7 @@ class HistoryCommand : public Command {
   store::HistoryQuery query_;
   bool regressions_ = false;
   bool json_ = false;
+  std::string trend_;  // "" unless --trend
 };
 
 }  // namespace

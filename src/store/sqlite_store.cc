@@ -114,7 +114,11 @@ constexpr char kJobColumns[] =
     "j.run_id, j.id, j.entry_id, j.entry_key, j.model_id, j.model_path, j.model_sha256, "
     "j.model_type, j.model_type_source, j.command, j.conversion, j.conversion_path, j.verdict, "
     "j.exit_code, j.signal, j.duration_seconds, j.error_category, j.error_text, j.result_dir, "
-    "j.finished_at, (SELECT MAX(o.max_abs_error) FROM outputs o WHERE o.job_id = j.id)";
+    "j.finished_at, (SELECT MAX(o.max_abs_error) FROM outputs o WHERE o.job_id = j.id), "
+    "(SELECT MAX(o.mean_abs_error) FROM outputs o WHERE o.job_id = j.id), "
+    "(SELECT SUM(o.mismatches) FROM outputs o WHERE o.job_id = j.id), "
+    "(SELECT MIN(o.cosine) FROM outputs o WHERE o.job_id = j.id), "
+    "(SELECT MIN(o.snr_db) FROM outputs o WHERE o.job_id = j.id)";
 
 HistoryRow ReadHistoryRow(const Statement& stmt) {
   HistoryRow row;
@@ -140,6 +144,12 @@ HistoryRow ReadHistoryRow(const Statement& stmt) {
   job.result_dir = stmt.Text(18);
   job.finished_at = stmt.Text(19);
   row.max_abs_error = stmt.OptionalDouble(20);
+  row.mean_abs_error = stmt.OptionalDouble(21);
+  if (std::optional<double> mismatches = stmt.OptionalDouble(22)) {
+    row.mismatches = static_cast<int64_t>(*mismatches);
+  }
+  row.cosine = stmt.OptionalDouble(23);
+  row.snr_db = stmt.OptionalDouble(24);
   return row;
 }
 

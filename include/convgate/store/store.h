@@ -85,6 +85,12 @@ struct HistoryRow {
   int64_t job_id = 0;
   JobRecord job;
   std::optional<double> max_abs_error;  // the largest over the job's outputs
+  // The job's other figures over its outputs, each the worst: the largest mean abs error, the
+  // total of mismatches, the smallest cosine and SNR (history --trend).
+  std::optional<double> mean_abs_error;
+  std::optional<int64_t> mismatches;
+  std::optional<double> cosine;
+  std::optional<double> snr_db;
 };
 
 struct HistoryQuery {
