@@ -94,9 +94,11 @@ TEST_F(BatchFaultsTest, CrashingHangingAndAbortingJobsAreTheirOwnErrors) {
             Converted("hung-converter",
                       python + Fixture("hang.py") + " " + Path("hang.pid") + " {src} {out}",
                       "    timeout: 3s\n") +
-            "  - id: aborting-runtime\n    source: " + Model("tinycnn.onnx") + "\n    target: " +
-            Model("tinycnn_converted.onnx") + "\n    flags: [--target-exec, \"" + python +
-            Fixture("crash.py") + " abort {model} {inputs} {outputs}\"]\n" + Good("good-2"));
+            // compare: verify's own end-to-end run of the target does not take --target-exec.
+            "  - id: aborting-runtime\n    command: compare\n    source: " + Model("tinycnn.onnx") +
+            "\n    target: " + Model("tinycnn_converted.onnx") + "\n    flags: [--target-exec, \"" +
+            python + Fixture("crash.py") + " abort {model} {inputs} {outputs}\"]\n" +
+            Good("good-2"));
   ProcessResult r = Batch({Path("m.yaml"), "--out", Path("out"), "-j", "2"});
   ASSERT_EQ(r.exit_code, 3) << Describe(r);  // errors, no gate failed
   auto jobs = StoreJobs(Path("out/convgate.db"));
@@ -195,8 +197,8 @@ TEST_F(BatchFaultsTest, TransientFailureIsRetriedDeterministicOnesAreNot) {
 }
 
 TEST_F(BatchFaultsTest, CacheIsCleanedAfterTheBatchAndTheSummarySaysWhat) {
-  Write("m.yaml",
-        "models:\n  - id: half\n    source: " + Model("tinycnn.onnx") + "\n    to: fp16\n");
+  Write("m.yaml", "models:\n  - id: half\n    source: " + Model("tinycnn.onnx") +
+                      "\n    to: fp16\n    policy: {atol: 0.01, rtol: 0.01}\n");
   // Nothing over the default limit: nothing removed, and the summary says so.
   ProcessResult kept = Batch({Path("m.yaml"), "--out", Path("out1")});
   ASSERT_EQ(kept.exit_code, 0) << Describe(kept);
