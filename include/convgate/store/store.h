@@ -96,6 +96,10 @@ struct HistoryRow {
 struct HistoryQuery {
   std::string pattern;  // "" (every entry) or a glob over entry id and model id ("tiny*")
   std::string since;    // "" or an ISO 8601 prefix; jobs finished at or after it
+  // false: the rows' figures (HistoryRow max_abs_error ... snr_db) may be left empty, for queries
+  // that read only verdicts over many jobs (history --regressions over 100,000 rows). A store may
+  // fill them anyway.
+  bool with_figures = true;
 };
 
 class Store {
