@@ -39,6 +39,7 @@ const std::map<std::string, std::vector<std::string>>& Prerequisites() {
       {"--strict", {"--per-node"}},
       {"--memory-budget", {"--per-node"}},
       {"--local-error", {"--per-node"}},
+      {"--id", {"--store", "results/convgate.db"}},
   };
   return kNeeds;
 }
