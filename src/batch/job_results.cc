@@ -57,34 +57,46 @@ store::OutputRecord OutputOf(const json& result) {
 
 }  // namespace
 
-void ReadJobResults(const fs::path& dir, const std::string& command, store::JobRecord& job) {
-  if (std::optional<json> verify = ReadJson(dir / "verify_result.json")) {
-    if ((*verify)["conversion_path"].is_string()) {
+void ReadJobJson(const json* verify, const json* report, const std::string& command,
+                 store::JobRecord& job) {
+  if (verify != nullptr && verify->is_object()) {
+    if (verify->contains("conversion_path") && (*verify)["conversion_path"].is_string()) {
       job.conversion_path = (*verify)["conversion_path"].get<std::string>();
     }
-    if (job.verdict == "fail" && (*verify)["error"].is_string()) {
+    if (job.verdict == "fail" && verify->contains("error") && (*verify)["error"].is_string()) {
       job.error_text = (*verify)["error"].get<std::string>();
     }
   }
-  std::optional<json> report = ReadJson(dir / "report.json");
-  if (!report) return;
+  if (report == nullptr || !report->is_object()) return;
   // An error stopped the job at a stage: "convert-failed", "load-failed", ...
-  if (job.error_category == "cannot-run") {
+  if (job.error_category == "cannot-run" && report->contains("error")) {
     const json& error = (*report)["error"];
-    if (error.is_object() && error["stage"].is_string()) {
+    if (error.is_object() && error.contains("stage") && error["stage"].is_string()) {
       job.error_category = error["stage"].get<std::string>() + "-failed";
     }
-    if (error.is_object() && error["message"].is_string()) {
+    if (error.is_object() && error.contains("message") && error["message"].is_string()) {
       job.error_text = error["message"].get<std::string>();
     }
   }
   // verify nests the comparison's report; compare is one.
-  const json* comparison = &*report;
-  if (command == "verify") comparison = &(*report)["comparison"];
-  if (!comparison->is_object() || !(*comparison)["results"].is_array()) return;
+  const json* comparison = report;
+  if (command == "verify") {
+    if (!report->contains("comparison")) return;
+    comparison = &(*report)["comparison"];
+  }
+  if (!comparison->is_object() || !comparison->contains("results") ||
+      !(*comparison)["results"].is_array()) {
+    return;
+  }
   for (const json& result : (*comparison)["results"]) {
     if (result.is_object()) job.outputs.push_back(OutputOf(result));
   }
+}
+
+void ReadJobResults(const fs::path& dir, const std::string& command, store::JobRecord& job) {
+  const std::optional<json> verify = ReadJson(dir / "verify_result.json");
+  const std::optional<json> report = ReadJson(dir / "report.json");
+  ReadJobJson(verify ? &*verify : nullptr, report ? &*report : nullptr, command, job);
 }
 
 }  // namespace convgate::batch

@@ -19,7 +19,7 @@ enum class Format { kJson, kYaml, kText };
 
 const std::set<std::string> kYamlEntryKeys = {
     "id",     "model_id", "source",   "to",      "target",     "command", "params",
-    "inputs", "policy",   "per_node", "timeout", "model_type", "flags"};
+    "inputs", "policy",   "per_node", "timeout", "model_type", "flags",   "converter"};
 // Keys that name one model, so a default for every entry makes no sense.
 const std::set<std::string> kEntryOnlyKeys = {"id", "model_id", "source"};
 const std::set<std::string> kJsonEntryKeys = {"id", "model_id", "file_path", "model_type"};
@@ -288,10 +288,17 @@ class EntryReader {
       CONVGATE_ASSIGN_OR_RETURN(const std::string target, Scalar(*value, "target"));
       entry_.target = Resolve(base_, target);
     }
-    if (!entry_.to.empty() && !entry_.target.empty()) {
-      return Error(node, "has both to (convert) and target (already converted): give one");
+    if (const YAML::Node* value = get("converter")) {
+      CONVGATE_ASSIGN_OR_RETURN(entry_.converter, Scalar(*value, "converter"));
     }
-    entry_.command = entry_.to.empty() && entry_.target.empty() ? "run" : "verify";
+    if (int(!entry_.to.empty()) + int(!entry_.target.empty()) + int(!entry_.converter.empty()) >
+        1) {
+      return Error(node,
+                   "has more than one of to (convert), converter (an external converter) and "
+                   "target (already converted): give one");
+    }
+    entry_.command =
+        entry_.to.empty() && entry_.target.empty() && entry_.converter.empty() ? "run" : "verify";
     if (const YAML::Node* value = get("command")) {
       CONVGATE_ASSIGN_OR_RETURN(entry_.command, Scalar(*value, "command"));
       if (entry_.command != "verify" && entry_.command != "compare" && entry_.command != "run") {
@@ -350,11 +357,13 @@ class EntryReader {
     if (entry_.command == "compare" && entry_.target.empty()) {
       return Error(node, "command compare needs a target");
     }
-    if (entry_.command != "verify" && !entry_.to.empty()) {
-      return Error(node, "to (a conversion) needs command verify, not " + entry_.command);
+    if (entry_.command != "verify" && (!entry_.to.empty() || !entry_.converter.empty())) {
+      return Error(node,
+                   "to or converter (a conversion) needs command verify, not " + entry_.command);
     }
-    if (entry_.command == "verify" && entry_.to.empty() && entry_.target.empty()) {
-      return Error(node, "command verify needs to or target");
+    if (entry_.command == "verify" && entry_.to.empty() && entry_.target.empty() &&
+        entry_.converter.empty()) {
+      return Error(node, "command verify needs to, converter or target");
     }
     if (entry_.command == "run" && !entry_.target.empty()) {
       return Error(node, "command run takes no target");
@@ -458,6 +467,7 @@ std::vector<std::string> ManifestEntry::Args() const {
   if (command == "compare") args.push_back(target.string());
   if (command == "verify") {
     if (!to.empty()) args.insert(args.end(), {"--to", to});
+    if (!converter.empty()) args.insert(args.end(), {"--converter", converter});
     if (!target.empty()) args.insert(args.end(), {"--target", target.string()});
   }
   args.insert(args.end(), flags.begin(), flags.end());
@@ -474,6 +484,7 @@ std::string ManifestEntry::ContentHash() const {
 
 std::string ManifestEntry::Conversion() const {
   if (!to.empty()) return "to:" + to;
+  if (!converter.empty()) return "converter:" + converter;
   if (!target.empty()) return "target:" + target.filename().string();
   return "";
 }

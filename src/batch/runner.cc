@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "convgate/batch/batch.h"
+#include "convgate/batch/job_policy.h"
 #include "convgate/batch/preflight.h"
 #include "convgate/core/subprocess.h"
 #include "convgate/store/location.h"
@@ -144,36 +145,85 @@ class Runner {
       const size_t index = next_.fetch_add(1);
       if (index >= runnable.size() || stop_.load()) return;
       const PlannedJob& planned = *runnable[index];
-      const fs::path dir = options_.out_dir / planned.entry->id;
-      std::vector<std::string> argv = {options_.convgate};
-      for (const std::string& arg : planned.entry->Args()) argv.push_back(arg);
-      argv.insert(argv.end(), {"--out", dir.string()});
-      SubprocessOptions sub;
-      sub.timeout_seconds = planned.entry->timeout_seconds > 0 ? planned.entry->timeout_seconds
-                                                               : options_.timeout_seconds;
-      std::error_code ec;
-      fs::create_directories(dir, ec);
-      const auto started = std::chrono::steady_clock::now();
-      Result<SubprocessResult> result = RunSubprocess(argv, sub);
-      store::JobRecord job = BaseRecord(planned, dir);
-      if (!result.ok()) {
-        if (result.status().code() == StatusCode::kUnavailable && stop_on_interrupt()) return;
-        job.verdict = "error";
-        job.error_category = "spawn-failed";
-        job.error_text = result.status().message();
-        job.duration_seconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-      } else {
-        // Stopped because the batch itself was interrupted: not a result, so --resume reruns it.
-        if (result->interrupted_by != 0) {
-          stop_on_interrupt();
-          return;
-        }
-        Classify(*result, job);
-        ReadJobResults(dir, planned.entry->command, job);
-      }
-      Record(std::move(job));
+      std::optional<store::JobRecord> job = RunWithRetries(planned);
+      if (!job) return;  // the batch was interrupted
+      Record(std::move(*job));
     }
+  }
+
+  // Attempts until one is not a transient failure or max_attempts are spent; the row says how
+  // many it took. nullopt when the batch was interrupted meanwhile.
+  std::optional<store::JobRecord> RunWithRetries(const PlannedJob& planned) {
+    std::string earlier;  // what the failed attempts were
+    for (int attempt = 1;; ++attempt) {
+      if (attempt > 1) {
+        const double wait = JobRetryBackoffSeconds(attempt);
+        std::this_thread::sleep_for(std::chrono::duration<double>(wait));
+        if (stop_.load()) return std::nullopt;
+      }
+      std::optional<store::JobRecord> job = RunOnce(planned);
+      if (!job) return std::nullopt;
+      const bool retry = attempt < options_.max_attempts && IsTransientJobFailure(*job);
+      const std::string first_line = job->error_text.substr(0, job->error_text.find('\n'));
+      if (retry) {
+        earlier += "attempt " + std::to_string(attempt) + ": " + job->error_category + ": " +
+                   first_line + "\n";
+        continue;
+      }
+      if (attempt > 1) {
+        job->error_text = "attempt " + std::to_string(attempt) + " of " +
+                          std::to_string(options_.max_attempts) +
+                          " (earlier attempts failed transiently)\n" + earlier + job->error_text;
+        std::lock_guard<std::mutex> lock(mutex_);
+        summary_.attempts[job->entry_id] = attempt;
+        ++summary_.retried;
+      }
+      return job;
+    }
+  }
+
+  std::optional<store::JobRecord> RunOnce(const PlannedJob& planned) {
+    const fs::path dir = options_.out_dir / planned.entry->id;
+    std::vector<std::string> argv = {options_.convgate};
+    for (const std::string& arg : planned.entry->Args()) argv.push_back(arg);
+    argv.insert(argv.end(), {"--out", dir.string()});
+    SubprocessOptions sub;
+    sub.timeout_seconds = planned.entry->timeout_seconds > 0 ? planned.entry->timeout_seconds
+                                                             : options_.timeout_seconds;
+    sub.address_space_bytes = options_.job_memory_bytes;
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    // An earlier attempt's (or run's) reports must not pass for this attempt's.
+    for (const char* name : {"report.json", "verify_result.json", "junit.xml"}) {
+      fs::remove(dir / name, ec);
+    }
+    if (options_.on_start) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      options_.on_start(planned.entry->id, total_);
+    }
+    const auto started = std::chrono::steady_clock::now();
+    Result<SubprocessResult> result = RunSubprocess(argv, sub);
+    store::JobRecord job = BaseRecord(planned, dir);
+    if (!result.ok()) {
+      if (result.status().code() == StatusCode::kUnavailable && stop_on_interrupt()) {
+        return std::nullopt;
+      }
+      job.verdict = "error";
+      job.error_category = "spawn-failed";
+      job.error_text = result.status().message();
+      job.duration_seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+      return job;
+    }
+    // Stopped because the batch itself was interrupted: not a result, so --resume reruns it.
+    if (result->interrupted_by != 0) {
+      stop_on_interrupt();
+      return std::nullopt;
+    }
+    Classify(*result, job);
+    ReadJobResults(dir, planned.entry->command, job);
+    ClassifyOutOfMemory(options_.job_memory_bytes, job);
+    return job;
   }
 
   bool stop_on_interrupt() {
@@ -274,6 +324,9 @@ Result<BatchSummary> RunBatch(const Manifest& manifest, const BatchOptions& opti
                                             argv_text, NowIso8601()}));
   Runner runner(options, store, summary.run_id, on_job, summary);
   CONVGATE_RETURN_IF_ERROR(runner.Run(planned));
+  if (options.cache_cleanup && !summary.interrupted) {
+    summary.cache_cleanup = CleanCache(*options.cache_cleanup);
+  }
   if (!summary.interrupted) CONVGATE_RETURN_IF_ERROR(store.EndRun(summary.run_id, NowIso8601()));
   summary.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();

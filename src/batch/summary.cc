@@ -21,20 +21,22 @@ std::string Seconds(double seconds) {
 nlohmann::json SummaryJson(const BatchSummary& summary) {
   nlohmann::json jobs = nlohmann::json::array();
   for (const store::JobRecord& job : summary.jobs) {
-    jobs.push_back({{"id", job.entry_id},
-                    {"model_id", job.model_id},
-                    {"model_sha256", job.model_sha256},
-                    {"model_type", job.model_type},
-                    {"model_type_source", job.model_type_source},
-                    {"command", job.command},
-                    {"conversion", job.conversion},
-                    {"verdict", job.verdict},
-                    {"exit_code", job.exit_code},
-                    {"signal", job.signal},
-                    {"seconds", job.duration_seconds},
-                    {"error_category", job.error_category},
-                    {"error", job.error_text},
-                    {"result_dir", job.result_dir}});
+    jobs.push_back(
+        {{"id", job.entry_id},
+         {"model_id", job.model_id},
+         {"model_sha256", job.model_sha256},
+         {"model_type", job.model_type},
+         {"model_type_source", job.model_type_source},
+         {"command", job.command},
+         {"conversion", job.conversion},
+         {"verdict", job.verdict},
+         {"exit_code", job.exit_code},
+         {"signal", job.signal},
+         {"seconds", job.duration_seconds},
+         {"error_category", job.error_category},
+         {"attempts", summary.attempts.count(job.entry_id) ? summary.attempts.at(job.entry_id) : 1},
+         {"error", job.error_text},
+         {"result_dir", job.result_dir}});
   }
   return {{"manifest", summary.manifest},
           {"store", summary.store},
@@ -47,6 +49,8 @@ nlohmann::json SummaryJson(const BatchSummary& summary) {
           {"errors_by_category", summary.errors_by_category},
           {"skipped_done", summary.skipped_done},
           {"skipped_verdicts", summary.skipped_verdicts},
+          {"retried", summary.retried},
+          {"cache_cleanup", CacheCleanupJson(summary.cache_cleanup)},
           {"interrupted", summary.interrupted},
           {"wall_seconds", summary.wall_seconds},
           {"exit_code", ToInt(summary.exit_code)},
@@ -99,7 +103,11 @@ std::string SummaryText(const BatchSummary& summary) {
     }
     text += " (recorded earlier: " + verdicts + ")";
   }
+  if (summary.retried > 0) {
+    text += ", " + std::to_string(summary.retried) + " retried after a transient failure";
+  }
   text += "; wall " + Seconds(summary.wall_seconds) + " s\n";
+  text += CacheCleanupText(summary.cache_cleanup);
   if (summary.interrupted) {
     return text + "BATCH INTERRUPTED: the unfinished entries run again with --resume\n";
   }

@@ -6,11 +6,13 @@
 #include <iostream>
 #include <thread>
 
+#include "cli/batch_progress.h"
 #include "cli/batch_slurm.h"
 #include "cli/command.h"
 #include "convgate/batch/batch.h"
 #include "convgate/core/file_util.h"
 #include "convgate/core/interrupt.h"
+#include "convgate/core/numbers.h"
 #include "convgate/core/units.h"
 
 namespace convgate::cli {
@@ -83,7 +85,40 @@ class BatchCommand : public Command {
                  }},
         DurationFlag("--timeout", "Per job, unless the entry sets its own timeout", {"90s", "10m"},
                      options_.timeout_seconds),
-        SwitchFlag("--quiet", "No progress lines on stderr", quiet_),
+        Flag{.name = "--job-memory",
+             .value_name = "SIZE",
+             .help = "Each job's address-space limit (RLIMIT_AS, covering the converters and "
+                     "runners it starts); a job that runs out is an error of category oom. "
+                     "Address space counts reserved memory: allow ONNX Runtime several times "
+                     "the model's size",
+             .default_text = "none",
+             .examples = {"4G", "512MiB"},
+             .apply = [this](const std::string& value) -> Status {
+               CONVGATE_ASSIGN_OR_RETURN(options_.job_memory_bytes, ParseByteSize(value));
+               if (options_.job_memory_bytes < (int64_t{16} << 20)) {
+                 return Status::InvalidArgument("--job-memory " + value +
+                                                " is below 16 MiB: no convgate job starts in that");
+               }
+               return Status::OK();
+             }},
+        Flag{.name = "--retries",
+             .value_name = "N",
+             .help = "Retries of a job whose failure looks transient (killed by SIGKILL from "
+                     "outside, EX_TEMPFAIL, a connection or 'try again' error); never of a gate "
+                     "failure, a bad file, a crash, an oom or a timeout",
+             .default_text = std::to_string(options_.max_attempts - 1),
+             .examples = {"0", "3"},
+             .apply = [this](const std::string& value) -> Status {
+               CONVGATE_ASSIGN_OR_RETURN(const int64_t retries, ParseInteger(value, 0, 10));
+               options_.max_attempts = static_cast<int>(retries) + 1;
+               return Status::OK();
+             }},
+        SwitchFlag("--no-cache-cleanup",
+                   "Do not prune the conversion cache after the batch (by default it is pruned "
+                   "to CACHE_CLEANUP_THRESHOLD GB, keeping entries younger than "
+                   "CACHE_CLEANUP_MIN_AGE_DAYS, as `convgate cache prune`)",
+                   no_cache_cleanup_),
+        SwitchFlag("--quiet", "No progress on stderr", quiet_),
         SwitchFlag("--json", "Print summary.json's content instead of the table", json_),
     });
     AddSlurmFlags(flags_, slurm_);
@@ -105,12 +140,25 @@ class BatchCommand : public Command {
     }
     options_.store_location = store_.empty() ? (options_.out_dir / "convgate.db").string() : store_;
     options_.argv = invocation.argv;
+    if (!no_cache_cleanup_) {
+      // A malformed threshold is a usage error now, not a surprise after the jobs.
+      Result<convert::PruneOptions> cleanup = batch::CacheCleanupOptions();
+      if (!cleanup.ok()) return ReportError(gate::Stage::kFlags, cleanup.status());
+      options_.cache_cleanup = *cleanup;
+    }
     if (slurm_.slurm) return RunSlurmBatch(*manifest, slurm_, options_, quiet_, json_);
     Result<std::unique_ptr<store::Store>> store = store::Store::Open({options_.store_location});
     if (!store.ok()) return ReportError(gate::Stage::kLoad, store.status());
-    Result<batch::BatchSummary> summary = batch::RunBatch(
-        *manifest, options_, **store,
-        [this](const store::JobRecord& job, int done, int total) { Progress(job, done, total); });
+    BatchProgress progress(BatchProgress::ModeFor(quiet_));
+    options_.on_start = [&progress](const std::string& id, int total) {
+      progress.Started(id, total);
+    };
+    Result<batch::BatchSummary> summary =
+        batch::RunBatch(*manifest, options_, **store,
+                        [&progress](const store::JobRecord& job, int done, int total) {
+                          progress.Finished(job, done, total);
+                        });
+    progress.Stop();
     if (!summary.ok()) return ReportError(gate::Stage::kWrite, summary.status());
     const nlohmann::json json = batch::SummaryJson(*summary);
     Status written = WriteFileAtomic(options_.out_dir / "summary.json", json.dump(2) + "\n");
@@ -122,21 +170,11 @@ class BatchCommand : public Command {
   }
 
  private:
-  void Progress(const store::JobRecord& job, int done, int total) const {
-    if (quiet_) return;
-    std::string line = "[" + std::to_string(done) + "/" + std::to_string(total) + "] " +
-                       job.entry_id + " " + job.verdict;
-    if (!job.error_category.empty()) line += " (" + job.error_category + ")";
-    char seconds[32];
-    std::snprintf(seconds, sizeof(seconds), " %.2f s", job.duration_seconds);
-    line += seconds;
-    std::cerr << ForTerminal(line) << "\n";
-  }
-
   std::string manifest_;
   std::string store_;
   std::string out_dir_ = "convgate-batch";
   bool quiet_ = false;
+  bool no_cache_cleanup_ = false;
   bool json_ = false;
   batch::BatchOptions options_;
   SlurmCliOptions slurm_;

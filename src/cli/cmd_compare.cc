@@ -27,6 +27,7 @@ class CompareCommand : public Command {
     AddLimitFlags(flags_, options_.data.limits, LimitUse::kRuns);
     AddOutputFlags(flags_, output_, OutputUse::kGate);
     AddPerNodeFlags(flags_, options_.per_node, PerNodeUse::kOptional);
+    AddGateStoreFlags(flags_, store_);
     flags_.AddCheck([this](const FlagSet&) { return ResolveSides(); });
     return RegisterFlags(app);
   }
@@ -35,7 +36,10 @@ class CompareCommand : public Command {
     for (std::string* side : {&options_.source, &options_.target}) {
       if (std::optional<ExitCode> failed = FetchHfSource(*side)) return *failed;
     }
-    return RenderAndFinish(gate::CompareModelsGate(options_), invocation, output_);
+    // Saved outputs as the source (--load-outputs): the target is the model the store tracks.
+    store_.model = load_outputs_.empty() ? options_.source : options_.target;
+    store_.conversion = "target:" + std::filesystem::path(options_.target).filename().string();
+    return RenderFinishAndRecord(gate::CompareModelsGate(options_), invocation, output_, store_);
   }
 
  private:
@@ -60,6 +64,7 @@ class CompareCommand : public Command {
   std::string load_outputs_;
   gate::CompareOptions options_;
   OutputOptions output_;
+  GateStoreOptions store_;
 };
 
 }  // namespace

@@ -1,11 +1,13 @@
 // `convgate history [PATTERN]`: what the results store says: the latest verdict of each entry and
 // conversion, and --regressions: entries that passed in an earlier run and do not in their latest.
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <map>
 
 #include "cli/command.h"
+#include "cli/history_trend.h"
 #include "convgate/store/location.h"
 #include "convgate/store/store.h"
 
@@ -62,7 +64,14 @@ nlohmann::json RowJson(const store::HistoryRow& row) {
                          {"seconds", job.duration_seconds},
                          {"finished_at", job.finished_at},
                          {"result_dir", job.result_dir}};
-  json["max_abs_error"] = row.max_abs_error ? nlohmann::json(*row.max_abs_error) : nullptr;
+  const auto optional = [](const auto& value) {
+    return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+  };
+  json["max_abs_error"] = optional(row.max_abs_error);
+  json["mean_abs_error"] = optional(row.mean_abs_error);
+  json["mismatches"] = optional(row.mismatches);
+  json["cosine"] = optional(row.cosine);
+  json["snr_db"] = optional(row.snr_db);
   return json;
 }
 
@@ -118,10 +127,14 @@ class HistoryCommand : public Command {
     app->add_option("PATTERN", query_.pattern,
                     "Only entries whose id or model id matches this glob ('tiny*', 'bert-base')");
     app->footer(kHistoryExitCodes);
+    if (const char* env = std::getenv("CONVGATE_STORE"); env != nullptr && *env != '\0') {
+      store_ = env;
+    }
     Flag store = TextFlag("--store", "PATH|URL",
                           "The results store: an SQLite file, or a PostgreSQL database "
                           "(postgresql://USER@HOST/DB; the password from PGPASSWORD or ~/.pgpass)",
                           {"results/convgate.db", "postgresql://ci@db.example/convgate"}, store_);
+    store.default_text = "$CONVGATE_STORE, else convgate-batch/convgate.db (batch's default)";
     flags_.Add({
         std::move(store),
         Flag{.name = "--since",
@@ -138,6 +151,18 @@ class HistoryCommand : public Command {
                    "there are any)",
                    regressions_),
         SwitchFlag("--json", "JSON instead of the table", json_),
+        Flag{.name = "--trend",
+             .value_name = "FIGURE",
+             .help = "Every job of each matching entry and conversion, oldest first, with FIGURE "
+                     "and its change from the job before: max_abs_error, mean_abs_error, "
+                     "mismatches, cosine, snr_db (snr), seconds. Shown without the flag too "
+                     "(max_abs_error, after the table) when PATTERN selects one entry",
+             .default_text = "max_abs_error",
+             .examples = {"cosine", "snr"},
+             .apply = [this](const std::string& value) -> Status {
+               CONVGATE_ASSIGN_OR_RETURN(trend_, TrendFigureName(value));
+               return Status::OK();
+             }},
     });
     return RegisterFlags(app);
   }
@@ -153,7 +178,9 @@ class HistoryCommand : public Command {
     }
     Result<std::unique_ptr<store::Store>> store = store::Store::Open({store_});
     if (!store.ok()) return ReportError(gate::Stage::kLoad, store.status());
-    return regressions_ ? Regressions(**store) : Latest(**store);
+    if (regressions_) return Regressions(**store);
+    if (!trend_.empty()) return Trends(**store, trend_, true);
+    return Latest(**store);
   }
 
  private:
@@ -169,15 +196,45 @@ class HistoryCommand : public Command {
     std::vector<const store::HistoryRow*> pointers;
     for (const store::HistoryRow& row : *rows) pointers.push_back(&row);
     std::cout << ForTerminal(Table(pointers));
+    // One entry selected: its history is what the user is after.
+    if (!query_.pattern.empty() && rows->size() == 1) {
+      std::cout << "\n";
+      return Trends(store, "max_abs_error", false);
+    }
+    return ExitCode::kPassed;
+  }
+
+  ExitCode Trends(store::Store& store, const std::string& figure, bool asked) const {
+    Result<std::vector<store::HistoryRow>> jobs = store.Jobs(query_);
+    if (!jobs.ok()) return ReportError(gate::Stage::kLoad, jobs.status());
+    const std::vector<TrendRow> rows = Trend(*jobs, figure);
+    if (json_ && asked) {
+      std::cout << TrendJson(rows, figure).dump(2) << "\n";
+    } else {
+      std::cout << ForTerminal(TrendTable(rows, figure));
+    }
     return ExitCode::kPassed;
   }
 
   ExitCode Regressions(store::Store& store) const {
+    // Entries whose latest job passes have no regression; the others' verdicts come without
+    // figures (fast over 100,000 jobs), and the latest jobs' figures from the latest query.
     store::HistoryQuery query = query_;
-    query.failing_latest_only = true;  // entries whose latest job passes have no regression
+    query.failing_latest_only = true;
+    query.with_figures = false;
     Result<std::vector<store::HistoryRow>> jobs = store.Jobs(query);
     if (!jobs.ok()) return ReportError(gate::Stage::kLoad, jobs.status());
-    const std::vector<Regression> regressions = FindRegressions(*jobs);
+    std::vector<Regression> regressions = FindRegressions(*jobs);
+    if (!regressions.empty()) {
+      Result<std::vector<store::HistoryRow>> latest = store.Latest(query_);
+      if (!latest.ok()) return ReportError(gate::Stage::kLoad, latest.status());
+      std::map<int64_t, const store::HistoryRow*> by_job;
+      for (const store::HistoryRow& row : *latest) by_job[row.job_id] = &row;
+      for (Regression& regression : regressions) {
+        auto it = by_job.find(regression.latest.job_id);
+        if (it != by_job.end()) regression.latest = *it->second;
+      }
+    }
     if (json_) {
       nlohmann::json list = nlohmann::json::array();
       for (const Regression& regression : regressions) {
@@ -208,6 +265,7 @@ class HistoryCommand : public Command {
   store::HistoryQuery query_;
   bool regressions_ = false;
   bool json_ = false;
+  std::string trend_;  // "" unless --trend
 };
 
 }  // namespace

@@ -17,19 +17,22 @@ class RunCommand : public Command {
     AddDataFlags(flags_, options_.data);
     AddLimitFlags(flags_, options_.data.limits, LimitUse::kRuns);
     AddOutputFlags(flags_, output_, OutputUse::kGate);
+    AddGateStoreFlags(flags_, store_);
     return RegisterFlags(app);
   }
 
   ExitCode Execute(report::Invocation& invocation) override {
     if (std::optional<ExitCode> failed = FetchHfSource(model_)) return *failed;
     options_.model = model_;
-    return RenderAndFinish(gate::RunModelGate(options_), invocation, output_);
+    store_.model = model_;
+    return RenderFinishAndRecord(gate::RunModelGate(options_), invocation, output_, store_);
   }
 
  private:
   std::string model_;
   gate::RunOptions options_;
   OutputOptions output_;
+  GateStoreOptions store_;
 };
 
 }  // namespace

@@ -34,6 +34,7 @@ class VerifyCommand : public Command {
     AddLimitFlags(flags_, options_.compare.data.limits, LimitUse::kRuns);
     AddOutputFlags(flags_, output_, OutputUse::kGate);
     AddPerNodeFlags(flags_, options_.compare.per_node, PerNodeUse::kOptional);
+    AddGateStoreFlags(flags_, store_);
     flags_.AddCheck([this](const FlagSet&) { return gate::CheckVerifyOptions(options_); });
     return RegisterFlags(app);
   }
@@ -42,12 +43,31 @@ class VerifyCommand : public Command {
     for (std::string* side : {&options_.source, &options_.target}) {
       if (std::optional<ExitCode> failed = FetchHfSource(*side)) return *failed;
     }
-    return RenderAndFinish(gate::VerifyGate(options_), invocation, output_);
+    store_.model = options_.source;
+    store_.conversion = Conversion();
+    return RenderFinishAndRecord(gate::VerifyGate(options_), invocation, output_, store_);
   }
 
  private:
   gate::VerifyOptions options_;
+  // As a batch manifest entry names it (batch/manifest.h Conversion), so history groups a
+  // single verify with the batch entries of the same conversion.
+  std::string Conversion() const {
+    if (!options_.target.empty()) {
+      return "target:" + std::filesystem::path(options_.target).filename().string();
+    }
+    if (options_.conversion.kind == "external") {
+      std::string command;
+      for (const std::string& word : options_.conversion.converter_argv) {
+        command += (command.empty() ? "" : " ") + word;
+      }
+      return "converter:" + command;
+    }
+    return "to:" + options_.conversion.kind;
+  }
+
   OutputOptions output_;
+  GateStoreOptions store_;
 };
 
 }  // namespace

@@ -87,4 +87,19 @@ ExitCode RenderAndFinish(const Result& result, report::Invocation& invocation,
   return Finish(options, Rendered{report::Render(result, invocation, UseColor(options))});
 }
 
+// With --store: records the finished gate (batch/record_gate.h) after its result files were
+// written. A store that cannot be opened or written is exit 3, named; nothing already written is
+// touched. Usage errors and interrupts are not recorded (nothing ran to the end).
+ExitCode RecordInStore(const GateStoreOptions& store, const report::Invocation& invocation,
+                       const OutputOptions& options, const Rendered& rendered, ExitCode exit_code);
+
+// RenderAndFinish, then RecordInStore.
+template <typename Result>
+ExitCode RenderFinishAndRecord(const Result& result, report::Invocation& invocation,
+                               const OutputOptions& options, const GateStoreOptions& store) {
+  invocation.seconds = ProcessSeconds();
+  const Rendered rendered{report::Render(result, invocation, UseColor(options))};
+  return RecordInStore(store, invocation, options, rendered, Finish(options, rendered));
+}
+
 }  // namespace convgate::cli

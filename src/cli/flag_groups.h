@@ -65,6 +65,17 @@ void AddConversionFlags(FlagSet& flags, convert::ConversionRequest& request, Con
 std::string ConversionParamsHelp();
 
 // How results are shown and written.
+// A single gate's results store: --store URL (record the gate as a run of one job) and --id
+// (the entry id in the store; default the model's file name). Filled by the command: what to
+// record as the model and the conversion.
+struct GateStoreOptions {
+  std::string location;
+  std::string id;
+  std::string model;
+  std::string conversion;
+};
+void AddGateStoreFlags(FlagSet& flags, GateStoreOptions& options);
+
 struct OutputOptions {
   std::string out_dir;  // --out: report.json, verify_result.json, junit.xml
   bool json = false;    // --json: report.json on stdout instead of the table

@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -239,6 +240,11 @@ Result<pid_t> SpawnArgv(const std::vector<std::string>& argv, const SubprocessOp
   if (pid < 0) return Status::Unavailable(std::string("cannot fork: ") + std::strerror(errno));
   if (pid == 0) {
     SetUpChild(parent, fds.in, fds.out, fds.err, fds.die_with_thread);
+    if (options.address_space_bytes > 0) {
+      const struct rlimit limit = {static_cast<rlim_t>(options.address_space_bytes),
+                                   static_cast<rlim_t>(options.address_space_bytes)};
+      ::setrlimit(RLIMIT_AS, &limit);
+    }
     ::execve(executable.c_str(), c_args.data(), c_env.data());
     const int err = errno;
     [[maybe_unused]] ssize_t ignored = ::write(error_write.get(), &err, sizeof(err));

@@ -84,7 +84,17 @@ constexpr char kJobColumns[] =
     "j.run_id, j.id, j.entry_id, j.entry_key, j.model_id, j.model_path, j.model_sha256, "
     "j.model_type, j.model_type_source, j.command, j.conversion, j.conversion_path, j.verdict, "
     "j.exit_code, j.signal, j.duration_seconds, j.error_category, j.error_text, j.result_dir, "
-    "j.finished_at, (SELECT MAX(o.max_abs_error) FROM outputs o WHERE o.job_id = j.id)";
+    "j.finished_at, ";
+// The figures over a job's outputs (columns 20-24, as SqliteStore reads them), or NULLs for the
+// queries that want verdicts only (HistoryQuery::with_figures).
+constexpr char kFigureColumns[] =
+    "(SELECT MAX(o.max_abs_error) FROM outputs o WHERE o.job_id = j.id), "
+    "(SELECT MAX(o.mean_abs_error) FROM outputs o WHERE o.job_id = j.id), "
+    "(SELECT SUM(o.mismatches) FROM outputs o WHERE o.job_id = j.id), "
+    "(SELECT MIN(o.cosine) FROM outputs o WHERE o.job_id = j.id), "
+    "(SELECT MIN(o.snr_db) FROM outputs o WHERE o.job_id = j.id)";
+constexpr char kNoFigureColumns[] =
+    "NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8";
 
 // The pattern ($1, GlobToRegex(pattern), "" for every entry) and since ($2, "" for always)
 // conditions on the jobs of `alias`.
@@ -160,6 +170,12 @@ HistoryRow ReadHistoryRow(const pqxx::row& row) {
   job.result_dir = Text(row[18]);
   job.finished_at = Text(row[19]);
   history.max_abs_error = OptionalDouble(row[20]);
+  history.mean_abs_error = OptionalDouble(row[21]);
+  if (std::optional<double> mismatches = OptionalDouble(row[22])) {
+    history.mismatches = static_cast<int64_t>(*mismatches);
+  }
+  history.cosine = OptionalDouble(row[23]);
+  history.snr_db = OptionalDouble(row[24]);
   return history;
 }
 
@@ -271,13 +287,17 @@ Status PostgresStore::Prepare() {
     connection_->prepare("count_jobs", "SELECT COUNT(*) FROM jobs WHERE entry_key = $1");
     // The latest job of each (entry, conversion) over all jobs, then filtered: the same rows as
     // SqliteStore::Latest. A hash aggregate over the index beats a correlated MAX per row here.
-    connection_->prepare("latest", std::string("SELECT ") + kJobColumns + " FROM jobs j" +
-                                       HistoryFilter() +
-                                       " AND j.id IN (SELECT MAX(k.id) FROM jobs k"
-                                       " GROUP BY k.entry_id, k.conversion)"
-                                       " ORDER BY j.entry_id, j.conversion");
-    connection_->prepare("jobs", std::string("SELECT ") + kJobColumns + " FROM jobs j" +
-                                     HistoryFilter() + " ORDER BY j.id");
+    for (const bool figures : {true, false}) {
+      const std::string columns =
+          std::string("SELECT ") + kJobColumns + (figures ? kFigureColumns : kNoFigureColumns);
+      const std::string suffix = figures ? "" : "_verdicts";
+      connection_->prepare("latest" + suffix, columns + " FROM jobs j" + HistoryFilter() +
+                                                  " AND j.id IN (SELECT MAX(k.id) FROM jobs k"
+                                                  " GROUP BY k.entry_id, k.conversion)"
+                                                  " ORDER BY j.entry_id, j.conversion");
+      connection_->prepare("jobs" + suffix,
+                           columns + " FROM jobs j" + HistoryFilter() + " ORDER BY j.id");
+    }
     return Status::OK();
   } catch (...) {
     return CurrentPostgresError(location_, "preparing statements");
@@ -392,11 +412,11 @@ Result<std::vector<HistoryRow>> PostgresStore::Query(const std::string& statemen
 }
 
 Result<std::vector<HistoryRow>> PostgresStore::Latest(const HistoryQuery& query) {
-  return Query("latest", query);
+  return Query(query.with_figures ? "latest" : "latest_verdicts", query);
 }
 
 Result<std::vector<HistoryRow>> PostgresStore::Jobs(const HistoryQuery& query) {
-  return Query("jobs", query);
+  return Query(query.with_figures ? "jobs" : "jobs_verdicts", query);
 }
 
 }  // namespace convgate::store

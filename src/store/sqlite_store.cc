@@ -114,7 +114,20 @@ constexpr char kJobColumns[] =
     "j.run_id, j.id, j.entry_id, j.entry_key, j.model_id, j.model_path, j.model_sha256, "
     "j.model_type, j.model_type_source, j.command, j.conversion, j.conversion_path, j.verdict, "
     "j.exit_code, j.signal, j.duration_seconds, j.error_category, j.error_text, j.result_dir, "
-    "j.finished_at, (SELECT MAX(o.max_abs_error) FROM outputs o WHERE o.job_id = j.id)";
+    "j.finished_at, ";
+// The figures over a job's outputs (columns 20-24), or NULLs when the query does not want them:
+// five index lookups per row are most of the cost of reading 100,000 jobs.
+constexpr char kFigureColumns[] =
+    "(SELECT MAX(o.max_abs_error) FROM outputs o WHERE o.job_id = j.id), "
+    "(SELECT MAX(o.mean_abs_error) FROM outputs o WHERE o.job_id = j.id), "
+    "(SELECT SUM(o.mismatches) FROM outputs o WHERE o.job_id = j.id), "
+    "(SELECT MIN(o.cosine) FROM outputs o WHERE o.job_id = j.id), "
+    "(SELECT MIN(o.snr_db) FROM outputs o WHERE o.job_id = j.id)";
+constexpr char kNoFigureColumns[] = "NULL, NULL, NULL, NULL, NULL";
+
+std::string Columns(const HistoryQuery& query) {
+  return std::string(kJobColumns) + (query.with_figures ? kFigureColumns : kNoFigureColumns);
+}
 
 HistoryRow ReadHistoryRow(const Statement& stmt) {
   HistoryRow row;
@@ -140,6 +153,12 @@ HistoryRow ReadHistoryRow(const Statement& stmt) {
   job.result_dir = stmt.Text(18);
   job.finished_at = stmt.Text(19);
   row.max_abs_error = stmt.OptionalDouble(20);
+  row.mean_abs_error = stmt.OptionalDouble(21);
+  if (std::optional<double> mismatches = stmt.OptionalDouble(22)) {
+    row.mismatches = static_cast<int64_t>(*mismatches);
+  }
+  row.cosine = stmt.OptionalDouble(23);
+  row.snr_db = stmt.OptionalDouble(24);
   return row;
 }
 
@@ -378,16 +397,15 @@ Result<std::vector<HistoryRow>> SqliteStore::Query(const std::string& sql,
 Result<std::vector<HistoryRow>> SqliteStore::Latest(const HistoryQuery& query) {
   // The latest job of each (entry, conversion) over all jobs, then filtered. IN over a GROUP BY
   // reads the jobs_by_entry index once; a correlated MAX per row probed it once per job.
-  return Query(std::string("SELECT ") + kJobColumns + " FROM jobs j" + HistoryFilter() +
+  return Query("SELECT " + Columns(query) + " FROM jobs j" + HistoryFilter() +
                    " AND j.id IN (SELECT MAX(k.id) FROM jobs k GROUP BY k.entry_id, k.conversion)"
                    " ORDER BY j.entry_id, j.conversion",
                query);
 }
 
 Result<std::vector<HistoryRow>> SqliteStore::Jobs(const HistoryQuery& query) {
-  return Query(
-      std::string("SELECT ") + kJobColumns + " FROM jobs j" + HistoryFilter() + " ORDER BY j.id",
-      query);
+  return Query("SELECT " + Columns(query) + " FROM jobs j" + HistoryFilter() + " ORDER BY j.id",
+               query);
 }
 
 }  // namespace convgate::store

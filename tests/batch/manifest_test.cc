@@ -111,6 +111,17 @@ models:
                                       (kDir / "b.onnx").string(), "--dim", "batch=2"}));
 }
 
+TEST(ManifestTest, ConverterEntryVerifiesThroughThatConverter) {
+  const Manifest manifest = Parse(
+      "models:\n  - id: c\n    source: a.onnx\n    converter: my-conv {src} {out}\n", "m.yaml");
+  ASSERT_EQ(manifest.entries.size(), 1u);
+  const ManifestEntry& entry = manifest.entries[0];
+  EXPECT_EQ(entry.command, "verify");
+  EXPECT_EQ(entry.Args(), (std::vector<std::string>{"verify", (kDir / "a.onnx").string(),
+                                                    "--converter", "my-conv {src} {out}"}));
+  EXPECT_EQ(entry.Conversion(), "converter:my-conv {src} {out}");
+}
+
 TEST(ManifestTest, EveryErrorNamesTheFileLineAndEntry) {
   struct Case {
     std::string name;
@@ -131,7 +142,10 @@ TEST(ManifestTest, EveryErrorNamesTheFileLineAndEntry) {
        "m.yaml:4: entry 'a': duplicate id (first at line 2)"},
       {"m.txt", "a.onnx\nb.onnx\na.onnx\n", "m.txt:3: entry 'a': duplicate id (first at line 1)"},
       {"m.yaml", "models:\n  - source: a.onnx\n    to: fp16\n    target: b.onnx\n",
-       "has both to (convert) and target"},
+       "has more than one of to (convert), converter"},
+      {"m.yaml", "models:\n  - source: a.onnx\n    converter: x {src} {out}\n    command: run\n",
+       "to or converter (a conversion) needs command verify, not run"},
+      {"m.yaml", "models:\n  - {}\n", "has no source"},
       {"m.yaml", "models:\n  - source: a.onnx\n    command: compare\n", "compare needs a target"},
       {"m.yaml", "models:\n  - source: a.onnx\n    command: bisect\n",
        "command must be verify, compare or run"},

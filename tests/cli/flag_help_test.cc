@@ -37,9 +37,13 @@ const std::map<std::string, std::vector<std::string>>& BaseArguments() {
 // Flags that only mean something beside another one.
 const std::map<std::string, std::vector<std::string>>& Prerequisites() {
   static const std::map<std::string, std::vector<std::string>> kNeeds = {
-      {"--strict", {"--per-node"}},      {"--memory-budget", {"--per-node"}},
-      {"--local-error", {"--per-node"}}, {"--tasks", {"--slurm"}},
-      {"--sbatch-arg", {"--slurm"}},     {"--no-wait", {"--slurm"}},
+      {"--strict", {"--per-node"}},
+      {"--memory-budget", {"--per-node"}},
+      {"--local-error", {"--per-node"}},
+      {"--tasks", {"--slurm"}},
+      {"--sbatch-arg", {"--slurm"}},
+      {"--no-wait", {"--slurm"}},
+      {"--id", {"--store", "results/convgate.db"}},
   };
   return kNeeds;
 }

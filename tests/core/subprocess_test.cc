@@ -27,6 +27,15 @@ TEST(SubprocessTest, CapturesExitCodeAndBothStreams) {
   EXPECT_EQ(run->Describe(), "exited with code 3");
 }
 
+TEST(SubprocessTest, AddressSpaceLimitBindsTheChild) {
+  SubprocessOptions options;
+  options.address_space_bytes = int64_t{256} << 20;
+  // The shell reports its own RLIMIT_AS in KiB.
+  Result<SubprocessResult> limited = RunSubprocess({"/bin/sh", "-c", "ulimit -v"}, options);
+  ASSERT_TRUE(limited.ok()) << limited.status().ToString();
+  EXPECT_EQ(limited->stdout_tail, "262144\n");
+}
+
 TEST(SubprocessTest, ArgumentsAreNotInterpretedByAShell) {
   Result<SubprocessResult> run = RunSubprocess({"/bin/echo", "$HOME", "a;b", "*"}, {});
   ASSERT_TRUE(run.ok());

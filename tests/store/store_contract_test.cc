@@ -192,6 +192,40 @@ TEST_P(StoreContractTest, PatternsMatchAsGlobs) {
 }
 
 // Figures survive the round trip exactly; missing figures stay missing.
+TEST_P(StoreContractTest, HistoryRowsCarryEachJobsWorstFiguresUnlessNotWanted) {
+  Result<std::unique_ptr<Store>> store = Open();
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  JobRecord job = Job("a", "fail");
+  OutputRecord second = job.outputs[0];
+  second.output = "pooler";
+  second.max_abs_error = 0.25;
+  second.mean_abs_error = 0.125;
+  second.cosine = 0.5;
+  second.snr_db = 3.0;
+  job.outputs[0].cosine = 0.75;
+  job.outputs[0].snr_db = 6.0;
+  job.outputs.push_back(second);
+  ASSERT_TRUE(
+      (*store)->RecordJob(*(*store)->BeginRun({"m.yaml", "h", "v", "", "", "t"}), job).ok());
+  Result<std::vector<HistoryRow>> rows = (*store)->Jobs({});
+  ASSERT_TRUE(rows.ok());
+  ASSERT_EQ(rows->size(), 1u);
+  const HistoryRow& row = rows->front();
+  EXPECT_EQ(row.max_abs_error, 0.5);
+  EXPECT_EQ(row.mean_abs_error, 0.125);
+  EXPECT_EQ(row.mismatches, 6);
+  EXPECT_EQ(row.cosine, 0.5);
+  EXPECT_EQ(row.snr_db, 3.0);
+  HistoryQuery verdicts;
+  verdicts.with_figures = false;
+  rows = (*store)->Jobs(verdicts);
+  ASSERT_TRUE(rows.ok());
+  ASSERT_EQ(rows->size(), 1u);
+  EXPECT_EQ(rows->front().job.verdict, "fail");
+  EXPECT_FALSE(rows->front().max_abs_error.has_value());
+  EXPECT_FALSE(rows->front().cosine.has_value());
+}
+
 TEST_P(StoreContractTest, FiguresRoundTrip) {
   Result<std::unique_ptr<Store>> store = Open();
   ASSERT_TRUE(store.ok()) << store.status().ToString();

@@ -12,9 +12,11 @@
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "convgate/batch/cache_cleanup.h"
 #include "convgate/batch/manifest.h"
 #include "convgate/core/exit_code.h"
 #include "convgate/store/store.h"
@@ -35,6 +37,14 @@ struct BatchOptions {
   std::string convgate = "/proc/self/exe";
   std::string store_location;     // for the summary
   std::vector<std::string> argv;  // the batch's own command line, for the run row
+  // > 0: each job's RLIMIT_AS (--job-memory); a job that runs out is category "oom".
+  int64_t job_memory_bytes = 0;
+  // Attempts per job for transient failures (batch/job_policy.h IsTransientJobFailure); 1: none.
+  int max_attempts = 2;
+  // After the jobs (unless interrupted): prune the conversion cache with these (cache_cleanup.h).
+  std::optional<convert::PruneOptions> cache_cleanup;
+  // Called (serialised) when a job's process starts and when it ends, for the progress line.
+  std::function<void(const std::string& entry_id, int total)> on_start;
 };
 
 struct BatchSummary {
@@ -54,6 +64,10 @@ struct BatchSummary {
   double wall_seconds = 0.0;
   ExitCode exit_code = ExitCode::kPassed;
   std::vector<store::JobRecord> jobs;  // this run's, in the order they finished
+  // Attempts by entry id, for jobs that needed more than one; `retried` counts them.
+  std::map<std::string, int> attempts;
+  int retried = 0;
+  CacheCleanup cache_cleanup;
 };
 
 // Called (serialised) after each job is recorded, for progress lines.
@@ -68,6 +82,9 @@ Result<BatchSummary> RunBatch(const Manifest& manifest, const BatchOptions& opti
 // and the conversion path. Missing or malformed files leave `job` as it was.
 void ReadJobResults(const std::filesystem::path& dir, const std::string& command,
                     store::JobRecord& job);
+// The same from the documents themselves (either may be null): a single gate's --store record.
+void ReadJobJson(const nlohmann::json* verify_result, const nlohmann::json* report,
+                 const std::string& command, store::JobRecord& job);
 
 nlohmann::json SummaryJson(const BatchSummary& summary);
 // The table printed at the end: one line per job run, then the totals.

@@ -30,6 +30,7 @@ struct ManifestEntry {
   std::filesystem::path source;     // resolved against the manifest's folder
   std::filesystem::path target;     // empty unless `target:` (or compare)
   std::string to;                   // the conversion kind, empty unless `to:`
+  std::string converter;            // `converter:` an external converter 'CMD {src} {out}'
   std::string command = "run";      // "verify", "compare", "run"
   std::string declared_model_type;  // model_type given in the manifest, else ""
   // The convgate flags the entry's settings become (after the command and its positionals, before

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -32,6 +33,11 @@ struct SubprocessOptions {
   size_t max_captured_bytes = 64 * 1024;
   // "NAME=value" entries added to the inherited environment (overriding a variable of that name).
   std::vector<std::string> extra_env;
+  // > 0: the child's RLIMIT_AS (virtual address space, bytes), set between fork and exec so it
+  // binds the program and everything it starts (batch --job-memory). Address space, not resident
+  // memory: a runtime that reserves large virtual ranges (thread stacks, allocator arenas) needs a
+  // limit well above what it touches.
+  int64_t address_space_bytes = 0;
 };
 
 struct SubprocessResult {

@@ -90,6 +90,12 @@ struct HistoryRow {
   int64_t job_id = 0;
   JobRecord job;
   std::optional<double> max_abs_error;  // the largest over the job's outputs
+  // The job's other figures over its outputs, each the worst: the largest mean abs error, the
+  // total of mismatches, the smallest cosine and SNR (history --trend).
+  std::optional<double> mean_abs_error;
+  std::optional<int64_t> mismatches;
+  std::optional<double> cosine;
+  std::optional<double> snr_db;
 };
 
 struct HistoryQuery {
@@ -98,6 +104,10 @@ struct HistoryQuery {
   // Only the jobs of entries whose latest matching job (by entry id) is not a pass: everything
   // `history --regressions` needs, without reading the history of every entry that passes.
   bool failing_latest_only = false;
+  // false: the rows' figures (HistoryRow max_abs_error ... snr_db) may be left empty, for queries
+  // that read only verdicts over many jobs (history --regressions over 100,000 rows). A store may
+  // fill them anyway.
+  bool with_figures = true;
 };
 
 class Store {

@@ -1,0 +1,39 @@
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+#include "convgate/batch/job_policy.h"
+
+namespace convgate::batch {
+namespace {
+
+// EX_TEMPFAIL (sysexits.h), as src/convert/retry.h.
+constexpr int kExitTempFail = 75;
+
+bool MentionsTransient(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  for (const char* sign : {"temporarily", "temporary failure", "try again", "connection"}) {
+    if (text.find(sign) != std::string::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool IsTransientJobFailure(const store::JobRecord& job) {
+  // Out of memory under --job-memory: the same limit fails the same way (even when its message
+  // says "Resource temporarily unavailable").
+  if (job.verdict != "error" || job.error_category == "oom") return false;
+  if (job.error_category == "killed") return true;
+  if (job.exit_code == kExitTempFail) return true;
+  // Could not run (exit 3, refined by its stage: convert-failed, load-failed, ...).
+  const bool could_not_run = job.exit_code == 3 && job.signal == 0;
+  return could_not_run && MentionsTransient(job.error_text);
+}
+
+double JobRetryBackoffSeconds(int attempt) {
+  return std::min(30.0, std::pow(2.0, std::max(0, attempt - 2)));
+}
+
+}  // namespace convgate::batch

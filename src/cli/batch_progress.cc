@@ -1,0 +1,132 @@
+#include "cli/batch_progress.h"
+
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+
+#include "cli/flag_groups.h"
+
+namespace convgate::cli {
+namespace {
+
+std::string Clock(double seconds) {
+  const long total = static_cast<long>(seconds + 0.5);
+  char text[32];
+  if (total >= 3600) {
+    std::snprintf(text, sizeof(text), "%ld:%02ld:%02ld", total / 3600, total / 60 % 60, total % 60);
+  } else {
+    std::snprintf(text, sizeof(text), "%ld:%02ld", total / 60, total % 60);
+  }
+  return text;
+}
+
+size_t TerminalWidth() {
+  struct winsize size {};
+  if (::ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 20) return size.ws_col;
+  return 100;
+}
+
+}  // namespace
+
+BatchProgress::Mode BatchProgress::ModeFor(bool quiet) {
+  if (quiet) return Mode::kQuiet;
+  const char* term = std::getenv("TERM");
+  const bool dumb = term != nullptr && std::strcmp(term, "dumb") == 0;
+  return ::isatty(STDERR_FILENO) && !dumb ? Mode::kTerminal : Mode::kLines;
+}
+
+BatchProgress::BatchProgress(Mode mode) : mode_(mode) {
+  if (mode_ == Mode::kTerminal) refresher_ = std::thread([this] { Refresh(); });
+}
+
+BatchProgress::~BatchProgress() { Stop(); }
+
+void BatchProgress::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (stopped_) return;
+    stopped_ = true;
+    // Erase the line: the summary table follows.
+    if (mode_ == Mode::kTerminal) std::cerr << "\r\x1b[K" << std::flush;
+  }
+  wake_.notify_all();
+  if (refresher_.joinable()) refresher_.join();
+}
+
+void BatchProgress::Started(const std::string& entry_id, int total) {
+  if (mode_ != Mode::kTerminal) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  running_.insert(entry_id);
+  total_ = total;
+  Draw();
+}
+
+void BatchProgress::Finished(const store::JobRecord& job, int done, int total) {
+  if (mode_ == Mode::kQuiet) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  running_.erase(job.entry_id);
+  done_ = done;
+  total_ = total;
+  if (job.verdict == "pass") ++passed_;
+  if (job.verdict == "fail") ++failed_;
+  if (job.verdict == "error") ++errors_;
+  if (mode_ == Mode::kTerminal) {
+    // A failure or error keeps a line of its own above the progress line, so it is not lost.
+    if (job.verdict != "pass") {
+      std::string line = job.entry_id + " " + (job.verdict == "fail" ? "FAIL" : "ERROR");
+      if (!job.error_category.empty()) line += " (" + job.error_category + ")";
+      std::cerr << "\r\x1b[K" << ForTerminal(line) << "\n";
+    }
+    Draw();
+    return;
+  }
+  std::string line = "[" + std::to_string(done) + "/" + std::to_string(total) + "] " +
+                     job.entry_id + " " + job.verdict;
+  if (!job.error_category.empty()) line += " (" + job.error_category + ")";
+  char seconds[32];
+  std::snprintf(seconds, sizeof(seconds), " %.2f s", job.duration_seconds);
+  std::cerr << ForTerminal(line + seconds) << "\n";
+}
+
+std::string BatchProgress::Line(int done, int total, int passed, int failed, int errors,
+                                double elapsed, const std::set<std::string>& running,
+                                size_t width) {
+  std::string line = "[" + std::to_string(done) + "/" + std::to_string(total) + "] " +
+                     std::to_string(passed) + " passed, " + std::to_string(failed) + " failed, " +
+                     std::to_string(errors) + " errors | " + Clock(elapsed);
+  // The mean time per finished job times the jobs left: rough with -j N and uneven models, but
+  // what a waiting user wants to know.
+  line += done > 0 && done < total ? ", ETA " + Clock(elapsed / done * (total - done))
+                                   : std::string(done == 0 ? ", ETA -" : "");
+  if (!running.empty()) {
+    std::string names;
+    for (const std::string& id : running) names += (names.empty() ? "" : ", ") + id;
+    line += " | running: " + names;
+  }
+  if (line.size() > width) line = line.substr(0, width - 3) + "...";
+  return line;
+}
+
+void BatchProgress::Draw() {
+  if (stopped_) return;
+  const double elapsed =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  std::cerr << "\r\x1b[K"
+            << ForTerminal(Line(done_, total_, passed_, failed_, errors_, elapsed, running_,
+                                TerminalWidth() - 1))
+            << std::flush;
+}
+
+void BatchProgress::Refresh() {
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (!stopped_) {
+    wake_.wait_for(lock, std::chrono::seconds(1));
+    if (!stopped_ && total_ > 0) Draw();
+  }
+}
+
+}  // namespace convgate::cli

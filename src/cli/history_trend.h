@@ -1,0 +1,32 @@
+// `convgate history --trend [FIGURE]`: one row per job of each entry and conversion, oldest
+// first, with the figure and its change from the job before (is the fp16 error creeping up?).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "convgate/core/status.h"
+#include "convgate/store/store.h"
+
+namespace convgate::cli {
+
+// The figures a trend follows: max_abs_error (default), mean_abs_error, mismatches, cosine, snr_db
+// ("snr" too) and seconds. Returns the canonical name; InvalidArgument listing them otherwise.
+Result<std::string> TrendFigureName(const std::string& text);
+
+struct TrendRow {
+  const store::HistoryRow* row = nullptr;
+  std::optional<double> value;
+  std::optional<double> change;  // value minus the previous job's value of the same series
+};
+
+// Grouped by (entry id, conversion) in that order, each group oldest first. `jobs` outlives the
+// result (rows point into it).
+std::vector<TrendRow> Trend(const std::vector<store::HistoryRow>& jobs, const std::string& figure);
+
+std::string TrendTable(const std::vector<TrendRow>& rows, const std::string& figure);
+nlohmann::json TrendJson(const std::vector<TrendRow>& rows, const std::string& figure);
+
+}  // namespace convgate::cli

@@ -1,0 +1,55 @@
+// --store and --id of run, compare and verify, and recording the finished gate in that store.
+#include <iostream>
+
+#include "cli/command.h"
+#include "convgate/batch/record_gate.h"
+
+namespace convgate::cli {
+
+void AddGateStoreFlags(FlagSet& flags, GateStoreOptions& options) {
+  flags.SetGroup("Results store");
+  flags.Add(TextFlag("--store", "URL",
+                     "Also record this gate in a results store (a SQLite file, created when "
+                     "missing) as a run of one job, for `convgate history`",
+                     {"results/convgate.db"}, options.location));
+  flags.Add(Flag{.name = "--id",
+                 .value_name = "ID",
+                 .help = "The entry id the store records (needs --store)",
+                 .default_text = "the model's file name without extension",
+                 .examples = {"resnet50-fp16"},
+                 .apply = [&options](const std::string& value) -> Status {
+                   if (value.empty()) return Status::InvalidArgument("--id is empty");
+                   options.id = value;
+                   return Status::OK();
+                 }});
+  flags.AddCheck([&options](const FlagSet&) -> Status {
+    if (!options.id.empty() && options.location.empty()) {
+      return Status::InvalidArgument("--id names the entry in a results store: give --store too");
+    }
+    return Status::OK();
+  });
+}
+
+ExitCode RecordInStore(const GateStoreOptions& store, const report::Invocation& invocation,
+                       const OutputOptions& options, const Rendered& rendered, ExitCode exit_code) {
+  const int code = ToInt(exit_code);
+  if (store.location.empty() || exit_code == ExitCode::kUsage || code > 4) return exit_code;
+  batch::GateRecord gate;
+  gate.store_location = store.location;
+  gate.entry_id = store.id;
+  gate.command = invocation.command;
+  gate.model = store.model;
+  gate.conversion = store.conversion;
+  gate.argv = invocation.argv;
+  gate.out_dir = options.out_dir;
+  gate.exit_code = code;
+  gate.seconds = invocation.seconds;
+  gate.started_at = invocation.started_at;
+  Status recorded = batch::RecordGate(gate, rendered.report, rendered.verify_result);
+  if (recorded.ok()) return exit_code;
+  const ExitCode store_error = ReportError(gate::Stage::kWrite, recorded);
+  // A gate that could not run keeps its own code; any other result becomes "could not record".
+  return code >= 3 ? exit_code : store_error;
+}
+
+}  // namespace convgate::cli
