@@ -9,6 +9,7 @@
 
 #include "convgate/core/file_util.h"
 #include "convgate/core/units.h"
+#include "convgate/version.h"
 
 namespace convgate::batch {
 namespace {
@@ -554,5 +555,7 @@ std::string EntryKey(const ManifestEntry& entry, const std::string& model_sha256
                      const std::string& convgate_version) {
   return Sha256Hex(entry.ContentHash() + '\0' + model_sha256 + '\0' + convgate_version);
 }
+
+std::string VersionText() { return std::string(kVersion) + " (" + kBuildCommit + ")"; }
 
 }  // namespace convgate::batch

@@ -4,7 +4,6 @@
 
 #include "convgate/batch/batch.h"
 #include "convgate/core/file_util.h"
-#include "convgate/version.h"
 
 namespace convgate::batch {
 namespace {
@@ -81,7 +80,7 @@ Status RecordGate(const GateRecord& gate, const nlohmann::json& report,
                   const nlohmann::json& verify_result) {
   CONVGATE_ASSIGN_OR_RETURN(std::unique_ptr<store::Store> store,
                             store::Store::Open({gate.store_location}));
-  const std::string version = std::string(kVersion) + " (" + kBuildCommit + ")";
+  const std::string version = VersionText();
   // The run's manifest is the command: a single gate has none, and history tells them apart.
   CONVGATE_ASSIGN_OR_RETURN(const int64_t run_id,
                             store->BeginRun({"(" + gate.command + ")", Host(), version, "",

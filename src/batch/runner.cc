@@ -13,7 +13,6 @@
 #include "convgate/batch/preflight.h"
 #include "convgate/core/subprocess.h"
 #include "convgate/store/location.h"
-#include "convgate/version.h"
 
 namespace convgate::batch {
 namespace {
@@ -29,8 +28,6 @@ std::string Host() {
   if (::gethostname(name, sizeof(name) - 1) != 0) return "unknown";
   return name;
 }
-
-std::string VersionText() { return std::string(kVersion) + " (" + kBuildCommit + ")"; }
 
 struct PlannedJob {
   const ManifestEntry* entry;

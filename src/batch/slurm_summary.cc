@@ -7,7 +7,6 @@
 
 #include "convgate/batch/preflight.h"
 #include "convgate/core/subprocess.h"
-#include "convgate/version.h"
 
 namespace convgate::batch {
 namespace {
@@ -17,9 +16,6 @@ namespace {
 constexpr size_t kLogTailLines = 15;
 // A log read for its tail: the last 64 KB hold far more than kLogTailLines lines.
 constexpr std::streamoff kLogTailBytes = 64 * 1024;
-
-// As runner.cc writes it into every key: the version and the commit of the build.
-std::string VersionText() { return std::string(kVersion) + " (" + kBuildCommit + ")"; }
 
 std::string ReadTail(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);

@@ -8,9 +8,9 @@ namespace convgate::cli {
 
 void AddGateStoreFlags(FlagSet& flags, GateStoreOptions& options) {
   flags.SetGroup("Results store");
-  flags.Add(TextFlag("--store", "URL",
+  flags.Add(TextFlag("--store", "PATH|URL",
                      "Also record this gate in a results store (a SQLite file, created when "
-                     "missing) as a run of one job, for `convgate history`",
+                     "missing, or a PostgreSQL URL) as a run of one job, for `convgate history`",
                      {"results/convgate.db"}, options.location));
   flags.Add(Flag{.name = "--id",
                  .value_name = "ID",

@@ -12,6 +12,7 @@
 #include "convgate/core/utf8.h"
 #include "convgate/store/location.h"
 #include "store/glob_regex.h"
+#include "store/history_columns.h"
 #include "store/postgres_error.h"
 
 namespace convgate::store {
@@ -79,22 +80,6 @@ CREATE INDEX outputs_by_job ON outputs(job_id);
 // Serialises migrations of one database across every convgate that opens it ("convgate" in
 // ASCII as a 64-bit key for pg_advisory_xact_lock).
 constexpr int64_t kMigrationLock = 0x636f6e7667617465;
-
-constexpr char kJobColumns[] =
-    "j.run_id, j.id, j.entry_id, j.entry_key, j.model_id, j.model_path, j.model_sha256, "
-    "j.model_type, j.model_type_source, j.command, j.conversion, j.conversion_path, j.verdict, "
-    "j.exit_code, j.signal, j.duration_seconds, j.error_category, j.error_text, j.result_dir, "
-    "j.finished_at, ";
-// The figures over a job's outputs (columns 20-24, as SqliteStore reads them), or NULLs for the
-// queries that want verdicts only (HistoryQuery::with_figures).
-constexpr char kFigureColumns[] =
-    "(SELECT MAX(o.max_abs_error) FROM outputs o WHERE o.job_id = j.id), "
-    "(SELECT MAX(o.mean_abs_error) FROM outputs o WHERE o.job_id = j.id), "
-    "(SELECT SUM(o.mismatches) FROM outputs o WHERE o.job_id = j.id), "
-    "(SELECT MIN(o.cosine) FROM outputs o WHERE o.job_id = j.id), "
-    "(SELECT MIN(o.snr_db) FROM outputs o WHERE o.job_id = j.id)";
-constexpr char kNoFigureColumns[] =
-    "NULL::float8, NULL::float8, NULL::float8, NULL::float8, NULL::float8";
 
 // The pattern ($1, GlobToRegex(pattern), "" for every entry) and since ($2, "" for always)
 // conditions on the jobs of `alias`.
@@ -288,8 +273,7 @@ Status PostgresStore::Prepare() {
     // The latest job of each (entry, conversion) over all jobs, then filtered: the same rows as
     // SqliteStore::Latest. A hash aggregate over the index beats a correlated MAX per row here.
     for (const bool figures : {true, false}) {
-      const std::string columns =
-          std::string("SELECT ") + kJobColumns + (figures ? kFigureColumns : kNoFigureColumns);
+      const std::string columns = SelectHistoryColumns(figures);
       const std::string suffix = figures ? "" : "_verdicts";
       connection_->prepare("latest" + suffix, columns + " FROM jobs j" + HistoryFilter() +
                                                   " AND j.id IN (SELECT MAX(k.id) FROM jobs k"

@@ -8,6 +8,8 @@
 #include <string_view>
 #include <utility>
 
+#include "store/history_columns.h"
+
 namespace convgate::store {
 namespace {
 
@@ -109,25 +111,6 @@ class Statement {
   sqlite3_stmt* stmt_ = nullptr;
   int rc_ = SQLITE_ERROR;
 };
-
-constexpr char kJobColumns[] =
-    "j.run_id, j.id, j.entry_id, j.entry_key, j.model_id, j.model_path, j.model_sha256, "
-    "j.model_type, j.model_type_source, j.command, j.conversion, j.conversion_path, j.verdict, "
-    "j.exit_code, j.signal, j.duration_seconds, j.error_category, j.error_text, j.result_dir, "
-    "j.finished_at, ";
-// The figures over a job's outputs (columns 20-24), or NULLs when the query does not want them:
-// five index lookups per row are most of the cost of reading 100,000 jobs.
-constexpr char kFigureColumns[] =
-    "(SELECT MAX(o.max_abs_error) FROM outputs o WHERE o.job_id = j.id), "
-    "(SELECT MAX(o.mean_abs_error) FROM outputs o WHERE o.job_id = j.id), "
-    "(SELECT SUM(o.mismatches) FROM outputs o WHERE o.job_id = j.id), "
-    "(SELECT MIN(o.cosine) FROM outputs o WHERE o.job_id = j.id), "
-    "(SELECT MIN(o.snr_db) FROM outputs o WHERE o.job_id = j.id)";
-constexpr char kNoFigureColumns[] = "NULL, NULL, NULL, NULL, NULL";
-
-std::string Columns(const HistoryQuery& query) {
-  return std::string(kJobColumns) + (query.with_figures ? kFigureColumns : kNoFigureColumns);
-}
 
 HistoryRow ReadHistoryRow(const Statement& stmt) {
   HistoryRow row;
@@ -397,14 +380,15 @@ Result<std::vector<HistoryRow>> SqliteStore::Query(const std::string& sql,
 Result<std::vector<HistoryRow>> SqliteStore::Latest(const HistoryQuery& query) {
   // The latest job of each (entry, conversion) over all jobs, then filtered. IN over a GROUP BY
   // reads the jobs_by_entry index once; a correlated MAX per row probed it once per job.
-  return Query("SELECT " + Columns(query) + " FROM jobs j" + HistoryFilter() +
+  return Query(SelectHistoryColumns(query.with_figures) + " FROM jobs j" + HistoryFilter() +
                    " AND j.id IN (SELECT MAX(k.id) FROM jobs k GROUP BY k.entry_id, k.conversion)"
                    " ORDER BY j.entry_id, j.conversion",
                query);
 }
 
 Result<std::vector<HistoryRow>> SqliteStore::Jobs(const HistoryQuery& query) {
-  return Query("SELECT " + Columns(query) + " FROM jobs j" + HistoryFilter() + " ORDER BY j.id",
+  return Query(SelectHistoryColumns(query.with_figures) + " FROM jobs j" + HistoryFilter() +
+                   " ORDER BY j.id",
                query);
 }
 

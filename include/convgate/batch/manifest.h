@@ -75,4 +75,8 @@ uint64_t ShardHash(const std::string& entry_id);
 std::string EntryKey(const ManifestEntry& entry, const std::string& model_sha256,
                      const std::string& convgate_version);
 
+// The convgate version every key and run row carries, "0.1.0 (4a1a664fcf30)": one spelling, since
+// a batch and the Slurm summary that looks its keys up must agree on it byte for byte.
+std::string VersionText();
+
 }  // namespace convgate::batch

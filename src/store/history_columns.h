@@ -1,0 +1,36 @@
+// The columns of a history row, in the order both stores' ReadHistoryRow read them (0-19 the job,
+// 20-24 the figures over its outputs), spelled once in SQL that SQLite and PostgreSQL both take.
+#pragma once
+
+#include <string>
+
+#include "convgate/store/store.h"
+
+namespace convgate::store {
+
+inline constexpr char kJobColumns[] =
+    "j.run_id, j.id, j.entry_id, j.entry_key, j.model_id, j.model_path, j.model_sha256, "
+    "j.model_type, j.model_type_source, j.command, j.conversion, j.conversion_path, j.verdict, "
+    "j.exit_code, j.signal, j.duration_seconds, j.error_category, j.error_text, j.result_dir, "
+    "j.finished_at, ";
+
+// The worst figures over a job's outputs (largest errors, total mismatches, smallest cosine and
+// SNR), or typed NULLs when the query does not want them: five index lookups per row are most of
+// the cost of reading 100,000 jobs (HistoryQuery::with_figures).
+inline constexpr char kFigureColumns[] =
+    "(SELECT MAX(o.max_abs_error) FROM outputs o WHERE o.job_id = j.id), "
+    "(SELECT MAX(o.mean_abs_error) FROM outputs o WHERE o.job_id = j.id), "
+    "(SELECT SUM(o.mismatches) FROM outputs o WHERE o.job_id = j.id), "
+    "(SELECT MIN(o.cosine) FROM outputs o WHERE o.job_id = j.id), "
+    "(SELECT MIN(o.snr_db) FROM outputs o WHERE o.job_id = j.id)";
+inline constexpr char kNoFigureColumns[] =
+    "CAST(NULL AS DOUBLE PRECISION), CAST(NULL AS DOUBLE PRECISION), "
+    "CAST(NULL AS DOUBLE PRECISION), CAST(NULL AS DOUBLE PRECISION), "
+    "CAST(NULL AS DOUBLE PRECISION)";
+
+// "SELECT <job columns>, <figure columns or NULLs>".
+inline std::string SelectHistoryColumns(bool with_figures) {
+  return std::string("SELECT ") + kJobColumns + (with_figures ? kFigureColumns : kNoFigureColumns);
+}
+
+}  // namespace convgate::store
