@@ -2,6 +2,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <ctime>
@@ -182,7 +183,14 @@ class Runner {
   std::optional<store::JobRecord> RunOnce(const PlannedJob& planned) {
     const fs::path dir = options_.out_dir / planned.entry->id;
     std::vector<std::string> argv = {options_.convgate};
-    for (const std::string& arg : planned.entry->Args()) argv.push_back(arg);
+    const std::vector<std::string> args = planned.entry->Args();
+    argv.insert(argv.end(), args.begin(), args.end());
+    const bool sets_threads = std::find_if(args.begin(), args.end(), [](const std::string& arg) {
+                                return arg == "--threads" || arg.rfind("--threads=", 0) == 0;
+                              }) != args.end();
+    if (options_.job_threads > 0 && !sets_threads) {
+      argv.insert(argv.end(), {"--threads", std::to_string(options_.job_threads)});
+    }
     argv.insert(argv.end(), {"--out", dir.string()});
     SubprocessOptions sub;
     sub.timeout_seconds = planned.entry->timeout_seconds > 0 ? planned.entry->timeout_seconds
@@ -330,5 +338,7 @@ Result<BatchSummary> RunBatch(const Manifest& manifest, const BatchOptions& opti
   summary.exit_code = ExitCodeOf(summary);
   return summary;
 }
+
+int JobThreads(int jobs, int cores) { return jobs <= 1 ? 0 : std::max(1, cores / jobs); }
 
 }  // namespace convgate::batch

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 
+#include "convgate/batch/batch.h"
 #include "convgate/batch/record_gate.h"
 
 namespace convgate::batch {
@@ -19,6 +20,14 @@ store::JobRecord Error(const std::string& category, int exit_code, int signal,
   job.signal = signal;
   job.error_text = text;
   return job;
+}
+
+TEST(JobPolicyTest, ConcurrentJobsShareTheCores) {
+  EXPECT_EQ(JobThreads(1, 2), 0);  // one job: the runtime's own choice
+  EXPECT_EQ(JobThreads(2, 2), 1);
+  EXPECT_EQ(JobThreads(2, 8), 4);
+  EXPECT_EQ(JobThreads(3, 8), 2);
+  EXPECT_EQ(JobThreads(16, 8), 1);  // never zero threads once jobs run side by side
 }
 
 TEST(JobPolicyTest, MemoryErrorsUnderALimitAreOom) {

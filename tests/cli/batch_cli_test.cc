@@ -5,11 +5,13 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "convgate/store/store.h"
@@ -100,6 +102,15 @@ TEST_F(BatchCliTest, MixedManifestGivesVerdictsSummaryAndStoreRows) {
   EXPECT_EQ(summary["exit_code"], 1);
   EXPECT_TRUE(fs::exists(dir_ / "out/good/verify_result.json"));
   EXPECT_TRUE(fs::exists(dir_ / "out/perturbed/report.json"));
+  // Two jobs at once share the cores: each job's command line carries its share of threads.
+  const json argv = ReadJson(dir_ / "out/perturbed/report.json")["argv"];
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const std::string threads = std::to_string(std::max(1, cores / 2));
+  bool found = false;
+  for (size_t i = 0; i + 1 < argv.size(); ++i) {
+    found = found || (argv[i] == "--threads" && argv[i + 1] == threads);
+  }
+  EXPECT_TRUE(found) << argv.dump();
 
   auto jobs = StoreJobs(Path("out/convgate.db"));
   ASSERT_EQ(jobs.size(), 4u);

@@ -37,6 +37,9 @@ struct BatchOptions {
   std::string convgate = "/proc/self/exe";
   std::string store_location;     // for the summary
   std::vector<std::string> argv;  // the batch's own command line, for the run row
+  // > 0: each job runs with --threads job_threads unless its entry sets --threads itself
+  // (JobThreads: the cores shared out between the jobs running at once).
+  int job_threads = 0;
   // > 0: each job's RLIMIT_AS (--job-memory); a job that runs out is category "oom".
   int64_t job_memory_bytes = 0;
   // Attempts per job for transient failures (batch/job_policy.h IsTransientJobFailure); 1: none.
@@ -69,6 +72,12 @@ struct BatchSummary {
   int retried = 0;
   CacheCleanup cache_cleanup;
 };
+
+// The inference threads each of `jobs` concurrent jobs gets on `cores` cores: 0 (the runtime's
+// choice) for one job at a time, else max(1, cores / jobs). ONNX Runtime's default pool takes every
+// core and spins while waiting, so two jobs with two threads each on two cores run at 1.6x
+// instead of 2x of one job at a time (bench/batch.sh).
+int JobThreads(int jobs, int cores);
 
 // Called (serialised) after each job is recorded, for progress lines.
 using JobCallback = std::function<void(const store::JobRecord& job, int done, int total)>;
