@@ -23,10 +23,11 @@ fi
 cmake --build "$BUILD_DIR" --target convgate convgate-store-bench >/dev/null
 CONVGATE="$BUILD_DIR/src/cli/convgate"
 
-# Its own cluster folder, so a ctest run of label postgres in the same build tree is not disturbed.
-PG_DIR="$BUILD_DIR/services/pg-bench"
+# Its own cluster folder, so a ctest run of label postgres is not disturbed; under /tmp, which the
+# postgres user the server runs as can enter (a checkout under /root is not).
+PG_DIR="/tmp/convgate-pg-bench-$$"
 OUT="$(mktemp -d)"
-trap '"$ROOT/scripts/services/postgres.sh" stop "$PG_DIR"; rm -rf "$OUT"' EXIT
+trap '"$ROOT/scripts/services/postgres.sh" stop "$PG_DIR"; rm -rf "$OUT" "$PG_DIR"' EXIT
 URL="$("$ROOT/scripts/services/postgres.sh" start "$PG_DIR")"
 DB="$OUT/store.db"
 
