@@ -17,10 +17,14 @@ std::optional<double> FigureOf(const store::HistoryRow& row, const std::string& 
   return std::nullopt;
 }
 
-std::string Number(const std::optional<double>& value, bool sign) {
+// A cosine that matters sits within 1e-4 of 1 (0.9999998 against 0.99991): four digits would
+// print both as "1", so cosines keep seven.
+std::string Number(const std::optional<double>& value, bool sign, const std::string& figure) {
   if (!value) return "-";
+  const bool cosine = figure == "cosine";
+  const char* format = sign ? (cosine ? "%+.2g" : "%+.3g") : (cosine ? "%.7g" : "%.4g");
   char text[32];
-  std::snprintf(text, sizeof(text), sign ? "%+.3g" : "%.4g", *value);
+  std::snprintf(text, sizeof(text), format, *value);
   return text;
 }
 
@@ -76,8 +80,8 @@ std::string TrendTable(const std::vector<TrendRow>& rows, const std::string& fig
     text += Cell(job.entry_id, id_width) +
             Cell(job.conversion.empty() ? "-" : job.conversion, conversion_width) +
             Cell(std::to_string(trend.row->run_id), 4) + Cell(job.finished_at, 20) +
-            Cell(job.verdict, 7) + Cell(Number(trend.value, false), figure_width) +
-            Number(trend.change, true) + "\n";
+            Cell(job.verdict, 7) + Cell(Number(trend.value, false, figure), figure_width) +
+            Number(trend.change, true, figure) + "\n";
   }
   return text;
 }
