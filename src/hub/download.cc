@@ -160,8 +160,11 @@ Status DownloadAndCheck(const HubOptions& options, const RepoCache& cache, const
 Status HttpFailure(const HttpResponse& response, const std::string& what, bool sent_token,
                    int attempts) {
   if (response.transport != TransportError::kNone) {
+    // What to try next when the hub stays out of reach: the cache, or another endpoint.
     return Status::Unavailable(what + ": " + DescribeFailure(response) + " (" +
-                               std::to_string(attempts) + " attempts)");
+                               std::to_string(attempts) +
+                               " attempts; HF_HUB_OFFLINE=1 serves files already in the cache, "
+                               "HF_ENDPOINT names a mirror)");
   }
   const auto error_code = response.headers.find("x-error-code");
   const std::string hub_code = error_code == response.headers.end() ? "" : error_code->second;
