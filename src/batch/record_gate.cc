@@ -1,18 +1,10 @@
 #include "convgate/batch/record_gate.h"
 
-#include <unistd.h>
-
 #include "convgate/batch/batch.h"
 #include "convgate/core/file_util.h"
 
 namespace convgate::batch {
 namespace {
-
-std::string Host() {
-  char name[256] = {};
-  if (::gethostname(name, sizeof(name) - 1) != 0) return "unknown";
-  return name;
-}
 
 std::string Joined(const std::vector<std::string>& words) {
   std::string text;
@@ -83,7 +75,7 @@ Status RecordGate(const GateRecord& gate, const nlohmann::json& report,
   const std::string version = VersionText();
   // The run's manifest is the command: a single gate has none, and history tells them apart.
   CONVGATE_ASSIGN_OR_RETURN(const int64_t run_id,
-                            store->BeginRun({"(" + gate.command + ")", Host(), version, "",
+                            store->BeginRun({"(" + gate.command + ")", HostName(), version, "",
                                              Joined(gate.argv), gate.started_at}));
   CONVGATE_RETURN_IF_ERROR(store->RecordJob(run_id, GateJob(gate, report, verify_result)));
   return store->EndRun(run_id, NowIso8601());

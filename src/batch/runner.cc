@@ -24,12 +24,6 @@ namespace fs = std::filesystem;
 // little enough that 100,000 job rows stay small.
 constexpr size_t kStderrTailLines = 20;
 
-std::string Host() {
-  char name[256] = {};
-  if (::gethostname(name, sizeof(name) - 1) != 0) return "unknown";
-  return name;
-}
-
 struct PlannedJob {
   const ManifestEntry* entry;
   Preflight preflight;
@@ -324,9 +318,9 @@ Result<BatchSummary> RunBatch(const Manifest& manifest, const BatchOptions& opti
   const std::string shard = options.shard_count > 1 ? std::to_string(options.shard_index) + "/" +
                                                           std::to_string(options.shard_count)
                                                     : "";
-  CONVGATE_ASSIGN_OR_RETURN(summary.run_id,
-                            store.BeginRun({manifest.path.string(), Host(), VersionText(), shard,
-                                            argv_text, NowIso8601()}));
+  CONVGATE_ASSIGN_OR_RETURN(
+      summary.run_id, store.BeginRun({manifest.path.string(), HostName(), VersionText(), shard,
+                                      argv_text, NowIso8601()}));
   Runner runner(options, store, summary.run_id, on_job, summary);
   CONVGATE_RETURN_IF_ERROR(runner.Run(planned));
   if (options.cache_cleanup && !summary.interrupted) {
@@ -340,5 +334,11 @@ Result<BatchSummary> RunBatch(const Manifest& manifest, const BatchOptions& opti
 }
 
 int JobThreads(int jobs, int cores) { return jobs <= 1 ? 0 : std::max(1, cores / jobs); }
+
+std::string HostName() {
+  char name[256] = {};
+  if (::gethostname(name, sizeof(name) - 1) != 0) return "unknown";
+  return name;
+}
 
 }  // namespace convgate::batch

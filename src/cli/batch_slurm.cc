@@ -12,13 +12,18 @@
 #include "convgate/batch/slurm_summary.h"
 #include "convgate/core/file_util.h"
 #include "convgate/core/interrupt.h"
+#include "convgate/store/location.h"
 
 namespace convgate::cli {
 namespace {
 
 namespace fs = std::filesystem;
 
-bool IsDatabaseUrl(const std::string& store) { return store.find("://") != std::string::npos; }
+// Store::Open's own reading of the location: only an SQLite path is made absolute or warned about
+// (a libpq keyword string such as "host=db dbname=convgate" holds no "://" but is no path).
+bool IsSqlitePath(const std::string& store) {
+  return store::StoreBackendOf(store) == store::StoreBackend::kSqlite;
+}
 
 // Every path a task sees must not depend on the directory it starts in.
 Result<batch::SlurmArrayOptions> ArrayOptions(const batch::Manifest& manifest,
@@ -30,9 +35,9 @@ Result<batch::SlurmArrayOptions> ArrayOptions(const batch::Manifest& manifest,
   options.convgate = self.string();
   options.manifest = fs::absolute(manifest.path).lexically_normal();
   options.out_dir = fs::absolute(batch.out_dir).lexically_normal();
-  options.store = IsDatabaseUrl(batch.store_location)
-                      ? batch.store_location
-                      : fs::absolute(batch.store_location).lexically_normal().string();
+  options.store = IsSqlitePath(batch.store_location)
+                      ? fs::absolute(batch.store_location).lexically_normal().string()
+                      : batch.store_location;
   options.tasks = tasks;
   options.resume = batch.resume;
   options.timeout_seconds = batch.timeout_seconds;
@@ -151,7 +156,7 @@ ExitCode PrintSubmitted(const std::string& job_id, int tasks, const batch::Slurm
 // The SQLite store works for one machine or a filesystem every node mounts; say so, since a
 // node-local path silently splits the results.
 void WarnAboutSqlite(const std::string& store) {
-  if (IsDatabaseUrl(store)) return;
+  if (!IsSqlitePath(store)) return;
   std::cerr << ForTerminal("convgate: warning: the store " + store +
                            " is a SQLite file: every Slurm node must see it on a shared "
                            "filesystem (one that supports SQLite's locks); for many machines use "

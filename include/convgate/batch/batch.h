@@ -102,4 +102,7 @@ std::string SummaryText(const BatchSummary& summary);
 // "2026-11-26T17:02:03Z".
 std::string NowIso8601();
 
+// This machine's host name for the run rows ("unknown" when gethostname fails).
+std::string HostName();
+
 }  // namespace convgate::batch
