@@ -4,7 +4,9 @@
 #include <fstream>
 #include <set>
 #include <sstream>
+#include <utility>
 
+#include "convgate/batch/batch.h"
 #include "convgate/batch/preflight.h"
 #include "convgate/core/subprocess.h"
 
@@ -182,18 +184,9 @@ SlurmSummary MergeSlurmSummary(const Manifest& manifest, const std::vector<std::
 nlohmann::json SlurmSummaryJson(const SlurmSummary& summary) {
   nlohmann::json jobs = nlohmann::json::array();
   for (const store::JobRecord& job : summary.jobs) {
-    jobs.push_back({{"id", job.entry_id},
-                    {"task", ShardHash(job.entry_id) % static_cast<uint64_t>(summary.tasks)},
-                    {"model_id", job.model_id},
-                    {"command", job.command},
-                    {"conversion", job.conversion},
-                    {"verdict", job.verdict},
-                    {"exit_code", job.exit_code},
-                    {"seconds", job.duration_seconds},
-                    {"error_category", job.error_category},
-                    {"error", job.error_text},
-                    {"result_dir", job.result_dir},
-                    {"finished_at", job.finished_at}});
+    nlohmann::json row = JobJson(job);
+    row["task"] = ShardHash(job.entry_id) % static_cast<uint64_t>(summary.tasks);
+    jobs.push_back(std::move(row));
   }
   nlohmann::json missing = nlohmann::json::array();
   for (const SlurmMissingEntry& entry : summary.missing) {

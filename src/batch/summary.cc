@@ -1,4 +1,5 @@
 #include <cstdio>
+#include <utility>
 
 #include "convgate/batch/batch.h"
 #include "convgate/core/units.h"
@@ -18,25 +19,30 @@ std::string Seconds(double seconds) {
 
 }  // namespace
 
+nlohmann::json JobJson(const store::JobRecord& job) {
+  return {{"id", job.entry_id},
+          {"model_id", job.model_id},
+          {"model_sha256", job.model_sha256},
+          {"model_type", job.model_type},
+          {"model_type_source", job.model_type_source},
+          {"command", job.command},
+          {"conversion", job.conversion},
+          {"verdict", job.verdict},
+          {"exit_code", job.exit_code},
+          {"signal", job.signal},
+          {"seconds", job.duration_seconds},
+          {"error_category", job.error_category},
+          {"error", job.error_text},
+          {"result_dir", job.result_dir},
+          {"finished_at", job.finished_at}};
+}
+
 nlohmann::json SummaryJson(const BatchSummary& summary) {
   nlohmann::json jobs = nlohmann::json::array();
   for (const store::JobRecord& job : summary.jobs) {
-    jobs.push_back(
-        {{"id", job.entry_id},
-         {"model_id", job.model_id},
-         {"model_sha256", job.model_sha256},
-         {"model_type", job.model_type},
-         {"model_type_source", job.model_type_source},
-         {"command", job.command},
-         {"conversion", job.conversion},
-         {"verdict", job.verdict},
-         {"exit_code", job.exit_code},
-         {"signal", job.signal},
-         {"seconds", job.duration_seconds},
-         {"error_category", job.error_category},
-         {"attempts", summary.attempts.count(job.entry_id) ? summary.attempts.at(job.entry_id) : 1},
-         {"error", job.error_text},
-         {"result_dir", job.result_dir}});
+    nlohmann::json row = JobJson(job);
+    row["attempts"] = summary.attempts.count(job.entry_id) ? summary.attempts.at(job.entry_id) : 1;
+    jobs.push_back(std::move(row));
   }
   return {{"manifest", summary.manifest},
           {"store", summary.store},

@@ -96,6 +96,8 @@ void ReadJobJson(const nlohmann::json* verify_result, const nlohmann::json* repo
                  const std::string& command, store::JobRecord& job);
 
 nlohmann::json SummaryJson(const BatchSummary& summary);
+// One job as summary.json lists it (a local batch's and the merged Slurm summary's alike).
+nlohmann::json JobJson(const store::JobRecord& job);
 // The table printed at the end: one line per job run, then the totals.
 std::string SummaryText(const BatchSummary& summary);
 
