@@ -22,6 +22,7 @@
 #include "gate/data_output_saver.h"
 #include "gate/data_save_paths.h"
 #include "gate/per_node/run.h"
+#include "gate/per_node/subgraphs.h"
 #include "gate/side.h"
 #include "gate/side_positional.h"
 
@@ -507,10 +508,11 @@ std::optional<GateError> RunPerNodeStage(const CompareOptions& options, Side& so
     return internal::PerNodeSide{side.model->backend.get(), side.model->model.get(),
                                  side.resolved.path, side.record->role};
   };
-  Result<PerNodeReport> per_node =
-      internal::RunPerNode(side_of(source), side_of(target),
-                           internal::SideLoadOptions(options.data, options.target_exec),
-                           dataset.samples, report.policy, options.per_node);
+  // Inside If/Loop/Scan bodies too: subgraphs.h.
+  Result<PerNodeReport> per_node = internal::RunPerNodeWithSubgraphs(
+      side_of(source), internal::SideLoadOptions(options.data, options.source_exec),
+      side_of(target), internal::SideLoadOptions(options.data, options.target_exec),
+      dataset.samples, report.policy, options.per_node);
   if (!per_node.ok()) return GateError{Stage::kRun, per_node.status().WithContext("--per-node")};
   report.per_node = std::move(per_node).value();
   return std::nullopt;

@@ -89,6 +89,29 @@ struct NonFiniteOrigin {
   int inherited_sample = -1;
 };
 
+// A value of a subgraph body that per-node validation did not compare, and why.
+struct UnmatchedValue {
+  std::string tensor;
+  std::string reason;
+};
+
+// An If, Loop or Scan node of one side and what per-node validation did with its bodies
+// (gate/per_node/subgraphs.cc): a taken If branch is inlined and a Loop or Scan unrolled into the
+// main graph, so the body's values are matched by name like any other; a node that could not be
+// expanded says why, and its bodies' values are listed as unmatched with that reason.
+struct SubgraphCheck {
+  std::string side;     // "source", "target"
+  std::string node;     // its name in the expanded graph (carrying an unrolled parent's prefix)
+  std::string op_type;  // "If", "Loop", "Scan"
+  std::string parent;   // the expanded node whose body held it; "" for the main graph
+  bool expanded = false;
+  std::string expansion;                  // expanded: "then_branch", "else_branch", "4 iterations"
+  std::string reason;                     // not expanded: why
+  std::vector<std::string> matched;       // body values compared
+  std::vector<UnmatchedValue> unmatched;  // body values not compared
+  int64_t not_taken = 0;                  // If: values of the branch not taken (never computed)
+};
+
 struct PerNodeReport {
   std::string local_error_mode;  // LocalErrorModeName
   bool strict = false;
@@ -110,6 +133,8 @@ struct PerNodeReport {
   std::vector<int> by_added_error;  // indices of nodes with a local error, largest first
   NonFiniteOrigin non_finite;
   std::vector<std::string> notes;
+  // Every If/Loop/Scan node of either side, nested ones included, in expansion order.
+  std::vector<SubgraphCheck> subgraphs;
   // --strict: intermediate failures, or matching no intermediate at all, fail the gate (otherwise
   // only outputs gate, as in LEAPP).
   bool gate_failed = false;

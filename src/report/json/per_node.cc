@@ -112,6 +112,26 @@ void NodeFields(Io& io, Node& node, int position) {
   io.OptionalObject("local", node.local, [](auto& part, auto& local) { LocalFields(part, local); });
 }
 
+// An If/Loop/Scan node and its bodies' values (counts derived, so a reader sees them at a glance).
+template <typename Io, typename Check>
+void SubgraphFields(Io& io, Check& check) {
+  io.Text("side", check.side);
+  io.Text("node", check.node);
+  io.Text("op_type", check.op_type);
+  io.Text("parent", check.parent, Default<std::string>(""));
+  io.Bool("expanded", check.expanded);
+  io.Text("expansion", check.expansion, Default<std::string>(""));
+  io.Text("reason", check.reason, Default<std::string>(""));
+  io.Derived("matched_count", check.matched.size());
+  io.Derived("unmatched_count", check.unmatched.size());
+  io.Texts("matched", check.matched);
+  io.Objects("unmatched", check.unmatched, [](auto& part, auto& value) {
+    part.Text("tensor", value.tensor);
+    part.Text("reason", value.reason);
+  });
+  io.Count("not_taken", check.not_taken, Default<int64_t>(0));
+}
+
 template <typename Io, typename PerNode>
 void PerNodeFields(Io& io, PerNode& per_node) {
   int position = 0;
@@ -143,6 +163,14 @@ void PerNodeFields(Io& io, PerNode& per_node) {
   io.Texts("unmatched_target", per_node.unmatched_target);
   io.Texts("unmatched_source", per_node.unmatched_source);
   io.Texts("notes", per_node.notes);
+  // Written only for models with If/Loop/Scan nodes (reports without any, and those written
+  // before subgraph expansion, have no "subgraphs").
+  bool present = !per_node.subgraphs.empty();
+  if constexpr (Io::kReading) present = io.fields().Has("subgraphs");
+  if (present) {
+    io.Objects("subgraphs", per_node.subgraphs,
+               [](auto& part, auto& check) { SubgraphFields(part, check); });
+  }
 }
 const auto kPerNodeFields = [](auto& io, auto& per_node) { PerNodeFields(io, per_node); };
 

@@ -143,6 +143,27 @@ std::string AddedErrorTable(const gate::PerNodeReport& per_node, bool color) {
   return "  error added by each node (largest first):\n" + table.Render(color);
 }
 
+// One row per If/Loop/Scan node: what became of it and how many of its bodies' values were
+// compared; the first unmatched value's reason when some were not (report.json lists them all).
+std::string SubgraphTable(const gate::PerNodeReport& per_node, bool color) {
+  if (per_node.subgraphs.empty()) return "";
+  Table table({"side", "node", "op", "expanded", "compared", "not compared", "why not"});
+  for (const gate::SubgraphCheck& check : per_node.subgraphs) {
+    std::string why = check.expanded ? "" : check.reason;
+    if (why.empty() && !check.unmatched.empty()) why = check.unmatched.front().reason;
+    if (check.not_taken > 0) {
+      why += std::string(why.empty() ? "" : "; ") + std::to_string(check.not_taken) +
+             " values of the branch not taken";
+    }
+    table.AddRow(
+        {check.side, check.node, check.op_type, check.expanded ? check.expansion : "no",
+         std::to_string(check.matched.size()), std::to_string(check.unmatched.size()), why},
+        check.expanded ? "" : kRed);
+  }
+  return "  If/Loop/Scan bodies (expanded into the main graph for these inputs):\n" +
+         table.Render(color);
+}
+
 std::string GateLine(const gate::PerNodeReport& per_node) {
   const int bad = per_node.summary.failed + per_node.summary.errored;
   if (per_node.strict && per_node.nodes.empty()) {
@@ -211,7 +232,7 @@ std::string PerNodeSection(const gate::CompareReport& report, bool color) {
   for (const std::string& note : per_node.notes) notes += "  note: " + note + "\n";
   return Paint(SummaryLine(per_node), kBold, color) + FirstDivergentLine(per_node) +
          CulpritLine(per_node) + NonFiniteLines(per_node) + AddedErrorTable(per_node, color) +
-         notes + GateLine(per_node) + "\n";
+         SubgraphTable(per_node, color) + notes + GateLine(per_node) + "\n";
 }
 
 std::vector<std::pair<std::string, std::vector<std::string>>> PerNodeCases(
