@@ -15,7 +15,9 @@
 //                     once the model is converted
 //   nan-node          insert Log after one Conv: negative activations become NaN
 // --node picks the node by name (default: the first node the fault applies to; for fp16-overflow,
-// the first Conv followed by Relu and another Conv). Prints one JSON line saying what changed.
+// the first Conv followed by Relu and another Conv). perturb-conv, swap-channels, drop-bias and
+// norm-epsilon also find nodes inside If/Loop/Scan bodies whose weights are main-graph
+// initializers. Prints one JSON line saying what changed.
 #include <onnx/onnx_pb.h>
 
 #include <cmath>
@@ -63,15 +65,23 @@ void StoreFloats(onnx::TensorProto& tensor, const std::vector<float>& values) {
   tensor.set_raw_data(values.data(), values.size() * sizeof(float));
 }
 
-// The first node of `ops` (or the one named `name`) for which `accept` holds.
+// The first node of `ops` (or the one named `name`) for which `accept` holds, in file order; the
+// nodes of If/Loop/Scan bodies count too, each body after its node, so a fault can be put inside a
+// branch (its weights may live in the main graph: bodies read outer values by name).
 onnx::NodeProto* PickNode(onnx::GraphProto& graph, const std::vector<std::string>& ops,
                           const std::string& name,
-                          const std::function<bool(const onnx::NodeProto&)>& accept) {
+                          const std::function<bool(const onnx::NodeProto&)>& accept,
+                          bool into_bodies = true) {
   for (auto& node : *graph.mutable_node()) {
     bool op_ok = false;
     for (const auto& op : ops) op_ok |= node.op_type() == op;
-    if (!op_ok || (!name.empty() && node.name() != name)) continue;
-    if (accept(node)) return &node;
+    if (op_ok && (name.empty() || node.name() == name) && accept(node)) return &node;
+    for (auto& attribute : *node.mutable_attribute()) {
+      if (!attribute.has_g() || !into_bodies) continue;
+      if (onnx::NodeProto* inner = PickNode(*attribute.mutable_g(), ops, name, accept)) {
+        return inner;
+      }
+    }
   }
   return nullptr;
 }
@@ -173,7 +183,9 @@ std::string Fp16Overflow(onnx::GraphProto& graph, const Options& options) {
 }
 
 std::string NanNode(onnx::GraphProto& graph, const Options& options) {
-  onnx::NodeProto* conv = PickNode(graph, {"Conv"}, options.node, [](const auto&) { return true; });
+  // Main graph only: the Log goes into the Conv's graph, found by position below.
+  onnx::NodeProto* conv = PickNode(
+      graph, {"Conv"}, options.node, [](const auto&) { return true; }, /*into_bodies=*/false);
   if (conv == nullptr) return "";
   const std::string original = conv->output(0);
   const std::string renamed = original + "_before_log";
