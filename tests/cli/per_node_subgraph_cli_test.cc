@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "testing/cli_fixture.h"
+#include "testing/torch_fixtures.h"
 
 namespace convgate {
 namespace {
@@ -19,16 +20,13 @@ using nlohmann::json;
 using testing::Describe;
 using testing::ProcessResult;
 
-// The fixture folder (built once per cache key by the script; its last stdout line).
+// The fixture folder (built once per cache key by the script).
 fs::path Fixtures() {
   static const fs::path folder = [] {
-    const std::string script =
-        (fs::path(CONVGATE_SOURCE_DIR) / "scripts/make_subgraph_fixtures.py").string();
-    ProcessResult r = testing::RunProcess({"/usr/bin/python3", script});
-    EXPECT_EQ(r.exit_code, 0) << Describe(r);
-    std::string out = r.out;
-    while (!out.empty() && out.back() == '\n') out.pop_back();
-    return fs::path(out.substr(out.rfind('\n') == std::string::npos ? 0 : out.rfind('\n') + 1));
+    std::string error;
+    const std::string found = testing::SubgraphFixtureFolder(error);
+    EXPECT_TRUE(error.empty()) << error;
+    return fs::path(found);
   }();
   return folder;
 }
@@ -101,6 +99,18 @@ TEST_F(PerNodeSubgraphCliTest, ConditionPicksTheElseBranch) {
   EXPECT_EQ(check["expansion"], "else_branch") << check.dump(1);
   EXPECT_TRUE(Contains(check["matched"], "else_m1")) << check.dump(1);
   EXPECT_FALSE(NodeOf(per_node, "else_m2").empty());
+  EXPECT_TRUE(NodeOf(per_node, "then_c1").empty());
+}
+
+TEST_F(PerNodeSubgraphCliTest, SamplesTakingDifferentBranchesLeaveTheIfWhole) {
+  // Seed 2 draws mode 1 for sample 0 and 0 for sample 1 (convgate's PRNG is the same everywhere).
+  const json per_node = PerNode(Model("if_conv"), Model("if_conv"),
+                                {"--val-range", "mode:[0,1]", "--samples", "6", "--seed", "2"}, 0);
+  const json check = Subgraph(per_node, "target", "If_0");
+  EXPECT_EQ(check["expanded"], false);
+  EXPECT_NE(check["reason"].get<std::string>().find("the samples disagree"), std::string::npos)
+      << check.dump(1);
+  EXPECT_EQ(check["unmatched_count"], 7);  // both branches' values
   EXPECT_TRUE(NodeOf(per_node, "then_c1").empty());
 }
 

@@ -363,6 +363,24 @@ gate::PerNodeReport PerNode() {
   per_node.nodes.push_back(add);
   per_node.nodes.push_back(gone);
   per_node.summary = {1, 2, 1, 1};
+  // An If expanded (a value unmatched, the other branch not taken) and a nested Loop left whole.
+  gate::SubgraphCheck inlined;
+  inlined.side = "target";
+  inlined.node = "If_0";
+  inlined.op_type = "If";
+  inlined.expanded = true;
+  inlined.expansion = "then_branch";
+  inlined.matched = {"c1", "r1"};
+  inlined.unmatched = {{"c2", "the source has no value of this name"}};
+  inlined.not_taken = 4;
+  gate::SubgraphCheck whole;
+  whole.side = "source";
+  whole.node = "Loop_0/iter1/Loop_1";
+  whole.op_type = "Loop";
+  whole.parent = "Loop_0";
+  whole.reason = "budget: 100 iterations exceed the unroll limit of 64";
+  whole.unmatched = {{"h", whole.reason}};
+  per_node.subgraphs = {inlined, whole};
   return per_node;
 }
 

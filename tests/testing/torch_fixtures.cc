@@ -31,4 +31,8 @@ std::string TorchFixtureFolder(std::string& error) {
 
 std::string HfZooFolder(std::string& error) { return FolderFromScript("make_hf_zoo.sh", error); }
 
+std::string SubgraphFixtureFolder(std::string& error) {
+  return FolderFromScript("make_subgraph_fixtures.py", error);
+}
+
 }  // namespace convgate::testing

@@ -1,5 +1,6 @@
 // The fixture folders made by the scripts that cache them: the torchvision models
-// (scripts/make_torch_fixtures.sh), for tests labelled torch, and the tiny Hugging Face zoo.
+// (scripts/make_torch_fixtures.sh), for tests labelled torch, the tiny Hugging Face zoo, and the
+// If/Loop/Scan models.
 #pragma once
 
 #include <string>
@@ -14,5 +15,9 @@ std::string TorchFixtureFolder(std::string& error);
 // The same for the tiny offline Hugging Face zoo (scripts/make_hf_zoo.sh; the hf_zoo_fixtures
 // setup test builds it once).
 std::string HfZooFolder(std::string& error);
+
+// The same for the If/Loop/Scan models of per-node subgraph validation
+// (scripts/make_subgraph_fixtures.py; under a second the first time, no setup test needed).
+std::string SubgraphFixtureFolder(std::string& error);
 
 }  // namespace convgate::testing
