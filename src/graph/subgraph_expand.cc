@@ -224,7 +224,15 @@ class SiteBuilder {
     }
     if (prefix.empty() && Collides(body, local)) prefix = fallback_prefix_;
     for (const std::string& name : local) renamed[name] = prefix + name;
+    // A body's initializers are constants: every unrolled copy reads the first copy's, so the
+    // weights are not duplicated once per iteration.
     for (const onnx::TensorProto& tensor : body.initializer()) {
+      auto hoisted = hoisted_.find(tensor.name());
+      if (hoisted != hoisted_.end()) {
+        renamed[tensor.name()] = hoisted->second;
+        continue;
+      }
+      hoisted_[tensor.name()] = renamed[tensor.name()];
       initializers_.push_back(tensor);
       initializers_.back().set_name(renamed[tensor.name()]);
       used_.insert(initializers_.back().name());
@@ -361,7 +369,8 @@ class SiteBuilder {
   std::string fallback_prefix_;
   std::vector<onnx::NodeProto> nodes_;
   std::vector<onnx::TensorProto> initializers_;
-  std::vector<std::string> values_;  // outputs of copied body nodes
+  std::vector<std::string> values_;             // outputs of copied body nodes
+  std::map<std::string, std::string> hoisted_;  // body initializer -> its one main-graph copy
 };
 
 void ExpandIf(const onnx::NodeProto& node, bool then_branch, SiteBuilder& builder) {

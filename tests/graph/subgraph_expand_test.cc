@@ -153,6 +153,33 @@ TEST(ExpandSubgraphs, ALoopIsUnrolledWithStateAndScanOutputsWired) {
   }
 }
 
+TEST(ExpandSubgraphs, UnrolledCopiesShareTheBodysInitializers) {
+  const std::string text = R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[2] x, int64 n) => (float[2] h_final)
+{
+  go = Constant <value = bool {1}> ()
+  h_final = Loop <body = body (int64 i, bool cond, float[2] h) => (bool cond_out, float[2] h2)
+      <float[2] b = {1.0, 1.0}> {
+    cond_out = Identity(cond)
+    h2 = Add(h, b)
+  }> (n, go, x)
+}
+)";
+  Result<ExpandedModel> expanded =
+      ExpandSubgraphs(Serialize(ParseOnnxText(text)), {{1, true, 3}}, "loop.onnx");
+  ASSERT_TRUE(expanded.ok()) << expanded.status().ToString();
+  const onnx::ModelProto model = Parse(expanded->bytes);
+  int copies = 0;
+  for (const onnx::TensorProto& tensor : model.graph().initializer()) {
+    if (tensor.name().ends_with("/b")) ++copies;
+  }
+  EXPECT_EQ(copies, 1);
+  for (const onnx::NodeProto& node : model.graph().node()) {
+    if (node.op_type() == "Add") EXPECT_EQ(node.input(1), "h_final/iter0/b");
+  }
+}
+
 TEST(ListSubgraphSites, ALoopWhoseBodyDecidesWhenToStopNeedsACount) {
   Result<std::vector<SubgraphSite>> sites =
       ListSubgraphSites(Serialize(ParseOnnxText(kWhileModel)), "while.onnx");
