@@ -1,5 +1,6 @@
-// The JSON lines the "openvino" backend and its runner (openvino_runner.py, whose docstring is the
-// protocol's full statement) exchange. Pure functions of text, so they are tested without Python.
+// The JSON lines a persistent runner (runner_model.h) and convgate exchange: the "openvino"
+// backend's openvino_runner.py, whose docstring is the protocol's full statement, and the "hf"
+// backend's hf_runner.py serve. Pure functions of text, so they are tested without Python.
 #pragma once
 
 #include <filesystem>
@@ -13,22 +14,22 @@
 namespace convgate::backends {
 
 // What the runner says once the model is compiled.
-struct OpenVinoHello {
-  std::string version;   // OpenVINO's, "2026.4.1-22982-..."
+struct RunnerHello {
+  std::string version;   // the runtime's, "2026.4.1-22982-..." (OpenVINO)
   std::string settings;  // "CPU, inference precision f32"
-  Signature signature;   // OpenVINO's view: dynamic dims are Dim::Unknown() (it keeps no symbols)
+  Signature signature;   // dynamic dims are Dim::Unknown() (the protocol carries no symbols)
 };
 
 // The runner's start-up line. A failure response becomes its Status (code and message as the
 // runner sent them); a line that is not the protocol is DataLoss quoting its start.
-Result<OpenVinoHello> ParseOpenVinoHello(std::string_view line);
+Result<RunnerHello> ParseRunnerHello(std::string_view line);
 
 // A response to a request: OK, or the runner's Status.
-Status ParseOpenVinoResponse(std::string_view line);
+Status ParseRunnerResponse(std::string_view line);
 
 // {"op": "run", "inputs": ..., "outputs": ..., "names": [...]}.
-std::string OpenVinoRunRequest(const std::filesystem::path& inputs,
-                               const std::filesystem::path& outputs,
-                               const std::vector<std::string>& names);
+std::string RunnerRunRequest(const std::filesystem::path& inputs,
+                             const std::filesystem::path& outputs,
+                             const std::vector<std::string>& names);
 
 }  // namespace convgate::backends
