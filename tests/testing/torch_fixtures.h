@@ -15,4 +15,8 @@ std::string TorchFixtureFolder(std::string& error);
 // setup test builds it once).
 std::string HfZooFolder(std::string& error);
 
+// The same for the TensorFlow SavedModel fixture (scripts/make_tf_fixtures.sh), which needs the
+// venv's tensorflow-cpu.
+std::string TfFixtureFolder(std::string& error);
+
 }  // namespace convgate::testing
