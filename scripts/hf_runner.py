@@ -43,6 +43,10 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hf_generate  # noqa: E402  the loader and the greedy generation, shared with the zoo tools
+# The openvino backend's runner speaks the same protocol: its response writer and parent watch.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "src",
+                                "backends", "openvino"))
+from openvino_runner import respond, watch_parent  # noqa: E402
 
 EXIT_USAGE = 2
 EXIT_FAILURE = 3
@@ -174,25 +178,6 @@ def run(model_dir, inputs_path, outputs_path, new_tokens):
     print(json.dumps(info), file=sys.stderr)
 
 
-def respond(stream, **fields):
-    stream.write(json.dumps(fields) + "\n")
-    stream.flush()
-
-
-def exit_with_parent():
-    """A generation can outlive a convgate killed by SIGKILL: poll the parent, exit without it."""
-    import threading
-    parent = os.getppid()
-
-    def loop():
-        while True:
-            time.sleep(1.0)
-            if os.getppid() != parent:
-                os._exit(1)
-
-    threading.Thread(target=loop, daemon=True).start()
-
-
 def hello(info, vocab):
     port = lambda name, dtype, shape: {"name": name, "type": dtype, "shape": shape}  # noqa: E731
     return {"ok": True, "version": ", ".join(f"{k} {v}" for k, v in info["versions"].items()),
@@ -268,7 +253,7 @@ def main(argv):
             responses = os.fdopen(os.dup(1), "w")
             os.dup2(2, 1)
             sys.stdout = sys.stderr
-            exit_with_parent()
+            watch_parent()
             return serve(args.model_dir, args.new_tokens, responses)
         run(args.model_dir, args.inputs, args.outputs, args.new_tokens)
     except Failure as e:

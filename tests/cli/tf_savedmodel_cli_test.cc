@@ -20,15 +20,7 @@ using nlohmann::json;
 using testing::Describe;
 using testing::ProcessResult;
 
-std::string VenvPython() {
-  const char* venv = std::getenv("CONVGATE_VENV");
-  if (venv != nullptr && venv[0] != '\0') return std::string(venv) + "/bin/python";
-  const char* deps = std::getenv("CONVGATE_DEPS");
-  const std::string root = deps != nullptr && deps[0] != '\0'
-                               ? std::string(deps)
-                               : std::string(std::getenv("HOME")) + "/.cache/convgate-deps";
-  return root + "/venv/bin/python";
-}
+using testing::VenvPython;
 
 class TfSavedModelCliTest : public testing::CliTest {
  protected:

@@ -1,5 +1,6 @@
 #include "testing/torch_fixtures.h"
 
+#include <cstdlib>
 #include <filesystem>
 
 #include "testing/subprocess.h"
@@ -30,6 +31,16 @@ std::string TorchFixtureFolder(std::string& error) {
 }
 
 std::string HfZooFolder(std::string& error) { return FolderFromScript("make_hf_zoo.sh", error); }
+
+std::string VenvPython() {
+  const char* venv = std::getenv("CONVGATE_VENV");
+  if (venv != nullptr && venv[0] != '\0') return std::string(venv) + "/bin/python";
+  const char* deps = std::getenv("CONVGATE_DEPS");
+  const std::string root = deps != nullptr && deps[0] != '\0'
+                               ? std::string(deps)
+                               : std::string(std::getenv("HOME")) + "/.cache/convgate-deps";
+  return root + "/venv/bin/python";
+}
 
 std::string TfFixtureFolder(std::string& error) {
   return FolderFromScript("make_tf_fixtures.sh", error);

@@ -19,4 +19,8 @@ std::string HfZooFolder(std::string& error);
 // venv's tensorflow-cpu.
 std::string TfFixtureFolder(std::string& error);
 
+// The venv's python as convgate finds it (core/python_env.h): $CONVGATE_VENV/bin/python, else
+// ${CONVGATE_DEPS:-~/.cache/convgate-deps}/venv/bin/python.
+std::string VenvPython();
+
 }  // namespace convgate::testing
