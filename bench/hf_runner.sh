@@ -31,7 +31,7 @@ seconds() {  # BINARY SAMPLES -> "wall cpu" seconds of one verify
   /usr/bin/time -f '%e %U %S' -o "$OUT/time" "$1" verify "$ZOO/gpt2" --target "$OUT/gpt2-ov" \
     --samples "$2" --new-tokens "$NEW_TOKENS" --dim sequence=6 --val-range 'input_ids:[0,99]' \
     --out "$OUT/result" >/dev/null || true  # the verdict does not matter here, the time does
-  awk '{printf "%s %.2f\n", $1, $2 + $3}' "$OUT/time"
+  tail -n 1 "$OUT/time" | awk '{printf "%s %.2f\n", $1, $2 + $3}'
 }
 
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
