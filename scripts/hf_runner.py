@@ -2,6 +2,7 @@
 """Runs a Hugging Face text-generation model for convgate's "hf" backend.
 
     hf_runner.py describe MODEL_DIR
+    hf_runner.py serve MODEL_DIR [--new-tokens N]
     hf_runner.py run MODEL_DIR INPUTS.npz OUTPUTS.npz [--new-tokens N]
 
 MODEL_DIR is either a transformers folder (config.json and PyTorch weights: model.safetensors or
@@ -19,7 +20,17 @@ the vocabulary size, from which convgate declares the model's signature:
                                                     N tokens its decoder generated)
     output first_step_logits  float32[1, vocab]    raw logits of the first generated position
 
-`run` generates exactly N new tokens (greedy, min_new_tokens = max_new_tokens = N, so an early
+`serve` is how convgate runs the model: one process per loaded model serving every sample, in the
+openvino backend's JSON-lines protocol (src/backends/openvino/openvino_runner.py's docstring;
+src/backends/runner/runner_protocol.h): it loads the model once and answers with its ports
+    {"ok": true, "version": ..., "settings": ..., "inputs": [PORT...], "outputs": [PORT...]}
+then serves each request line {"op": "run", "inputs": IN.npz, "outputs": OUT.npz, "names": [...]}
+with {"ok": true} once OUT.npz holds both outputs, or {"ok": false, "code": C, "message": M}. A
+start-up failure is answered the same way, and the runner exits 3. stdout is kept for the
+responses (whatever a library prints goes to stderr), and the runner exits when its parent dies.
+
+`run` (one sample per process, for use by hand; convgate serves) generates exactly N new
+tokens (greedy, min_new_tokens = max_new_tokens = N, so an early
 end-of-sequence token cannot make the two sides' lengths differ) and writes both outputs to
 OUTPUTS.npz (written under a temporary name and renamed). Exit codes: 0 ok, 2 usage, 3 the model
 cannot be loaded or run (the message names the folder and the reason).
@@ -32,6 +43,10 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hf_generate  # noqa: E402  the loader and the greedy generation, shared with the zoo tools
+# The openvino backend's runner speaks the same protocol: its response writer and parent watch.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "src",
+                                "backends", "openvino"))
+from openvino_runner import respond, watch_parent  # noqa: E402
 
 EXIT_USAGE = 2
 EXIT_FAILURE = 3
@@ -122,9 +137,9 @@ def write_npz(path, arrays):
     os.replace(tmp, path)
 
 
-def run(model_dir, inputs_path, outputs_path, new_tokens):
+def read_input_ids(inputs_path, info):
+    """The prompt in INPUTS.npz, checked against the vocabulary."""
     import numpy as np
-    info = describe(model_dir)
     try:
         with np.load(inputs_path) as npz:
             if "input_ids" not in npz.files:
@@ -137,15 +152,25 @@ def run(model_dir, inputs_path, outputs_path, new_tokens):
     if input_ids.size and (input_ids.min() < 0 or input_ids.max() >= info["vocab_size"]):
         raise Failure(f"input_ids hold ids outside the vocabulary [0, {info['vocab_size']}): "
                       f"min {input_ids.min()}, max {input_ids.max()}")
-    start = time.monotonic()
-    config = read_config(model_dir)
-    model, class_name = load(model_dir, info, config)
+    return input_ids
+
+
+def generate_checked(model_dir, model, class_name, input_ids, new_tokens, config):
     try:
-        outputs = generate(model, input_ids, new_tokens, config)
+        return generate(model, input_ids, new_tokens, config)
     except Failure:
         raise
     except Exception as e:
         raise Failure(f"{model_dir}: {class_name}.generate failed: {type(e).__name__}: {e}")
+
+
+def run(model_dir, inputs_path, outputs_path, new_tokens):
+    info = describe(model_dir)
+    input_ids = read_input_ids(inputs_path, info)
+    start = time.monotonic()
+    config = read_config(model_dir)
+    model, class_name = load(model_dir, info, config)
+    outputs = generate_checked(model_dir, model, class_name, input_ids, new_tokens, config)
     write_npz(outputs_path, outputs)
     info.update({"model_class": class_name, "new_tokens": new_tokens,
                  "prompt_tokens": int(input_ids.shape[1]),
@@ -153,11 +178,58 @@ def run(model_dir, inputs_path, outputs_path, new_tokens):
     print(json.dumps(info), file=sys.stderr)
 
 
+def hello(info, vocab):
+    port = lambda name, dtype, shape: {"name": name, "type": dtype, "shape": shape}  # noqa: E731
+    return {"ok": True, "version": ", ".join(f"{k} {v}" for k, v in info["versions"].items()),
+            "settings": info["task"] + " on " + info["runtime"],
+            "inputs": [port("input_ids", "int64", [1, -1])],
+            "outputs": [port("token_ids", "int64", [1, -1]),
+                        port("first_step_logits", "float32", [1, vocab])]}
+
+
+def serve(model_dir, new_tokens, responses):
+    """Loads the model once, then runs one generation per request line until stdin ends."""
+    try:
+        info = describe(model_dir)
+        config = read_config(model_dir)
+        model, class_name = load(model_dir, info, config)
+    except Failure as e:
+        respond(responses, ok=False, code="DataLoss", message=str(e))
+        return EXIT_FAILURE
+    except ImportError as e:
+        respond(responses, ok=False, code="FailedPrecondition",
+                message=f"{sys.executable} cannot import {e.name}: run ./scripts/setup.sh")
+        return EXIT_FAILURE
+    respond(responses, **hello(info, info["vocab_size"]))
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        try:
+            request = json.loads(line)
+            if request.get("op") != "run":
+                raise Failure(f"unknown request {request.get('op')!r}")
+            input_ids = read_input_ids(request["inputs"], info)
+            outputs = generate_checked(model_dir, model, class_name, input_ids, new_tokens,
+                                       config)
+            write_npz(request["outputs"], outputs)
+            respond(responses, ok=True)
+        except Failure as e:
+            respond(responses, ok=False, code="InvalidArgument", message=str(e))
+        except MemoryError:
+            respond(responses, ok=False, code="Unavailable", message="out of memory")
+        except Exception as e:  # a bug here, or numpy refusing a file: say so, keep serving
+            respond(responses, ok=False, code="Unavailable", message=f"{type(e).__name__}: {e}")
+    return 0
+
+
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     d = sub.add_parser("describe")
     d.add_argument("model_dir")
+    s = sub.add_parser("serve")
+    s.add_argument("model_dir")
+    s.add_argument("--new-tokens", type=int, default=8)
     r = sub.add_parser("run")
     r.add_argument("model_dir")
     r.add_argument("inputs")
@@ -172,11 +244,18 @@ def main(argv):
             raise Failure(f"{args.model_dir}: not a folder")
         if args.command == "describe":
             print(json.dumps(describe(args.model_dir)))
-        else:
-            if args.new_tokens < 1:
-                print("hf_runner.py: --new-tokens must be at least 1", file=sys.stderr)
-                return EXIT_USAGE
-            run(args.model_dir, args.inputs, args.outputs, args.new_tokens)
+            return 0
+        if args.new_tokens < 1:
+            print("hf_runner.py: --new-tokens must be at least 1", file=sys.stderr)
+            return EXIT_USAGE
+        if args.command == "serve":
+            # The responses get the real stdout; anything a library prints goes to stderr.
+            responses = os.fdopen(os.dup(1), "w")
+            os.dup2(2, 1)
+            sys.stdout = sys.stderr
+            watch_parent()
+            return serve(args.model_dir, args.new_tokens, responses)
+        run(args.model_dir, args.inputs, args.outputs, args.new_tokens)
     except Failure as e:
         print(f"hf_runner.py: {e}", file=sys.stderr)
         return EXIT_FAILURE

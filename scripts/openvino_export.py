@@ -195,7 +195,7 @@ def main(argv):
         return EXIT_FAILED
     record = {"source": args.source, "out": args.out, "path": path, "compress_to_fp16": args.fp16,
               "seconds": round(time.monotonic() - start, 3)}
-    record.update(versions("openvino", "torch"))
+    record.update(versions("openvino", "tensorflow-cpu" if path == "ovc" else "torch"))
     emit_record(record, args.record)
     return EXIT_OK
 

@@ -18,7 +18,7 @@ echo "== convgate verify build/examples/tinycnn.onnx --target build/examples/tin
 echo
 echo "== convgate verify build/examples/tinycnn.onnx --to fp16 -o build/quickstart-fp16/tinycnn_fp16.onnx"
 ./build/src/cli/convgate verify build/examples/tinycnn.onnx --to fp16 --param keep_io_types=1 \
-  --policy examples/policies/fp16-network.yaml --dim batch=2 --samples 4 \
+  --dim batch=2 --samples 4 \
   -o build/quickstart-fp16/tinycnn_fp16.onnx --out build/quickstart-fp16
 echo
 echo "verify_result.json:"

@@ -339,8 +339,14 @@ Result<Converter> MakeOpenvinoConverter(const ConversionRequest& request) {
                             " is missing (set CONVGATE_OPENVINO_EXPORT_SCRIPT to its path)");
   }
   CONVGATE_ASSIGN_OR_RETURN(std::filesystem::path python, VenvPython());
+  // What reads the source: ovc reads a SavedModel with TensorFlow (a venv without it fails here,
+  // saying to run setup.sh), convert_model an ONNX or TorchScript file with torch beside it.
+  std::error_code folder_error;
+  const bool saved_model =
+      plan.flavor == Flavor::kNative && std::filesystem::is_directory(request.source, folder_error);
   const std::vector<std::string> packages =
-      plan.flavor == Flavor::kNative
+      saved_model ? std::vector<std::string>{"openvino", "tensorflow-cpu"}
+      : plan.flavor == Flavor::kNative
           ? std::vector<std::string>{"openvino", "torch"}
           : std::vector<std::string>{"optimum",      "optimum-intel", "optimum-onnx",
                                      "transformers", "openvino",      "torch"};

@@ -125,8 +125,12 @@ Result<ResolvedSide> ResolveSide(const std::string& spec, const std::string& bac
   if (!fs::exists(path, ec)) return Status::NotFound(spec + ": no such file or folder");
   if (fs::is_directory(path, ec)) {
     // A model folder (a Hugging Face folder: config.json and weights) runs on its backend, or on
-    // an exec command that takes folders.
+    // an exec command that takes folders; any folder does on exec (a TensorFlow SavedModel run by
+    // examples/exec/tf_savedmodel_runner.py).
     Result<std::string> folder_backend = backends::DefaultBackendFor(path);
+    if (!folder_backend.ok() && backend_override == "exec") {
+      return ResolvedSide{SideKind::kModel, path, "folder", "exec"};
+    }
     if (folder_backend.ok() && (backend_override.empty() || backend_override == *folder_backend ||
                                 backend_override == "exec")) {
       return ResolvedSide{SideKind::kModel, path, "hf-folder",

@@ -12,7 +12,7 @@
 #include <memory>
 #include <string>
 
-#include "backends/openvino/openvino_protocol.h"
+#include "backends/runner/runner_protocol.h"
 #include "convgate/backends/registry.h"
 #include "convgate/core/python_env.h"
 #include "convgate/core/subprocess.h"
@@ -360,7 +360,7 @@ TEST_F(OpenVinoTest, ARunnerThatNeverAnswersIsStoppedAtTheLoadTimeout) {
 }
 
 TEST(OpenVinoProtocolTest, HelloBecomesASignature) {
-  Result<OpenVinoHello> hello = ParseOpenVinoHello(
+  Result<RunnerHello> hello = ParseRunnerHello(
       R"({"ok": true, "version": "v", "settings": "CPU, inference precision f32", "inputs":
       [{"name": "x", "type": "float16", "shape": [-1, 3]}, {"name": "r", "type": "i4",
       "shape": null}], "outputs": [{"name": "y", "type": "int64", "shape": []}]})");
@@ -377,21 +377,21 @@ TEST(OpenVinoProtocolTest, HelloBecomesASignature) {
 
 TEST(OpenVinoProtocolTest, FailuresKeepTheirCodeAndGarbageIsDataLoss) {
   Status failed =
-      ParseOpenVinoResponse(R"({"ok": false, "code": "NotFound", "message": "no tensor 'x'"})");
+      ParseRunnerResponse(R"({"ok": false, "code": "NotFound", "message": "no tensor 'x'"})");
   EXPECT_EQ(failed.code(), StatusCode::kNotFound);
   EXPECT_EQ(failed.message(), "no tensor 'x'");
-  EXPECT_EQ(ParseOpenVinoResponse(R"({"ok": false, "code": "Weird"})").code(),
+  EXPECT_EQ(ParseRunnerResponse(R"({"ok": false, "code": "Weird"})").code(),
             StatusCode::kUnavailable);
-  EXPECT_TRUE(ParseOpenVinoResponse(R"({"ok": true})").ok());
-  Status garbage = ParseOpenVinoResponse("Traceback (most recent call last):");
+  EXPECT_TRUE(ParseRunnerResponse(R"({"ok": true})").ok());
+  Status garbage = ParseRunnerResponse("Traceback (most recent call last):");
   EXPECT_EQ(garbage.code(), StatusCode::kDataLoss);
   EXPECT_TRUE(Contains(garbage, "Traceback")) << garbage.ToString();
-  EXPECT_EQ(ParseOpenVinoHello(R"({"ok": true, "inputs": 3})").status().code(),
+  EXPECT_EQ(ParseRunnerHello(R"({"ok": true, "inputs": 3})").status().code(),
             StatusCode::kDataLoss);
 }
 
 TEST(OpenVinoProtocolTest, RequestsAreOneJsonLine) {
-  const std::string request = OpenVinoRunRequest("/t/in.npz", "/t/out.npz", {"a\"b", "c\nd"});
+  const std::string request = RunnerRunRequest("/t/in.npz", "/t/out.npz", {"a\"b", "c\nd"});
   EXPECT_EQ(request.find('\n'), std::string::npos);
   EXPECT_EQ(request,
             R"({"inputs":"/t/in.npz","names":["a\"b","c\nd"],"op":"run","outputs":"/t/out.npz"})");

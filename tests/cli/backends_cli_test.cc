@@ -132,6 +132,26 @@ TEST_F(ExecCliTest, NumpyRuntimeAgainstOnnxRuntimePasses) {
   EXPECT_EQ(report["summary"]["checks"], 4) << report["summary"].dump();
 }
 
+// verify's own end-to-end run of the target goes through --target-exec as its comparison does
+// (it used to load the exec backend without the command: "the exec backend needs a command").
+TEST_F(ExecCliTest, VerifyRunsTheTargetThroughTargetExecForItsEndToEndRunToo) {
+  ProcessResult r =
+      Convgate({"verify", Model("tinycnn.onnx"), "--target", Model("tinycnn_weights.npz"),
+                "--target-exec", NumpyRunner(), "--samples", "2", "--out", Out()});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  std::ifstream in(dir_ / "out" / "verify_result.json");
+  const json result = json::parse(in);
+  EXPECT_EQ(result["e2e_passed"], true) << result.dump(2);
+  EXPECT_NE(result["e2e_detail"].get<std::string>().find("exec"), std::string::npos)
+      << result.dump(2);
+  // A runner that fails makes the end-to-end run fail too: the command is really the one used.
+  fs::remove_all(Out());
+  r = Convgate({"verify", Model("tinycnn.onnx"), "--target", Model("tinycnn_weights.npz"),
+                "--target-exec", FakeRunner("fail"), "--out", Out()});
+  EXPECT_EQ(r.exit_code, 3) << Describe(r);
+  EXPECT_EQ(r.err.find("needs a command"), std::string::npos) << Describe(r);
+}
+
 TEST_F(ExecCliTest, NumpyRuntimeCatchesThePerturbedSource) {
   ProcessResult r = Convgate({"compare", Model("tinycnn_perturbed.onnx"),
                               Model("tinycnn_weights.npz"), "--target-exec", NumpyRunner()});

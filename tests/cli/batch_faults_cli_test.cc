@@ -94,7 +94,7 @@ TEST_F(BatchFaultsTest, CrashingHangingAndAbortingJobsAreTheirOwnErrors) {
             Converted("hung-converter",
                       python + Fixture("hang.py") + " " + Path("hang.pid") + " {src} {out}",
                       "    timeout: 3s\n") +
-            // compare: verify's own end-to-end run of the target does not take --target-exec.
+            // An aborting exec runtime on the target side of a compare.
             "  - id: aborting-runtime\n    command: compare\n    source: " + Model("tinycnn.onnx") +
             "\n    target: " + Model("tinycnn_converted.onnx") + "\n    flags: [--target-exec, \"" +
             python + Fixture("crash.py") + " abort {model} {inputs} {outputs}\"]\n" +

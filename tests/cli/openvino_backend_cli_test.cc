@@ -1,6 +1,7 @@
 // The openvino backend through the real `convgate` binary: ONNX Runtime against OpenVINO on the
 // example models (a clean pair passes, a perturbed one fails), OpenVINO IR by its extension,
-// --per-node through OpenVINO's intermediate outputs, and the exit-3 paths (a model OpenVINO
+// --per-node through OpenVINO's intermediate outputs (an .onnx and an IR target), and the exit-3
+// paths (a model OpenVINO
 // cannot read, no venv). Skipped, saying why, when the venv has no openvino.
 #include <gtest/gtest.h>
 
@@ -123,6 +124,38 @@ TEST_F(OpenVinoCliTest, PerNodeThroughOpenVinoMatchesEveryNode) {
   EXPECT_EQ(summary["failed"], 0) << report["per_node"].dump(1);
   EXPECT_GT(summary["matched"].get<int>(), 4) << report["per_node"].dump(1);
   EXPECT_EQ(summary["passed"], summary["matched"]);
+}
+
+// An IR target: its layers' output tensors keep the ONNX names, so per-node matches them to the
+// ONNX source's tensors (IR layers read from the .xml, values through Model.add_outputs). The
+// faithful IR passes node by node; the IR of the perturbed model (classifier weights scaled by
+// 1.01) first diverges at the classifier.
+TEST_F(OpenVinoCliTest, PerNodeMatchesAnIrTargetsTensorsToTheOnnxSource) {
+  for (const std::string model : {"tinycnn", "tinycnn_perturbed"}) {
+    ProcessResult converted = Convgate({"convert", Model(model + ".onnx"), "--to", "openvino", "-o",
+                                        Path(model + ".xml"), "--no-cache"});
+    ASSERT_EQ(converted.exit_code, 0) << Describe(converted);
+  }
+  ProcessResult r = Convgate({"compare", Model("tinycnn.onnx"), Path("tinycnn.xml"), "--shape",
+                              "image:2x3x16x16", "--per-node", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  json report = json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(report.is_discarded()) << r.out;
+  const json& summary = report["per_node"]["summary"];
+  EXPECT_GT(summary["matched"].get<int>(), 4) << report["per_node"].dump(1);
+  EXPECT_EQ(summary["passed"], summary["matched"]) << report["per_node"].dump(1);
+  EXPECT_NE(report["per_node"].dump().find("the target is an OpenVINO IR"), std::string::npos);
+
+  r = Convgate({"compare", Model("tinycnn.onnx"), Path("tinycnn_perturbed.xml"), "--shape",
+                "image:2x3x16x16", "--per-node", "--json"});
+  ASSERT_EQ(r.exit_code, 1) << Describe(r);
+  report = json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(report.is_discarded()) << r.out;
+  EXPECT_GT(report["per_node"]["summary"]["failed"].get<int>(), 0) << report["per_node"].dump(1);
+  const json& first = report["per_node"]["first_divergent"];
+  // OpenVINO made the Gemm a MatMul and an Add; the Add carries the ONNX output's name.
+  EXPECT_EQ(first["tensor"], "logits") << first.dump(1);
+  EXPECT_EQ(first["op_type"], "Add") << first.dump(1);
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "testing/cli_fixture.h"
+#include "testing/torch_fixtures.h"
 
 namespace convgate {
 namespace {
@@ -28,15 +29,7 @@ const std::string kTinyCnn = (fs::path(CONVGATE_BINARY_DIR) / "examples/tinycnn.
 const std::string kTinyHf =
     (fs::path(CONVGATE_SOURCE_DIR) / "tests/fixtures/tiny_hf_model.py").string();
 
-std::string VenvPython() {
-  const char* venv = std::getenv("CONVGATE_VENV");
-  if (venv != nullptr && venv[0] != '\0') return std::string(venv) + "/bin/python";
-  const char* deps = std::getenv("CONVGATE_DEPS");
-  const std::string root = deps != nullptr && deps[0] != '\0'
-                               ? std::string(deps)
-                               : std::string(std::getenv("HOME")) + "/.cache/convgate-deps";
-  return root + "/venv/bin/python";
-}
+using testing::VenvPython;
 
 // Element types of an IR's Constant nodes, as OpenVINO reads the model: "f32 i64", "f16 i64 u4".
 constexpr char kConstantTypes[] = R"(

@@ -1,5 +1,6 @@
 #include "testing/torch_fixtures.h"
 
+#include <cstdlib>
 #include <filesystem>
 
 #include "testing/subprocess.h"
@@ -33,6 +34,20 @@ std::string HfZooFolder(std::string& error) { return FolderFromScript("make_hf_z
 
 std::string SubgraphFixtureFolder(std::string& error) {
   return FolderFromScript("make_subgraph_fixtures.py", error);
+}
+
+std::string VenvPython() {
+  const char* venv = std::getenv("CONVGATE_VENV");
+  if (venv != nullptr && venv[0] != '\0') return std::string(venv) + "/bin/python";
+  const char* deps = std::getenv("CONVGATE_DEPS");
+  const std::string root = deps != nullptr && deps[0] != '\0'
+                               ? std::string(deps)
+                               : std::string(std::getenv("HOME")) + "/.cache/convgate-deps";
+  return root + "/venv/bin/python";
+}
+
+std::string TfFixtureFolder(std::string& error) {
+  return FolderFromScript("make_tf_fixtures.sh", error);
 }
 
 }  // namespace convgate::testing

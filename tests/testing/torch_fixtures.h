@@ -19,5 +19,12 @@ std::string HfZooFolder(std::string& error);
 // The same for the If/Loop/Scan models of per-node subgraph validation
 // (scripts/make_subgraph_fixtures.py; under a second the first time, no setup test needed).
 std::string SubgraphFixtureFolder(std::string& error);
+// The same for the TensorFlow SavedModel fixture (scripts/make_tf_fixtures.sh), which needs the
+// venv's tensorflow-cpu.
+std::string TfFixtureFolder(std::string& error);
+
+// The venv's python as convgate finds it (core/python_env.h): $CONVGATE_VENV/bin/python, else
+// ${CONVGATE_DEPS:-~/.cache/convgate-deps}/venv/bin/python.
+std::string VenvPython();
 
 }  // namespace convgate::testing

@@ -3,8 +3,8 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
-#include "backends/exec/exec_backend.h"
 #include "backends/exec/exec_protocol.h"
+#include "backends/runner/runner_model.h"
 #include "convgate/core/python_env.h"
 #include "convgate/core/subprocess.h"
 
@@ -82,13 +82,16 @@ Signature GenerationSignature(int64_t vocab_size) {
   return signature;
 }
 
-// The runner's exec model, with what ran for the report.
+// The persistent runner's model (hf_runner.py serve: the model loaded once for every sample), with
+// the generation signature's dimension symbols and what ran for the report.
 class HfModel : public Model {
  public:
-  HfModel(std::unique_ptr<Model> runner, std::string settings)
-      : runner_(std::move(runner)), settings_(std::move(settings)) {}
+  HfModel(std::unique_ptr<Model> runner, Signature signature, std::string settings)
+      : runner_(std::move(runner)),
+        signature_(std::move(signature)),
+        settings_(std::move(settings)) {}
 
-  const Signature& signature() const override { return runner_->signature(); }
+  const Signature& signature() const override { return signature_; }
   Result<TensorMap> Run(const TensorMap& inputs,
                         const std::vector<std::string>& output_names) override {
     return runner_->Run(inputs, output_names);
@@ -98,13 +101,14 @@ class HfModel : public Model {
 
  private:
   std::unique_ptr<Model> runner_;
+  Signature signature_;
   std::string settings_;
 };
 
 class HfBackend : public Backend {
  public:
   std::string name() const override { return "hf"; }
-  std::string version() const override { return "hf_runner 1"; }
+  std::string version() const override { return "hf_runner 2 (persistent)"; }
   bool SupportsIntermediates() const override { return false; }
 
   Result<std::unique_ptr<Model>> Load(const fs::path& model_path,
@@ -126,18 +130,19 @@ class HfBackend : public Backend {
     }
     CONVGATE_ASSIGN_OR_RETURN(const fs::path python, VenvPython());
     CONVGATE_ASSIGN_OR_RETURN(const Description description, Describe(python, model_path));
-    LoadOptions runner = options;
-    runner.exec_argv = {python.string(), RunnerScript().string(),
-                        "run",           "{model}",
-                        "{inputs}",      "{outputs}",
-                        "--new-tokens",  std::to_string(options.new_tokens)};
+    RunnerSpec spec;
+    spec.argv = {python.string(),     RunnerScript().string(), "serve",
+                 model_path.string(), "--new-tokens",          std::to_string(options.new_tokens)};
+    spec.label = "the hf runner (hf_runner.py serve)";
+    spec.temp_prefix = "hf";
+    CONVGATE_ASSIGN_OR_RETURN(std::unique_ptr<RunnerModel> runner,
+                              RunnerModel::Load(model_path, std::move(spec), options));
     const std::string settings =
         description.task + " on " +
         (description.runtime == "openvino" ? "OpenVINO CPU (f32)" : "PyTorch") + " (" +
         description.versions + "), greedy, " + std::to_string(options.new_tokens) + " new tokens";
-    return std::unique_ptr<Model>(new HfModel(
-        CreateExecModel(model_path, GenerationSignature(description.vocab_size), runner),
-        settings));
+    return std::unique_ptr<Model>(
+        new HfModel(std::move(runner), GenerationSignature(description.vocab_size), settings));
   }
 };
 

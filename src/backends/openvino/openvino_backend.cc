@@ -2,7 +2,7 @@
 
 #include <cstdlib>
 
-#include "backends/openvino/openvino_model.h"
+#include "backends/runner/runner_model.h"
 #include "convgate/core/file_util.h"
 #include "convgate/core/python_env.h"
 
@@ -74,8 +74,25 @@ class OpenVinoBackend : public Backend {
       return Status::NotFound("the openvino backend's runner " + script.string() +
                               " does not exist (set CONVGATE_OPENVINO_RUNNER to its path)");
     }
-    CONVGATE_ASSIGN_OR_RETURN(std::unique_ptr<OpenVinoModel> model,
-                              OpenVinoModel::Load(model_path, *python, script, options));
+    if (options.intra_op_threads < 0) {
+      return Status::InvalidArgument("intra_op_threads must be >= 0, got " +
+                                     std::to_string(options.intra_op_threads));
+    }
+    RunnerSpec spec;
+    spec.argv = {python->string(),
+                 script.string(),
+                 model_path.string(),
+                 "--device",
+                 "CPU",
+                 "--precision",
+                 "f32"};
+    if (options.intra_op_threads > 0) {
+      spec.argv.insert(spec.argv.end(), {"--threads", std::to_string(options.intra_op_threads)});
+    }
+    spec.label = "the OpenVINO runner";
+    spec.temp_prefix = "openvino";
+    CONVGATE_ASSIGN_OR_RETURN(std::unique_ptr<RunnerModel> model,
+                              RunnerModel::Load(model_path, std::move(spec), options));
     return std::unique_ptr<Model>(std::move(model));
   }
 };

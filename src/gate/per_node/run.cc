@@ -10,6 +10,7 @@
 #include "convgate/core/file_util.h"
 #include "convgate/graph/node_model.h"
 #include "convgate/graph/onnx_model.h"
+#include "convgate/graph/openvino_ir.h"
 #include "gate/compare_judging.h"
 #include "gate/side.h"
 
@@ -183,8 +184,15 @@ Status LoadGraphs(PerNodeContext& context) {
                             graph::IntermediateNames(source_bytes));
   context.source_produced.insert(source_names.begin(), source_names.end());
   CONVGATE_ASSIGN_OR_RETURN(context.target_bytes, ReadFile(context.target.path));
-  CONVGATE_ASSIGN_OR_RETURN(context.target_nodes,
-                            graph::ListNodes(context.target_bytes, context.target.path));
+  if (graph::IsOpenVinoIr(context.target.path)) {
+    // An IR keeps its ONNX source's tensor names, so the source's shape inference sizes them.
+    CONVGATE_ASSIGN_OR_RETURN(context.target_nodes, graph::ListOpenVinoIrNodes(
+                                                        context.target_bytes, context.target.path));
+    context.target_bytes = std::move(source_bytes);
+  } else {
+    CONVGATE_ASSIGN_OR_RETURN(context.target_nodes,
+                              graph::ListNodes(context.target_bytes, context.target.path));
+  }
   for (const graph::NodeInfo& node : context.target_nodes) {
     for (const std::string& output : node.outputs) {
       if (!output.empty()) context.target_produced.insert(output);
@@ -308,7 +316,15 @@ Result<PerNodeReport> RunPerNode(const PerNodeSide& source, const PerNodeSide& t
   }
   CompareAllChunks(context, report);
   AnalyzePerNode(report);
-  ComputeLocalErrors(context, options.local_error, report);
+  LocalErrorMode local_error = options.local_error;
+  if (graph::IsOpenVinoIr(target.path) && local_error != LocalErrorMode::kNone) {
+    // A one-node model is cut out of the target's ONNX graph; an IR has none to cut.
+    local_error = LocalErrorMode::kNone;
+    report.notes.push_back(
+        "no local errors: the target is an OpenVINO IR, and a single node is cut out of an ONNX "
+        "target only; the blame follows the per-node comparison alone");
+  }
+  ComputeLocalErrors(context, local_error, report);
   AnalyzePerNode(report);
   return report;
 }

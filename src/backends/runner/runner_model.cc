@@ -1,8 +1,8 @@
-#include "backends/openvino/openvino_model.h"
+#include "backends/runner/runner_model.h"
 
 #include "backends/check_inputs.h"
 #include "backends/exec/exec_protocol.h"
-#include "backends/openvino/openvino_protocol.h"
+#include "backends/runner/runner_protocol.h"
 #include "convgate/core/units.h"
 #include "convgate/io/npz.h"
 
@@ -15,7 +15,7 @@ namespace fs = std::filesystem;
 // must not grow the report.
 constexpr size_t kMaxLogBytes = 64 * 1024;
 // Time for the runner to exit once its stdin is closed (it is between requests, so it exits at
-// once; OpenVINO's teardown takes ~0.1 s) before its group is killed.
+// once; OpenVINO's teardown takes ~0.1 s, transformers' less) before its group is killed.
 constexpr double kExitGraceSeconds = 2.0;
 // Writing a request line: the runner reads it at once unless it is busy, which it never is
 // between requests; the bound only guards against a runner that stopped reading.
@@ -23,43 +23,26 @@ constexpr double kWriteTimeoutSeconds = 30.0;
 
 }  // namespace
 
-Result<std::unique_ptr<OpenVinoModel>> OpenVinoModel::Load(const fs::path& model_path,
-                                                           const fs::path& python,
-                                                           const fs::path& runner_script,
-                                                           const LoadOptions& options) {
-  if (options.intra_op_threads < 0) {
-    return Status::InvalidArgument("intra_op_threads must be >= 0, got " +
-                                   std::to_string(options.intra_op_threads));
-  }
-  Result<TempDir> dir = TempDir::Create("openvino");
-  if (!dir.ok()) return dir.status().WithContext("openvino backend");
-  std::unique_ptr<OpenVinoModel> model(
-      new OpenVinoModel(model_path, std::move(dir).value(), options));
-  model->argv_ = {python.string(),
-                  runner_script.string(),
-                  model_path.string(),
-                  "--device",
-                  "CPU",
-                  "--precision",
-                  "f32"};
-  if (options.intra_op_threads > 0) {
-    model->argv_.insert(model->argv_.end(),
-                        {"--threads", std::to_string(options.intra_op_threads)});
-  }
+Result<std::unique_ptr<RunnerModel>> RunnerModel::Load(const fs::path& model_path, RunnerSpec spec,
+                                                       const LoadOptions& options) {
+  Result<TempDir> dir = TempDir::Create(spec.temp_prefix);
+  if (!dir.ok()) return dir.status().WithContext(spec.label);
+  std::unique_ptr<RunnerModel> model(
+      new RunnerModel(model_path, std::move(spec), std::move(dir).value(), options));
   CONVGATE_RETURN_IF_ERROR(model->StartRunner());
   return model;
 }
 
-Status OpenVinoModel::StartRunner() {
+Status RunnerModel::StartRunner() {
   SubprocessOptions process_options;
   process_options.max_captured_bytes = kMaxLogBytes;
   process_options.kill_grace_seconds = kExitGraceSeconds;
-  Result<std::unique_ptr<ChildProcess>> started = ChildProcess::Start(argv_, process_options);
-  if (!started.ok()) return started.status().WithContext(path_.string() + ": the OpenVINO runner");
+  Result<std::unique_ptr<ChildProcess>> started = ChildProcess::Start(spec_.argv, process_options);
+  if (!started.ok()) return started.status().WithContext(path_.string() + ": " + spec_.label);
   runner_ = std::move(started).value();
   Result<std::string> line = runner_->ReadLine(options_.timeout_seconds);
   if (!line.ok()) return RunnerEnded("loading the model", options_.timeout_seconds);
-  Result<OpenVinoHello> hello = ParseOpenVinoHello(*line);
+  Result<RunnerHello> hello = ParseRunnerHello(*line);
   if (!hello.ok()) {
     runner_.reset();  // it exits after a start-up failure
     return hello.status().WithContext(path_.string());
@@ -72,9 +55,9 @@ Status OpenVinoModel::StartRunner() {
   return Status::OK();
 }
 
-Status OpenVinoModel::RunnerEnded(std::string_view doing, double limit_seconds) const {
+Status RunnerModel::RunnerEnded(std::string_view doing, double limit_seconds) const {
   const SubprocessResult& ended = runner_->ended();
-  const std::string what = path_.string() + ": the OpenVINO runner (" + std::string(doing) + ")";
+  const std::string what = path_.string() + ": " + spec_.label + " (" + std::string(doing) + ")";
   if (ended.timed_out) {
     return Status::Unavailable(
         what + " did not finish within " + FormatDuration(limit_seconds) + " and was stopped" +
@@ -83,12 +66,12 @@ Status OpenVinoModel::RunnerEnded(std::string_view doing, double limit_seconds) 
   return CommandFailure(ended, what);
 }
 
-double OpenVinoModel::RunTimeout() const {
+double RunnerModel::RunTimeout() const {
   return options_.limits.run_timeout_seconds > 0 ? options_.limits.run_timeout_seconds
                                                  : options_.timeout_seconds;
 }
 
-Status OpenVinoModel::Exchange(const std::string& request) {
+Status RunnerModel::Exchange(const std::string& request) {
   constexpr std::string_view kDoing = "running a sample";
   if (!runner_->WriteLine(request, kWriteTimeoutSeconds).ok()) {
     return RunnerEnded(kDoing, kWriteTimeoutSeconds);
@@ -97,17 +80,17 @@ Status OpenVinoModel::Exchange(const std::string& request) {
   last_log_ = runner_->stderr_tail();
   if (!line.ok()) {
     if (line.status().code() == StatusCode::kDataLoss) {
-      return line.status().WithContext(path_.string() + ": the OpenVINO runner");
+      return line.status().WithContext(path_.string() + ": " + spec_.label);
     }
     return RunnerEnded(kDoing, RunTimeout());
   }
-  Status response = ParseOpenVinoResponse(*line);
+  Status response = ParseRunnerResponse(*line);
   if (!response.ok()) return response.WithContext(path_.string());
   return Status::OK();
 }
 
-Result<TensorMap> OpenVinoModel::Run(const TensorMap& inputs,
-                                     const std::vector<std::string>& output_names) {
+Result<TensorMap> RunnerModel::Run(const TensorMap& inputs,
+                                   const std::vector<std::string>& output_names) {
   CONVGATE_RETURN_IF_ERROR(CheckDeclaredInputs(signature_, inputs, path_));
   CONVGATE_RETURN_IF_ERROR(CheckNoRepeats(output_names, path_));
   CONVGATE_RETURN_IF_ERROR(CheckOutputsHoldable(signature_, output_names, path_));
@@ -119,14 +102,13 @@ Result<TensorMap> OpenVinoModel::Run(const TensorMap& inputs,
   std::error_code error;
   fs::remove(outputs_npz, error);  // a failed run must not leave the last run's outputs
   Status written = io::WriteNpz(inputs_npz, inputs);
-  if (!written.ok()) return written.WithContext("openvino backend, writing the inputs");
-  CONVGATE_RETURN_IF_ERROR(Exchange(OpenVinoRunRequest(inputs_npz, outputs_npz, output_names)));
+  if (!written.ok()) return written.WithContext(spec_.label + ", writing the inputs");
+  CONVGATE_RETURN_IF_ERROR(Exchange(RunnerRunRequest(inputs_npz, outputs_npz, output_names)));
   // What the runner wrote is held to the tensor and run limits before a member is inflated.
   Result<TensorMap> outputs = io::ReadNpz(outputs_npz, options_.limits);
   if (!outputs.ok()) {
-    return Status::DataLoss(
-        path_.string() +
-        ": cannot read the outputs the OpenVINO runner wrote: " + outputs.status().message());
+    return Status::DataLoss(path_.string() + ": cannot read the outputs " + spec_.label +
+                            " wrote: " + outputs.status().message());
   }
   Result<TensorMap> selected =
       SelectOutputs(std::move(outputs).value(), signature_, output_names, "outputs.npz");
@@ -134,7 +116,7 @@ Result<TensorMap> OpenVinoModel::Run(const TensorMap& inputs,
   return selected;
 }
 
-std::string OpenVinoModel::last_log() const {
+std::string RunnerModel::last_log() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return last_log_;
 }

@@ -1,4 +1,4 @@
-#include "backends/openvino/openvino_protocol.h"
+#include "backends/runner/runner_protocol.h"
 
 #include <nlohmann/json.hpp>
 
@@ -15,7 +15,7 @@ constexpr size_t kQuotedBytes = 200;
 Status NotProtocol(std::string_view line, std::string_view why) {
   std::string quoted(line.substr(0, kQuotedBytes));
   if (line.size() > kQuotedBytes) quoted += "...";
-  return Status::DataLoss("the OpenVINO runner's answer is not its protocol (" + std::string(why) +
+  return Status::DataLoss("the runner's answer is not its protocol (" + std::string(why) +
                           "): " + quoted);
 }
 
@@ -74,9 +74,9 @@ Status AddPorts(const json& hello, const char* key, std::string_view line,
 
 }  // namespace
 
-Result<OpenVinoHello> ParseOpenVinoHello(std::string_view line) {
+Result<RunnerHello> ParseRunnerHello(std::string_view line) {
   CONVGATE_ASSIGN_OR_RETURN(json hello, ParseLine(line));
-  OpenVinoHello parsed;
+  RunnerHello parsed;
   parsed.version = hello.value("version", std::string());
   parsed.settings = hello.value("settings", std::string());
   CONVGATE_RETURN_IF_ERROR(AddPorts(hello, "inputs", line, parsed.signature.inputs));
@@ -84,13 +84,13 @@ Result<OpenVinoHello> ParseOpenVinoHello(std::string_view line) {
   return parsed;
 }
 
-Status ParseOpenVinoResponse(std::string_view line) { return ParseLine(line).status(); }
+Status ParseRunnerResponse(std::string_view line) { return ParseLine(line).status(); }
 
-std::string OpenVinoRunRequest(const std::filesystem::path& inputs,
-                               const std::filesystem::path& outputs,
-                               const std::vector<std::string>& names) {
+std::string RunnerRunRequest(const std::filesystem::path& inputs,
+                             const std::filesystem::path& outputs,
+                             const std::vector<std::string>& names) {
   // dump() escapes every name as JSON; names that are not UTF-8 are replaced rather than thrown on
-  // (ONNX allows any bytes; OpenVINO would not find such a name anyway).
+  // (ONNX allows any bytes; a runtime would not find such a name anyway).
   const json request = {
       {"op", "run"}, {"inputs", inputs.string()}, {"outputs", outputs.string()}, {"names", names}};
   return request.dump(-1, ' ', false, json::error_handler_t::replace);

@@ -1,4 +1,7 @@
-// A model served by an OpenVINO runner process (openvino_backend.h states the behaviour).
+// A model served by a persistent runner process: one process per loaded model, started by Load,
+// serving every Run over runner_protocol.h's JSON lines, tensors in .npz files in a folder of the
+// Model's own. The openvino backend (openvino_runner.py) and the hf backend (hf_runner.py serve)
+// are such models; openvino_backend.h states the behaviour (time limits, restarts, errors).
 #pragma once
 
 #include <filesystem>
@@ -13,13 +16,19 @@
 
 namespace convgate::backends {
 
-class OpenVinoModel : public Model {
+// What starts a runner and how messages name it.
+struct RunnerSpec {
+  std::vector<std::string> argv;  // the runner's command line; it reads the model from it
+  std::string label;              // "the OpenVINO runner", in every message about the process
+  std::string temp_prefix;        // the Model's folder: TempDir::Create(temp_prefix)
+};
+
+class RunnerModel : public Model {
  public:
-  // REQUIRES: `python` and `runner_script` exist (the backend checked).
-  static Result<std::unique_ptr<OpenVinoModel>> Load(const std::filesystem::path& model_path,
-                                                     const std::filesystem::path& python,
-                                                     const std::filesystem::path& runner_script,
-                                                     const LoadOptions& options);
+  // Starts the runner and waits (LoadOptions::timeout_seconds) for its start-up line.
+  // REQUIRES: argv's program and script exist (the backend checked).
+  static Result<std::unique_ptr<RunnerModel>> Load(const std::filesystem::path& model_path,
+                                                   RunnerSpec spec, const LoadOptions& options);
 
   const Signature& signature() const override { return signature_; }
   Result<TensorMap> Run(const TensorMap& inputs,
@@ -28,8 +37,8 @@ class OpenVinoModel : public Model {
   std::string settings() const override { return settings_; }
 
  private:
-  OpenVinoModel(std::filesystem::path path, TempDir dir, const LoadOptions& options)
-      : path_(std::move(path)), dir_(std::move(dir)), options_(options) {}
+  RunnerModel(std::filesystem::path path, RunnerSpec spec, TempDir dir, const LoadOptions& options)
+      : path_(std::move(path)), spec_(std::move(spec)), dir_(std::move(dir)), options_(options) {}
 
   // Starts the runner and reads its start-up line: the signature (kept from the first start) and
   // the settings. REQUIRES: mutex_ held, or the Model not yet shared.
@@ -41,9 +50,9 @@ class OpenVinoModel : public Model {
   double RunTimeout() const;
 
   std::filesystem::path path_;
+  RunnerSpec spec_;
   TempDir dir_;  // inputs.npz and outputs.npz of each Run; removed with the Model
   LoadOptions options_;
-  std::vector<std::string> argv_;
   Signature signature_;
   std::string settings_;
 
