@@ -158,16 +158,19 @@ Result<ResolvedSide> ResolveSide(const std::string& spec, const std::string& bac
   return ResolvedSide{SideKind::kModel, path, ext.empty() ? "unknown" : ext.substr(1), backend};
 }
 
-void DescribeSide(const ResolvedSide& side, SideRecord& record) {
+void DescribeSide(const ResolvedSide& side, SideRecord& record, bool hash) {
   record.path = side.path.string();
   record.kind = side.kind == SideKind::kModel ? "model" : "outputs";
   record.format = side.format;
   record.backend = side.backend;
+  if (hash) record.sha256 = SideSha256(side.path);
+}
+
+std::string SideSha256(const fs::path& path) {
   std::error_code ec;
-  if (fs::is_regular_file(side.path, ec)) {
-    Result<std::string> digest = Sha256File(side.path);
-    if (digest.ok()) record.sha256 = *digest;
-  }
+  if (!fs::is_regular_file(path, ec)) return "";
+  Result<std::string> digest = Sha256File(path);
+  return digest.ok() ? *digest : "";
 }
 
 void ReleaseFreedMemory() {

@@ -68,8 +68,13 @@ struct SavedOutputs {
 Result<SavedOutputs> LoadSavedOutputs(const ResolvedSide& side, const Signature* names,
                                       const Limits& limits, SideRecord& record);
 
-// Fills the parts of a SideRecord that do not depend on loading.
-void DescribeSide(const ResolvedSide& side, SideRecord& record);
+// Fills the parts of a SideRecord that do not depend on loading; with `hash`, the file's sha256
+// too (SideSha256).
+void DescribeSide(const ResolvedSide& side, SideRecord& record, bool hash = true);
+
+// The sha256 a SideRecord gives the side at `path`: the file's, empty for a folder or a file
+// that cannot be read.
+std::string SideSha256(const std::filesystem::path& path);
 
 // Returns the heap memory freed so far to the system. glibc keeps freed memory for reuse (its mmap
 // threshold grows after large frees, so later large blocks land on the heap), so a model's

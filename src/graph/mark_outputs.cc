@@ -73,13 +73,16 @@ std::vector<std::string> ExtraOutputs(const onnx::GraphProto& graph,
 
 }  // namespace
 
-Result<std::string> WithOutputs(const std::string& model_bytes,
-                                const std::vector<std::string>& output_names,
-                                const std::filesystem::path& model_path_for_messages) {
-  CONVGATE_ASSIGN_OR_RETURN(onnx::ModelProto model,
-                            ParseModelProto(model_bytes, model_path_for_messages));
+namespace {
+
+// The graph outputs `output_names` add to `model` (those not already outputs), typed as
+// WithOutputs says.
+Result<std::vector<onnx::ValueInfoProto>> NewOutputs(
+    const onnx::ModelProto& model, const std::vector<std::string>& output_names,
+    const std::filesystem::path& model_path_for_messages) {
   const std::vector<std::string> extra = ExtraOutputs(model.graph(), output_names);
-  if (extra.empty()) return model_bytes;
+  std::vector<onnx::ValueInfoProto> outputs;
+  if (extra.empty()) return outputs;
   const std::set<std::string> produced = ProducedNames(model.graph());
   for (const std::string& name : extra) {
     if (produced.count(name) == 0) {
@@ -96,15 +99,50 @@ Result<std::string> WithOutputs(const std::string& model_bytes,
   if (!untyped.empty()) AddInferredTypes(model, untyped, &types);
   for (const std::string& name : extra) {
     auto found = types.find(name);
-    onnx::ValueInfoProto* output = model.mutable_graph()->add_output();
-    if (found != types.end()) *output = found->second;
-    output->set_name(name);
+    onnx::ValueInfoProto& output = outputs.emplace_back();
+    if (found != types.end()) output = found->second;
+    output.set_name(name);
+  }
+  return outputs;
+}
+
+}  // namespace
+
+Result<std::string> WithOutputs(const std::string& model_bytes,
+                                const std::vector<std::string>& output_names,
+                                const std::filesystem::path& model_path_for_messages) {
+  CONVGATE_ASSIGN_OR_RETURN(onnx::ModelProto model,
+                            ParseModelProto(model_bytes, model_path_for_messages));
+  CONVGATE_ASSIGN_OR_RETURN(std::vector<onnx::ValueInfoProto> outputs,
+                            NewOutputs(model, output_names, model_path_for_messages));
+  if (outputs.empty()) return model_bytes;
+  for (onnx::ValueInfoProto& output : outputs) {
+    *model.mutable_graph()->add_output() = std::move(output);
   }
   std::string serialized;
   if (!model.SerializeToString(&serialized)) {
     return Status::Unimplemented(model_path_for_messages.string() +
                                  ": cannot serialize the model with extra outputs (protobuf's 2 "
                                  "GB limit)");
+  }
+  return serialized;
+}
+
+Result<std::string> OutputsSuffix(const std::filesystem::path& model_path,
+                                  const std::vector<std::string>& output_names) {
+  int64_t size = 0;
+  CONVGATE_ASSIGN_OR_RETURN(onnx::ModelProto model, ParseModelStructureFile(model_path, &size));
+  CONVGATE_ASSIGN_OR_RETURN(std::vector<onnx::ValueInfoProto> outputs,
+                            NewOutputs(model, output_names, model_path));
+  // A message holding only graph.output: protobuf merges a repeated field's entries onto those
+  // parsed before it and leaves every other field as it was.
+  onnx::ModelProto suffix;
+  for (onnx::ValueInfoProto& output : outputs) {
+    *suffix.mutable_graph()->add_output() = std::move(output);
+  }
+  std::string serialized;
+  if (!outputs.empty() && !suffix.SerializeToString(&serialized)) {
+    return Status::Internal(model_path.string() + ": cannot serialize the extra outputs");
   }
   return serialized;
 }

@@ -4,6 +4,8 @@
 #include <onnx/shape_inference/implementation.h>
 
 #include <set>
+#include <utility>
+#include <vector>
 
 #include "convgate/graph/internal/model_proto.h"
 #include "graph/onnx_types.h"
@@ -38,10 +40,10 @@ const onnx::TensorProto* FindInitializer(const onnx::GraphProto& graph, const st
   return nullptr;
 }
 
+// Adds the node's inputs that `added` does not hold yet (and records them there).
 Status AddNodeInputs(const onnx::GraphProto& source, const onnx::NodeProto& node,
                      const TensorMap& feeds, const std::filesystem::path& path,
-                     onnx::GraphProto& graph) {
-  std::set<std::string> added;
+                     onnx::GraphProto& graph, std::set<std::string>& added) {
   for (const std::string& name : node.input()) {
     if (name.empty() || !added.insert(name).second) continue;
     // A fed tensor wins over an initializer of the same name: a converter may have folded into a
@@ -58,10 +60,37 @@ Status AddNodeInputs(const onnx::GraphProto& source, const onnx::NodeProto& node
   return Status::OK();
 }
 
-// Runtimes want typed graph outputs: the types ONNX shape inference gives the one-node model (its
-// inputs are fully typed), else what the original graph declares for the value.
-void TypeOutputs(const onnx::GraphProto& original, onnx::ModelProto& single) {
-  onnx::ModelProto inferred = single;
+// A copy of `model` for shape inference, without the values of its floating initializers over
+// 1 KiB (weights): inference reads the values only of the small tensors that shape other values
+// (Reshape's shape, Slice's starts, Resize's scales), so typing a cut's outputs need not copy its
+// weights. The data is moved out of `model` and back, never copied.
+onnx::ModelProto WithoutWeights(onnx::ModelProto& model) {
+  constexpr size_t kWeightBytes = 1024;
+  std::vector<std::pair<onnx::TensorProto*, std::string>> raw;
+  std::vector<std::pair<onnx::TensorProto*, google::protobuf::RepeatedField<float>>> floats;
+  for (onnx::TensorProto& tensor : *model.mutable_graph()->mutable_initializer()) {
+    if (tensor.raw_data().size() > kWeightBytes) {
+      raw.emplace_back(&tensor, std::move(*tensor.mutable_raw_data()));
+      tensor.clear_raw_data();
+    }
+    if (tensor.float_data_size() * sizeof(float) > kWeightBytes) {
+      floats.emplace_back(&tensor, google::protobuf::RepeatedField<float>());
+      floats.back().second.Swap(tensor.mutable_float_data());
+    }
+  }
+  onnx::ModelProto copy = model;
+  for (auto& [tensor, data] : raw) *tensor->mutable_raw_data() = std::move(data);
+  for (auto& [tensor, data] : floats) tensor->mutable_float_data()->Swap(&data);
+  return copy;
+}
+
+// Runtimes want typed graph outputs: the types ONNX shape inference gives the cut model (its
+// inputs are fully typed), else what the original graph declares for the value. `original_names`
+// holds, for each graph output of `cut` in order, its name in `original` (side-by-side cuts
+// rename them).
+void TypeOutputs(const onnx::GraphProto& original, const std::vector<std::string>& original_names,
+                 onnx::ModelProto& cut) {
+  onnx::ModelProto inferred = WithoutWeights(cut);
   try {
     onnx::shape_inference::InferShapes(inferred);
   } catch (const std::exception&) {
@@ -73,41 +102,105 @@ void TypeOutputs(const onnx::GraphProto& original, onnx::ModelProto& single) {
     }
     return nullptr;
   };
-  for (onnx::ValueInfoProto& output : *single.mutable_graph()->mutable_output()) {
+  auto& outputs = *cut.mutable_graph()->mutable_output();
+  for (int output_idx = 0; output_idx < outputs.size(); ++output_idx) {
+    onnx::ValueInfoProto& output = outputs[output_idx];
+    const std::string& original_name = original_names[static_cast<size_t>(output_idx)];
     const onnx::TypeProto* type = find_type(inferred.graph().value_info(), output.name());
     if (type == nullptr) type = find_type(inferred.graph().output(), output.name());
-    if (type == nullptr) type = find_type(original.value_info(), output.name());
-    if (type == nullptr) type = find_type(original.output(), output.name());
+    if (type == nullptr) type = find_type(original.value_info(), original_name);
+    if (type == nullptr) type = find_type(original.output(), original_name);
     if (type != nullptr) *output.mutable_type() = *type;
   }
+}
+
+// An empty model with `model`'s IR version, opsets and local functions.
+onnx::ModelProto EmptyModelLike(const onnx::ModelProto& model, const std::string& graph_name) {
+  onnx::ModelProto cut;
+  cut.set_ir_version(model.ir_version());
+  *cut.mutable_opset_import() = model.opset_import();
+  *cut.mutable_functions() = model.functions();
+  cut.set_producer_name("convgate per-node");
+  cut.mutable_graph()->set_name(graph_name);
+  return cut;
+}
+
+Status CheckNodeIndex(const onnx::GraphProto& graph, size_t node_index,
+                      const std::filesystem::path& path) {
+  if (node_index < static_cast<size_t>(graph.node_size())) return Status::OK();
+  return Status::InvalidArgument(path.string() + ": no node " + std::to_string(node_index) +
+                                 " (the graph has " + std::to_string(graph.node_size()) + ")");
+}
+
+Result<std::string> Serialize(const onnx::ModelProto& model, const std::filesystem::path& path,
+                              const std::string& what) {
+  std::string bytes;
+  if (!model.SerializeToString(&bytes)) {
+    return Status::Internal(path.string() + ": cannot serialize " + what);
+  }
+  return bytes;
 }
 
 Result<std::string> CutNode(const onnx::ModelProto& model, size_t node_index,
                             const TensorMap& feeds, const std::filesystem::path& path) {
   const onnx::GraphProto& source = model.graph();
-  if (node_index >= static_cast<size_t>(source.node_size())) {
-    return Status::InvalidArgument(path.string() + ": no node " + std::to_string(node_index) +
-                                   " (the graph has " + std::to_string(source.node_size()) + ")");
-  }
-  onnx::ModelProto single;
-  single.set_ir_version(model.ir_version());
-  *single.mutable_opset_import() = model.opset_import();
-  *single.mutable_functions() = model.functions();
-  single.set_producer_name("convgate per-node");
+  CONVGATE_RETURN_IF_ERROR(CheckNodeIndex(source, node_index, path));
+  onnx::ModelProto single = EmptyModelLike(model, "single_node");
   onnx::GraphProto& graph = *single.mutable_graph();
-  graph.set_name("single_node");
   const onnx::NodeProto& node = source.node(static_cast<int>(node_index));
   *graph.add_node() = node;
-  CONVGATE_RETURN_IF_ERROR(AddNodeInputs(source, node, feeds, path, graph));
+  std::set<std::string> added;
+  CONVGATE_RETURN_IF_ERROR(AddNodeInputs(source, node, feeds, path, graph, added));
+  std::vector<std::string> output_names;
   for (const std::string& output : node.output()) {
-    if (!output.empty()) graph.add_output()->set_name(output);
+    if (output.empty()) continue;
+    graph.add_output()->set_name(output);
+    output_names.push_back(output);
   }
-  TypeOutputs(source, single);
-  std::string bytes;
-  if (!single.SerializeToString(&bytes)) {
-    return Status::Internal(path.string() + ": cannot serialize node '" + node.name() + "'");
+  TypeOutputs(source, output_names, single);
+  return Serialize(single, path, "node '" + node.name() + "'");
+}
+
+// Every value name of the main graph, so renamed outputs can be checked not to clash with one.
+std::set<std::string> ValueNames(const onnx::GraphProto& graph) {
+  std::set<std::string> names;
+  for (const onnx::ValueInfoProto& input : graph.input()) names.insert(input.name());
+  for (const onnx::TensorProto& initializer : graph.initializer()) names.insert(initializer.name());
+  for (const onnx::NodeProto& node : graph.node()) {
+    names.insert(node.input().begin(), node.input().end());
+    names.insert(node.output().begin(), node.output().end());
   }
-  return bytes;
+  return names;
+}
+
+Result<std::string> CutSideBySide(const onnx::ModelProto& model,
+                                  const std::vector<size_t>& node_indexes, const TensorMap& feeds,
+                                  const std::filesystem::path& path) {
+  const onnx::GraphProto& source = model.graph();
+  onnx::ModelProto cut = EmptyModelLike(model, "side_by_side");
+  onnx::GraphProto& graph = *cut.mutable_graph();
+  const std::set<std::string> taken = ValueNames(source);
+  std::set<std::string> inputs_added;  // graph inputs and initializers, each once
+  std::vector<std::string> original_names;
+  for (size_t copy_idx = 0; copy_idx < node_indexes.size(); ++copy_idx) {
+    CONVGATE_RETURN_IF_ERROR(CheckNodeIndex(source, node_indexes[copy_idx], path));
+    const onnx::NodeProto& node = source.node(static_cast<int>(node_indexes[copy_idx]));
+    CONVGATE_RETURN_IF_ERROR(AddNodeInputs(source, node, feeds, path, graph, inputs_added));
+    onnx::NodeProto& copy = *graph.add_node() = node;
+    copy.set_name(SideBySideOutputName(copy_idx, node.name()));
+    for (std::string& output : *copy.mutable_output()) {
+      if (output.empty()) continue;
+      original_names.push_back(output);
+      output = SideBySideOutputName(copy_idx, output);
+      if (taken.count(output) != 0) {
+        return Status::InvalidArgument(path.string() + ": cannot rename '" + original_names.back() +
+                                       "' to '" + output + "', a value of the graph");
+      }
+      graph.add_output()->set_name(output);
+    }
+  }
+  TypeOutputs(source, original_names, cut);
+  return Serialize(cut, path, "the side-by-side nodes");
 }
 
 }  // namespace
@@ -129,6 +222,29 @@ Result<NodeModelCutter> NodeModelCutter::Open(const std::filesystem::path& path)
 
 Result<std::string> NodeModelCutter::Cut(size_t node_index, const TensorMap& feeds) const {
   return CutNode(*model_, node_index, feeds, path_);
+}
+
+Result<std::string> NodeModelCutter::CutSideBySide(const std::vector<size_t>& node_indexes,
+                                                   const TensorMap& feeds) const {
+  return graph::CutSideBySide(*model_, node_indexes, feeds, path_);
+}
+
+int64_t NodeModelCutter::InitializerBytes(size_t node_index) const {
+  const onnx::GraphProto& graph = model_->graph();
+  if (node_index >= static_cast<size_t>(graph.node_size())) return 0;
+  std::set<std::string> inputs;
+  for (const std::string& input : graph.node(static_cast<int>(node_index)).input()) {
+    inputs.insert(input);
+  }
+  int64_t bytes = 0;
+  for (const onnx::TensorProto& initializer : graph.initializer()) {
+    if (inputs.count(initializer.name()) != 0) bytes += initializer.ByteSizeLong();
+  }
+  return bytes;
+}
+
+std::string SideBySideOutputName(size_t copy_index, const std::string& name) {
+  return "convgate.side_by_side." + std::to_string(copy_index) + "." + name;
 }
 
 namespace {

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include "convgate/core/file_util.h"
+#include "convgate/core/temp_dir.h"
 #include "convgate/graph/onnx_model.h"
 #include "graph/onnx_test_util.h"
 
@@ -31,6 +33,31 @@ std::vector<std::string> OutputNames(const onnx::ModelProto& model) {
   std::vector<std::string> names;
   for (const onnx::ValueInfoProto& output : model.graph().output()) names.push_back(output.name());
   return names;
+}
+
+TEST(OutputsSuffix, AppendedToTheFileGivesWhatWithOutputsGives) {
+  Result<TempDir> dir = TempDir::Create("mark-outputs-test");
+  ASSERT_TRUE(dir.ok());
+  const std::filesystem::path path = dir->path() / "chain.onnx";
+  const std::string bytes = Serialize(ParseOnnxText(kChainModel));
+  ASSERT_TRUE(WriteFileAtomic(path, bytes).ok());
+  Result<std::string> suffix = OutputsSuffix(path, {"u", "y", "t", "u"});
+  ASSERT_TRUE(suffix.ok()) << suffix.status().ToString();
+  const onnx::ModelProto appended = Parse(bytes + *suffix);
+  const onnx::ModelProto marked = Parse(*WithOutputs(bytes, {"u", "y", "t", "u"}, "chain.onnx"));
+  EXPECT_EQ(OutputNames(appended), OutputNames(marked));
+  for (int output_idx = 0; output_idx < marked.graph().output_size(); ++output_idx) {
+    EXPECT_EQ(appended.graph().output(output_idx).SerializeAsString(),
+              marked.graph().output(output_idx).SerializeAsString());
+  }
+  // Everything else is the file's own.
+  onnx::ModelProto rest = appended;
+  rest.mutable_graph()->mutable_output()->DeleteSubrange(1, rest.graph().output_size() - 1);
+  EXPECT_EQ(rest.SerializeAsString(), Parse(bytes).SerializeAsString());
+  EXPECT_EQ(*OutputsSuffix(path, {"y"}), "");  // nothing to add
+  Result<std::string> unknown = OutputsSuffix(path, {"nope"});
+  EXPECT_EQ(unknown.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(unknown.status().message().find("chain.onnx"), std::string::npos);
 }
 
 TEST(WithOutputs, AppendsIntermediatesWithInferredTypes) {

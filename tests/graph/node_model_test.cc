@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "convgate/core/file_util.h"
+#include "convgate/core/temp_dir.h"
 #include "convgate/graph/nodes.h"
 #include "graph/onnx_test_util.h"
 
@@ -78,6 +80,77 @@ TEST(SingleNodeModel, ErrorsNameTheModelAndTheProblem) {
   EXPECT_EQ(index.status().code(), StatusCode::kInvalidArgument);
   Result<std::string> garbage = SingleNodeModel("not a model", 0, TensorMap{}, "bad.onnx");
   EXPECT_EQ(garbage.status().code(), StatusCode::kDataLoss);
+}
+
+// The chain model in a file, as NodeModelCutter reads it.
+struct ChainFile {
+  TempDir dir = std::move(TempDir::Create("node-model-test")).value();
+  std::filesystem::path path = dir.path() / "chain.onnx";
+  ChainFile() { EXPECT_TRUE(WriteFileAtomic(path, Serialize(ParseOnnxText(kChainModel))).ok()); }
+};
+
+std::vector<std::string> Names(const auto& values) {
+  std::vector<std::string> names;
+  for (const auto& value : values) names.push_back(value.name());
+  return names;
+}
+
+TEST(CutSideBySide, EachCopyKeepsItsInputsAndRenamesItsOutputs) {
+  ChainFile file;
+  Result<NodeModelCutter> cutter = NodeModelCutter::Open(file.path);
+  ASSERT_TRUE(cutter.ok()) << cutter.status().ToString();
+  // Relu's output u feeds Mul, yet both run alone: u is fed, and Relu's copy writes a renamed u.
+  TensorMap feeds = Feeds("t", {3, 2});
+  ASSERT_TRUE(
+      feeds.Insert("u", std::move(Tensor::Allocate(DType::kFloat32, Shape::Of({3, 2}))).value())
+          .ok());
+  Result<std::string> cut = cutter->CutSideBySide({1, 2, 1}, feeds);
+  ASSERT_TRUE(cut.ok()) << cut.status().ToString();
+  const onnx::ModelProto model = Parse(*cut);
+  ASSERT_EQ(model.graph().node_size(), 3);
+  EXPECT_EQ(model.graph().node(0).op_type(), "Relu");
+  EXPECT_EQ(model.graph().node(1).op_type(), "Mul");
+  EXPECT_EQ(model.graph().node(1).input(0), "u");  // the fed u, not the copy's output
+  EXPECT_EQ(Names(model.graph().input()), (std::vector<std::string>{"t", "u"}));
+  EXPECT_EQ(Names(model.graph().initializer()), (std::vector<std::string>{"w"}));
+  EXPECT_EQ(Names(model.graph().output()),
+            (std::vector<std::string>{SideBySideOutputName(0, "u"), SideBySideOutputName(1, "y"),
+                                      SideBySideOutputName(2, "u")}));
+  for (const onnx::ValueInfoProto& output : model.graph().output()) {
+    EXPECT_EQ(output.type().tensor_type().elem_type(), onnx::TensorProto::FLOAT) << output.name();
+    EXPECT_EQ(output.type().tensor_type().shape().dim(0).dim_value(), 3) << output.name();
+  }
+  // Each copy alone is what Cut gives for its node, outputs renamed.
+  const onnx::ModelProto alone = Parse(*cutter->Cut(2, feeds));
+  EXPECT_EQ(alone.graph().node(0).SerializeAsString(), [&] {
+    onnx::NodeProto copy = model.graph().node(1);
+    copy.clear_name();  // the chain's nodes have none; the copy's is made up
+    if (alone.graph().node(0).has_name()) copy.set_name(alone.graph().node(0).name());
+    *copy.mutable_output(0) = alone.graph().node(0).output(0);
+    return copy.SerializeAsString();
+  }());
+}
+
+TEST(CutSideBySide, ErrorsAreCutsErrorsNamingTheModel) {
+  ChainFile file;
+  Result<NodeModelCutter> cutter = NodeModelCutter::Open(file.path);
+  ASSERT_TRUE(cutter.ok());
+  Result<std::string> missing = cutter->CutSideBySide({0, 1}, Feeds("x", {1, 2}));
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
+  EXPECT_NE(missing.status().message().find("chain.onnx"), std::string::npos);
+  EXPECT_NE(missing.status().message().find("'t'"), std::string::npos);
+  EXPECT_EQ(cutter->CutSideBySide({0, 9}, Feeds("x", {1, 2})).status().code(),
+            StatusCode::kInvalidArgument);
+}
+
+TEST(NodeModelCutter, InitializerBytesCountsWhatACutCopies) {
+  ChainFile file;
+  Result<NodeModelCutter> cutter = NodeModelCutter::Open(file.path);
+  ASSERT_TRUE(cutter.ok());
+  EXPECT_GT(cutter->InitializerBytes(0), int64_t{8});  // w: two floats and its header
+  EXPECT_EQ(cutter->InitializerBytes(1), 0);           // Relu reads no initializer
+  EXPECT_EQ(cutter->InitializerBytes(9), 0);
 }
 
 TEST(InferValueBytes, SizesValuesOnceSymbolicDimsAreBound) {

@@ -42,10 +42,27 @@ class NodeModelCutter {
   // SingleNodeModel of node `node_index` of the file.
   Result<std::string> Cut(size_t node_index, const TensorMap& feeds) const;
 
+  // One model holding copy k of node `node_indexes[k]` for every k, side by side: each copy is
+  // what Cut gives for its node, with its outputs (and its name) renamed to
+  // SideBySideOutputName(k, name), so no copy feeds another and a node may appear twice. Inputs
+  // that several copies share are one graph input (or initializer). One runtime session then runs
+  // every node alone, each on its own inputs: building one session per node took most of
+  // per-node validation's time. Cut's errors, and InvalidArgument when a renamed output would
+  // clash with a value of the graph.
+  Result<std::string> CutSideBySide(const std::vector<size_t>& node_indexes,
+                                    const TensorMap& feeds) const;
+
+  // Serialized size of the initializers node `node_index` reads (0 for a bad index): what a cut
+  // of it copies, whatever is fed.
+  int64_t InitializerBytes(size_t node_index) const;
+
  private:
   std::shared_ptr<const onnx::ModelProto> model_;
   std::filesystem::path path_;
 };
+
+// The name output `name` of copy `copy_index` has in a NodeModelCutter::CutSideBySide model.
+std::string SideBySideOutputName(size_t copy_index, const std::string& name);
 
 // Bytes of every value of the main graph whose element type and shape ONNX shape inference can
 // determine once the graph inputs take the shapes in `input_shapes` (name -> dims; symbolic dims

@@ -87,6 +87,15 @@ Result<std::string> WithOutputs(const std::string& model_bytes,
                                 const std::vector<std::string>& output_names,
                                 const std::filesystem::path& model_path_for_messages);
 
+// The bytes that, appended to the model file at `model_path`, give the model WithOutputs would
+// (the same outputs with the same types, except that shape inference sees the initializers'
+// dims but not their values; types only inform the runtime): protobuf merges a message's
+// repeated fields across concatenated encodings. Only the model's structure is read
+// (ParseModelStructureFile), so a runtime can load a marked copy of a large model from a file
+// while nothing holds its weights but the runtime itself. Empty when nothing is added.
+Result<std::string> OutputsSuffix(const std::filesystem::path& model_path,
+                                  const std::vector<std::string>& output_names);
+
 // Every value name produced by a node of the main graph, in node order (ONNX requires nodes to be
 // topologically sorted), skipping the empty names of omitted optional outputs.
 Result<std::vector<std::string>> IntermediateNames(const std::string& model_bytes);

@@ -9,6 +9,8 @@
 #include "backends/onnxruntime/ort_session.h"
 #include "backends/onnxruntime/ort_tensor.h"
 #include "convgate/core/file_util.h"
+#include "convgate/core/scratch_file.h"
+#include "convgate/core/temp_dir.h"
 #include "convgate/core/units.h"
 #include "convgate/core/utf8.h"
 #include "convgate/graph/onnx_model.h"
@@ -192,11 +194,24 @@ Status OrtModel::CheckUnchanged(std::string_view what_to_do) const {
 Result<std::shared_ptr<Ort::Session>> OrtModel::CreateIntermediateSession(
     const std::vector<std::string>& extra_outputs) {
   CONVGATE_RETURN_IF_ERROR(CheckUnchanged("load it again to fetch intermediate values"));
-  CONVGATE_ASSIGN_OR_RETURN(std::string bytes, ReadFile(path_));
-  CONVGATE_ASSIGN_OR_RETURN(std::string marked, graph::WithOutputs(bytes, extra_outputs, path_));
-  bytes.clear();
-  bytes.shrink_to_fit();
-  return CreateOrtSession(*env_, marked, SessionConfig());
+  // ORT finds external data beside the file it loads, so such a model is marked in memory and
+  // loaded from bytes, given its own folder.
+  if (has_external_data_) {
+    CONVGATE_ASSIGN_OR_RETURN(std::string bytes, ReadFile(path_));
+    CONVGATE_ASSIGN_OR_RETURN(std::string marked, graph::WithOutputs(bytes, extra_outputs, path_));
+    bytes.clear();
+    bytes.shrink_to_fit();
+    return CreateOrtSession(*env_, marked, SessionConfig());
+  }
+  // Otherwise a copy of the file with the outputs appended (graph::OutputsSuffix), which ORT
+  // parses as it reads: the bytes, a parse and a serialized copy of the model are never held
+  // beside ORT's own (resnet18's marked session was built at three copies of its weights).
+  CONVGATE_ASSIGN_OR_RETURN(std::string suffix, graph::OutputsSuffix(path_, extra_outputs));
+  CONVGATE_ASSIGN_OR_RETURN(TempDir dir, TempDir::Create("marked"));
+  const std::filesystem::path marked = dir.path() / "marked.onnx";
+  CONVGATE_RETURN_IF_ERROR(WriteScratchFile(marked, suffix, path_));
+  CONVGATE_RETURN_IF_ERROR(CheckUnchanged("load it again to fetch intermediate values"));
+  return CreateOrtSessionFromFile(*env_, SessionConfig(), marked);
 }
 
 Status OrtModel::TimedOut(double seconds) const {

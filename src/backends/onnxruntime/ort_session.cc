@@ -131,9 +131,11 @@ Result<std::shared_ptr<Ort::Session>> CreateOrtSession(Ort::Env& env, const std:
 }
 
 Result<std::shared_ptr<Ort::Session>> CreateOrtSessionFromFile(Ort::Env& env,
-                                                               const OrtSessionConfig& config) {
+                                                               const OrtSessionConfig& config,
+                                                               const std::filesystem::path& file) {
+  const std::filesystem::path& path = file.empty() ? config.model_path : file;
   return MakeSession(config, [&](Ort::SessionOptions& options) {
-    return std::make_shared<Ort::Session>(env, config.model_path.c_str(), options);
+    return std::make_shared<Ort::Session>(env, path.c_str(), options);
   });
 }
 

@@ -30,9 +30,11 @@ Result<std::shared_ptr<Ort::Session>> CreateOrtSession(Ort::Env& env, const std:
 
 // The same from config.model_path, which ORT reads itself (external data from its folder). A
 // model's first session is made so: the caller's copy of the bytes is gone by then, and holding
-// it while ORT builds its own would add a whole model to the peak (46 MB for resnet18).
-Result<std::shared_ptr<Ort::Session>> CreateOrtSessionFromFile(Ort::Env& env,
-                                                               const OrtSessionConfig& config);
+// it while ORT builds its own would add a whole model to the peak (46 MB for resnet18). With
+// `file`, ORT reads that file instead (a marked copy of the model); messages still name
+// config.model_path.
+Result<std::shared_ptr<Ort::Session>> CreateOrtSessionFromFile(
+    Ort::Env& env, const OrtSessionConfig& config, const std::filesystem::path& file = {});
 
 // Internal when the inputs or outputs ORT reports (names in order, element types) differ from
 // the graph's declaration `declared`: convgate feeds and checks against the declaration, so a

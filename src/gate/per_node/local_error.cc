@@ -6,7 +6,7 @@
 #include <optional>
 #include <set>
 
-#include "convgate/core/file_util.h"
+#include "convgate/core/scratch_file.h"
 #include "convgate/core/temp_dir.h"
 #include "convgate/graph/node_model.h"
 #include "gate/per_node/run.h"
@@ -39,6 +39,18 @@ LocalNeeds NeedsOf(const PerNodeContext& context, const TensorMap& sample, const
   return needs;
 }
 
+// A tensor over `tensor`'s bytes, valid while `tensor` lives: the one-node models' feeds are the
+// fetched tensors themselves (runtimes only read their inputs), so the nodes of a chunk can be fed
+// at once without a second copy of them. String tensors have no byte view and are copied.
+Tensor ViewOf(const Tensor& tensor) {
+  if (tensor.dtype() == DType::kString) return tensor.Clone();
+  std::span<const std::byte> bytes = tensor.bytes();
+  Result<Tensor> view = Tensor::Adopt(
+      tensor.dtype(), tensor.shape(),
+      std::span<std::byte>(const_cast<std::byte*>(bytes.data()), bytes.size()), nullptr);
+  return view.ok() ? std::move(view).value() : tensor.Clone();
+}
+
 // The feeds of the one-node model: graph inputs from the sample, the rest as fetched.
 Result<TensorMap> FeedsOf(const NodeCheck& node, const TensorMap& sample,
                           const TensorMap& from_source, const TensorMap& from_target,
@@ -56,7 +68,7 @@ Result<TensorMap> FeedsOf(const NodeCheck& node, const TensorMap& sample,
       local.inputs_from_target.push_back(input);
     }
     if (tensor != nullptr) {
-      CONVGATE_RETURN_IF_ERROR(feeds.Insert(input, tensor->Clone()));
+      CONVGATE_RETURN_IF_ERROR(feeds.Insert(input, ViewOf(*tensor)));
     } else if (std::count(needs.from_source.begin(), needs.from_source.end(), input) ||
                from_target_side) {
       return Status::Unavailable("input '" + input + "' could not be fetched");
@@ -71,59 +83,164 @@ class TargetCutter {
   explicit TargetCutter(const std::filesystem::path& path) : path_(path) {}
 
   Result<std::string> Cut(size_t node_index, const TensorMap& feeds) {
+    CONVGATE_RETURN_IF_ERROR(Open());
+    return cutter_->Cut(node_index, feeds);
+  }
+  Result<std::string> CutSideBySide(const std::vector<size_t>& node_indexes,
+                                    const TensorMap& feeds) {
+    CONVGATE_RETURN_IF_ERROR(Open());
+    return cutter_->CutSideBySide(node_indexes, feeds);
+  }
+  int64_t InitializerBytes(size_t node_index) {
+    return Open().ok() ? cutter_->InitializerBytes(node_index) : 0;
+  }
+
+ private:
+  Status Open() {
     if (!opened_) {
       opened_ = true;
       Result<graph::NodeModelCutter> cutter = graph::NodeModelCutter::Open(path_);
       if (cutter.ok()) cutter_ = std::move(cutter).value();
       if (!cutter.ok()) open_error_ = cutter.status();
     }
-    if (!cutter_) return open_error_;
-    return cutter_->Cut(node_index, feeds);
+    return cutter_ ? Status::OK() : open_error_;
   }
 
- private:
   std::filesystem::path path_;
   bool opened_ = false;
   std::optional<graph::NodeModelCutter> cutter_;
   Status open_error_;
 };
 
-// Writes the one-node model, loads it with the target's backend, runs it on `feeds`.
-Result<TensorMap> RunAlone(const PerNodeContext& context, TargetCutter& cutter,
-                           const NodeCheck& node, const TensorMap& feeds) {
-  CONVGATE_ASSIGN_OR_RETURN(std::string bytes, cutter.Cut(node.node_index, feeds));
+// Writes a cut model, loads it with the target's backend, runs it on `feeds` for `names`.
+Result<TensorMap> RunCut(const PerNodeContext& context, Result<std::string> cut,
+                         const TensorMap& feeds, const std::vector<std::string>& names) {
+  CONVGATE_ASSIGN_OR_RETURN(std::string bytes, std::move(cut));
   // A private folder rather than a file in /tmp: nobody can plant a file at its name, and it goes
   // even when convgate is killed (temp_dir.h).
   CONVGATE_ASSIGN_OR_RETURN(TempDir dir, TempDir::Create("node"));
   const std::filesystem::path path = dir.path() / "node.onnx";
-  CONVGATE_RETURN_IF_ERROR(WriteFileAtomic(path, bytes));
+  CONVGATE_RETURN_IF_ERROR(WriteScratchFile(path, bytes));
+  bytes = std::string();  // the backend reads the file; the weights are not held twice more
   CONVGATE_ASSIGN_OR_RETURN(std::unique_ptr<backends::Model> model,
                             context.target.backend->Load(path, context.target_load));
-  return model->Run(feeds, {node.tensor});
+  return model->Run(feeds, names);
 }
 
-void ComputeOne(const PerNodeContext& context, TargetCutter& cutter, int sample_idx,
-                const LocalNeeds& needs, const TensorMap& from_source, const TensorMap& from_target,
-                PerNodeReport& report) {
-  NodeCheck& node = report.nodes[needs.node];
+// Runs one node alone on `feeds`.
+Result<TensorMap> RunAlone(const PerNodeContext& context, TargetCutter& cutter,
+                           const NodeCheck& node, const TensorMap& feeds) {
+  return RunCut(context, cutter.Cut(node.node_index, feeds), feeds, {node.tensor});
+}
+
+// One node's re-run: the error it adds alone, once its feeds are gathered and it has run.
+struct AloneRun {
+  size_t node = 0;  // index into PerNodeReport::nodes
   LocalError local;
-  local.sample = sample_idx;
-  const TensorMap& sample = (*context.samples)[sample_idx];
-  const Tensor* reference = from_source.Find(node.tensor);
-  Result<TensorMap> feeds = FeedsOf(node, sample, from_source, from_target, needs, local);
+  Result<TensorMap> feeds = TensorMap();
+  const Tensor* reference = nullptr;  // the source's value of the node's tensor
   Result<TensorMap> outputs = Status::Unavailable("the source tensor could not be fetched");
-  if (!feeds.ok()) outputs = feeds.status();
-  if (feeds.ok() && reference != nullptr) outputs = RunAlone(context, cutter, node, *feeds);
-  ++report.runs;
-  const Tensor* alone = outputs.ok() ? outputs->Find(node.tensor) : nullptr;
+
+  bool runnable() const { return feeds.ok() && reference != nullptr; }
+};
+
+AloneRun PrepareOne(const PerNodeContext& context, int sample_idx, const LocalNeeds& needs,
+                    const TensorMap& from_source, const TensorMap& from_target,
+                    const PerNodeReport& report) {
+  const NodeCheck& node = report.nodes[needs.node];
+  AloneRun run;
+  run.node = needs.node;
+  run.local.sample = sample_idx;
+  const TensorMap& sample = (*context.samples)[sample_idx];
+  run.reference = from_source.Find(node.tensor);
+  run.feeds = FeedsOf(node, sample, from_source, from_target, needs, run.local);
+  if (!run.feeds.ok()) run.outputs = run.feeds.status();
+  return run;
+}
+
+void FinishOne(const PerNodeContext& context, AloneRun& run, PerNodeReport& report) {
+  NodeCheck& node = report.nodes[run.node];
+  LocalError& local = run.local;
+  ++report.runs;  // one run of the node alone, whether or not it shared a session
+  const Tensor* alone = run.outputs.ok() ? run.outputs->Find(node.tensor) : nullptr;
   if (alone == nullptr) {
-    local.error = outputs.ok() ? "the node alone did not produce '" + node.tensor + "'"
-                               : outputs.status().ToString();
+    local.error = run.outputs.ok() ? "the node alone did not produce '" + node.tensor + "'"
+                                   : run.outputs.status().ToString();
   } else {
     local.computed = true;
-    local.result = CompareNodeTensor(sample_idx, node.tensor, *reference, *alone, *context.policy);
+    local.result =
+        CompareNodeTensor(local.sample, node.tensor, *run.reference, *alone, *context.policy);
   }
   node.local = std::move(local);
+  run.outputs = TensorMap();  // judged; its memory is not held while later batches run
+}
+
+// Runs `batch` (runnable nodes) side by side in one session. False when that model cannot be
+// built, loaded or run (then each node runs in a session of its own, for its own result or
+// message).
+bool RunSideBySide(const PerNodeContext& context, TargetCutter& cutter,
+                   std::vector<AloneRun*>& batch, const PerNodeReport& report) {
+  std::vector<size_t> node_indexes;
+  std::vector<std::string> names;
+  TensorMap feeds;
+  for (size_t copy_idx = 0; copy_idx < batch.size(); ++copy_idx) {
+    const NodeCheck& node = report.nodes[batch[copy_idx]->node];
+    node_indexes.push_back(static_cast<size_t>(node.node_index));
+    names.push_back(graph::SideBySideOutputName(copy_idx, node.tensor));
+    // The same name is the same fetched tensor for every node (FeedsOf).
+    for (const TensorMap::Entry& entry : *batch[copy_idx]->feeds) {
+      if (!feeds.Contains(entry.name)) feeds.InsertOrAssign(entry.name, ViewOf(entry.tensor));
+    }
+  }
+  Result<TensorMap> outputs =
+      RunCut(context, cutter.CutSideBySide(node_indexes, feeds), feeds, names);
+  if (!outputs.ok()) return false;
+  for (size_t copy_idx = 0; copy_idx < batch.size(); ++copy_idx) {
+    Tensor* tensor = outputs->Find(names[copy_idx]);
+    if (tensor == nullptr) return false;
+    TensorMap alone;
+    alone.InsertOrAssign(report.nodes[batch[copy_idx]->node].tensor, std::move(*tensor));
+    batch[copy_idx]->outputs = std::move(alone);
+  }
+  return true;
+}
+
+// Splits the runnable nodes into batches whose copied weights stay within a quarter of the
+// budget: a side-by-side model holds them several times while it is cut, written and loaded.
+std::vector<std::vector<AloneRun*>> Batches(const PerNodeContext& context, TargetCutter& cutter,
+                                            std::vector<AloneRun>& runs,
+                                            const PerNodeReport& report) {
+  std::vector<AloneRun*> runnable;
+  std::vector<int64_t> weights;
+  for (AloneRun& run : runs) {
+    if (!run.runnable()) continue;
+    runnable.push_back(&run);
+    weights.push_back(
+        cutter.InitializerBytes(static_cast<size_t>(report.nodes[run.node].node_index)));
+  }
+  std::vector<std::vector<AloneRun*>> batches;
+  for (const std::vector<size_t>& planned : PlanChunks(weights, context.budget / 4)) {
+    batches.emplace_back();
+    for (size_t idx : planned) batches.back().push_back(runnable[idx]);
+  }
+  return batches;
+}
+
+// Every node of a chunk run alone on its own inputs, side by side with others in as few sessions
+// as the budget allows, and judged; each batch's outputs are released before the next runs.
+void RunChunkAlone(const PerNodeContext& context, TargetCutter& cutter, std::vector<AloneRun>& runs,
+                   PerNodeReport& report) {
+  for (std::vector<AloneRun*>& batch : Batches(context, cutter, runs, report)) {
+    if (batch.size() == 1 || !RunSideBySide(context, cutter, batch, report)) {
+      for (AloneRun* run : batch) {
+        run->outputs = RunAlone(context, cutter, report.nodes[run->node], *run->feeds);
+      }
+    }
+    for (AloneRun* run : batch) FinishOne(context, *run, report);
+  }
+  for (AloneRun& run : runs) {
+    if (!run.runnable()) FinishOne(context, run, report);
+  }
 }
 
 // Removes the (moved-from) tensors `taken` from `kept`.
@@ -168,9 +285,11 @@ void ComputeChunk(PerNodeContext& context, TargetCutter& cutter, int sample_idx,
   // The one-node models run beside the fetched tensors and the parsed graph, not the sessions.
   ReleaseSide(context.source);
   ReleaseSide(context.target);
+  std::vector<AloneRun> runs;
   for (size_t idx : chunk) {
-    ComputeOne(context, cutter, sample_idx, group[idx], from_source, from_target, report);
+    runs.push_back(PrepareOne(context, sample_idx, group[idx], from_source, from_target, report));
   }
+  RunChunkAlone(context, cutter, runs, report);
 }
 
 bool Selected(const NodeCheck& node, LocalErrorMode mode) {
