@@ -30,6 +30,7 @@ struct LoadedNode {
   LoadedSide source;
   std::optional<LoadedSide> target;
   std::shared_ptr<void> conversion_hold;  // keeps a --to output alive (ConversionRecord)
+  bool converted = false;                 // the target was made by --to
 };
 
 // Resolves each node's model (relative to the spec's folder) and loads it; fills the node's

@@ -25,6 +25,7 @@ struct Values {
   std::map<size_t, Tensor> initial;         // feedback edge -> value before step 0
   std::map<std::string, Tensor> overrides;  // "node.input" -> value at every step
   std::set<std::string> set_names;
+  std::set<size_t> set_initial;  // feedback edges whose initial value --set gave
 };
 
 Result<Tensor> MakeInitial(const InitialValue& initial, const Limits& limits) {
@@ -59,6 +60,7 @@ Status ReadSetValue(const Spec& spec, const std::string& name, const std::filesy
   const int feedback = FeedbackEdgeInto(spec, name);
   if (feedback >= 0) {
     values.initial[static_cast<size_t>(feedback)] = std::move(tensor).value();
+    values.set_initial.insert(static_cast<size_t>(feedback));
   } else {
     values.overrides[name] = std::move(tensor).value();
     values.set_names.insert(name);
@@ -96,10 +98,15 @@ void Describe(const Spec& spec, const Wiring& wiring, const Values& values,
   for (size_t idx : wiring.feedback) {
     const EdgeSpec& edge = spec.edges[idx];
     const Tensor& initial = values.initial.at(idx);
+    // Zeros say their dtype and shape; a file or --set value is described by what it holds.
+    const bool set = values.set_initial.count(idx) != 0;
+    std::string initial_text =
+        !set && edge.initial->zeros
+            ? edge.initial->Describe()
+            : (set ? "--set " + edge.to.ToString() : edge.initial->Describe()) + ": " +
+                  std::string(DTypeName(initial.dtype())) + initial.shape().ToString();
     report.feedback.push_back(edge.from.ToString() + " -> " + edge.to.ToString() + " (initial " +
-                              (edge.initial ? edge.initial->Describe() : "from --set") + ", " +
-                              std::string(DTypeName(initial.dtype())) + initial.shape().ToString() +
-                              ")");
+                              initial_text + ")");
   }
   for (size_t idx : wiring.order) report.order.push_back(spec.nodes[idx].name);
   report.bindings = wiring.bindings;
@@ -187,7 +194,7 @@ PipelineReport RunPipelineGate(const PipelineOptions& options) {
     result.name = spec.nodes[idx].name;
     result.source.model = nodes[idx].source.record;
     if (nodes[idx].target) report.validated = true;
-    if (options.conversion && nodes[idx].target) {
+    if (nodes[idx].converted) {
       result.conversion = options.conversion->kind + ": " + spec.nodes[idx].target;
     }
     report.nodes.push_back(std::move(result));

@@ -70,9 +70,20 @@ void SetPositional(LoadedSide& side, const NodeSpec& node) {
       signature.positional_outputs || !AllNamed(node.outputs, signature.outputs);
 }
 
+bool IsHf(const std::string& path) { return path.rfind("hf://", 0) == 0; }
+
 std::string Resolve(const Spec& spec, const std::string& path) {
-  if (path.empty() || fs::path(path).is_absolute() || path.rfind("hf://", 0) == 0) return path;
+  if (path.empty() || fs::path(path).is_absolute() || IsHf(path)) return path;
   return (spec.path.parent_path() / path).string();
+}
+
+// An hf:// id fetched into the hub cache (PipelineOptions::fetch_hf); other paths stay.
+Status FetchIfHf(std::string& path, const PipelineOptions& options) {
+  if (!IsHf(path)) return Status::OK();
+  if (!options.fetch_hf) return Status::Unimplemented(path + ": hf:// ids are not fetched here");
+  CONVGATE_ASSIGN_OR_RETURN(fs::path local, options.fetch_hf(path));
+  path = local.string();
+  return Status::OK();
 }
 
 // --to: the node's source converted into a target with the existing conversions and cache.
@@ -84,6 +95,7 @@ Status ConvertNode(NodeSpec& node, LoadedNode& loaded, const convert::Conversion
   CONVGATE_ASSIGN_OR_RETURN(convert::ConversionRecord record, convert::Convert(request, nullptr));
   node.target = record.output_path;
   loaded.conversion_hold = record.output_hold;
+  loaded.converted = true;
   return Status::OK();
 }
 
@@ -116,6 +128,11 @@ std::vector<LoadedNode> LoadNodes(Spec& spec, const PipelineOptions& options,
     NodeSpec& node = spec.nodes[idx];
     node.model = Resolve(spec, node.model);
     node.target = Resolve(spec, node.target);
+    for (std::string* path : {&node.model, &node.target}) {
+      const Status fetched = FetchIfHf(*path, options);
+      if (!fetched.ok()) error = gate::GateError{gate::Stage::kLoad, fetched};
+    }
+    if (error) break;
     Result<LoadedSide> source = LoadSide(node.model, node.backend, "source", options);
     if (!source.ok()) {
       error = gate::GateError{gate::Stage::kLoad,

@@ -31,4 +31,8 @@ std::string TorchFixtureFolder(std::string& error) {
 
 std::string HfZooFolder(std::string& error) { return FolderFromScript("make_hf_zoo.sh", error); }
 
+std::string PipelineFixtureFolder(std::string& error) {
+  return FolderFromScript("make_pipeline_fixtures.sh", error);
+}
+
 }  // namespace convgate::testing

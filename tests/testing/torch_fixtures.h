@@ -15,4 +15,8 @@ std::string TorchFixtureFolder(std::string& error);
 // setup test builds it once).
 std::string HfZooFolder(std::string& error);
 
+// The same for the pipeline fixtures (scripts/make_pipeline_fixtures.sh; the pipeline_fixtures
+// CTest setup test).
+std::string PipelineFixtureFolder(std::string& error);
+
 }  // namespace convgate::testing

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -37,6 +39,9 @@ struct PipelineOptions {
   // --per-node: compare --per-node of a failing node's source and target on its captured inputs.
   gate::PerNodeOptions per_node;
   bool describe = false;  // --describe: load and validate, then describe; run nothing
+  // Turns a node's hf://org/name[@rev]/path model or target into a local file (the CLI passes the
+  // hub's FetchHfUri; this module sits below the hub). Null: hf:// ids are refused, named.
+  std::function<Result<std::filesystem::path>(const std::string& uri)> fetch_hf;
   // Not owned; must outlive the call.
   backends::BackendFactory* backend_factory = backends::BackendFactory::Default();
 };

@@ -50,7 +50,7 @@ struct NodeResult {
   // --per-node: compare --per-node of source and target on the steps the replay failed.
   std::optional<gate::CompareReport> per_node;
   std::string per_node_note;              // why it did not run, when asked and it could not
-  std::optional<std::string> conversion;  // --to: the converted model's path and kind
+  std::string conversion;  // --to: "KIND: the converted model's path"; empty without --to
   bool passed = true;  // sanity, and with a target its replay and swapped comparisons
 };
 
