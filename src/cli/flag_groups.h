@@ -51,7 +51,7 @@ enum class PipelineUse {
   kSpec,      // pipeline: --steps, --set, --to, --describe
   kFeedback,  // compare: --feedback into `feedback`, and --steps and --set, which need it
 };
-// Steps and values of a pipeline run. Refuses --samples and --save-inputs with a pipeline.
+// Steps and values of a pipeline run. --samples N stands for --steps N (refused beside it).
 void AddPipelineFlags(FlagSet& flags, pipeline::PipelineOptions& options, PipelineUse use,
                       std::vector<std::string>* feedback = nullptr);
 

@@ -6,13 +6,11 @@
 namespace convgate::cli {
 namespace {
 
-// Generated inputs are one sample per step, and --save-inputs would need a layout of its own.
-Status RefuseSampleFlags(const FlagSet& flags) {
-  if (flags.Given("--samples")) {
-    return Status::InvalidArgument("--samples: a pipeline runs one sample per step; use --steps");
-  }
-  if (flags.Given("--save-inputs")) {
-    return Status::InvalidArgument("--save-inputs is not supported with pipelines yet");
+// Generated inputs are one sample per step: --samples N is --steps N, and both together are one
+// number given twice.
+Status RefuseSamplesWithSteps(const FlagSet& flags) {
+  if (flags.Given("--samples") && flags.Given("--steps")) {
+    return Status::InvalidArgument("--samples: a pipeline runs one sample per step; give --steps");
   }
   return Status::OK();
 }
@@ -57,10 +55,11 @@ Flag ToFlag(pipeline::PipelineOptions& options) {
 void AddPipelineFlags(FlagSet& flags, pipeline::PipelineOptions& options, PipelineUse use,
                       std::vector<std::string>* feedback) {
   flags.SetGroup("Pipeline");
-  flags.Add(IntegerFlag("--steps", "N",
-                        "Steps to run (feedback values carry from one step to the next); "
-                        "default 1, or one per sample of --load-inputs",
-                        {"20"}, 1, 1000000, options.steps));
+  Flag steps =
+      IntegerFlag("--steps", "N", "Steps to run (feedback values carry from one step to the next)",
+                  {"20"}, 1, 1000000, options.steps);
+  steps.default_text = "1, or one per sample of --load-inputs";
+  flags.Add(std::move(steps));
   flags.Add(SetFlag(options));
   if (use == PipelineUse::kSpec) {
     flags.Add(ToFlag(options));
@@ -84,11 +83,11 @@ void AddPipelineFlags(FlagSet& flags, pipeline::PipelineOptions& options, Pipeli
       if (feedback->empty() && (given.Given("--steps") || given.Given("--set"))) {
         return Status::InvalidArgument("--steps and --set need --feedback");
       }
-      return feedback->empty() ? Status::OK() : RefuseSampleFlags(given);
+      return feedback->empty() ? Status::OK() : RefuseSamplesWithSteps(given);
     });
     return;
   }
-  flags.AddCheck(RefuseSampleFlags);
+  flags.AddCheck(RefuseSamplesWithSteps);
 }
 
 }  // namespace convgate::cli

@@ -168,6 +168,13 @@ PipelineReport RunAndValidate(const Spec& spec, const Wiring& wiring,
   });
   if (!source.ok()) return Errored(std::move(report), gate::Stage::kRun, source.status());
   CheckOutputs(spec, *source, dataset.samples, report.outputs_sanity);
+  if (options.data.save_inputs.has_value()) {
+    Signature signature;
+    signature.inputs = wiring.inputs;
+    const Status saved = inputs::SaveDataset(*options.data.save_inputs, dataset, signature);
+    if (!saved.ok()) return Errored(std::move(report), gate::Stage::kWrite, saved);
+    report.data.saved_to = options.data.save_inputs->string();
+  }
   if (options.data.save_outputs.has_value()) {
     const Status saved = SaveOutputs(spec, *source, *options.data.save_outputs);
     if (!saved.ok()) return Errored(std::move(report), gate::Stage::kWrite, saved);

@@ -1,5 +1,6 @@
 // `convgate pipeline`: parse, load every model, validate the wiring, then run N steps with sanity
 // checks after every node and, where nodes have targets, validate them (validate.h).
+#include <algorithm>
 #include <cstring>
 
 #include "convgate/compare/tensor_compare.h"
@@ -130,7 +131,8 @@ Result<inputs::Dataset> PipelineInputs(const Wiring& wiring, const PipelineOptio
     }
     return dataset;
   }
-  if (steps == 0) steps = 1;
+  // --samples N (generated inputs' count) is --steps N: one sample per step.
+  if (steps == 0) steps = std::max(1, options.data.generate.samples);
   if (signature.inputs.empty()) {
     dataset.samples.resize(steps);
     dataset.origin = "none: the pipeline has no inputs";

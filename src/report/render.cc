@@ -52,6 +52,7 @@ Rendering Render(const pipeline::PipelineReport& result, const Invocation& invoc
   // verify_result.json and junit.xml speak of the pipeline outputs, under the pipeline's verdict.
   if (result.outputs_compared) {
     gate::CompareReport outputs = *result.outputs_compared;
+    outputs.inputs = result.data;  // one sample per step
     outputs.verdict = result.verdict;
     outputs.error = result.error;
     rendering.verify_result = VerifyResultJson(outputs);
@@ -59,6 +60,7 @@ Rendering Render(const pipeline::PipelineReport& result, const Invocation& invoc
     return rendering;
   }
   gate::RunReport outputs = result.outputs_sanity;
+  outputs.inputs = result.data;
   outputs.model.role = "model";
   outputs.model.path = result.spec;
   outputs.verdict = result.verdict;
