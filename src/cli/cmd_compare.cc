@@ -1,6 +1,7 @@
 // `convgate compare SOURCE TARGET`: both sides on the same samples, every output judged.
 #include "cli/command.h"
 #include "convgate/gate/workflows.h"
+#include "convgate/pipeline/pipeline.h"
 
 namespace convgate::cli {
 namespace {
@@ -28,6 +29,7 @@ class CompareCommand : public Command {
     AddOutputFlags(flags_, output_, OutputUse::kGate);
     AddPerNodeFlags(flags_, options_.per_node, PerNodeUse::kOptional);
     AddGateStoreFlags(flags_, store_);
+    AddPipelineFlags(flags_, feedback_options_, PipelineUse::kFeedback, &feedback_);
     flags_.AddCheck([this](const FlagSet&) { return ResolveSides(); });
     return RegisterFlags(app);
   }
@@ -36,6 +38,7 @@ class CompareCommand : public Command {
     for (std::string* side : {&options_.source, &options_.target}) {
       if (std::optional<ExitCode> failed = FetchHfSource(*side)) return *failed;
     }
+    if (!feedback_.empty()) return CompareWithFeedback(invocation);
     // Saved outputs as the source (--load-outputs): the target is the model the store tracks.
     store_.model = load_outputs_.empty() ? options_.source : options_.target;
     store_.conversion = "target:" + std::filesystem::path(options_.target).filename().string();
@@ -43,6 +46,33 @@ class CompareCommand : public Command {
   }
 
  private:
+  // --feedback: both models as a loop, on the pipeline engine (a one-node pipeline).
+  ExitCode CompareWithFeedback(report::Invocation& invocation) {
+    if (!load_outputs_.empty()) {
+      return ReportError(gate::Stage::kFlags,
+                         Status::InvalidArgument("--feedback runs both models as a loop: it "
+                                                 "needs SOURCE and TARGET models, not "
+                                                 "--load-outputs"));
+    }
+    std::vector<pipeline::FeedbackPair> pairs;
+    for (const std::string& text : feedback_) pairs.push_back(*pipeline::ParseFeedbackPair(text));
+    pipeline::PipelineOptions& options = feedback_options_;
+    options.data = options_.data;
+    options.policy = options_.policy;
+    options.per_node = options_.per_node;
+    options.strict = options_.per_node.strict;
+    options.backend_factory = options_.backend_factory;
+    Result<pipeline::Spec> spec = pipeline::FeedbackSpec(
+        options_.source, options_.source_backend, options_.target, options_.target_backend, pairs,
+        options_.data.generate.dim_per_symbol, options.backend_factory, options_.data);
+    if (!spec.ok()) {
+      const bool usage = spec.status().code() == StatusCode::kInvalidArgument;
+      return ReportError(usage ? gate::Stage::kFlags : gate::Stage::kLoad, spec.status());
+    }
+    options.spec = std::move(spec).value();
+    return RenderAndFinish(pipeline::RunPipelineGate(options), invocation, output_);
+  }
+
   // SOURCE TARGET, or --load-outputs FILE TARGET (the one positional then being TARGET).
   Status ResolveSides() {
     if (load_outputs_.empty()) {
@@ -63,6 +93,8 @@ class CompareCommand : public Command {
   std::string target_;
   std::string load_outputs_;
   gate::CompareOptions options_;
+  std::vector<std::string> feedback_;
+  pipeline::PipelineOptions feedback_options_;
   OutputOptions output_;
   GateStoreOptions store_;
 };

@@ -15,6 +15,7 @@
 #include "convgate/core/limits.h"
 #include "convgate/gate/per_node.h"
 #include "convgate/gate/workflows.h"
+#include "convgate/pipeline/pipeline.h"
 
 namespace convgate::cli {
 
@@ -42,8 +43,17 @@ enum class PerNodeUse {
   kOptional,  // compare, verify, transform: --per-node turns it on; --strict,
               // --memory-budget and --local-error need it
   kAlways,    // reduce: always per-node; only --memory-budget and --local-error
+  kPipeline,  // pipeline: --strict gates on every node, --per-node looks inside failing ones
 };
 void AddPerNodeFlags(FlagSet& flags, gate::PerNodeOptions& options, PerNodeUse use);
+
+enum class PipelineUse {
+  kSpec,      // pipeline: --steps, --set, --to, --describe
+  kFeedback,  // compare: --feedback into `feedback`, and --steps and --set, which need it
+};
+// Steps and values of a pipeline run. --samples N stands for --steps N (refused beside it).
+void AddPipelineFlags(FlagSet& flags, pipeline::PipelineOptions& options, PipelineUse use,
+                      std::vector<std::string>* feedback = nullptr);
 
 // What runs a model: per side, --{role}-backend and --{role}-exec ("--backend" and "--exec" when
 // the role is empty), and one --exec-timeout for every side. A command implies backend exec.

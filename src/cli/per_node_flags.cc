@@ -34,6 +34,18 @@ void AddPerNodeFlags(FlagSet& flags, gate::PerNodeOptions& options, PerNodeUse u
     });
     flags.AddCheck(RefuseWithoutPerNode);
   }
+  if (use == PerNodeUse::kPipeline) {
+    flags.Add({
+        SwitchFlag("--per-node",
+                   "Inside each node whose target fails, compare every intermediate tensor on "
+                   "the inputs of its failing steps (two ONNX models)",
+                   options.enabled),
+        SwitchFlag("--strict",
+                   "Any node failure fails the gate (else only the pipeline outputs "
+                   "gate and node failures are reported)",
+                   options.strict),
+    });
+  }
   flags.Add({
       Flag{.name = "--memory-budget",
            .value_name = "SIZE",

@@ -1,4 +1,4 @@
-#include "gate/compare_aggregate.h"
+#include "convgate/gate/internal/compare_aggregate.h"
 
 #include <algorithm>
 

@@ -12,18 +12,18 @@
 #include "convgate/backends/releasable.h"
 #include "convgate/core/limits.h"
 #include "convgate/core/units.h"
+#include "convgate/gate/internal/compare_aggregate.h"
+#include "convgate/gate/internal/compare_hints.h"
+#include "convgate/gate/internal/compare_judging.h"
+#include "convgate/gate/internal/side.h"
 #include "convgate/gate/workflows.h"
 #include "convgate/io/npz.h"
-#include "gate/compare_aggregate.h"
 #include "gate/compare_agreement.h"
-#include "gate/compare_hints.h"
-#include "gate/compare_judging.h"
 #include "gate/data_inputs.h"
 #include "gate/data_output_saver.h"
 #include "gate/data_save_paths.h"
 #include "gate/per_node/run.h"
 #include "gate/per_node/subgraphs.h"
-#include "gate/side.h"
 #include "gate/side_positional.h"
 
 namespace convgate::gate {
@@ -183,21 +183,14 @@ void CompareSample(int sample_idx, const TensorMap& source, const TensorMap& tar
                    CompareReport& report) {
   if (sample_idx == 0) CheckStructure(source, target, report);
   for (const auto& entry : source) {
-    OutputCheck check;
-    check.sample = sample_idx;
-    check.output = entry.name;
     const Tensor* other = target.Find(entry.name);
-    check.policy = report.policy.For(entry.name, entry.tensor.dtype(),
-                                     other ? std::optional(other->dtype()) : std::nullopt);
-    check.tolerance = check.policy.tolerance();
+    OutputCheck check =
+        internal::CheckOutput(sample_idx, entry.name, entry.tensor, other, report.policy);
     if (other == nullptr) {
       check.failures.push_back("missing: the target has no output '" + entry.name +
                                "' (target outputs: " + JoinNames(target.Names()) + ")");
       check.hints.push_back(
           "if the converter renamed the output, compare saved outputs whose names agree");
-    } else {
-      check.comparison = compare::CompareTensors(entry.tensor, *other, check.tolerance);
-      internal::JudgeCheck(check, &entry.tensor, other);
     }
     report.checks.push_back(std::move(check));
   }

@@ -1,4 +1,4 @@
-#include "gate/compare_hints.h"
+#include "convgate/gate/internal/compare_hints.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,7 @@
-#include "gate/compare_judging.h"
+#include "convgate/gate/internal/compare_judging.h"
 
 #include "convgate/compare/judge.h"
+#include "convgate/compare/tensor_compare.h"
 
 namespace convgate::gate::internal {
 namespace {
@@ -31,6 +32,21 @@ void JudgeCheck(OutputCheck& check, const Tensor* source, const Tensor* target) 
   check.verdict_exact = judgement.exact;
   check.indeterminate = judgement.indeterminate;
   check.mismatches = judgement.mismatches;
+}
+
+OutputCheck CheckOutput(int sample, const std::string& output, const Tensor& source,
+                        const Tensor* target, const compare::Policy& policy) {
+  OutputCheck check;
+  check.sample = sample;
+  check.output = output;
+  check.policy =
+      policy.For(output, source.dtype(), target ? std::optional(target->dtype()) : std::nullopt);
+  check.tolerance = check.policy.tolerance();
+  if (target != nullptr) {
+    check.comparison = compare::CompareTensors(source, *target, check.tolerance);
+    JudgeCheck(check, &source, target);
+  }
+  return check;
 }
 
 std::optional<DType> DTypeOfDescription(const std::string& description) {

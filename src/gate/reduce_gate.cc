@@ -5,12 +5,12 @@
 
 #include "convgate/core/file_util.h"
 #include "convgate/core/numbers.h"
+#include "convgate/gate/internal/side.h"
 #include "convgate/gate/reduce.h"
 #include "convgate/graph/node_model.h"
 #include "convgate/graph/onnx_model.h"
 #include "convgate/inputs/dataset.h"
 #include "convgate/io/npz.h"
-#include "gate/side.h"
 
 namespace convgate::gate {
 namespace {

@@ -1,9 +1,9 @@
 #include <algorithm>
 
+#include "convgate/gate/internal/compare_aggregate.h"
+#include "convgate/gate/internal/compare_hints.h"
+#include "convgate/gate/internal/compare_judging.h"
 #include "convgate/gate/rejudge.h"
-#include "gate/compare_aggregate.h"
-#include "gate/compare_hints.h"
-#include "gate/compare_judging.h"
 
 namespace convgate::gate {
 namespace {

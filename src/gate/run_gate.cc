@@ -1,12 +1,12 @@
 // `convgate run`: the end-to-end sanity gate on one model.
 #include <chrono>
 
+#include "convgate/gate/internal/run_sanity.h"
+#include "convgate/gate/internal/side.h"
 #include "convgate/gate/workflows.h"
 #include "gate/data_inputs.h"
 #include "gate/data_output_saver.h"
 #include "gate/data_save_paths.h"
-#include "gate/run_sanity.h"
-#include "gate/side.h"
 
 namespace convgate::gate {
 namespace {

@@ -1,4 +1,4 @@
-#include "gate/run_sanity.h"
+#include "convgate/gate/internal/run_sanity.h"
 
 #include <cmath>
 

@@ -1,4 +1,4 @@
-#include "gate/side.h"
+#include "convgate/gate/internal/side.h"
 
 #include <algorithm>
 #include <chrono>

@@ -1,7 +1,7 @@
 #include "gate/verify_precheck.h"
 
+#include "convgate/gate/internal/side.h"
 #include "gate/data_inputs.h"
-#include "gate/side.h"
 #include "gate/side_positional.h"
 
 namespace convgate::gate::internal {

@@ -43,4 +43,31 @@ Rendering Render(const gate::ReduceReport& result, const Invocation& invocation,
   return rendering;
 }
 
+Rendering Render(const pipeline::PipelineReport& result, const Invocation& invocation, bool color) {
+  Rendering rendering;
+  rendering.report = ReportJson(result, invocation);
+  rendering.console = ConsoleText(result, color);
+  rendering.error = result.error;
+  rendering.exit_code = gate::ExitCodeFor(result.verdict, result.error);
+  // verify_result.json and junit.xml speak of the pipeline outputs, under the pipeline's verdict.
+  if (result.outputs_compared) {
+    gate::CompareReport outputs = *result.outputs_compared;
+    outputs.inputs = result.data;  // one sample per step
+    outputs.verdict = result.verdict;
+    outputs.error = result.error;
+    rendering.verify_result = VerifyResultJson(outputs);
+    rendering.junit = JUnitXml(outputs, invocation);
+    return rendering;
+  }
+  gate::RunReport outputs = result.outputs_sanity;
+  outputs.inputs = result.data;
+  outputs.model.role = "model";
+  outputs.model.path = result.spec;
+  outputs.verdict = result.verdict;
+  outputs.error = result.error;
+  rendering.verify_result = VerifyResultJson(outputs);
+  rendering.junit = JUnitXml(outputs, invocation);
+  return rendering;
+}
+
 }  // namespace convgate::report

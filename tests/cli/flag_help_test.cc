@@ -30,6 +30,7 @@ const std::map<std::string, std::vector<std::string>>& BaseArguments() {
       {"batch", {"manifest.yaml"}},
       {"history", {}},
       {"fetch", {"org/tiny", "model.onnx"}},
+      {"pipeline", {"pipe.yaml"}},
   };
   return kBase;
 }
@@ -102,8 +103,14 @@ Status ParseWith(const std::string& command, const std::string& flag,
   const std::vector<std::string> base = Without(BaseArguments().at(command), flag, command);
   args.insert(args.end(), base.begin(), base.end());
   auto needs = Prerequisites().find(flag);
-  if (needs != Prerequisites().end() && command != "reduce") {
+  // reduce is always per-node; pipeline's --strict gates on nodes without --per-node.
+  const bool implied = command == "reduce" || (command == "pipeline" && flag == "--strict");
+  if (needs != Prerequisites().end() && !implied) {
     args.insert(args.end(), needs->second.begin(), needs->second.end());
+  }
+  // compare's --steps and --set belong to its --feedback loop.
+  if (command == "compare" && (flag == "--steps" || flag == "--set")) {
+    args.insert(args.end(), {"--feedback", "h_out=h"});
   }
   args.insert(args.end(), spelled.begin(), spelled.end());
   CommandLine command_line;

@@ -92,6 +92,14 @@ def make_sandbox(sandbox, build, source, fixtures, env):
         shutil.copy(os.path.join(examples, "tinycnn_converted.onnx"), os.path.join(sandbox, name))
     if fixtures:
         os.symlink(os.path.join(fixtures, "resnet18.pt"), os.path.join(sandbox, "resnet18.pt"))
+        # The pipeline examples: the specs of examples/pipeline beside their models.
+        script = os.path.join(source, "scripts", "make_pipeline_fixtures.sh")
+        found = subprocess.run([script], capture_output=True, text=True, check=True)
+        models = found.stdout.strip().splitlines()[-1]
+        for name in os.listdir(models):
+            os.symlink(os.path.join(models, name), os.path.join(sandbox, name))
+        for name in os.listdir(os.path.join(source, "examples", "pipeline")):
+            shutil.copy(os.path.join(source, "examples", "pipeline", name), sandbox)
     steps = [
         "convgate convert model.onnx --to fp16 -o model_fp16.onnx --json >/dev/null",
         "convgate run model.onnx --samples 2 --save-inputs inputs.npz --save-outputs expected.npz",
@@ -145,6 +153,8 @@ def main():
             reason = next((why for key, why in SKIPPED.items() if key in line), None)
             if reason is None and "resnet18.pt" in line and not fixtures:
                 reason = "built without libtorch: no torchvision fixture"
+            if reason is None and ("pipeline " in line or "--feedback" in line) and not fixtures:
+                reason = "built without libtorch: no pipeline fixtures (TorchScript sources)"
             if reason is None and "openvino" in line and not openvino:
                 reason = "the venv has no openvino (./scripts/setup.sh makes it)"
             if reason:

@@ -1,5 +1,5 @@
 // The run gate's sanity rules on hand-made tensors and declarations.
-#include "gate/run_sanity.h"
+#include "convgate/gate/internal/run_sanity.h"
 
 #include <gtest/gtest.h>
 

@@ -10,10 +10,10 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "convgate/gate/internal/compare_hints.h"
+#include "convgate/gate/internal/compare_judging.h"
 #include "convgate/io/npy.h"
 #include "convgate/io/npz.h"
-#include "gate/compare_hints.h"
-#include "gate/compare_judging.h"
 #include "testing/fake_backend.h"
 
 namespace convgate::gate {

@@ -50,4 +50,8 @@ std::string TfFixtureFolder(std::string& error) {
   return FolderFromScript("make_tf_fixtures.sh", error);
 }
 
+std::string PipelineFixtureFolder(std::string& error) {
+  return FolderFromScript("make_pipeline_fixtures.sh", error);
+}
+
 }  // namespace convgate::testing

@@ -27,4 +27,8 @@ std::string TfFixtureFolder(std::string& error);
 // ${CONVGATE_DEPS:-~/.cache/convgate-deps}/venv/bin/python.
 std::string VenvPython();
 
+// The same for the pipeline fixtures (scripts/make_pipeline_fixtures.sh; the pipeline_fixtures
+// CTest setup test).
+std::string PipelineFixtureFolder(std::string& error);
+
 }  // namespace convgate::testing

@@ -32,5 +32,8 @@ Rendering Render(const gate::VerifyReport& result, const Invocation& invocation,
 // reduce: its own report.json and console text; verify_result.json and junit.xml are those of the
 // per-node comparison that located the node (a CI job reads them as a compare's).
 Rendering Render(const gate::ReduceReport& result, const Invocation& invocation, bool color);
+// pipeline: its own report.json and console text; verify_result.json and junit.xml are those of
+// the pipeline outputs (compared step by step when nodes have targets, else their sanity run).
+Rendering Render(const pipeline::PipelineReport& result, const Invocation& invocation, bool color);
 
 }  // namespace convgate::report

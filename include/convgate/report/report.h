@@ -11,6 +11,7 @@
 #include "convgate/gate/results.h"
 #include "convgate/gate/verify.h"
 #include "convgate/graph/onnx_model.h"
+#include "convgate/pipeline/results.h"
 
 namespace convgate::report {
 
@@ -36,6 +37,8 @@ nlohmann::json ReportJson(const gate::CompareReport& report, const Invocation& i
 // verify: the conversion record, the task, the target's end-to-end run and the comparison.
 nlohmann::json ReportJson(const gate::VerifyReport& report, const Invocation& invocation);
 nlohmann::json ReportJson(const gate::ReduceReport& report, const Invocation& invocation);
+// pipeline: every node's source run, replay and swapped run, and the pipeline outputs.
+nlohmann::json ReportJson(const pipeline::PipelineReport& report, const Invocation& invocation);
 nlohmann::json ModelSummaryJson(const graph::ModelSummary& summary);
 
 // verify_result.json, exactly the reference's fields:
@@ -55,6 +58,9 @@ std::string ConsoleText(const gate::RunReport& report, bool color);
 std::string ConsoleText(const gate::CompareReport& report, bool color);
 std::string ConsoleText(const gate::VerifyReport& report, bool color);
 std::string ConsoleText(const gate::ReduceReport& report, bool color);
+// pipeline: the interface and run order, then one row per node and per pipeline output saying
+// which steps pass and fail.
+std::string ConsoleText(const pipeline::PipelineReport& report, bool color);
 std::string ModelSummaryText(const graph::ModelSummary& summary);
 
 // The one-line error for stderr: "convgate: error (load): target: model.onnx: ...".

@@ -8,11 +8,11 @@
 #include "convgate/backends/releasable.h"
 #include "convgate/compare/tensor_compare.h"
 #include "convgate/core/file_util.h"
+#include "convgate/gate/internal/compare_judging.h"
+#include "convgate/gate/internal/side.h"
 #include "convgate/graph/node_model.h"
 #include "convgate/graph/onnx_model.h"
 #include "convgate/graph/openvino_ir.h"
-#include "gate/compare_judging.h"
-#include "gate/side.h"
 
 namespace convgate::gate::internal {
 namespace {

@@ -221,6 +221,89 @@ void ReduceFields(Io& io, Report& report, Inv& invocation) {
   });
 }
 
+// A node's steps that failed and the sentence naming them (pipeline).
+template <typename Io, typename Steps>
+void StepFields(Io& io, Steps& steps) {
+  io.Count("steps", steps.steps);
+  std::vector<int64_t> failed(steps.failed.begin(), steps.failed.end());
+  io.Ints("failed_steps", failed);
+  io.Text("steps_verdict", steps.sentence);
+}
+
+template <typename Io, typename Event>
+void NonFiniteFields(Io& io, Event& event) {
+  io.Count("step", event.step);
+  io.Text("output", event.output);
+  io.Count("nan", event.nan, Default<int64_t>(0));
+  io.Count("inf", event.inf, Default<int64_t>(0));
+  io.Text("origin", event.origin);
+  io.Text("from", event.from, Default<std::string>(""));
+}
+
+// A comparison over steps (pipeline): compare's layout, sample i = step i, with the failing steps
+// and their sentence as "steps_verdict".
+template <typename Io, typename Comparison, typename Steps, typename Inv>
+void StepComparison(Io& io, std::string_view key, Comparison& comparison, Steps& steps,
+                    Inv& invocation) {
+  io.OptionalObject(key, comparison, [&](auto& part, auto& compared) {
+    auto nested = Nested(invocation);
+    CompareFields(part, compared, nested);
+    StepFields(part, steps);
+  });
+}
+
+// A run's sanity checks over steps (pipeline): run's layout, sample i = step i.
+template <typename Io, typename Run, typename Inv>
+void StepRun(Io& io, std::string_view key, Run& run, Inv& invocation) {
+  io.Object(key, run, [&](auto& part, auto& checked) {
+    auto nested = Nested(invocation);
+    RunFields(part, checked, nested);
+  });
+}
+
+// One pipeline node: its source run, and with a target the replay on the source's inputs and the
+// swapped run, and --per-node inside it.
+template <typename Io, typename Node, typename Inv>
+void NodeFields(Io& io, Node& node, Inv& invocation) {
+  io.Text("name", node.name);
+  io.Bool("passed", node.passed);
+  io.Text("conversion", node.conversion, Default<std::string>(""));
+  StepRun(io, "source", node.source, invocation);
+  StepComparison(io, "replay", node.replay, node.replay_steps, invocation);
+  StepComparison(io, "swapped", node.swapped, node.swapped_steps, invocation);
+  io.Objects("non_finite", node.non_finite,
+             [](auto& part, auto& event) { NonFiniteFields(part, event); });
+  io.OptionalObject("per_node", node.per_node, [&](auto& part, auto& comparison) {
+    auto nested = Nested(invocation);
+    CompareFields(part, comparison, nested);
+  });
+  io.Text("per_node_note", node.per_node_note, Default<std::string>(""));
+}
+
+// `convgate pipeline`: the spec, its interface and run order, the inputs (one sample per step),
+// every node, and the pipeline outputs (sanity; with targets compared step by step).
+template <typename Io, typename Report, typename Inv>
+void PipelineFields(Io& io, Report& report, Inv& invocation) {
+  HeaderFields(io, invocation, report.verdict, report.error);
+  io.Text("spec", report.spec);
+  io.Text("name", report.name);
+  io.Count("steps", report.steps);
+  io.Texts("inputs_declared", report.inputs);
+  io.Texts("outputs_declared", report.outputs);
+  io.Texts("feedback", report.feedback);
+  io.Texts("order", report.order);
+  io.Texts("bindings", report.bindings);
+  io.Bool("validated", report.validated);
+  io.Bool("strict", report.strict);
+  io.Described("inputs", report.data, internal::DatasetJson, internal::DatasetFromJson);
+  io.Described("policy", report.policy, internal::PolicyJson, internal::PolicyFromJson);
+  io.Text("outputs_saved_to", report.outputs_saved_to, Default<std::string>(""));
+  io.Objects("nodes", report.nodes,
+             [&](auto& part, auto& node) { NodeFields(part, node, invocation); });
+  StepRun(io, "outputs", report.outputs_sanity, invocation);
+  StepComparison(io, "outputs_compared", report.outputs_compared, report.outputs_steps, invocation);
+}
+
 template <typename Report, typename Fields>
 json Write(const Report& report, const Invocation& invocation, Fields fields) {
   return internal::JsonWriter::Write(
@@ -239,6 +322,9 @@ const auto kCompareFields = [](auto& io, auto& report, auto& inv) {
 };
 const auto kVerifyFields = [](auto& io, auto& report, auto& inv) { VerifyFields(io, report, inv); };
 const auto kReduceFields = [](auto& io, auto& report, auto& inv) { ReduceFields(io, report, inv); };
+const auto kPipelineFields = [](auto& io, auto& report, auto& inv) {
+  PipelineFields(io, report, inv);
+};
 
 }  // namespace
 
@@ -252,6 +338,10 @@ json ReportJson(const gate::CompareReport& report, const Invocation& invocation)
 
 json ReportJson(const gate::VerifyReport& report, const Invocation& invocation) {
   return Write(report, invocation, kVerifyFields);
+}
+
+json ReportJson(const pipeline::PipelineReport& report, const Invocation& invocation) {
+  return Write(report, invocation, kPipelineFields);
 }
 
 json ReportJson(const gate::ReduceReport& report, const Invocation& invocation) {

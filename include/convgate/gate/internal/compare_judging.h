@@ -17,6 +17,12 @@ namespace convgate::gate::internal {
 // check.comparison.
 void JudgeCheck(OutputCheck& check, const Tensor* source, const Tensor* target);
 
+// One output of one sample compared (compare::CompareTensors under the output's policy) and
+// judged (JudgeCheck). With `target` null (the target lacks the output) the check is left
+// unjudged and unpassed, for the caller to say why.
+OutputCheck CheckOutput(int sample, const std::string& output, const Tensor& source,
+                        const Tensor* target, const compare::Policy& policy);
+
 // The dtype of a TensorComparison description ("float16[1, 10]" -> float16); nullopt if unknown.
 std::optional<DType> DTypeOfDescription(const std::string& description);
 

@@ -1,0 +1,210 @@
+// The steps themselves: the source run with its sanity checks, then, with targets, the replay of
+// each node, the swapped run and --per-node inside failing nodes.
+#include "convgate/compare/tensor_compare.h"
+#include "convgate/core/temp_dir.h"
+#include "convgate/gate/internal/run_sanity.h"
+#include "convgate/gate/workflows.h"
+#include "pipeline/engine.h"
+#include "pipeline/validate.h"
+
+namespace convgate::pipeline::internal {
+namespace {
+
+bool AllFinite(const TensorMap& tensors) {
+  for (const auto& entry : tensors) {
+    const compare::ValueSummary values = compare::SummarizeValues(entry.tensor);
+    if (values.nan + values.pos_inf + values.neg_inf > 0) return false;
+  }
+  return true;
+}
+
+size_t IndexOf(const Spec& spec, const std::string& node) {
+  return static_cast<size_t>(spec.FindNode(node) - spec.nodes.data());
+}
+
+// The end-to-end sanity of one node's outputs at one step (gate's run rules).
+void CheckNode(const NodeSpec& node, int step, const internal::NodeStep& record,
+               gate::RunReport& run) {
+  gate::internal::SymbolBindings bindings;
+  Signature signature;
+  signature.inputs = node.inputs;
+  bindings.BindInputs(signature, record.inputs);
+  const bool inputs_finite = AllFinite(record.inputs);
+  for (const auto& output : record.outputs) {
+    run.checks.push_back(gate::internal::CheckOutputSanity(step, output.name, output.tensor,
+                                                           FindDecl(node.outputs, output.name),
+                                                           inputs_finite, bindings));
+  }
+  for (const TensorInfo& decl : node.outputs) {
+    if (record.outputs.Find(decl.name) != nullptr) continue;
+    gate::SanityCheck missing;
+    missing.sample = step;
+    missing.output = decl.name;
+    missing.passed = false;
+    missing.failures.push_back("missing: node '" + node.name + "' returned " +
+                               std::to_string(record.outputs.size()) + " output(s), not its " +
+                               "declared output '" + decl.name + "' (it declares " +
+                               std::to_string(node.outputs.size()) + ")");
+    run.checks.push_back(std::move(missing));
+  }
+}
+
+void CheckOutputs(const Spec& spec, const Trace& trace, const std::vector<TensorMap>& inputs,
+                  gate::RunReport& run) {
+  for (size_t step = 0; step < trace.outputs.size(); ++step) {
+    gate::internal::SymbolBindings bindings;
+    for (const EdgeSpec& edge : spec.edges) {
+      if (!edge.to.node.empty()) continue;
+      const Tensor* value = trace.outputs[step].Find(edge.to.tensor);
+      if (value == nullptr) continue;  // the node's own check names the missing output
+      run.checks.push_back(gate::internal::CheckOutputSanity(
+          static_cast<int>(step), edge.to.tensor, *value,
+          FindDecl(spec.FindNode(edge.from.node)->outputs, edge.from.tensor),
+          AllFinite(inputs[step]), bindings));
+    }
+  }
+}
+
+bool SanityFailed(const gate::RunReport& run) {
+  for (const gate::SanityCheck& check : run.checks) {
+    if (!check.passed) return true;
+  }
+  return false;
+}
+
+void Judge(PipelineReport& report) {
+  bool failed = SanityFailed(report.outputs_sanity);
+  if (report.outputs_compared)
+    failed = failed || report.outputs_compared->verdict != gate::Verdict::kPass;
+  for (NodeResult& node : report.nodes) {
+    node.passed = !SanityFailed(node.source) && node.replay_steps.failed.empty() &&
+                  node.swapped_steps.failed.empty();
+    // Without targets this is `run` on every node: any sanity failure gates. With targets only the
+    // pipeline outputs gate, as in LEAPP, unless --strict.
+    const bool gates = report.strict || !report.validated;
+    if (!node.passed && gates) failed = true;
+  }
+  report.verdict = failed ? gate::Verdict::kFail : gate::Verdict::kPass;
+}
+
+// compare --per-node of a failing node's two models on the inputs of the steps it failed, so the
+// existing machinery names the first divergent tensor, the culprit and NaN origins inside it.
+void PerNode(const Spec& spec, const Trace& trace, const PipelineOptions& options,
+             NodeResult& result) {
+  const NodeSpec& node = spec.nodes[IndexOf(spec, result.name)];
+  if (result.replay->source.format != "onnx" || result.replay->target.format != "onnx") {
+    result.per_node_note = "--per-node needs two ONNX models (intermediate tensors by name); " +
+                           node.name + " is " + result.replay->source.format + " -> " +
+                           result.replay->target.format;
+    return;
+  }
+  Result<TempDir> dir = TempDir::Create("pipeline-per-node");
+  if (!dir.ok()) {
+    result.per_node_note = dir.status().message();
+    return;
+  }
+  inputs::Dataset captured;
+  for (int step : result.replay_steps.failed) {
+    captured.samples.push_back(trace.steps[step][IndexOf(spec, node.name)].inputs.Clone());
+  }
+  Signature signature;
+  signature.inputs = node.inputs;
+  const std::filesystem::path path = dir->path() / "inputs.npz";
+  const Status saved = inputs::SaveDataset(path, captured, signature);
+  if (!saved.ok()) {
+    result.per_node_note = saved.message();
+    return;
+  }
+  gate::CompareOptions compare;
+  compare.source = node.model;
+  compare.target = node.target;
+  compare.source_backend = node.backend;
+  compare.target_backend = node.target_backend;
+  compare.data.load_inputs = path;
+  compare.data.threads = options.data.threads;
+  compare.data.limits = options.data.limits;
+  compare.policy = options.policy;
+  compare.per_node = options.per_node;
+  compare.per_node.enabled = true;
+  compare.backend_factory = options.backend_factory;
+  result.per_node = gate::CompareModelsGate(compare);
+  result.per_node_note = "on the inputs of the " + std::to_string(captured.samples.size()) +
+                         " failing step(s) (sample i = failing step " +
+                         std::to_string(result.replay_steps.failed.front()) + " onwards)";
+}
+
+Status SaveOutputs(const Spec& spec, const Trace& trace, const std::filesystem::path& path) {
+  inputs::Dataset outputs;
+  for (const TensorMap& step : trace.outputs) outputs.samples.push_back(step.Clone());
+  std::vector<TensorInfo> declared;
+  for (const EdgeSpec& edge : spec.edges) {
+    if (!edge.to.node.empty()) continue;
+    TensorInfo info = *FindDecl(spec.FindNode(edge.from.node)->outputs, edge.from.tensor);
+    info.name = edge.to.tensor;
+    declared.push_back(std::move(info));
+  }
+  return inputs::SaveOutputs(path, outputs, declared);
+}
+
+PipelineReport Errored(PipelineReport report, gate::Stage stage, const Status& status) {
+  report.error = gate::GateError{stage, status};
+  report.verdict = gate::Verdict::kError;
+  return report;
+}
+
+}  // namespace
+
+PipelineReport RunAndValidate(const Spec& spec, const Wiring& wiring,
+                              std::vector<LoadedNode>& nodes, const inputs::Dataset& dataset,
+                              const std::map<size_t, Tensor>& initial,
+                              const std::map<std::string, Tensor>& overrides,
+                              const PipelineOptions& options, PipelineReport report) {
+  RunPlan plan{&spec, &wiring, &nodes, false, &dataset.samples, &initial, &overrides, report.steps};
+  std::map<std::string, NodeResult*> results;
+  for (NodeResult& result : report.nodes) results[result.name] = &result;
+  Result<Trace> source = RunSteps(plan, [&](int step, size_t node_idx, const NodeStep& record) {
+    const NodeSpec& node = spec.nodes[node_idx];
+    CheckNode(node, step, record, results[node.name]->source);
+  });
+  if (!source.ok()) return Errored(std::move(report), gate::Stage::kRun, source.status());
+  CheckOutputs(spec, *source, dataset.samples, report.outputs_sanity);
+  if (options.data.save_inputs.has_value()) {
+    Signature signature;
+    signature.inputs = wiring.inputs;
+    const Status saved = inputs::SaveDataset(*options.data.save_inputs, dataset, signature);
+    if (!saved.ok()) return Errored(std::move(report), gate::Stage::kWrite, saved);
+    report.data.saved_to = options.data.save_inputs->string();
+  }
+  if (options.data.save_outputs.has_value()) {
+    const Status saved = SaveOutputs(spec, *source, *options.data.save_outputs);
+    if (!saved.ok()) return Errored(std::move(report), gate::Stage::kWrite, saved);
+    report.outputs_saved_to = options.data.save_outputs->string();
+  }
+  if (report.validated) {
+    for (NodeResult& result : report.nodes) {
+      const size_t node_idx = IndexOf(spec, result.name);
+      if (nodes[node_idx].target) {
+        ReplayNode(spec, node_idx, nodes[node_idx], *source, report.policy, result);
+      }
+    }
+    plan.use_targets = true;
+    Result<Trace> swapped = RunSteps(plan, nullptr);
+    if (!swapped.ok()) {
+      return Errored(std::move(report), gate::Stage::kRun,
+                     swapped.status().WithContext("the run with the targets swapped in"));
+    }
+    CompareSwapped(spec, wiring, *source, *swapped, report);
+    for (NodeResult& result : report.nodes) {
+      if (options.per_node.enabled && result.replay && !result.replay_steps.failed.empty()) {
+        PerNode(spec, *source, options, result);
+      }
+    }
+  }
+  for (NodeResult& result : report.nodes) {
+    result.source.model = nodes[IndexOf(spec, result.name)].source.record;  // with its run time
+  }
+  Judge(report);
+  return report;
+}
+
+}  // namespace convgate::pipeline::internal
