@@ -190,7 +190,8 @@ Status LoadGraphs(PerNodeContext& context) {
     // An IR keeps its ONNX source's tensor names, so the source's shape inference sizes them.
     CONVGATE_ASSIGN_OR_RETURN(context.target_nodes, graph::ListOpenVinoIrNodes(
                                                         context.target_bytes, context.target.path));
-    context.target_bytes = std::move(source_bytes);
+    // Read again rather than kept: the ONNX target's path frees the source's bytes first.
+    CONVGATE_ASSIGN_OR_RETURN(context.target_bytes, ReadFile(context.source.path));
   } else {
     CONVGATE_ASSIGN_OR_RETURN(context.target_nodes,
                               graph::ListNodes(context.target_bytes, context.target.path));
