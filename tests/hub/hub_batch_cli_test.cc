@@ -19,35 +19,23 @@ using nlohmann::json;
 
 const fs::path kTinyCnn = fs::path(CONVGATE_BINARY_DIR) / "examples/tinycnn.onnx";
 
-class HubBatchCliTest : public CliTest {
+class HubBatchCliTest : public HubCliTest {
  protected:
   void SetUp() override {
-    CliTest::SetUp();
+    HubCliTest::SetUp();
     const fs::path tiny = dir_ / "repos/org/tiny";
     fs::create_directories(tiny);
     fs::copy_file(kTinyCnn, tiny / "model.onnx");
     std::ofstream(tiny / "config.json") << R"({"model_type": "bert"})";
-    hub_ = std::make_unique<FakeHub>(dir_ / "repos", dir_ / "requests.jsonl",
-                                     std::vector<std::string>{});
-    ASSERT_GT(hub_->port(), 0) << "the fake hub did not start";
+    StartHub();
   }
 
   // convgate pointed at the fake hub with the cache `cache`; `env` adds NAME=VALUE entries.
-  ProcessResult Run(std::vector<std::string> args, const std::string& cache = "cache",
-                    std::vector<std::string> env = {}) {
-    std::vector<std::string> argv = HubEnvArgv(*hub_, dir_ / cache, dir_ / "hfhome", env);
-    argv.push_back(Binary().string());
-    argv.insert(argv.end(), args.begin(), args.end());
-    ProcessResult result = RunProcess(argv);
-    EXPECT_EQ(result.signal, 0) << "convgate crashed; stderr:\n" << result.err;
-    return result;
+  ProcessResult Run(const std::vector<std::string>& args, const std::string& cache = "cache",
+                    const std::vector<std::string>& env = {}) {
+    return RunWithHub(args, cache, env);
   }
 
-  json ReadJson(const std::string& name) const {
-    std::ifstream in(dir_ / name);
-    EXPECT_TRUE(in.good()) << "missing " << name;
-    return in.good() ? json::parse(in) : json::object();
-  }
   static const json& Job(const json& summary, const std::string& id) {
     for (const json& job : summary["jobs"]) {
       if (job["id"] == id) return job;
@@ -56,7 +44,6 @@ class HubBatchCliTest : public CliTest {
     ADD_FAILURE() << "no job " << id << " in " << summary.dump();
     return kNone;
   }
-  size_t RequestCount() const { return HubRequestCount(dir_ / "requests.jsonl"); }
   std::string Commit(const std::string& cache = "cache") const {
     return ReadWholeFile(dir_ / cache / "models--org--tiny/refs/main");
   }
@@ -74,8 +61,6 @@ class HubBatchCliTest : public CliTest {
                                       "    model_id: org/tiny\n"
                                       "    file_path: nope.onnx\n";
   }
-
-  std::unique_ptr<FakeHub> hub_;
 };
 
 TEST_F(HubBatchCliTest, PreflightFetchesModelsByIdAndRecordsWhereTheyCameFrom) {

@@ -18,10 +18,10 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-class HubConvertCliTest : public CliTest {
+class HubConvertCliTest : public HubCliTest {
  protected:
   void SetUp() override {
-    CliTest::SetUp();
+    HubCliTest::SetUp();
     std::string error;
     zoo_ = HfZooFolder(error);
     ASSERT_FALSE(zoo_.empty()) << error;
@@ -37,36 +37,17 @@ class HubConvertCliTest : public CliTest {
     }
   }
 
-  void StartHub() {
-    hub_ = std::make_unique<FakeHub>(dir_ / "repos", dir_ / "requests.jsonl",
-                                     std::vector<std::string>{});
-    ASSERT_GT(hub_->port(), 0) << "the fake hub did not start";
-  }
-
-  ProcessResult Run(std::vector<std::string> args, std::vector<std::string> env = {}) {
+  // The conversion cache in the test's folder too.
+  ProcessResult Run(const std::vector<std::string>& args, std::vector<std::string> env = {}) {
     env.push_back("CONVGATE_CACHE_DIR=" + Path("convgate-cache"));
-    std::vector<std::string> argv = HubEnvArgv(*hub_, dir_ / "hf-cache", dir_ / "hfhome", env);
-    argv.push_back(Binary().string());
-    argv.insert(argv.end(), args.begin(), args.end());
-    ProcessResult result = RunProcess(argv);
-    EXPECT_EQ(result.signal, 0) << "convgate crashed; stderr:\n" << result.err;
-    return result;
-  }
-
-  json ReadJson(const std::string& name) const {
-    std::ifstream in(dir_ / name);
-    EXPECT_TRUE(in.good()) << "missing " << name;
-    return in.good() ? json::parse(in) : json::object();
+    return RunWithHub(args, "hf-cache", env);
   }
 
   std::string Commit(const std::string& name) const {
     return ReadWholeFile(dir_ / "hf-cache" / ("models--org--" + name) / "refs/main");
   }
 
-  size_t RequestCount() const { return HubRequestCount(dir_ / "requests.jsonl"); }
-
   std::string zoo_;
-  std::unique_ptr<FakeHub> hub_;
 };
 
 TEST_F(HubConvertCliTest, BertWithoutOnnxIsConvertedOnceAndSaysFromWhat) {

@@ -6,11 +6,14 @@
 
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "testing/cli_fixture.h"
 #include "testing/subprocess.h"
 
 namespace convgate::testing {
@@ -89,5 +92,35 @@ inline size_t HubRequestCount(const std::filesystem::path& log) {
   for (std::string line; std::getline(in, line);) ++count;
   return count;
 }
+
+// CliTest with a fake hub serving REPOS = <test folder>/repos (StartHub), and convgate run against
+// it with the hub cache <test folder>/<cache>.
+class HubCliTest : public CliTest {
+ protected:
+  void StartHub(const std::vector<std::string>& extra = {}) {
+    hub_ = std::make_unique<FakeHub>(dir_ / "repos", dir_ / "requests.jsonl", extra);
+    ASSERT_GT(hub_->port(), 0) << "the fake hub did not start";
+  }
+
+  ProcessResult RunWithHub(const std::vector<std::string>& args, const std::string& cache,
+                           const std::vector<std::string>& env) {
+    std::vector<std::string> argv = HubEnvArgv(*hub_, dir_ / cache, dir_ / "hfhome", env);
+    argv.push_back(Binary().string());
+    argv.insert(argv.end(), args.begin(), args.end());
+    ProcessResult result = RunProcess(argv);
+    EXPECT_EQ(result.signal, 0) << "convgate crashed; stderr:\n" << result.err;
+    return result;
+  }
+
+  nlohmann::json ReadJson(const std::string& name) const {
+    std::ifstream in(dir_ / name);
+    EXPECT_TRUE(in.good()) << "missing " << name;
+    return in.good() ? nlohmann::json::parse(in) : nlohmann::json::object();
+  }
+
+  size_t RequestCount() const { return HubRequestCount(dir_ / "requests.jsonl"); }
+
+  std::unique_ptr<FakeHub> hub_;
+};
 
 }  // namespace convgate::testing
