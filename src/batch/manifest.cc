@@ -9,6 +9,7 @@
 
 #include "convgate/core/file_util.h"
 #include "convgate/core/units.h"
+#include "convgate/hub/hub.h"
 #include "convgate/version.h"
 
 namespace convgate::batch {
@@ -19,11 +20,12 @@ namespace fs = std::filesystem;
 enum class Format { kJson, kYaml, kText };
 
 const std::set<std::string> kYamlEntryKeys = {
-    "id",     "model_id", "source",   "to",      "target",     "command", "params",
-    "inputs", "policy",   "per_node", "timeout", "model_type", "flags",   "converter"};
+    "id",     "model_id", "source",  "to",         "target", "command",   "params",    "inputs",
+    "policy", "per_node", "timeout", "model_type", "flags",  "converter", "file_path", "revision"};
 // Keys that name one model, so a default for every entry makes no sense.
-const std::set<std::string> kEntryOnlyKeys = {"id", "model_id", "source"};
-const std::set<std::string> kJsonEntryKeys = {"id", "model_id", "file_path", "model_type"};
+const std::set<std::string> kEntryOnlyKeys = {"id", "model_id", "source", "file_path", "revision"};
+const std::set<std::string> kJsonEntryKeys = {"id", "model_id", "file_path", "model_type",
+                                              "revision"};
 const std::set<std::string> kInputKeys = {"shapes", "dims",        "ranges", "val_range",
                                           "load",   "load_inputs", "seed",   "samples"};
 const std::set<std::string> kPolicyKeys = {"file", "atol", "rtol"};
@@ -75,7 +77,8 @@ std::string SafeId(std::string id) {
   return id;
 }
 
-std::string DeriveId(const std::string& written_path) {
+std::string DeriveId(std::string written_path) {
+  if (hub::IsHfUri(written_path)) written_path.erase(0, 5);  // hf://org/name/m.onnx: org_name_m
   fs::path path(written_path);
   std::string id = (path.parent_path() / path.stem()).string();
   while (id.rfind("./", 0) == 0) id.erase(0, 2);
@@ -84,9 +87,21 @@ std::string DeriveId(const std::string& written_path) {
   return SafeId(id);
 }
 
+// A model path as written: hf:// URIs stay as they are (the preflight fetches them).
 fs::path Resolve(const fs::path& base, const std::string& written) {
   const fs::path path(written);
-  return path.is_absolute() ? path : base / path;
+  return path.is_absolute() || hub::IsHfUri(written) ? path : base / path;
+}
+
+// The reference's model_id + file_path (+ revision) as the hf:// URI every command takes.
+Result<std::string> HubSource(const std::string& model_id, const std::string& file_path,
+                              const std::string& revision) {
+  if (model_id.empty()) return Status::InvalidArgument("file_path of the hub needs a model_id");
+  hub::HfUri uri{
+      .repo_id = model_id, .revision = revision.empty() ? "main" : revision, .file = file_path};
+  const std::string text = hub::FormatHfUri(uri);
+  CONVGATE_RETURN_IF_ERROR(hub::ParseHfUri(text).status());
+  return text;
 }
 
 // One entry of a YAML (or JSON) manifest, read key by key.
@@ -119,6 +134,7 @@ class EntryReader {
     CONVGATE_RETURN_IF_ERROR(ReadLabel(node, "id"));
     if (entry_.id.empty()) CONVGATE_RETURN_IF_ERROR(ReadLabel(node, "model_id"));
     std::string file_path;
+    std::string revision;
     for (const auto& item : node) {
       const std::string key = item.first.as<std::string>();
       if (!kJsonEntryKeys.count(key)) {
@@ -127,10 +143,20 @@ class EntryReader {
       CONVGATE_ASSIGN_OR_RETURN(const std::string value, Scalar(item.second, key));
       if (key == "model_id") entry_.model_id = value;
       if (key == "file_path") file_path = value;
+      if (key == "revision") revision = value;
       if (key == "model_type") entry_.declared_model_type = value;
     }
     if (file_path.empty()) return Error(node, "has no file_path");
     entry_.source = Resolve(base_, file_path);
+    // The reference's entries name a file of the repository model_id; convgate's earlier ones a
+    // file beside the manifest. A file that is there wins, unless a revision says "the hub".
+    std::error_code ec;
+    if (!revision.empty() || (!hub::IsHfUri(file_path) && !fs::path(file_path).is_absolute() &&
+                              !fs::exists(entry_.source, ec))) {
+      Result<std::string> uri = HubSource(entry_.model_id, file_path, revision);
+      if (!uri.ok()) return Error(node, uri.status().message());
+      entry_.source = *uri;
+    }
     entry_.command = "run";
     if (entry_.id.empty()) entry_.id = DeriveId(file_path);
     if (entry_.model_id.empty()) entry_.model_id = entry_.id;
@@ -275,6 +301,7 @@ class EntryReader {
     if (const YAML::Node* value = get("model_id")) {
       CONVGATE_ASSIGN_OR_RETURN(entry_.model_id, Scalar(*value, "model_id"));
     }
+    CONVGATE_RETURN_IF_ERROR(ReadHubFile(node, get("file_path"), get("revision"), source));
     if (source.empty()) return Error(node, "has no source (the model to verify)");
     entry_.source = Resolve(base_, source);
     if (entry_.id.empty()) {
@@ -352,6 +379,29 @@ class EntryReader {
       if (!value.empty()) entry_.flags.push_back(value);
     }
     return entry_;
+  }
+
+  // file_path (+ revision): the model is that file of the repository model_id, as hf://.
+  Status ReadHubFile(const YAML::Node& node, const YAML::Node* file_path,
+                     const YAML::Node* revision, std::string& source) {
+    if (file_path == nullptr) {
+      if (revision != nullptr) return Error(*revision, "revision needs file_path (a hub file)");
+      return Status::OK();
+    }
+    if (!source.empty()) {
+      return Error(node,
+                   "has both source and file_path: give source (a path or hf:// URI) or "
+                   "model_id + file_path (a file of that hub repository)");
+    }
+    CONVGATE_ASSIGN_OR_RETURN(const std::string file, Scalar(*file_path, "file_path"));
+    std::string rev;
+    if (revision != nullptr) {
+      CONVGATE_ASSIGN_OR_RETURN(rev, Scalar(*revision, "revision"));
+    }
+    Result<std::string> uri = HubSource(entry_.model_id, file, rev);
+    if (!uri.ok()) return Error(node, uri.status().message());
+    source = *uri;
+    return Status::OK();
   }
 
   Status CheckCommand(const YAML::Node& node) const {

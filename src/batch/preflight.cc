@@ -5,10 +5,11 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "convgate/convert/hub_model.h"
 #include "convgate/core/file_util.h"
 #include "convgate/graph/onnx_model.h"
 #include "convgate/graph/task.h"
-#include "convgate/io/file_format.h"
+#include "convgate/report/model_file.h"
 
 namespace convgate::batch {
 namespace {
@@ -22,9 +23,18 @@ struct FileCheck {
   std::string text;
 };
 
-// A file (or model folder) the job will read. `is_model`: it must parse as a model format.
+// A file (or model folder) the job will read. `is_model`: the model file verification step
+// (report/model_file.h); otherwise it must exist and be readable, and its sha256 is recorded.
 FileCheck CheckFile(const fs::path& path, bool is_model) {
   FileCheck check;
+  if (is_model) {
+    report::ModelFileCheck verified = report::VerifyModelFile(path);
+    check.sha256 = verified.sha256;
+    check.summary = std::move(verified.onnx);
+    check.category = verified.category;
+    check.text = verified.problem;
+    return check;
+  }
   std::error_code ec;
   const fs::file_status status = fs::status(path, ec);
   if (ec || !fs::exists(status)) {
@@ -32,40 +42,14 @@ FileCheck CheckFile(const fs::path& path, bool is_model) {
     check.text = path.string() + " does not exist";
     return check;
   }
-  if (fs::is_directory(status)) return check;  // a model folder: its files are the runtime's
-  if (!std::ifstream(path, std::ios::binary).good()) {
-    check.category = "missing-file";
-    check.text = path.string() + " is not readable";
-    return check;
-  }
+  if (fs::is_directory(status)) return check;
   Result<std::string> sha = Sha256File(path);
   if (!sha.ok()) {
     check.category = "missing-file";
-    check.text = sha.status().message();
+    check.text = path.string() + " is not readable: " + sha.status().message();
     return check;
   }
   check.sha256 = *sha;
-  if (!is_model) return check;
-  Result<io::SniffedFile> sniffed = io::SniffFile(path);
-  if (!sniffed.ok()) {
-    check.category = "corrupt-file";
-    check.text = sniffed.status().message();
-    return check;
-  }
-  if (sniffed->format == io::FileFormat::kEmpty) {
-    check.category = "corrupt-file";
-    check.text = path.string() + " is empty (0 bytes)";
-    return check;
-  }
-  if (sniffed->format != io::FileFormat::kOther) return check;  // a known format's magic
-  // ONNX has no magic bytes: parse it.
-  Result<graph::ModelSummary> summary = graph::SummarizeOnnxModel(path);
-  if (!summary.ok()) {
-    check.category = "corrupt-file";
-    check.text = path.string() + " is not a readable model: " + summary.status().message();
-    return check;
-  }
-  check.summary = std::move(*summary);
   return check;
 }
 
@@ -82,10 +66,75 @@ std::optional<std::string> ModelTypeFromConfig(const fs::path& source) {
   return std::nullopt;
 }
 
-ModelType DecideModelType(const ManifestEntry& entry,
+// The category of a failed fetch: the file is not there, its bytes are wrong, or the hub failed.
+std::string CategoryOfFetch(const Status& status) {
+  switch (status.code()) {
+    case StatusCode::kNotFound:
+      return "missing-file";
+    case StatusCode::kDataLoss:
+      return "corrupt-file";
+    case StatusCode::kInvalidArgument:
+      return "usage";
+    default:
+      return "fetch-failed";
+  }
+}
+
+// An hf:// file of the entry, fetched; `local` is where the checks read it.
+struct HubFile {
+  std::optional<hub::ModelOrigin> origin;
+  fs::path local;
+  std::shared_ptr<void> hold;  // a converted model's (ConversionRecord::output_hold)
+  std::string category;        // "" when fetched
+  std::string text;
+};
+
+HubFile FetchHubFile(const std::string& written) {
+  HubFile file;
+  Result<hub::HubOptions> options = hub::HubOptionsFromEnvironment("");
+  Status status = options.status();
+  if (status.ok()) {
+    // The file, or its export when the repository publishes no ONNX file (cached: the job's own
+    // fetch finds it there).
+    convert::ConversionError conversion_error = convert::ConversionError::kNone;
+    Result<convert::HubModel> model =
+        convert::FetchHubModel(*options, written, {}, &conversion_error);
+    if (model.ok()) {
+      file.origin = std::move(model->origin);
+      file.local = model->path;
+      file.hold = model->hold;
+      return file;
+    }
+    status = model.status();
+    if (conversion_error != convert::ConversionError::kNone) {
+      file.category = "convert-failed";
+      file.text = status.message();
+      return file;
+    }
+  }
+  file.category = CategoryOfFetch(status);
+  file.text = status.message();
+  return file;
+}
+
+// config.json of the source's hub repository at the commit it resolved to, when there is one.
+std::optional<fs::path> HubConfig(const std::vector<hub::ModelOrigin>& origins,
+                                  const std::string& source) {
+  for (const hub::ModelOrigin& origin : origins) {
+    if (origin.uri != source) continue;
+    Result<hub::HubOptions> options = hub::HubOptionsFromEnvironment("");
+    if (!options.ok()) return std::nullopt;
+    Result<hub::FetchedFile> config =
+        hub::FetchFile(*options, origin.repo_id, origin.commit, "config.json");
+    if (config.ok()) return config->path;
+  }
+  return std::nullopt;
+}
+
+ModelType DecideModelType(const ManifestEntry& entry, const fs::path& source,
                           const std::optional<graph::ModelSummary>& summary) {
   if (!entry.declared_model_type.empty()) return {entry.declared_model_type, "manifest"};
-  if (std::optional<std::string> type = ModelTypeFromConfig(entry.source)) {
+  if (std::optional<std::string> type = ModelTypeFromConfig(source)) {
     return {*type, "config.json"};
   }
   if (summary) {
@@ -127,8 +176,23 @@ Preflight CheckEntry(const ManifestEntry& entry) {
   std::vector<std::pair<fs::path, bool>> files = {{entry.source, true}};
   if (!entry.target.empty()) files.push_back({entry.target, true});
   for (const fs::path& extra : entry.extra_files) files.push_back({extra, false});
+  fs::path source_local = entry.source;
   for (size_t file_idx = 0; file_idx < files.size(); ++file_idx) {
-    FileCheck check = CheckFile(files[file_idx].first, files[file_idx].second);
+    const std::string written = files[file_idx].first.string();
+    FileCheck check;
+    if (hub::IsHfUri(written)) {
+      HubFile hub_file = FetchHubFile(written);
+      if (hub_file.origin) {
+        result.origins.push_back(*hub_file.origin);
+        check = CheckFile(hub_file.local, files[file_idx].second);
+      } else {
+        check.category = hub_file.category;
+        check.text = hub_file.text;
+      }
+      if (file_idx == 0) source_local = hub_file.local;
+    } else {
+      check = CheckFile(files[file_idx].first, files[file_idx].second);
+    }
     if (!check.category.empty() && result.error_category.empty()) {
       result.error_category = check.category;
       result.error_text = check.text;
@@ -137,11 +201,26 @@ Preflight CheckEntry(const ManifestEntry& entry) {
       result.model_sha256 = check.sha256;
       source_summary = std::move(check.summary);
     }
-    all_hashes += files[file_idx].first.string() + '=' + check.sha256 + '\0';
+    all_hashes += written + '=' + check.sha256 + '\0';
   }
   result.files_sha256 = Sha256Hex(all_hashes);
-  result.model_type = DecideModelType(entry, source_summary);
+  if (entry.declared_model_type.empty()) {
+    if (std::optional<fs::path> config = HubConfig(result.origins, entry.source.string())) {
+      source_local = *config;
+    }
+  }
+  result.model_type = DecideModelType(entry, source_local, source_summary);
   return result;
+}
+
+std::vector<std::string> JobArgs(const ManifestEntry& entry, const Preflight& preflight) {
+  std::vector<std::string> args = entry.Args();
+  for (std::string& arg : args) {
+    for (const hub::ModelOrigin& origin : preflight.origins) {
+      if (arg == origin.uri) arg = origin.PinnedUri();
+    }
+  }
+  return args;
 }
 
 }  // namespace convgate::batch

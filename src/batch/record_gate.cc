@@ -64,6 +64,9 @@ store::JobRecord GateJob(const GateRecord& gate, const nlohmann::json& report,
   job.result_dir = gate.out_dir;
   ReadJobJson(verify_result.is_object() ? &verify_result : nullptr,
               report.is_object() ? &report : nullptr, gate.command, job);
+  if (report.is_object() && report.contains("model_origins")) {
+    job.model_origin = report["model_origins"].dump();
+  }
   job.finished_at = NowIso8601();
   return job;
 }

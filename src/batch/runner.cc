@@ -13,6 +13,7 @@
 #include "convgate/batch/job_policy.h"
 #include "convgate/batch/preflight.h"
 #include "convgate/core/subprocess.h"
+#include "convgate/report/report.h"
 #include "convgate/store/location.h"
 
 namespace convgate::batch {
@@ -43,6 +44,9 @@ store::JobRecord BaseRecord(const PlannedJob& planned, const fs::path& result_di
   job.command = entry.command;
   job.conversion = entry.Conversion();
   job.result_dir = result_dir.string();
+  if (!planned.preflight.origins.empty()) {
+    job.model_origin = report::ModelOriginsJson(planned.preflight.origins).dump();
+  }
   return job;
 }
 
@@ -177,7 +181,7 @@ class Runner {
   std::optional<store::JobRecord> RunOnce(const PlannedJob& planned) {
     const fs::path dir = options_.out_dir / planned.entry->id;
     std::vector<std::string> argv = {options_.convgate};
-    const std::vector<std::string> args = planned.entry->Args();
+    const std::vector<std::string> args = JobArgs(*planned.entry, planned.preflight);
     argv.insert(argv.end(), args.begin(), args.end());
     const bool sets_threads = std::find_if(args.begin(), args.end(), [](const std::string& arg) {
                                 return arg == "--threads" || arg.rfind("--threads=", 0) == 0;

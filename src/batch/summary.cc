@@ -34,7 +34,15 @@ nlohmann::json JobJson(const store::JobRecord& job) {
           {"error_category", job.error_category},
           {"error", job.error_text},
           {"result_dir", job.result_dir},
-          {"finished_at", job.finished_at}};
+          {"finished_at", job.finished_at},
+          {"model_origins", ModelOriginsOf(job)}};
+}
+
+nlohmann::json ModelOriginsOf(const store::JobRecord& job) {
+  if (job.model_origin.empty()) return nullptr;
+  // Written by this convgate (report::ModelOriginsJson); a row edited by hand reads as none.
+  nlohmann::json origins = nlohmann::json::parse(job.model_origin, nullptr, false);
+  return origins.is_array() ? origins : nlohmann::json(nullptr);
 }
 
 nlohmann::json SummaryJson(const BatchSummary& summary) {

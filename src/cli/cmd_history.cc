@@ -8,6 +8,7 @@
 
 #include "cli/command.h"
 #include "cli/history_trend.h"
+#include "convgate/batch/batch.h"
 #include "convgate/store/location.h"
 #include "convgate/store/store.h"
 
@@ -63,7 +64,8 @@ nlohmann::json RowJson(const store::HistoryRow& row) {
                          {"error", job.error_text},
                          {"seconds", job.duration_seconds},
                          {"finished_at", job.finished_at},
-                         {"result_dir", job.result_dir}};
+                         {"result_dir", job.result_dir},
+                         {"model_origins", batch::ModelOriginsOf(job)}};
   const auto optional = [](const auto& value) {
     return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
   };

@@ -11,8 +11,30 @@ namespace {
 
 constexpr char kInspectExitCodes[] =
     "Exit codes: 0 shown; 2 usage error; 3 the file is missing, empty, truncated, of no format "
-    "convgate knows, not a regular file (a FIFO, a device) or over a limit; 4 internal error; "
-    "130/143 interrupted by SIGINT/SIGTERM.";
+    "convgate knows, not a regular file (a FIFO, a device) or over a limit, or fails the model "
+    "file verification (shown, then named: an external data file missing or outside the model's "
+    "folder); 4 internal error; 130/143 interrupted by SIGINT/SIGTERM.";
+
+// An hf:// file: where it came from, first in the text and as "model_origins" in the JSON.
+void AddOrigins(const std::vector<hub::ModelOrigin>& origins, report::Inspection& inspection) {
+  if (origins.empty()) return;
+  inspection.json["model_origins"] = report::ModelOriginsJson(origins);
+  std::string text;
+  for (const hub::ModelOrigin& origin : origins) {
+    text += "model origin: " + report::ModelOriginText(origin) + "\n";
+  }
+  inspection.text = text + inspection.text;
+}
+
+// 0 unless the model file verification (report/model_file.h) failed: then its problem, exit 3.
+ExitCode VerificationExit(const nlohmann::json& inspection) {
+  const auto found = inspection.find("verification");
+  if (found == inspection.end() || found->value("passed", true)) return ExitCode::kPassed;
+  const std::string problem = found->value("problem", std::string("verification failed"));
+  return ReportError(gate::Stage::kLoad, found->value("category", std::string()) == "missing-file"
+                                             ? Status::NotFound(problem)
+                                             : Status::DataLoss(problem));
+}
 
 class InspectCommand : public Command {
  public:
@@ -33,13 +55,15 @@ class InspectCommand : public Command {
     return RegisterFlags(app);
   }
 
-  ExitCode Execute(report::Invocation&) override {
-    if (std::optional<ExitCode> failed = FetchHfSource(path_)) return *failed;
+  ExitCode Execute(report::Invocation& invocation) override {
+    if (std::optional<ExitCode> failed = FetchHfSource(path_, invocation)) return *failed;
     Result<report::Inspection> inspection = report::InspectPath(path_, limits_);
     if (!inspection.ok()) return ReportError(gate::Stage::kLoad, inspection.status());
+    AddOrigins(invocation.model_origins, *inspection);
     std::cout << (output_.json ? DumpJson(inspection->json, output_) + "\n"
                                : ForTerminal(inspection->text));
-    return ExitCode::kPassed;
+    std::cout.flush();
+    return VerificationExit(inspection->json);
   }
 
  private:

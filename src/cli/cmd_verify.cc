@@ -41,7 +41,7 @@ class VerifyCommand : public Command {
 
   ExitCode Execute(report::Invocation& invocation) override {
     for (std::string* side : {&options_.source, &options_.target}) {
-      if (std::optional<ExitCode> failed = FetchHfSource(*side)) return *failed;
+      if (std::optional<ExitCode> failed = FetchHfSource(*side, invocation)) return *failed;
     }
     store_.model = options_.source;
     store_.conversion = Conversion();

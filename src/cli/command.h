@@ -57,7 +57,8 @@ std::unique_ptr<Command> MakePipelineCommand();
 // An hf://org/name[@rev]/path model argument replaced by the local path of the file, fetched into
 // the hub cache (hub/hub.h FetchHfUri); other paths are left alone. Returns the exit code when it
 // failed (after ReportError: 2 for a malformed URI or setting, 3 when it cannot be fetched).
-std::optional<ExitCode> FetchHfSource(std::string& path);
+// Where the file came from is appended to `invocation.model_origins` (the reports' provenance).
+std::optional<ExitCode> FetchHfSource(std::string& path, report::Invocation& invocation);
 
 // Every command, in the order `convgate --help` lists them.
 std::vector<std::unique_ptr<Command>> MakeCommands();

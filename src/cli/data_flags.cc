@@ -95,25 +95,26 @@ void AddDataFlags(FlagSet& flags, gate::DataOptions& options) {
                }},
       Flag{.name = "--load-inputs",
            .value_name = "PATH",
-           .help = "Read inputs instead of generating them: .npz (flat: one sample; "
-                   "sample_<i>/<name> members: several), .npy (single-input models), a folder of "
-                   "<name>.npy, or an ONNX test-case folder",
+           .help = "Read inputs instead of generating them: .npz or .safetensors (flat: one "
+                   "sample; sample_<i>/<name> tensors: several), .npy (single-input models), a "
+                   "folder of <name>.npy, or an ONNX test-case folder",
            .examples = {"inputs.npz"},
            .apply = StoreNonEmpty("path", options.load_inputs)},
       Flag{.name = "--save-inputs",
            .value_name = "PATH",
-           .help = "Write the inputs used: PATH.npz, or a folder (ONNX test-case layout, "
-                   "input_K.pb); never over a file this run reads or the other half of a test "
-                   "case it did not write",
+           .help = "Write the inputs used: PATH.npz, PATH.safetensors, or a folder (ONNX "
+                   "test-case layout, input_K.pb); never over a file this run reads or the other "
+                   "half of a test case it did not write",
            .examples = {"inputs.npz", "case_dir/"},
            // gate::internal::CheckSavePaths refuses, before anything runs, a path that would
-           // lose data or is neither an .npz nor a folder.
+           // lose data or is neither an .npz / .safetensors nor a folder.
            .apply = StoreNonEmpty("path", options.save_inputs)},
       Flag{.name = "--save-outputs",
            .value_name = "PATH",
-           .help = "Write the outputs (run: the model's; compare: the source's) to PATH.npz or a "
-                   "folder (ONNX test-case layout: output_K.pb, beside input_K.pb when "
-                   "--save-inputs names the same folder), to compare later targets against",
+           .help = "Write the outputs (run: the model's; compare: the source's) to PATH.npz, "
+                   "PATH.safetensors or a folder (ONNX test-case layout: output_K.pb, beside "
+                   "input_K.pb when --save-inputs names the same folder), to compare later "
+                   "targets against",
            .examples = {"outputs.npz", "case_dir/"},
            .apply = StoreNonEmpty("path", options.save_outputs)},
       IntegerFlag("--threads", "N", "Intra-op threads for inference (0: the runtime's choice)",

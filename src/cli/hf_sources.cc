@@ -1,20 +1,38 @@
-// hf:// model arguments (hub/hub.h HfUri) replaced by the local path of the fetched file before a
+// hf:// model arguments (hub/hub.h HfUri) replaced by the local path of the fetched file, or of
+// its optimum export when the repository publishes no ONNX file (convert/hub_model.h), before a
 // command loads them, so every loader below sees a file.
+#include <memory>
+#include <vector>
+
 #include "cli/command.h"
-#include "convgate/hub/hub.h"
+#include "convgate/convert/hub_model.h"
 
 namespace convgate::cli {
+namespace {
 
-std::optional<ExitCode> FetchHfSource(std::string& path) {
+// The converted models' holds (ConversionRecord::output_hold): their files stay valid until the
+// command ends.
+std::vector<std::shared_ptr<void>>& Holds() {
+  static std::vector<std::shared_ptr<void>> holds;
+  return holds;
+}
+
+}  // namespace
+
+std::optional<ExitCode> FetchHfSource(std::string& path, report::Invocation& invocation) {
   if (!hub::IsHfUri(path)) return std::nullopt;
   Result<hub::HfUri> uri = hub::ParseHfUri(path);
   if (!uri.ok()) return ReportError(gate::Stage::kFlags, uri.status());
-  Result<std::filesystem::path> local = hub::FetchHfUri(path);
-  if (!local.ok()) {
-    const bool usage = local.status().code() == StatusCode::kInvalidArgument;
-    return ReportError(usage ? gate::Stage::kFlags : gate::Stage::kLoad, local.status());
+  Result<hub::HubOptions> options = hub::HubOptionsFromEnvironment("");
+  if (!options.ok()) return ReportError(gate::Stage::kFlags, options.status().WithContext(path));
+  Result<convert::HubModel> model = convert::FetchHubModel(*options, path);
+  if (!model.ok()) {
+    const bool usage = model.status().code() == StatusCode::kInvalidArgument;
+    return ReportError(usage ? gate::Stage::kFlags : gate::Stage::kLoad, model.status());
   }
-  path = local->string();
+  path = model->path.string();
+  if (model->hold) Holds().push_back(model->hold);
+  invocation.model_origins.push_back(std::move(model->origin));
   return std::nullopt;
 }
 

@@ -92,15 +92,16 @@ std::optional<GateError> ResolveAndLoad(const std::string& spec, const std::stri
 }
 
 // What a saved-outputs side will hold once read, known before it is: an .npz's declared member
-// sizes, an .npy's file size (it is not compressed). 0 where that is only known by reading (a
-// folder), or where the file cannot be read (LoadSaved reports that).
+// sizes, an .npy's or a .safetensors' file size (neither is compressed). 0 where that is only known
+// by reading (a folder), or where the file cannot be read (LoadSaved reports that).
 uint64_t DeclaredSavedBytes(const Side& side) {
   std::error_code error;
   if (side.resolved.format == "npz") {
     Result<uint64_t> bytes = io::NpzDeclaredBytes(side.resolved.path);
     return bytes.ok() ? *bytes : 0;
   }
-  if (side.resolved.format == "npy") {
+  // Neither is compressed: the file is what reading it takes (give or take the header).
+  if (side.resolved.format == "npy" || side.resolved.format == "safetensors") {
     const uintmax_t bytes = std::filesystem::file_size(side.resolved.path, error);
     return error ? 0 : static_cast<uint64_t>(bytes);
   }

@@ -21,7 +21,8 @@ std::string LowerExtension(const fs::path& path) {
 // not silently become a folder of that name.
 Layout LayoutOf(const fs::path& path) {
   const std::string ext = LowerExtension(path);
-  if (ext == ".npz") return Layout::kNpz;
+  // A .safetensors holds named tensors as an .npz does (sample_<i>/<name> for many samples).
+  if (ext == ".npz" || ext == ".safetensors") return Layout::kNpz;
   if (ext == ".npy") return Layout::kNpy;
   std::error_code ec;
   if (ext.empty() || fs::is_directory(path, ec)) return Layout::kTestCase;
@@ -61,10 +62,10 @@ std::string Named(const SaveFlag& save) { return save.flag + " " + save.path.str
 
 std::optional<GateError> CheckLayout(const SaveFlag& save) {
   if (LayoutOf(save.path) == Layout::kOther) {
-    return Usage(Named(save) + ": is neither an .npz file nor a folder (" +
+    return Usage(Named(save) + ": is neither an .npz or .safetensors file nor a folder (" +
                  LowerExtension(save.path) +
-                 " files are not written); use NAME.npz, or a folder name without an extension "
-                 "for the ONNX test-case layout");
+                 " files are not written); use NAME.npz or NAME.safetensors, or a folder name "
+                 "without an extension for the ONNX test-case layout");
   }
   if (LayoutOf(save.path) == Layout::kNpy) {
     return Usage(Named(save) +

@@ -144,10 +144,12 @@ Result<ResolvedSide> ResolveSide(const std::string& spec, const std::string& bac
   }
   const std::string ext = path.extension().string();
   // An explicit model backend makes any file a model: an exec runner may take weights in an .npz.
-  const bool saved_by_extension = backend_override.empty() && (ext == ".npz" || ext == ".npy");
+  const bool saved_ext = ext == ".npz" || ext == ".npy" || ext == ".safetensors";
+  const bool saved_by_extension = backend_override.empty() && saved_ext;
   if (backend_override == "outputs" || saved_by_extension) {
-    if (ext != ".npz" && ext != ".npy") {
-      return Status::InvalidArgument(spec + ": saved outputs must be an .npz, an .npy or a folder");
+    if (!saved_ext) {
+      return Status::InvalidArgument(
+          spec + ": saved outputs must be an .npz, a .safetensors, an .npy or a folder");
     }
     return ResolvedSide{SideKind::kOutputs, path, ext.substr(1), "outputs"};
   }

@@ -32,7 +32,12 @@ Result<HfUri> ParseHfUri(std::string_view text) {
   if (!IsHfUri(text)) return Malformed(text, "not an hf:// URI");
   const std::string_view rest = text.substr(kScheme.size());
   const size_t org_end = rest.find('/');
-  const size_t name_end = org_end == std::string_view::npos ? org_end : rest.find('/', org_end + 1);
+  // A revision in the first segment ends the id there: hf://name@rev/path is a repository
+  // without an org (bert-base-uncased), which FormatHfUri writes so.
+  const bool single_name = org_end != std::string_view::npos &&
+                           rest.substr(0, org_end).find('@') != std::string_view::npos;
+  const size_t name_end =
+      org_end == std::string_view::npos || single_name ? org_end : rest.find('/', org_end + 1);
   if (name_end == std::string_view::npos) return Malformed(text, "no file in the repository");
   HfUri uri;
   std::string repo(rest.substr(0, name_end));
@@ -50,13 +55,25 @@ Result<HfUri> ParseHfUri(std::string_view text) {
   return uri;
 }
 
-Result<std::filesystem::path> FetchHfUri(std::string_view text) {
-  CONVGATE_ASSIGN_OR_RETURN(HfUri uri, ParseHfUri(text));
-  Result<HubOptions> options = HubOptionsFromEnvironment("");
-  if (!options.ok()) return options.status().WithContext(std::string(text));
-  Result<FetchedFile> fetched = FetchFile(*options, uri.repo_id, uri.revision, uri.file);
-  if (!fetched.ok()) return fetched.status().WithContext(std::string(text));
-  return fetched->path;
+std::string FormatHfUri(const HfUri& uri) {
+  std::string revision;
+  for (const char c : uri.revision) revision += c == '/' ? std::string("%2F") : std::string(1, c);
+  return std::string(kScheme) + uri.repo_id + "@" + revision + "/" + uri.file;
+}
+
+std::string ModelOrigin::PinnedUri() const {
+  return FormatHfUri({.repo_id = repo_id, .revision = commit, .file = file});
+}
+
+ModelOrigin OriginOf(const HfUri& uri, const FetchedFile& fetched) {
+  return ModelOrigin{.uri = FormatHfUri(uri),
+                     .repo_id = uri.repo_id,
+                     .revision = uri.revision,
+                     .commit = fetched.commit,
+                     .file = fetched.file,
+                     .etag = fetched.etag,
+                     .size = fetched.size,
+                     .how = fetched.downloaded ? "downloaded" : "cache"};
 }
 
 }  // namespace convgate::hub

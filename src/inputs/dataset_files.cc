@@ -11,6 +11,7 @@
 #include "convgate/inputs/dataset.h"
 #include "convgate/io/npy.h"
 #include "convgate/io/npz.h"
+#include "convgate/io/safetensors.h"
 #include "convgate/io/test_case.h"
 
 namespace convgate::inputs {
@@ -83,13 +84,23 @@ Status SplitSamples(const fs::path& path, TensorMap members, std::vector<TensorM
   return Status::OK();
 }
 
-Status LoadNpz(const fs::path& path, const Limits& limits, Dataset& dataset) {
-  CONVGATE_ASSIGN_OR_RETURN(TensorMap members, io::ReadNpz(path, limits));
+// An .npz or a .safetensors: named tensors, one sample flat or many as sample_<i>/<name>.
+Status LoadNamedTensors(const fs::path& path, TensorMap members, Dataset& dataset) {
   if (!IsMultiSample(members)) {
     dataset.samples.push_back(std::move(members));
     return Status::OK();
   }
   return SplitSamples(path, std::move(members), dataset.samples);
+}
+
+Status LoadNpz(const fs::path& path, const Limits& limits, Dataset& dataset) {
+  CONVGATE_ASSIGN_OR_RETURN(TensorMap members, io::ReadNpz(path, limits));
+  return LoadNamedTensors(path, std::move(members), dataset);
+}
+
+Status LoadSafetensors(const fs::path& path, const Limits& limits, Dataset& dataset) {
+  CONVGATE_ASSIGN_OR_RETURN(io::SafetensorsFile file, io::ReadSafetensors(path, limits));
+  return LoadNamedTensors(path, std::move(file.tensors), dataset);
 }
 
 Status LoadSingleNpy(const fs::path& path, const Signature& signature, const Limits& limits,
@@ -144,9 +155,12 @@ bool NeedsSampleKeys(const Dataset& dataset) {
   return dataset.samples.size() > 1 || IsMultiSample(dataset.samples[0]);
 }
 
-Status SaveNpz(const fs::path& path, const Dataset& dataset) {
-  if (!NeedsSampleKeys(dataset)) return io::WriteNpz(path, dataset.samples[0]);
-  // WriteNpz takes one TensorMap, so the multi-sample layout needs a renamed copy of every tensor.
+// An .npz or a .safetensors (`write`): one sample flat, many as sample_<i>/<name>.
+template <typename Write>
+Status SaveNamedTensors(const fs::path& path, const Dataset& dataset, Write write) {
+  if (!NeedsSampleKeys(dataset)) return write(path, dataset.samples[0]);
+  // The writers take one TensorMap, so the multi-sample layout needs a renamed copy of every
+  // tensor.
   TensorMap members;
   for (size_t sample_idx = 0; sample_idx < dataset.samples.size(); ++sample_idx) {
     const std::string prefix = std::string(kSamplePrefix) + std::to_string(sample_idx) + "/";
@@ -154,7 +168,19 @@ Status SaveNpz(const fs::path& path, const Dataset& dataset) {
       CONVGATE_RETURN_IF_ERROR(members.Insert(prefix + entry.name, entry.tensor.Clone()));
     }
   }
-  return io::WriteNpz(path, members);
+  return write(path, members);
+}
+
+Status SaveNpz(const fs::path& path, const Dataset& dataset) {
+  return SaveNamedTensors(path, dataset, [](const fs::path& file, const TensorMap& tensors) {
+    return io::WriteNpz(file, tensors);
+  });
+}
+
+Status SaveSafetensors(const fs::path& path, const Dataset& dataset) {
+  return SaveNamedTensors(path, dataset, [](const fs::path& file, const TensorMap& tensors) {
+    return io::WriteSafetensors(file, tensors);
+  });
 }
 
 // What is being saved: inputs (input_K.pb files in a test case) or outputs (output_K.pb), and the
@@ -243,6 +269,7 @@ Status Save(const fs::path& path, const Dataset& dataset, const SavedPart& what)
   }
   const std::string ext = LowerExtension(path);
   if (ext == ".npz") return SaveNpz(path, dataset);
+  if (ext == ".safetensors") return SaveSafetensors(path, dataset);
   if (ext == ".npy") {
     return Status::InvalidArgument("cannot save " + noun + " as " + Quote(path) +
                                    ": use an .npz file, or a folder for the ONNX test case layout");
@@ -275,12 +302,14 @@ Result<Dataset> LoadDataset(const fs::path& path, const Signature& signature,
   const std::string ext = LowerExtension(path);
   if (ext == ".npz") {
     CONVGATE_RETURN_IF_ERROR(LoadNpz(path, limits, dataset));
+  } else if (ext == ".safetensors") {
+    CONVGATE_RETURN_IF_ERROR(LoadSafetensors(path, limits, dataset));
   } else if (ext == ".npy") {
     CONVGATE_RETURN_IF_ERROR(LoadSingleNpy(path, signature, limits, dataset));
   } else {
     return Status::InvalidArgument("cannot load inputs from " + Quote(path) +
-                                   ": expected an .npz, an .npy, a folder of .npy files or an "
-                                   "ONNX test case folder");
+                                   ": expected an .npz, a .safetensors, an .npy, a folder of .npy "
+                                   "files or an ONNX test case folder");
   }
   return dataset;
 }

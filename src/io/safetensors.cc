@@ -144,9 +144,17 @@ Status CheckCoverage(std::vector<Entry>& entries, uint64_t buffer_bytes, const s
     expected = entry.end;
   }
   if (expected != buffer_bytes) {
+    // Truncated: name the first tensor cut short, as the npz reader names its member.
+    std::string cut;
+    for (const Entry& entry : entries) {
+      if (entry.end > buffer_bytes) {
+        cut = " (truncated: tensor '" + entry.name + "' is cut short)";
+        break;
+      }
+    }
     return Status::DataLoss(what + ": the tensors cover " + std::to_string(expected) +
                             " bytes of data, the file holds " + std::to_string(buffer_bytes) +
-                            (expected > buffer_bytes ? " (truncated)" : " (trailing bytes)"));
+                            (expected > buffer_bytes ? cut : " (trailing bytes)"));
   }
   return Status::OK();
 }
@@ -258,6 +266,13 @@ Result<std::string> SerializeSafetensors(const TensorMap& tensors,
     out.append(reinterpret_cast<const char*>(data.data()), data.size());
   }
   return out;
+}
+
+Status WriteSafetensors(const std::filesystem::path& path, const TensorMap& tensors,
+                        const std::map<std::string, std::string>& metadata) {
+  Result<std::string> bytes = SerializeSafetensors(tensors, metadata);
+  if (!bytes.ok()) return bytes.status().WithContext(path.string());
+  return WriteFileAtomic(path, *bytes);
 }
 
 }  // namespace convgate::io

@@ -5,6 +5,19 @@
 namespace convgate::report {
 namespace {
 
+// Where the hub models came from, where each form has room for it: verify_result.json gains
+// "model_origins" (only then: the reference's six fields stay exactly six for local models) and
+// the console text a line per model above the table.
+void AddModelOrigins(const Invocation& invocation, Rendering& rendering) {
+  if (invocation.model_origins.empty()) return;
+  rendering.verify_result["model_origins"] = ModelOriginsJson(invocation.model_origins);
+  std::string header;
+  for (const hub::ModelOrigin& origin : invocation.model_origins) {
+    header += "model origin: " + ModelOriginText(origin) + "\n";
+  }
+  rendering.console = header + rendering.console;
+}
+
 // The forms a workflow renders from its own result (run, compare, verify).
 template <typename Result>
 Rendering RenderOwn(const Result& result, const Invocation& invocation, bool color) {
@@ -15,6 +28,7 @@ Rendering RenderOwn(const Result& result, const Invocation& invocation, bool col
   rendering.console = ConsoleText(result, color);
   rendering.error = result.error;
   rendering.exit_code = gate::ExitCodeFor(result.verdict, result.error);
+  AddModelOrigins(invocation, rendering);
   return rendering;
 }
 
@@ -40,6 +54,7 @@ Rendering Render(const gate::ReduceReport& result, const Invocation& invocation,
   rendering.console = ConsoleText(result, color);
   rendering.error = result.error;
   rendering.exit_code = gate::ExitCodeFor(result.verdict, result.error);
+  AddModelOrigins(invocation, rendering);
   return rendering;
 }
 

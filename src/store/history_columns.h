@@ -1,5 +1,5 @@
-// The columns of a history row, in the order both stores' ReadHistoryRow read them (0-19 the job,
-// 20-24 the figures over its outputs), spelled once in SQL that SQLite and PostgreSQL both take.
+// The columns of a history row, in the order both stores' ReadHistoryRow read them (0-20 the job,
+// 21-25 the figures over its outputs), spelled once in SQL that SQLite and PostgreSQL both take.
 #pragma once
 
 #include <string>
@@ -12,7 +12,7 @@ inline constexpr char kJobColumns[] =
     "j.run_id, j.id, j.entry_id, j.entry_key, j.model_id, j.model_path, j.model_sha256, "
     "j.model_type, j.model_type_source, j.command, j.conversion, j.conversion_path, j.verdict, "
     "j.exit_code, j.signal, j.duration_seconds, j.error_category, j.error_text, j.result_dir, "
-    "j.finished_at, ";
+    "j.finished_at, j.model_origin, ";
 
 // The worst figures over a job's outputs (largest errors, total mismatches, smallest cosine and
 // SNR), or typed NULLs when the query does not want them: five index lookups per row are most of

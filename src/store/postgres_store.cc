@@ -75,6 +75,10 @@ CREATE TABLE outputs (
 );
 CREATE INDEX outputs_by_job ON outputs(job_id);
 )sql",
+    // 2: where a job's hub models came from (JobRecord::model_origin, JSON).
+    R"sql(
+ALTER TABLE jobs ADD COLUMN model_origin TEXT NOT NULL DEFAULT '';
+)sql",
 };
 
 // Serialises migrations of one database across every convgate that opens it ("convgate" in
@@ -154,13 +158,14 @@ HistoryRow ReadHistoryRow(const pqxx::row& row) {
   job.error_text = Text(row[17]);
   job.result_dir = Text(row[18]);
   job.finished_at = Text(row[19]);
-  history.max_abs_error = OptionalDouble(row[20]);
-  history.mean_abs_error = OptionalDouble(row[21]);
-  if (std::optional<double> mismatches = OptionalDouble(row[22])) {
+  job.model_origin = Text(row[20]);
+  history.max_abs_error = OptionalDouble(row[21]);
+  history.mean_abs_error = OptionalDouble(row[22]);
+  if (std::optional<double> mismatches = OptionalDouble(row[23])) {
     history.mismatches = static_cast<int64_t>(*mismatches);
   }
-  history.cosine = OptionalDouble(row[23]);
-  history.snr_db = OptionalDouble(row[24]);
+  history.cosine = OptionalDouble(row[24]);
+  history.snr_db = OptionalDouble(row[25]);
   return history;
 }
 
@@ -259,8 +264,10 @@ Status PostgresStore::Prepare() {
         "insert_job",
         "INSERT INTO jobs (run_id, entry_id, entry_key, model_id, model_path, model_sha256, "
         "model_type, model_type_source, command, conversion, conversion_path, verdict, exit_code, "
-        "signal, duration_seconds, error_category, error_text, result_dir, finished_at) VALUES "
-        "($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19) "
+        "signal, duration_seconds, error_category, error_text, result_dir, finished_at, "
+        "model_origin) VALUES "
+        "($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, "
+        "$20) "
         "RETURNING id");
     connection_->prepare(
         "insert_output",
@@ -321,7 +328,7 @@ void PostgresStore::InsertJob(int64_t run_id, const JobRecord& job) {
       Utf8(job.model_type_source), Utf8(job.command), Utf8(job.conversion),
       Utf8(job.conversion_path), Utf8(job.verdict), job.exit_code, job.signal,
       DoubleText(job.duration_seconds), Utf8(job.error_category), Utf8(job.error_text),
-      Utf8(job.result_dir), Utf8(job.finished_at));
+      Utf8(job.result_dir), Utf8(job.finished_at), Utf8(job.model_origin));
   const int64_t job_id = row[0].as<int64_t>();
   for (const OutputRecord& output : job.outputs) {
     const std::optional<std::string> max_abs = NullableText(output.max_abs_error);

@@ -67,6 +67,10 @@ CREATE TABLE outputs (
 );
 CREATE INDEX outputs_by_job ON outputs(job_id);
 )sql",
+    // 2: where a job's hub models came from (JobRecord::model_origin, JSON).
+    R"sql(
+ALTER TABLE jobs ADD COLUMN model_origin TEXT NOT NULL DEFAULT '';
+)sql",
 };
 
 // A prepared statement, finalized when it goes out of scope.
@@ -135,13 +139,14 @@ HistoryRow ReadHistoryRow(const Statement& stmt) {
   job.error_text = stmt.Text(17);
   job.result_dir = stmt.Text(18);
   job.finished_at = stmt.Text(19);
-  row.max_abs_error = stmt.OptionalDouble(20);
-  row.mean_abs_error = stmt.OptionalDouble(21);
-  if (std::optional<double> mismatches = stmt.OptionalDouble(22)) {
+  job.model_origin = stmt.Text(20);
+  row.max_abs_error = stmt.OptionalDouble(21);
+  row.mean_abs_error = stmt.OptionalDouble(22);
+  if (std::optional<double> mismatches = stmt.OptionalDouble(23)) {
     row.mismatches = static_cast<int64_t>(*mismatches);
   }
-  row.cosine = stmt.OptionalDouble(23);
-  row.snr_db = stmt.OptionalDouble(24);
+  row.cosine = stmt.OptionalDouble(24);
+  row.snr_db = stmt.OptionalDouble(25);
   return row;
 }
 
@@ -284,8 +289,10 @@ Status SqliteStore::InsertJob(int64_t run_id, const JobRecord& job) {
       db_,
       "INSERT INTO jobs (run_id, entry_id, entry_key, model_id, model_path, model_sha256, "
       "model_type, model_type_source, command, conversion, conversion_path, verdict, exit_code, "
-      "signal, duration_seconds, error_category, error_text, result_dir, finished_at) VALUES "
-      "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)");
+      "signal, duration_seconds, error_category, error_text, result_dir, finished_at, "
+      "model_origin) VALUES "
+      "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, "
+      "?20)");
   if (!stmt.prepared()) return Error("preparing the job row");
   stmt.Bind(1, run_id);
   stmt.Bind(2, job.entry_id);
@@ -306,6 +313,7 @@ Status SqliteStore::InsertJob(int64_t run_id, const JobRecord& job) {
   stmt.Bind(17, job.error_text);
   stmt.Bind(18, job.result_dir);
   stmt.Bind(19, job.finished_at);
+  stmt.Bind(20, job.model_origin);
   if (sqlite3_step(stmt.get()) != SQLITE_DONE) return Error("recording job " + job.entry_id);
   const int64_t job_id = sqlite3_last_insert_rowid(db_);
   Statement output_stmt(

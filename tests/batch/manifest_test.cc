@@ -41,7 +41,8 @@ TEST(ManifestTest, JsonListOfTheReferencePipeline) {
                                   "batch_models.json");
   ASSERT_EQ(manifest.entries.size(), 2u);
   EXPECT_EQ(manifest.entries[0].id, "bert-base-uncased");
-  EXPECT_EQ(manifest.entries[0].source, kDir / "bert/model.onnx");
+  // Not beside the manifest: the file of the hub repository model_id.
+  EXPECT_EQ(manifest.entries[0].source, "hf://bert-base-uncased@main/bert/model.onnx");
   EXPECT_EQ(manifest.entries[0].declared_model_type, "bert");
   EXPECT_EQ(manifest.entries[0].command, "run");
   EXPECT_EQ(manifest.entries[0].line, 2);
@@ -256,6 +257,52 @@ TEST(PreflightTest, MissingAndCorruptFilesAreTheEntrysFailure) {
   EXPECT_EQ(junk.model_type.type, "bert");
   EXPECT_EQ(junk.model_type.source, "config.json");
   fs::remove_all(dir);
+}
+
+// --- models by id (hf://, model_id + file_path + revision) ---
+
+TEST(ManifestTest, HubFilesBecomeHfUris) {
+  const Manifest manifest = Parse(R"(
+models:
+  - model_id: org/bert-tiny
+    file_path: onnx/model.onnx
+    revision: v1.0
+  - source: hf://org/vit/model.onnx
+    target: hf://org/vit@refs%2Fpr%2F1/model_fp16.onnx
+)",
+                                  "m.yaml");
+  ASSERT_EQ(manifest.entries.size(), 2u);
+  EXPECT_EQ(manifest.entries[0].id, "org_bert-tiny");
+  EXPECT_EQ(manifest.entries[0].model_id, "org/bert-tiny");
+  EXPECT_EQ(manifest.entries[0].source, "hf://org/bert-tiny@v1.0/onnx/model.onnx");
+  EXPECT_EQ(manifest.entries[0].Args(),
+            (std::vector<std::string>{"run", "hf://org/bert-tiny@v1.0/onnx/model.onnx"}));
+  EXPECT_EQ(manifest.entries[1].id, "org_vit_model");
+  EXPECT_EQ(manifest.entries[1].source, "hf://org/vit/model.onnx");  // not under the manifest
+  EXPECT_EQ(manifest.entries[1].target, "hf://org/vit@refs%2Fpr%2F1/model_fp16.onnx");
+
+  const Manifest json = Parse(R"([
+    {"model_id": "org/m", "file_path": "model.onnx", "revision": "0123abcd"},
+    {"model_id": "org/m2", "file_path": "hf://org/m2/model.onnx"}
+  ])",
+                              "models.json");
+  EXPECT_EQ(json.entries[0].source, "hf://org/m@0123abcd/model.onnx");
+  EXPECT_EQ(json.entries[1].source, "hf://org/m2/model.onnx");
+}
+
+TEST(ManifestTest, HubEntryErrorsNameTheEntry) {
+  EXPECT_THAT(ErrorOf("models:\n  - model_id: org/m\n    source: a.onnx\n    file_path: m.onnx\n",
+                      "m.yaml"),
+              HasSubstr("m.yaml:2: entry #1: has both source and file_path"));
+  EXPECT_THAT(ErrorOf("models:\n  - source: a.onnx\n    revision: v1\n", "m.yaml"),
+              HasSubstr("revision needs file_path"));
+  EXPECT_THAT(ErrorOf("models:\n  - model_id: org--m\n    file_path: m.onnx\n", "m.yaml"),
+              HasSubstr("m.yaml:2: entry #1: 'hf://org--m@main/m.onnx'"));
+  EXPECT_THAT(
+      ErrorOf(R"([{"model_id": "org/m", "file_path": "../m.onnx", "revision": "v1"}])", "m.json"),
+      HasSubstr("m.json:1: entry 'org/m': 'hf://org/m@v1/../m.onnx'"));
+  EXPECT_THAT(ErrorOf("models:\n  - file_path: m.onnx\n", "m.yaml"),
+              HasSubstr("file_path of the hub needs a model_id"));
 }
 
 }  // namespace

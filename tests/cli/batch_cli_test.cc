@@ -155,12 +155,22 @@ TEST_F(BatchCliTest, JsonAndTextManifestsOfTheReferencePipeline) {
         "[\n  {\"model_id\": \"bert-tiny\", \"file_path\": \"bert-tiny.onnx\", "
         "\"model_type\": \"bert\"},\n  {\"model_id\": \"t5-small\", \"file_path\": "
         "\"t5-small/model.onnx\"}\n]\n");
-  ProcessResult r = Batch({Path("models.json"), "--out", Path("out")});
+  // t5-small/model.onnx is not beside the manifest, so it is the file model.onnx... of the hub
+  // repository t5-small: offline, with an empty cache, it is missing without any request.
+  ProcessResult r =
+      testing::RunProcess({"/usr/bin/env", "HF_HUB_OFFLINE=1", "HF_HUB_CACHE=" + Path("hf-cache"),
+                           Binary().string(), "batch", Path("models.json"), "--out", Path("out")});
   ASSERT_EQ(r.exit_code, 3) << Describe(r);  // t5-small is missing
   auto jobs = StoreJobs(Path("out/convgate.db"));
   EXPECT_EQ(jobs["bert-tiny"].at(0).job.verdict, "pass");
   EXPECT_EQ(jobs["bert-tiny"].at(0).job.model_type_source, "manifest");
   EXPECT_EQ(jobs["t5-small"].at(0).job.error_category, "missing-file");
+  EXPECT_NE(jobs["t5-small"].at(0).job.error_text.find(
+                "hf://t5-small@main/t5-small/model.onnx: HF_HUB_OFFLINE is set and "
+                "'t5-small/model.onnx' of "
+                "t5-small at main is not in the cache"),
+            std::string::npos)
+      << jobs["t5-small"].at(0).job.error_text;
   EXPECT_EQ(jobs["t5-small"].at(0).job.model_type, "t5");
   EXPECT_EQ(jobs["t5-small"].at(0).job.model_type_source, "name");
 

@@ -12,55 +12,17 @@
 
 #include "convgate/core/file_util.h"
 #include "testing/cli_fixture.h"
+#include "testing/fake_hub.h"
 
 namespace convgate::testing {
 namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kFakeHub = fs::path(CONVGATE_SOURCE_DIR) / "tests/fixtures/fake_hub.py";
 const fs::path kTinyCnn = fs::path(CONVGATE_BINARY_DIR) / "examples/tinycnn.onnx";
 constexpr char kToken[] = "hf_SECRETtoken0123456789";
 
-std::string ReadAll(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// The fake hub as a child process; stopped (SIGTERM by its pid) when this goes away.
-class FakeHub {
- public:
-  FakeHub(const fs::path& repos, const fs::path& log, const std::vector<std::string>& extra) {
-    std::vector<std::string> argv = {"/usr/bin/python3", kFakeHub.string(), "--repos",
-                                     repos.string(),     "--log",           log.string()};
-    argv.insert(argv.end(), extra.begin(), extra.end());
-    process_ = StartProcess(argv);
-    const std::regex port_line("PORT ([0-9]+)");
-    WaitFor(
-        [&] {
-          std::smatch match;
-          const std::string out = ReadAll(process_.out_path);
-          if (!std::regex_search(out, match, port_line)) return false;
-          port_ = std::stoi(match[1]);
-          return true;
-        },
-        30);
-  }
-  ~FakeHub() {
-    if (process_.pid > 0) {
-      kill(process_.pid, SIGTERM);
-      WaitProcess(process_);
-    }
-  }
-  int port() const { return port_; }
-  std::string endpoint() const { return "http://127.0.0.1:" + std::to_string(port_); }
-
- private:
-  StartedProcess process_;
-  int port_ = 0;
-};
+std::string ReadAll(const fs::path& path) { return ReadWholeFile(path); }
 
 class FetchCliTest : public CliTest {
  protected:
@@ -87,13 +49,9 @@ class FetchCliTest : public CliTest {
 
   // convgate with the hub's settings; `env` adds NAME=VALUE entries.
   ProcessResult Fetch(std::vector<std::string> args, std::vector<std::string> env = {}) {
-    std::vector<std::string> argv = {
-        "/usr/bin/env", "-u", "HF_TOKEN", "-u", "HF_HUB_OFFLINE", "HF_ENDPOINT=" + hub_->endpoint(),
-        "HF_HUB_CACHE=" + Cache().string(), "HF_HOME=" + (dir_ / "hfhome").string(),
-        "CONVGATE_HUB_BACKOFF_BASE=0.05", "CONVGATE_HUB_BACKOFF_MAX=0.2",
-        // Generous: a loaded CI machine must not see stalls.
-        "CONVGATE_HUB_STALL_TIMEOUT=5"};
-    argv.insert(argv.end(), env.begin(), env.end());
+    // A stall timeout generous enough that a loaded CI machine sees no stalls.
+    env.insert(env.begin(), "CONVGATE_HUB_STALL_TIMEOUT=5");
+    std::vector<std::string> argv = HubEnvArgv(*hub_, Cache(), dir_ / "hfhome", env);
     argv.push_back(Binary().string());
     argv.push_back("fetch");
     argv.insert(argv.end(), args.begin(), args.end());
@@ -483,11 +441,8 @@ TEST_F(FetchCliTest, PrivateRepositoryNeedsTheTokenWhichNeverLeavesTheHubsHost) 
 
 TEST_F(FetchCliTest, CommandsTakeModelsById) {
   StartHub();
-  const std::vector<std::string> env = {"HF_ENDPOINT=" + hub_->endpoint(),
-                                        "HF_HUB_CACHE=" + Cache().string()};
   auto run = [&](std::vector<std::string> args) {
-    std::vector<std::string> argv = {"/usr/bin/env", "-u", "HF_TOKEN", "-u", "HF_HUB_OFFLINE"};
-    argv.insert(argv.end(), env.begin(), env.end());
+    std::vector<std::string> argv = HubEnvArgv(*hub_, Cache(), dir_ / "hfhome");
     argv.push_back(Binary().string());
     argv.insert(argv.end(), args.begin(), args.end());
     return RunProcess(argv);
@@ -519,13 +474,7 @@ class HuggingfaceHubCompatTest : public FetchCliTest {
  protected:
   void SetUp() override {
     FetchCliTest::SetUp();
-    const char* venv = std::getenv("CONVGATE_VENV");
-    const char* deps = std::getenv("CONVGATE_DEPS");
-    python_ = venv && venv[0]
-                  ? fs::path(venv) / "bin/python"
-                  : (deps && deps[0] ? fs::path(deps)
-                                     : fs::path(std::getenv("HOME")) / ".cache/convgate-deps") /
-                        "venv/bin/python";
+    python_ = ProjectVenvPython();
     if (!fs::exists(python_))
       GTEST_SKIP() << "no project venv at " << python_ << " (scripts/setup.sh)";
   }
@@ -533,16 +482,8 @@ class HuggingfaceHubCompatTest : public FetchCliTest {
   // hf_hub_download(repo, file, **kwargs) in the venv; returns its result (the path) or the error.
   ProcessResult HfHubDownload(const std::string& file, const std::string& kwargs,
                               std::vector<std::string> env = {}) {
-    std::vector<std::string> argv = {"/usr/bin/env",
-                                     "-u",
-                                     "HF_TOKEN",
-                                     "-u",
-                                     "HF_HUB_OFFLINE",
-                                     "HF_ENDPOINT=" + hub_->endpoint(),
-                                     "HF_HUB_CACHE=" + Cache().string(),
-                                     "HF_HOME=" + (dir_ / "hfhome").string(),
-                                     "HF_HUB_DISABLE_TELEMETRY=1"};
-    argv.insert(argv.end(), env.begin(), env.end());
+    env.insert(env.begin(), "HF_HUB_DISABLE_TELEMETRY=1");
+    std::vector<std::string> argv = HubEnvArgv(*hub_, Cache(), dir_ / "hfhome", env);
     argv.insert(argv.end(), {python_.string(), "-c",
                              "import sys\nfrom huggingface_hub import hf_hub_download\n"
                              "print(hf_hub_download('org/tiny', sys.argv[1]" +

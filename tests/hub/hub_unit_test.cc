@@ -87,11 +87,26 @@ TEST(HubUri, ModelsById) {
   ASSERT_TRUE(pinned.ok()) << pinned.status().ToString();
   EXPECT_EQ(pinned->repo_id, "org/name");
   EXPECT_EQ(pinned->revision, "refs/pr/1");
+  // A repository without an org: its revision ends the id.
+  Result<HfUri> single = ParseHfUri("hf://bert-base-uncased@main/onnx/model.onnx");
+  ASSERT_TRUE(single.ok()) << single.status().ToString();
+  EXPECT_EQ(single->repo_id, "bert-base-uncased");
+  EXPECT_EQ(single->revision, "main");
+  EXPECT_EQ(single->file, "onnx/model.onnx");
+  // FormatHfUri writes what ParseHfUri reads back, the revision's '/' escaped.
+  for (const HfUri& uri : {*plain, *pinned, *single}) {
+    Result<HfUri> again = ParseHfUri(FormatHfUri(uri));
+    ASSERT_TRUE(again.ok()) << FormatHfUri(uri);
+    EXPECT_EQ(again->repo_id, uri.repo_id);
+    EXPECT_EQ(again->revision, uri.revision);
+    EXPECT_EQ(again->file, uri.file);
+  }
+  EXPECT_EQ(FormatHfUri(*pinned), "hf://org/name@refs%2Fpr%2F1/model.onnx");
   EXPECT_TRUE(IsHfUri("hf://x"));
   EXPECT_FALSE(IsHfUri("model.onnx"));
-  for (const char* bad :
-       {"hf://", "hf://org", "hf://org/name", "hf://org/name/", "hf://org/name@/m",
-        "hf://org/name/../m.onnx", "hf://o--x/name/m.onnx", "http://org/n/m"}) {
+  for (const char* bad : {"hf://", "hf://org", "hf://org/name", "hf://org/name/",
+                          "hf://org/name@/m", "hf://org/name/../m.onnx", "hf://o--x/name/m.onnx",
+                          "http://org/n/m", "hf://name@main", "hf://name@main/"}) {
     Result<HfUri> uri = ParseHfUri(bad);
     ASSERT_FALSE(uri.ok()) << bad;
     EXPECT_EQ(uri.status().code(), StatusCode::kInvalidArgument);

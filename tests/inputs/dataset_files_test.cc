@@ -11,6 +11,7 @@
 #include "convgate/inputs/dataset.h"
 #include "convgate/io/npy.h"
 #include "convgate/io/npz.h"
+#include "convgate/io/safetensors.h"
 #include "convgate/io/test_case.h"
 #include "inputs/test_util.h"
 
@@ -97,6 +98,60 @@ TEST_F(DatasetFilesTest, MultiSampleNpzRoundTrip) {
   Result<Dataset> loaded = LoadDataset(path, TwoInputs());
   ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
   ExpectSameSamples(*loaded, dataset);
+}
+
+TEST_F(DatasetFilesTest, SafetensorsRoundTripsOneSampleAndMany) {
+  for (const int samples : {1, 3}) {
+    const Dataset dataset = Generated(TwoInputs(), samples);
+    const fs::path path = dir_ / ("inputs_" + std::to_string(samples) + ".safetensors");
+    ASSERT_TRUE(SaveDataset(path, dataset, TwoInputs()).ok());
+    Result<io::SafetensorsFile> file = io::ReadSafetensors(path);
+    ASSERT_TRUE(file.ok()) << file.status().ToString();
+    EXPECT_EQ(file->tensors.size(), 2u * samples);
+    if (samples > 1) EXPECT_TRUE(file->tensors.Contains("sample_2/ids"));
+    Result<Dataset> loaded = LoadDataset(path, TwoInputs());
+    ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+    EXPECT_EQ(loaded->origin, path.string());
+    ExpectSameSamples(*loaded, dataset);
+  }
+}
+
+TEST_F(DatasetFilesTest, SafetensorsKeepHalfAndBfloat16Bits) {
+  TensorMap sample;
+  // 0x3c00 = 1.0 in fp16 and 0x3f80 = 1.0 in bf16; 0x7e00 / 0x7fc0 a NaN of each.
+  sample.InsertOrAssign(
+      "h", Tensor::FromVector<uint16_t>(DType::kFloat16, Shape::Of({2}), {0x3c00, 0x7e00}));
+  sample.InsertOrAssign(
+      "b", Tensor::FromVector<uint16_t>(DType::kBFloat16, Shape::Of({2}), {0x3f80, 0x7fc0}));
+  Dataset dataset;
+  dataset.samples.push_back(std::move(sample));
+  const fs::path path = dir_ / "outputs.safetensors";
+  ASSERT_TRUE(SaveOutputs(path, dataset, {}).ok());
+  Result<Dataset> loaded = LoadDataset(path, Signature());
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  ExpectSameSamples(*loaded, dataset);
+  EXPECT_EQ(loaded->samples[0].Find("b")->dtype(), DType::kBFloat16);
+}
+
+TEST_F(DatasetFilesTest, SafetensorsErrorsNameTheFileAndTheTensor) {
+  const Dataset dataset = Generated(TwoInputs(), 1);
+  const fs::path path = dir_ / "inputs.safetensors";
+  ASSERT_TRUE(SaveDataset(path, dataset, TwoInputs()).ok());
+  fs::resize_file(path, fs::file_size(path) - 3);  // the last tensor's buffer cut short
+  Result<Dataset> truncated = LoadDataset(path, TwoInputs());
+  ASSERT_FALSE(truncated.ok());
+  EXPECT_EQ(truncated.status().code(), StatusCode::kDataLoss);
+  EXPECT_THAT(truncated.status().message(), HasSubstr(path.string()));
+  EXPECT_THAT(truncated.status().message(), HasSubstr("'ids'"));
+
+  TensorMap strings;
+  strings.InsertOrAssign("s", std::move(Tensor::FromStrings(Shape::Of({1}), {"text"})).value());
+  Dataset with_strings;
+  with_strings.samples.push_back(std::move(strings));
+  const Status refused = SaveOutputs(dir_ / "s.safetensors", with_strings, {});
+  EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(refused.message(), HasSubstr("s.safetensors"));
+  EXPECT_FALSE(fs::exists(dir_ / "s.safetensors"));
 }
 
 TEST_F(DatasetFilesTest, OneSampleWhoseNamesLookLikeSampleKeysRoundTrips) {

@@ -142,7 +142,7 @@ TEST(Safetensors, CorruptFilesAreDataLossNamingTheProblem) {
       {Make(R"({"a":{)" + f32 + R"(,"data_offsets":[0,4]}})", eight),
        "needs 2 x 4 bytes, data_offsets [0,4] hold 4"},
       {Make(R"({"a":{)" + f32 + R"(,"data_offsets":[0,8]}})", "1234"),
-       "cover 8 bytes of data, the file holds 4 (truncated)"},
+       "cover 8 bytes of data, the file holds 4 (truncated: tensor 'a' is cut short)"},
       {Make(R"({"a":{)" + f32 + R"(,"data_offsets":[0,8]}})", eight + "x"), "(trailing bytes)"},
       {Make(R"({"a":{)" + f32 + R"(,"data_offsets":[4,12]}})", eight + "1234"),
        "begins at byte 4 of the data, expected 0 (a hole)"},

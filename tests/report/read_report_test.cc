@@ -606,5 +606,50 @@ TEST(ReportCodec, EveryWorkflowsReportSurvivesWriteReadWrite) {
   EXPECT_EQ(reduce->out_dir, "bug");
 }
 
+TEST(ReportCodec, ModelOriginsSurviveWriteReadWrite) {
+  Invocation invocation = {"run", {"convgate", "run", "hf://org/m/model.onnx"}, "", 1.0};
+  hub::ModelOrigin downloaded;
+  downloaded.uri = "hf://org/m/model.onnx";
+  downloaded.repo_id = "org/m";
+  downloaded.revision = "main";
+  downloaded.commit = std::string(40, 'a');
+  downloaded.file = "model.onnx";
+  downloaded.etag = std::string(64, 'b');
+  downloaded.size = uint64_t{5} << 32;  // over 32 bits
+  downloaded.how = "downloaded";
+  hub::ModelOrigin converted = downloaded;
+  converted.how = "converted";
+  converted.converted_from = {"config.json", "model.safetensors"};
+  converted.converter = "optimum-onnx";
+  converted.converter_version = "optimum 1.2.3";
+  invocation.model_origins = {downloaded, converted};
+  const std::string written = DumpJson(ReportJson(SanityRun(), invocation));
+  Invocation header;
+  Result<gate::RunReport> read = ParseReport<gate::RunReport>(written, "run", &header);
+  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  ASSERT_EQ(header.model_origins.size(), 2u);
+  EXPECT_EQ(header.model_origins[0].size, uint64_t{5} << 32);
+  EXPECT_EQ(header.model_origins[1].converted_from, converted.converted_from);
+  EXPECT_EQ(DumpJson(ReportJson(*read, header)), written);
+  // The same records outside report.json (summary.json, the store), and the console's line.
+  Result<std::vector<hub::ModelOrigin>> again =
+      ModelOriginsFromJson(ModelOriginsJson(invocation.model_origins));
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ((*again)[1].converter, "optimum-onnx");
+  EXPECT_EQ(ModelOriginText(converted),
+            "hf://org/m/model.onnx: converted from config.json, model.safetensors of org/m at "
+            "commit " +
+                std::string(40, 'a') + " by optimum-onnx optimum 1.2.3, etag " +
+                std::string(64, 'b'));
+  Result<std::vector<hub::ModelOrigin>> bad =
+      ModelOriginsFromJson(json::parse(R"([{"uri": "hf://org/m/x.onnx"}])"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("model_origins[0]"), std::string::npos)
+      << bad.status().message();
+  // A local model: the header has no model_origins at all (golden files unchanged).
+  EXPECT_FALSE(
+      json::parse(DumpJson(ReportJson(SanityRun(), kInvocation))).contains("model_origins"));
+}
+
 }  // namespace
 }  // namespace convgate::report

@@ -19,13 +19,17 @@ class PostgresTestBackend : public TestBackend {
   }
 
   void SetSchemaVersion(const std::string& location, int version) override {
+    Execute(location, "UPDATE schema_version SET version = " + std::to_string(version));
+  }
+
+  void Execute(const std::string& location, const std::string& sql) override {
     try {
       pqxx::connection connection(location);
       pqxx::work txn(connection);
-      txn.exec0("UPDATE schema_version SET version = " + std::to_string(version));
+      txn.exec0(sql);
       txn.commit();
     } catch (const std::exception& error) {
-      ADD_FAILURE() << "setting the schema version of " << location << ": " << error.what();
+      ADD_FAILURE() << sql << " on " << location << ": " << error.what();
     }
   }
 

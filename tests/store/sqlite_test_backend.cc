@@ -22,10 +22,14 @@ class SqliteTestBackend : public TestBackend {
   }
 
   void SetSchemaVersion(const std::string& location, int version) override {
+    Execute(location, "PRAGMA user_version = " + std::to_string(version));
+  }
+
+  void Execute(const std::string& location, const std::string& sql) override {
     sqlite3* db = nullptr;
     ASSERT_EQ(sqlite3_open(location.c_str(), &db), SQLITE_OK);
-    const std::string sql = "PRAGMA user_version = " + std::to_string(version);
-    EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK);
+    EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK)
+        << sql << ": " << sqlite3_errmsg(db);
     sqlite3_close(db);
   }
 

@@ -87,6 +87,36 @@ TEST_P(StoreContractTest, NewStoreIsMigratedToTheCurrentSchema) {
   EXPECT_EQ(*count, 1);
 }
 
+// Schema 2 added jobs.model_origin (where a job's hub models came from): a store of schema 1, with
+// a job in it, is migrated on open; the old job reads back without origins, a new one with them.
+TEST_P(StoreContractTest, SchemaOneStoreGainsModelOrigins) {
+  {
+    Result<std::unique_ptr<Store>> store = Open();
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    ASSERT_TRUE((*store)
+                    ->RecordJob(*(*store)->BeginRun({"m.yaml", "h", "v", "", "", "t"}),
+                                Job("old", "pass"))
+                    .ok());
+  }
+  backend_->Execute(location_, "ALTER TABLE jobs DROP COLUMN model_origin");
+  backend_->SetSchemaVersion(location_, 1);
+  Result<std::unique_ptr<Store>> store = Open();
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  EXPECT_EQ(*(*store)->SchemaVersion(), kSchemaVersion);
+  JobRecord with_origin = Job("new", "pass");
+  with_origin.model_origin = R"([{"uri":"hf://org/m/model.onnx","how":"downloaded"}])";
+  ASSERT_TRUE((*store)
+                  ->RecordJob(*(*store)->BeginRun({"m.yaml", "h", "v", "", "", "t"}), with_origin)
+                  .ok());
+  Result<std::vector<HistoryRow>> rows = (*store)->Jobs({});
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  ASSERT_EQ(rows->size(), 2u);
+  EXPECT_EQ((*rows)[0].job.entry_id, "old");
+  EXPECT_EQ((*rows)[0].job.model_origin, "");
+  EXPECT_EQ((*rows)[1].job.model_origin, with_origin.model_origin);
+  EXPECT_EQ((*rows)[1].max_abs_error, 1e-6);  // the figures still line up after the new column
+}
+
 TEST_P(StoreContractTest, NewerSchemaIsRefusedNamingBothVersions) {
   ASSERT_TRUE(Open().ok());
   backend_->SetSchemaVersion(location_, 99);

@@ -16,6 +16,8 @@ class TestBackend {
   virtual std::string FreshLocation(const std::string& name) = 0;
   // Marks an opened store as written by a newer convgate, the way that convgate would.
   virtual void SetSchemaVersion(const std::string& location, int version) = 0;
+  // Runs `sql` (one statement both backends take) on an opened store: an older schema remade.
+  virtual void Execute(const std::string& location, const std::string& sql) = 0;
   // Removes what FreshLocation made.
   virtual void Cleanup() = 0;
 };

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -32,6 +33,19 @@ inline nlohmann::json HintsOf(const nlohmann::json& report, size_t index) {
     }
   }
   return hints;
+}
+
+// The project venv's python (scripts/setup.sh): CONVGATE_VENV, else CONVGATE_DEPS/venv, else
+// ~/.cache/convgate-deps/venv. The path may not exist: callers skip, saying why.
+inline std::filesystem::path ProjectVenvPython() {
+  const char* venv = std::getenv("CONVGATE_VENV");
+  if (venv && venv[0]) return std::filesystem::path(venv) / "bin/python";
+  const char* deps = std::getenv("CONVGATE_DEPS");
+  const char* home = std::getenv("HOME");
+  const std::filesystem::path root =
+      deps && deps[0] ? std::filesystem::path(deps)
+                      : std::filesystem::path(home ? home : "/") / ".cache/convgate-deps";
+  return root / "venv/bin/python";
 }
 
 class CliTest : public ::testing::Test {

@@ -98,6 +98,9 @@ void ReadJobJson(const nlohmann::json* verify_result, const nlohmann::json* repo
 nlohmann::json SummaryJson(const BatchSummary& summary);
 // One job as summary.json lists it (a local batch's and the merged Slurm summary's alike).
 nlohmann::json JobJson(const store::JobRecord& job);
+// The job's model_origin as JSON (report::ModelOriginsJson's array), null when it has none:
+// summary.json's and `history --json`'s "model_origins".
+nlohmann::json ModelOriginsOf(const store::JobRecord& job);
 // The table printed at the end: one line per job run, then the totals.
 std::string SummaryText(const BatchSummary& summary);
 

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "convgate/batch/manifest.h"
+#include "convgate/hub/hub.h"
 
 namespace convgate::batch {
 
@@ -20,16 +21,27 @@ struct Preflight {
   // sha256 over every file the entry reads (source, target, policy, inputs), for the resume key.
   std::string files_sha256;
   ModelType model_type;
+  // The entry's hf:// models (source, target), fetched into the hub cache: where each came from.
+  // The job is given each one's PinnedUri() instead, so it reads the bytes checked here.
+  std::vector<hub::ModelOrigin> origins;
   // "" when every file exists, is readable and parses as its format; else "missing-file" or
-  // "corrupt-file", and the text names the file and what is wrong.
+  // "corrupt-file" (an hf:// file: the hub has no such repository, revision or file / the
+  // download failed its checks), "fetch-failed" (the hub could not be reached or refused) or
+  // "usage" (a malformed HF_* setting), and the text names the file and what is wrong.
   std::string error_category;
   std::string error_text;
 };
 
 // Checks every file of `entry`: exists, readable, parses as its format (io::SniffFile; ONNX
 // parsed whole by graph::SummarizeOnnxModel), sha256 recorded; then decides the model type.
-// Never fails: a bad file is data in the result.
+// hf:// models are fetched first (hub::FetchFile with the settings of the environment: retries,
+// HF_HUB_OFFLINE) and hashed under their URI, not their cache path, so the resume key of an
+// entry is the same wherever the cache is. Never fails: a bad file is data in the result.
 Preflight CheckEntry(const ManifestEntry& entry);
+
+// The entry's command line (ManifestEntry::Args) with each fetched hf:// model pinned to the
+// commit the preflight resolved.
+std::vector<std::string> JobArgs(const ManifestEntry& entry, const Preflight& preflight);
 
 // The model file verification pipeline's name heuristic, on a lower-cased model id or path:
 // bert, t5, gpt, vit (also "vision"), clip, whisper, wav2vec2. "" when none matches.

@@ -122,7 +122,8 @@ Result<RepoInfo> FetchRepoInfo(const HubOptions& options, const std::string& rep
                                const std::string& revision);
 
 // A model named by id: hf://org/name[@revision]/path/in/repo (a revision containing '/' is
-// written with %2F: hf://org/name@refs%2Fpr%2F1/model.onnx).
+// written with %2F: hf://org/name@refs%2Fpr%2F1/model.onnx). A repository without an org names
+// its revision, which ends the id: hf://bert-base-uncased@main/model.onnx.
 struct HfUri {
   std::string repo_id;
   std::string revision = "main";
@@ -135,8 +136,31 @@ bool IsHfUri(std::string_view text);
 // revision and the file checked as CheckRepoId / CheckRevision / CheckRepoFile).
 Result<HfUri> ParseHfUri(std::string_view text);
 
-// The local path of an hf:// model: FetchFile with the options from the environment (no --token:
-// HF_TOKEN or the token file). Errors as HubOptionsFromEnvironment and FetchFile, naming the URI.
-Result<std::filesystem::path> FetchHfUri(std::string_view text);
+// The URI again, the revision's '/' as %2F: FormatHfUri(*ParseHfUri(t)) == t for any valid t
+// that spells its revision (hf://org/name@main/m.onnx).
+std::string FormatHfUri(const HfUri& uri);
+
+// Where a model file of the hub came from, as results record it (report.json, summary.json, the
+// store): the reference pipeline's "source of the model file".
+struct ModelOrigin {
+  std::string uri;  // as the user wrote it
+  std::string repo_id;
+  std::string revision;  // as requested ("main", a tag, a commit)
+  std::string commit;    // what it resolved to (40 hex)
+  std::string file;      // the path inside the repository
+  std::string etag;      // the blob's name: sha256 for LFS files, else the git sha1
+  uint64_t size = 0;
+  std::string how;  // "downloaded" (now), "cache" (no download), "converted"
+  // How == "converted": the repository files the conversion read (at `commit`), and by what.
+  std::vector<std::string> converted_from;
+  std::string converter;
+  std::string converter_version;
+  bool conversion_cache_hit = false;  // converted earlier: taken from the conversion cache
+
+  // hf://repo@commit/file: the same bytes again, answered from the cache without a request.
+  std::string PinnedUri() const;
+};
+
+ModelOrigin OriginOf(const HfUri& uri, const FetchedFile& fetched);
 
 }  // namespace convgate::hub

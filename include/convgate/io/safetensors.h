@@ -44,5 +44,9 @@ Result<SafetensorsFile> ReadSafetensors(const std::filesystem::path& path,
 // string type).
 Result<std::string> SerializeSafetensors(const TensorMap& tensors,
                                          const std::map<std::string, std::string>& metadata = {});
+// SerializeSafetensors written atomically (core/file_util.h WriteFileAtomic): on any failure the
+// previous file, if any, is left as it was. Errors name the file.
+Status WriteSafetensors(const std::filesystem::path& path, const TensorMap& tensors,
+                        const std::map<std::string, std::string>& metadata = {});
 
 }  // namespace convgate::io

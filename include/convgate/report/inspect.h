@@ -11,7 +11,9 @@
 //     it without running foreign code (a TorchScript archive's forward() signature and weight
 //     bytes, safetensors' tensor list, an OpenVINO IR's inputs and layers), and which convgate
 //     command takes it.
-// Every document has "schema_version", "path" and "format".
+// Every document has "schema_version", "path" and "format"; a regular file's also has
+// "verification" (report/model_file.h VerifyModelFile: a whole parse, external data present and
+// inside the model's folder, size, sha256), and its text a last line saying how it went.
 #pragma once
 
 #include <filesystem>

@@ -11,6 +11,7 @@
 #include "convgate/gate/results.h"
 #include "convgate/gate/verify.h"
 #include "convgate/graph/onnx_model.h"
+#include "convgate/hub/hub.h"
 #include "convgate/pipeline/results.h"
 
 namespace convgate::report {
@@ -30,7 +31,19 @@ struct Invocation {
   std::vector<std::string> argv;
   std::string started_at;  // ISO 8601 UTC
   double seconds = 0.0;
+  // The hf:// models the command fetched (or converted), in the order it named them:
+  // report.json's "model_origins", verify_result.json's too, and the console header.
+  std::vector<hub::ModelOrigin> model_origins;
 };
+
+// hub::ModelOrigin records as report.json holds them ("model_origins": [{uri, repo_id, revision,
+// commit, file, etag, size, how, converted_from, converter, converter_version}]); summary.json
+// and the store hold the same. Reading: InvalidArgument naming the bad field.
+nlohmann::json ModelOriginsJson(const std::vector<hub::ModelOrigin>& origins);
+Result<std::vector<hub::ModelOrigin>> ModelOriginsFromJson(const nlohmann::json& array);
+// One line: "hf://org/m/model.onnx: org/m at main = commit 1a2b..., downloaded now, etag ..." or
+// "...: converted from config.json, model.safetensors of org/m at commit 1a2b... by optimum-onnx".
+std::string ModelOriginText(const hub::ModelOrigin& origin);
 
 nlohmann::json ReportJson(const gate::RunReport& report, const Invocation& invocation);
 nlohmann::json ReportJson(const gate::CompareReport& report, const Invocation& invocation);

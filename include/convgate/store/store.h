@@ -24,7 +24,7 @@ namespace convgate::store {
 
 // The schema version this binary writes and reads. A store whose schema is newer is refused
 // (FailedPrecondition naming both versions) rather than written with an older idea of its tables.
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 2;
 
 struct StoreOptions {
   // A file path (SQLite, created with its folder's permissions when missing) or ":memory:"; or a
@@ -81,6 +81,9 @@ struct JobRecord {
   std::string error_text;
   std::string result_dir;
   std::string finished_at;  // ISO 8601 UTC
+  // Where the job's hub models came from (hub::ModelOrigin of each hf:// model, as the JSON array
+  // report/json/origin_json.h writes); "" when it used none. Schema version 2.
+  std::string model_origin;
   std::vector<OutputRecord> outputs;
 };
 

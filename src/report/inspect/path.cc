@@ -9,6 +9,7 @@
 #include "convgate/io/npz.h"
 #include "convgate/io/tensor_proto.h"
 #include "convgate/io/test_case.h"
+#include "convgate/report/model_file.h"
 #include "convgate/report/report.h"
 #include "convgate/version.h"
 #include "report/inspect/internal.h"
@@ -177,6 +178,24 @@ Result<Inspection> InspectTestCase(const fs::path& path, io::FileFormat format,
   return inspection;
 }
 
+Result<Inspection> InspectSniffed(const fs::path& path, const io::SniffedFile& sniffed,
+                                  const Limits& limits) {
+  switch (sniffed.format) {
+    case io::FileFormat::kOther:
+      return InspectOnnx(path);
+    case io::FileFormat::kEmpty:
+      return Status::DataLoss(path.string() + ": the file is empty");
+    case io::FileFormat::kNpy:
+    case io::FileFormat::kNpz:
+      return InspectTensors(path, sniffed.format, limits);
+    case io::FileFormat::kOnnxTestCase:
+    case io::FileFormat::kOnnxTestDataSet:
+      return InspectTestCase(path, sniffed.format, limits);
+    default:
+      return internal::InspectOtherFormat(path, sniffed);
+  }
+}
+
 }  // namespace
 
 namespace internal {
@@ -204,20 +223,14 @@ std::string TensorStatsText(const json& stats) {
 
 Result<Inspection> InspectPath(const fs::path& path, const Limits& limits) {
   CONVGATE_ASSIGN_OR_RETURN(io::SniffedFile sniffed, io::SniffFile(path));
-  switch (sniffed.format) {
-    case io::FileFormat::kOther:
-      return InspectOnnx(path);
-    case io::FileFormat::kEmpty:
-      return Status::DataLoss(path.string() + ": the file is empty");
-    case io::FileFormat::kNpy:
-    case io::FileFormat::kNpz:
-      return InspectTensors(path, sniffed.format, limits);
-    case io::FileFormat::kOnnxTestCase:
-    case io::FileFormat::kOnnxTestDataSet:
-      return InspectTestCase(path, sniffed.format, limits);
-    default:
-      return internal::InspectOtherFormat(path, sniffed);
-  }
+  Result<Inspection> inspection = InspectSniffed(path, sniffed, limits);
+  std::error_code ec;
+  if (!inspection.ok() || !fs::is_regular_file(path, ec)) return inspection;
+  // The model file verification step on the file itself (external data, a whole parse).
+  const ModelFileCheck check = VerifyModelFile(path, limits);
+  inspection->json["verification"] = ModelFileCheckJson(check);
+  inspection->text += ModelFileCheckText(check);
+  return inspection;
 }
 
 }  // namespace convgate::report

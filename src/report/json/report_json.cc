@@ -14,6 +14,7 @@
 #include "report/agreement_report.h"
 #include "report/json/codec.h"
 #include "report/json/conversion.h"
+#include "report/json/origin.h"
 #include "report/json/policy.h"
 #include "report/json/results.h"
 #include "report/json/side.h"
@@ -59,6 +60,7 @@ void HeaderFields(Io& io, Inv& invocation, Verdict& verdict, Error& error) {
   io.Texts("argv", invocation.argv, OrElse(std::vector<std::string>{}));
   io.Text("started_at", invocation.started_at, OrElse(std::string()));
   io.Number("seconds", invocation.seconds, OrElse(0.0));
+  internal::ModelOriginsField(io, invocation.model_origins);
   io.Choice("verdict", verdict, kVerdicts);
   io.Derived("exit_code", ToInt(gate::ExitCodeFor(verdict, error)));
   io.OptionalObject("error", error, [](auto& part, auto& stopped) { ErrorFields(part, stopped); });
