@@ -1,6 +1,11 @@
 // `convgate pipeline SPEC.yaml`: several models wired by a YAML spec, run step by step with
 // feedback state; converted nodes validated per node and end to end.
+#include <filesystem>
+#include <memory>
+#include <vector>
+
 #include "cli/command.h"
+#include "convgate/convert/hub_model.h"
 #include "convgate/hub/hub.h"
 #include "convgate/pipeline/pipeline.h"
 
@@ -28,7 +33,16 @@ class PipelineCommand : public Command {
   ExitCode Execute(report::Invocation& invocation) override {
     options_.spec_path = spec_;
     options_.strict = options_.per_node.strict;
-    options_.fetch_hf = [](const std::string& uri) { return hub::FetchHfUri(uri); };
+    // hf:// nodes as everywhere else (hf_sources.cc): fetched, or exported when the repository
+    // publishes no ONNX file, with where each came from recorded in the report.
+    options_.fetch_hf = [this,
+                         &invocation](const std::string& uri) -> Result<std::filesystem::path> {
+      CONVGATE_ASSIGN_OR_RETURN(hub::HubOptions hub_options, hub::HubOptionsFromEnvironment(""));
+      CONVGATE_ASSIGN_OR_RETURN(convert::HubModel model, convert::FetchHubModel(hub_options, uri));
+      if (model.hold) holds_.push_back(model.hold);
+      invocation.model_origins.push_back(std::move(model.origin));
+      return model.path;
+    };
     return RenderAndFinish(pipeline::RunPipelineGate(options_), invocation, output_);
   }
 
@@ -36,6 +50,7 @@ class PipelineCommand : public Command {
   std::string spec_;
   pipeline::PipelineOptions options_;
   OutputOptions output_;
+  std::vector<std::shared_ptr<void>> holds_;  // converted hf:// models stay valid while run
 };
 
 }  // namespace

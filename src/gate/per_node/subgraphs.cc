@@ -9,6 +9,7 @@
 
 #include "convgate/core/file_util.h"
 #include "convgate/core/temp_dir.h"
+#include "convgate/graph/openvino_ir.h"
 #include "convgate/graph/subgraph_expand.h"
 
 namespace convgate::gate::internal {
@@ -169,6 +170,8 @@ class SideExpander {
 
   // Expands what it can; the side to run per-node on is side() afterwards.
   Status Run(int& runs) {
+    // An OpenVINO IR has no ONNX bodies to expand (OpenVINO inlines what it can on conversion).
+    if (graph::IsOpenVinoIr(side_.path)) return Status::OK();
     CONVGATE_ASSIGN_OR_RETURN(std::vector<graph::SubgraphSite> sites,
                               graph::ListSubgraphSitesInFile(side_.path));
     if (sites.empty()) return Status::OK();
