@@ -100,6 +100,14 @@ def make_sandbox(sandbox, build, source, fixtures, env):
             os.symlink(os.path.join(models, name), os.path.join(sandbox, name))
         for name in os.listdir(os.path.join(source, "examples", "pipeline")):
             shutil.copy(os.path.join(source, "examples", "pipeline", name), sandbox)
+    # The TensorFlow SavedModel example: the fixture's model and inputs, when the venv has
+    # TensorFlow (make_tf_fixtures.sh fails otherwise, and the example is skipped).
+    tf = subprocess.run([os.path.join(source, "scripts", "make_tf_fixtures.sh")],
+                        capture_output=True, text=True)
+    if tf.returncode == 0:
+        folder = tf.stdout.strip().splitlines()[-1]
+        for name in ("tiny_cnn", "tiny_cnn_inputs.npz"):
+            os.symlink(os.path.join(folder, name), os.path.join(sandbox, name))
     steps = [
         "convgate convert model.onnx --to fp16 -o model_fp16.onnx --json >/dev/null",
         "convgate run model.onnx --samples 2 --save-inputs inputs.npz --save-outputs expected.npz",
@@ -143,6 +151,9 @@ def main():
         [os.path.join(sandbox, "bin"), os.path.join(build, "src", "cli"), env.get("PATH", "")])
     env["CONVGATE_CACHE_DIR"] = os.path.join(sandbox, "cache")  # never the user's cache
     env["NO_COLOR"] = "1"
+    # The README writes the venv as $CONVGATE_VENV (what setup.sh prints).
+    env.setdefault("CONVGATE_VENV", os.path.join(
+        env.get("CONVGATE_DEPS") or os.path.expanduser("~/.cache/convgate-deps"), "venv"))
     make_sandbox(sandbox, build, source, fixtures, env)
     passed, failed, skipped, not_examples = [], [], [], []
     for block in sh_blocks(readme):
@@ -155,6 +166,9 @@ def main():
                 reason = "built without libtorch: no torchvision fixture"
             if reason is None and ("pipeline " in line or "--feedback" in line) and not fixtures:
                 reason = "built without libtorch: no pipeline fixtures (TorchScript sources)"
+            if reason is None and "tiny_cnn " in line and not os.path.exists(
+                    os.path.join(sandbox, "tiny_cnn")):
+                reason = "the venv has no tensorflow-cpu (./scripts/setup.sh installs it)"
             if reason is None and "openvino" in line and not openvino:
                 reason = "the venv has no openvino (./scripts/setup.sh makes it)"
             if reason:
