@@ -80,7 +80,7 @@ TEST_F(FlagsCliTest, GenerationFlagsWithLoadedInputsAreRefused) {
 
 TEST_F(FlagsCliTest, SavingToANameThatIsNeitherNpzNorAFolderIsRefused) {
   ExpectUsageError({"run", kModel, "--save-inputs", Path("inputs.json")},
-                   "is neither an .npz file nor a folder");
+                   "is neither an .npz or .safetensors file nor a folder");
   EXPECT_FALSE(fs::exists(Path("inputs.json")));
   ExpectUsageError({"run", kModel, "--save-outputs", Path("outputs.npy")},
                    "an .npy holds one tensor, not a dataset");
