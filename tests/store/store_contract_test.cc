@@ -93,10 +93,10 @@ TEST_P(StoreContractTest, SchemaOneStoreGainsModelOrigins) {
   {
     Result<std::unique_ptr<Store>> store = Open();
     ASSERT_TRUE(store.ok()) << store.status().ToString();
-    ASSERT_TRUE((*store)
-                    ->RecordJob(*(*store)->BeginRun({"m.yaml", "h", "v", "", "", "t"}),
-                                Job("old", "pass"))
-                    .ok());
+    ASSERT_TRUE(
+        (*store)
+            ->RecordJob(*(*store)->BeginRun({"m.yaml", "h", "v", "", "", "t"}), Job("old", "pass"))
+            .ok());
   }
   backend_->Execute(location_, "ALTER TABLE jobs DROP COLUMN model_origin");
   backend_->SetSchemaVersion(location_, 1);

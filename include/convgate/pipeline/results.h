@@ -49,9 +49,9 @@ struct NodeResult {
   std::vector<NonFiniteEvent> non_finite;  // in the swapped run
   // --per-node: compare --per-node of source and target on the steps the replay failed.
   std::optional<gate::CompareReport> per_node;
-  std::string per_node_note;              // why it did not run, when asked and it could not
-  std::string conversion;  // --to: "KIND: the converted model's path"; empty without --to
-  bool passed = true;  // sanity, and with a target its replay and swapped comparisons
+  std::string per_node_note;  // why it did not run, when asked and it could not
+  std::string conversion;     // --to: "KIND: the converted model's path"; empty without --to
+  bool passed = true;         // sanity, and with a target its replay and swapped comparisons
 };
 
 struct PipelineReport {
