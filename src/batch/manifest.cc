@@ -8,6 +8,7 @@
 #include <set>
 
 #include "convgate/core/file_util.h"
+#include "convgate/core/join.h"
 #include "convgate/core/units.h"
 #include "convgate/hub/hub.h"
 #include "convgate/version.h"
@@ -29,12 +30,6 @@ const std::set<std::string> kJsonEntryKeys = {"id", "model_id", "file_path", "mo
 const std::set<std::string> kInputKeys = {"shapes", "dims",        "ranges", "val_range",
                                           "load",   "load_inputs", "seed",   "samples"};
 const std::set<std::string> kPolicyKeys = {"file", "atol", "rtol"};
-
-std::string Join(const std::set<std::string>& keys) {
-  std::string text;
-  for (const std::string& key : keys) text += (text.empty() ? "" : ", ") + key;
-  return text;
-}
 
 // Errors name the manifest, the line and the entry.
 class Context {
@@ -118,7 +113,8 @@ class EntryReader {
     for (const auto& item : node) {
       const std::string key = item.first.as<std::string>();
       if (!kYamlEntryKeys.count(key)) {
-        return Error(item.first, "unknown key '" + key + "' (known: " + Join(kYamlEntryKeys) + ")");
+        return Error(item.first,
+                     "unknown key '" + key + "' (known: " + JoinComma(kYamlEntryKeys) + ")");
       }
       settings[key] = item.second;
     }
@@ -138,7 +134,8 @@ class EntryReader {
     for (const auto& item : node) {
       const std::string key = item.first.as<std::string>();
       if (!kJsonEntryKeys.count(key)) {
-        return Error(item.first, "unknown key '" + key + "' (known: " + Join(kJsonEntryKeys) + ")");
+        return Error(item.first,
+                     "unknown key '" + key + "' (known: " + JoinComma(kJsonEntryKeys) + ")");
       }
       CONVGATE_ASSIGN_OR_RETURN(const std::string value, Scalar(item.second, key));
       if (key == "model_id") entry_.model_id = value;
@@ -234,7 +231,7 @@ class EntryReader {
       const YAML::Node& value = item.second;
       if (!kInputKeys.count(key)) {
         return Error(item.first,
-                     "unknown key '" + key + "' in inputs (known: " + Join(kInputKeys) + ")");
+                     "unknown key '" + key + "' in inputs (known: " + JoinComma(kInputKeys) + ")");
       }
       if (key == "shapes") CONVGATE_RETURN_IF_ERROR(AddList(value, key, "--shape"));
       if (key == "ranges" || key == "val_range") {
@@ -274,7 +271,7 @@ class EntryReader {
       const std::string key = item.first.as<std::string>();
       if (!kPolicyKeys.count(key)) {
         return Error(item.first,
-                     "unknown key '" + key + "' in policy (known: " + Join(kPolicyKeys) + ")");
+                     "unknown key '" + key + "' in policy (known: " + JoinComma(kPolicyKeys) + ")");
       }
     }
     // The file first: the flags layer on top of it (tolerance_flags.cc).

@@ -17,6 +17,7 @@
 #include "convert/output.h"
 #include "convert/retry.h"
 #include "convgate/core/file_util.h"
+#include "convgate/core/join.h"
 #include "convgate/core/python_env.h"
 #include "convgate/graph/task.h"
 
@@ -212,12 +213,6 @@ Result<std::vector<std::string>> ExportModels(const std::filesystem::path& folde
                      "openvino_decoder_model.xml", "openvino_encoder_model.xml"});
 }
 
-std::string Join(const std::vector<std::string>& items) {
-  std::string text;
-  for (const std::string& item : items) text += (text.empty() ? "" : ", ") + item;
-  return text;
-}
-
 class OpenvinoAttempt {
  public:
   OpenvinoAttempt(std::vector<std::string> base_argv, Plan plan)
@@ -300,7 +295,7 @@ class OpenvinoAttempt {
                                     ? "the record names " + models->front()
                                     : "the record names the folder";
       attempt.notes.push_back("optimum wrote " + std::to_string(models->size()) + " models (" +
-                              Join(*models) + "); " + named);
+                              JoinComma(*models) + "); " + named);
     }
     return attempt;
   }

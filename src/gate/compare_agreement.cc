@@ -2,18 +2,14 @@
 
 #include <algorithm>
 
+#include "convgate/core/join.h"
+
 namespace convgate::gate::internal {
 namespace {
 
 bool HasOutput(const SideRecord& side, const std::string& name) {
   return std::find(side.output_names.begin(), side.output_names.end(), name) !=
          side.output_names.end();
-}
-
-std::string JoinNames(const std::vector<std::string>& names) {
-  std::string text;
-  for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;
-  return text.empty() ? "none" : text;
 }
 
 }  // namespace
@@ -29,7 +25,7 @@ std::optional<GateError> AgreementTracker::CheckNames(const SideRecord& source,
     return GateError{Stage::kFlags,
                      Status::InvalidArgument("--classifier/--agreement name output '" + name +
                                              "', which neither side has (source outputs: " +
-                                             JoinNames(source.output_names) + ")")};
+                                             JoinComma(source.output_names, "none") + ")")};
   }
   return std::nullopt;
 }

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "convgate/backends/releasable.h"
+#include "convgate/core/join.h"
 #include "convgate/core/limits.h"
 #include "convgate/core/units.h"
 #include "convgate/gate/internal/compare_aggregate.h"
@@ -51,12 +52,6 @@ struct Side {
     return (model && signature()->positional_outputs) || (saved && saved->positional);
   }
 };
-
-std::string JoinNames(const std::vector<std::string>& names) {
-  std::string text;
-  for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;
-  return text.empty() ? "none" : text;
-}
 
 // Whether the two sides may load at once: their files, held about four times over between them
 // while both are parsed, fit in an eighth of usable memory. Folders count as small.
@@ -160,7 +155,7 @@ std::optional<GateError> CheckPolicyNames(const compare::Policy& policy, const S
     return GateError{Stage::kFlags,
                      Status::InvalidArgument("a tolerance names output '" + name +
                                              "', which neither side has (source outputs: " +
-                                             JoinNames(source.record->output_names) + ")")};
+                                             JoinComma(source.record->output_names, "none") + ")")};
   }
   return std::nullopt;
 }
@@ -169,8 +164,8 @@ void CheckStructure(const TensorMap& source, const TensorMap& target, CompareRep
   if (source.size() != target.size()) {
     report.structure_failures.push_back(
         "output count differs: the source has " + std::to_string(source.size()) + " (" +
-        JoinNames(source.Names()) + "), the target has " + std::to_string(target.size()) + " (" +
-        JoinNames(target.Names()) + ")");
+        JoinComma(source.Names(), "none") + "), the target has " + std::to_string(target.size()) +
+        " (" + JoinComma(target.Names(), "none") + ")");
   }
   for (const auto& entry : target) {
     if (source.Find(entry.name) == nullptr) {
@@ -189,7 +184,7 @@ void CompareSample(int sample_idx, const TensorMap& source, const TensorMap& tar
         internal::CheckOutput(sample_idx, entry.name, entry.tensor, other, report.policy);
     if (other == nullptr) {
       check.failures.push_back("missing: the target has no output '" + entry.name +
-                               "' (target outputs: " + JoinNames(target.Names()) + ")");
+                               "' (target outputs: " + JoinComma(target.Names(), "none") + ")");
       check.hints.push_back(
           "if the converter renamed the output, compare saved outputs whose names agree");
     }

@@ -2,16 +2,12 @@
 
 #include <filesystem>
 
+#include "convgate/core/join.h"
+
 namespace convgate::gate::internal {
 namespace {
 
 bool IsUntyped(const TensorInfo& info) { return !info.dtype && info.type_name == kUntypedTensor; }
-
-std::string JoinNames(const std::vector<std::string>& names) {
-  std::string text;
-  for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;
-  return text.empty() ? "none" : text;
-}
 
 // True when every name of `positional` is also one of `named`'s and the counts agree: the
 // positional side named its outputs itself (a dict), so names pair them.
@@ -75,7 +71,7 @@ Status CheckShapesGiven(const Signature& signature, const inputs::InputOptions& 
   return Status::InvalidArgument(
       "the model declares no input shapes (TorchScript records none), so generating inputs needs "
       "a --shape for each: missing for input " +
-      JoinNames(missing) + " (give " + flag_text + ", e.g. 1x3x224x224, or --load-inputs)");
+      JoinComma(missing, "none") + " (give " + flag_text + ", e.g. 1x3x224x224, or --load-inputs)");
 }
 
 Status CheckPositionalFits(const inputs::Dataset& dataset, const Signature& signature,
@@ -90,9 +86,9 @@ Status CheckPositionalFits(const inputs::Dataset& dataset, const Signature& sign
     if (sample.size() == wanted.size()) continue;
     return Status::FailedPrecondition(
         "the inputs do not fit " + model_path + ": it takes " + std::to_string(wanted.size()) +
-        " input(s) by position (" + JoinNames(wanted) + "), but sample " +
+        " input(s) by position (" + JoinComma(wanted, "none") + "), but sample " +
         std::to_string(sample_idx) + " has " + std::to_string(sample.size()) + " (" +
-        JoinNames(sample.Names()) + ")");
+        JoinComma(sample.Names(), "none") + ")");
   }
   return Status::OK();
 }
@@ -112,9 +108,9 @@ std::optional<std::string> MatchOutputsByPosition(TensorMap& positional, const T
     if (first_sample) record.output_matching = "position";
     return "outputs cannot be matched by position: the " + record.role + " (" + label +
            ") names no outputs and " + (saved ? "holds " : "returned ") +
-           std::to_string(positional.size()) + " (" + JoinNames(positional.Names()) + "), the " +
-           named_role + " has " + std::to_string(named.size()) + " (" + JoinNames(named.Names()) +
-           ")";
+           std::to_string(positional.size()) + " (" + JoinComma(positional.Names(), "none") +
+           "), the " + named_role + " has " + std::to_string(named.size()) + " (" +
+           JoinComma(named.Names(), "none") + ")";
   }
   TensorMap renamed;
   for (size_t idx = 0; idx < positional.size(); ++idx) {
@@ -126,7 +122,7 @@ std::optional<std::string> MatchOutputsByPosition(TensorMap& positional, const T
   if (first_sample) {
     record.output_matching = "position";
     record.notes.push_back("outputs matched by position to the " + named_role + "'s (" + label +
-                           " names none): " + JoinNames(record.output_renames));
+                           " names none): " + JoinComma(record.output_renames, "none"));
   }
   return std::nullopt;
 }

@@ -1,17 +1,12 @@
 #include "gate/verify_precheck.h"
 
+#include "convgate/core/join.h"
 #include "convgate/gate/internal/side.h"
 #include "gate/data_inputs.h"
 #include "gate/side_positional.h"
 
 namespace convgate::gate::internal {
 namespace {
-
-std::string JoinNames(const std::vector<std::string>& names) {
-  std::string text;
-  for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;
-  return text.empty() ? "none" : text;
-}
 
 // Per-output tolerances and agreement checks must name outputs the source declares (a model
 // naming its outputs by position, TorchScript, declares none: the target decides them later).
@@ -29,7 +24,7 @@ std::optional<GateError> CheckOutputNames(const CompareOptions& options,
                                         "a tolerance or agreement check names output '" + name +
                                         "', which the source does not have (its "
                                         "outputs: " +
-                                        JoinNames(outputs) + ")")};
+                                        JoinComma(outputs, "none") + ")")};
   }
   return std::nullopt;
 }

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "convgate/core/file_util.h"
+#include "convgate/core/join.h"
 #include "convgate/pipeline/spec.h"
 
 namespace convgate::pipeline {
@@ -21,12 +22,6 @@ const std::set<std::string> kFeedbackKeys = {"from", "to", "initial"};
 const std::set<std::string> kInitialKeys = {"zeros", "dtype", "shape", "file", "tensor"};
 const std::set<std::string> kInputKeys = {"name", "to"};
 const std::set<std::string> kOutputKeys = {"name", "from"};
-
-std::string Join(const std::set<std::string>& keys) {
-  std::string text;
-  for (const std::string& key : keys) text += (text.empty() ? "" : ", ") + key;
-  return text;
-}
 
 // Errors name the spec and the line: "pipe.yaml:12: ...".
 class Context {
@@ -53,7 +48,7 @@ Status CheckKeys(const Context& ctx, const YAML::Node& node, const std::set<std:
     const std::string key = entry.first.as<std::string>();
     if (keys.count(key) == 0) {
       return ctx.Error(entry.first,
-                       what + ": unknown key '" + key + "' (known: " + Join(keys) + ")");
+                       what + ": unknown key '" + key + "' (known: " + JoinComma(keys) + ")");
     }
   }
   return Status::OK();

@@ -4,18 +4,13 @@
 #include "pipeline/validate.h"
 
 #include "convgate/compare/tensor_compare.h"
+#include "convgate/core/join.h"
 #include "convgate/gate/internal/compare_aggregate.h"
 #include "convgate/gate/internal/compare_hints.h"
 #include "convgate/gate/internal/compare_judging.h"
 
 namespace convgate::pipeline::internal {
 namespace {
-
-std::string JoinNames(const std::vector<std::string>& names) {
-  std::string text;
-  for (const std::string& name : names) text += (text.empty() ? "" : ", ") + name;
-  return text;
-}
 
 // Where a node input comes from, for "inherited from ...".
 std::string FeederOf(const Spec& spec, const Wiring& wiring, size_t node_idx, size_t input_idx) {
@@ -67,8 +62,8 @@ bool CompareStep(int step, const std::string& what, const TensorMap& source,
   if (source.size() != target.size()) {
     report.structure_failures.push_back(
         at + what + " output count differs: the source returned " + std::to_string(source.size()) +
-        " (" + JoinNames(source.Names()) + "), the target " + std::to_string(target.size()) + " (" +
-        JoinNames(target.Names()) + ")");
+        " (" + JoinComma(source.Names()) + "), the target " + std::to_string(target.size()) + " (" +
+        JoinComma(target.Names()) + ")");
     failed = true;
   }
   for (const auto& entry : source) {

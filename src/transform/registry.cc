@@ -2,16 +2,11 @@
 #include <algorithm>
 
 #include "convgate/core/file_util.h"
+#include "convgate/core/join.h"
 #include "transform/pass.h"
 
 namespace convgate::transform {
 namespace {
-
-std::string Joined(const std::vector<std::string>& items) {
-  std::string text;
-  for (const std::string& item : items) text += (text.empty() ? "" : ", ") + item;
-  return text.empty() ? "none" : text;
-}
 
 // "name" or "name:k=v:k2=v2".
 Result<PassSpec> ParseOne(const std::string& text) {
@@ -21,7 +16,7 @@ Result<PassSpec> ParseOne(const std::string& text) {
   const PassInfo* info = FindPass(spec.name);
   if (info == nullptr) {
     return Status::InvalidArgument("--pass '" + text + "': unknown pass '" + spec.name +
-                                   "' (passes: " + Joined(PassNames()) + ")");
+                                   "' (passes: " + JoinComma(PassNames(), "none") + ")");
   }
   while (colon != std::string::npos) {
     const size_t next = text.find(':', colon + 1);
@@ -35,7 +30,7 @@ Result<PassSpec> ParseOne(const std::string& text) {
     const std::vector<std::string>& allowed = info->param_names;
     if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
       return Status::InvalidArgument("--pass '" + text + "': " + spec.name + " has no parameter '" +
-                                     key + "' (parameters: " + Joined(allowed) + ")");
+                                     key + "' (parameters: " + JoinComma(allowed, "none") + ")");
     }
     if (!spec.params.emplace(key, param.substr(equals + 1)).second) {
       return Status::InvalidArgument("--pass '" + text + "': parameter '" + key +
