@@ -245,11 +245,13 @@ void CompareValues(const Tensor& source, const Tensor& target, const CompareOpti
   result.worst = MakeElementReport(source, target, WorstFlat(acc), result);
   result.atol_to_pass = acc.atol_to_pass;
   result.rtol_to_pass = acc.rtol_to_pass;
-  result.summary = SummarizeErrors(
-      acc.histograms,
-      result.exact ? Frontier()
-                   : internal::CollectFrontier(source, target, acc.histograms.joint, acc.compared,
-                                               acc.compared - acc.zero_errors, workers));
+  if (options.error_summary) {
+    result.summary = SummarizeErrors(
+        acc.histograms,
+        result.exact ? Frontier()
+                     : internal::CollectFrontier(source, target, acc.histograms.joint, acc.compared,
+                                                 acc.compared - acc.zero_errors, workers));
+  }
   const ElementReport worst_value = MakeElementReport(source, target, acc.worst_value.flat, result);
   internal::AddValueMessages(source, target, worst_value, result);
 }

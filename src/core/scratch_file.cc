@@ -56,4 +56,10 @@ Status WriteScratchFile(const std::filesystem::path& path, std::string_view cont
   return status;
 }
 
+Status LinkScratchFile(const std::filesystem::path& path, const std::filesystem::path& to) {
+  if (::link(to.c_str(), path.c_str()) == 0) return Status::OK();
+  return Status::Unavailable("cannot link " + path.string() + " to " + to.string() + ": " +
+                             std::strerror(errno));
+}
+
 }  // namespace convgate

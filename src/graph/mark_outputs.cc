@@ -147,6 +147,26 @@ Result<std::string> OutputsSuffix(const std::filesystem::path& model_path,
   return serialized;
 }
 
+Result<std::string> WithOutputsReferencingWeights(const std::filesystem::path& model_path,
+                                                  const std::vector<std::string>& output_names,
+                                                  const std::string& weights_location) {
+  CONVGATE_ASSIGN_OR_RETURN(ModelStructure structure, ReadModelStructure(model_path));
+  onnx::GraphProto& graph = *structure.model.mutable_graph();
+  for (size_t idx = 0; idx < structure.skipped.size(); ++idx) {
+    CONVGATE_RETURN_IF_ERROR(
+        ReferenceTensorData(model_path, weights_location, structure.skipped[idx],
+                            *graph.mutable_initializer(static_cast<int>(idx))));
+  }
+  CONVGATE_ASSIGN_OR_RETURN(std::vector<onnx::ValueInfoProto> outputs,
+                            NewOutputs(structure.model, output_names, model_path));
+  for (onnx::ValueInfoProto& output : outputs) *graph.add_output() = std::move(output);
+  std::string serialized;
+  if (!structure.model.SerializeToString(&serialized)) {
+    return Status::Internal(model_path.string() + ": cannot serialize the marked model");
+  }
+  return serialized;
+}
+
 Result<std::vector<std::string>> IntermediateNames(const std::string& model_bytes) {
   CONVGATE_ASSIGN_OR_RETURN(onnx::ModelProto model, ParseModelProto(model_bytes, "<model bytes>"));
   std::vector<std::string> names;

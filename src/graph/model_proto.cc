@@ -179,9 +179,11 @@ bool IsTensorData(uint32_t field) {
 enum class FieldAction { kKeep, kDrop, kFilter };
 
 // Copies the fields of the message in `in` (up to its current limit) to `out` in wire format,
-// asking `action(field)` for length-delimited fields. False when the input is malformed.
-template <typename Action, typename Filter>
-bool CopyFields(CodedInputStream& in, std::string& out, Action action, Filter filter) {
+// asking `action(field, length)` for length-delimited fields and telling `dropped(tag, offset,
+// length)` where each dropped one lies in the stream. False when the input is malformed.
+template <typename Action, typename Dropped, typename Filter>
+bool CopyFields(CodedInputStream& in, std::string& out, Action action, Dropped dropped,
+                Filter filter) {
   StringOutputStream out_stream(&out);
   CodedOutputStream coded(&out_stream);
   while (true) {
@@ -211,8 +213,9 @@ bool CopyFields(CodedInputStream& in, std::string& out, Action action, Filter fi
       case 2: {
         uint32_t length = 0;
         if (!in.ReadVarint32(&length)) return false;
-        const FieldAction what = action(field);
+        const FieldAction what = action(field, length);
         if (what == FieldAction::kDrop) {
+          dropped(tag, in.CurrentPosition(), length);
           if (!in.Skip(static_cast<int>(length))) return false;
           break;
         }
@@ -235,58 +238,158 @@ bool CopyFields(CodedInputStream& in, std::string& out, Action action, Filter fi
   }
 }
 
-bool CopyTensorWithoutData(CodedInputStream& in, std::string& out) {
+// Data fields up to this size are kept: shape inference reads the values of the small tensors
+// that shape other values (Reshape's shape, Slice's starts, Resize's scales), never of weights.
+constexpr uint32_t kKeptDataBytes = 1024;
+
+auto NoFilter = [](uint32_t, CodedInputStream&, std::string&) { return false; };
+auto NoRecord = [](uint32_t, int, uint32_t) {};
+
+bool CopyTensorWithoutData(CodedInputStream& in, std::string& out,
+                           std::vector<SkippedTensorData>& skipped) {
   return CopyFields(
       in, out,
-      [](uint32_t field) { return IsTensorData(field) ? FieldAction::kDrop : FieldAction::kKeep; },
-      [](uint32_t, CodedInputStream&, std::string&) { return false; });
+      [](uint32_t field, uint32_t length) {
+        return IsTensorData(field) && length > kKeptDataBytes ? FieldAction::kDrop
+                                                              : FieldAction::kKeep;
+      },
+      [&skipped](uint32_t tag, int offset, uint32_t length) {
+        skipped.push_back({tag, offset, length});
+      },
+      NoFilter);
 }
 
-bool CopyGraphWithoutData(CodedInputStream& in, std::string& out) {
+bool CopyGraphWithoutData(CodedInputStream& in, std::string& out,
+                          std::vector<std::vector<SkippedTensorData>>& skipped) {
   return CopyFields(
       in, out,
-      [](uint32_t field) {
+      [](uint32_t field, uint32_t) {
         return field == kGraphInitializer ? FieldAction::kFilter : FieldAction::kKeep;
       },
-      [](uint32_t, CodedInputStream& sub, std::string& bytes) {
-        return CopyTensorWithoutData(sub, bytes);
+      NoRecord,
+      [&skipped](uint32_t, CodedInputStream& sub, std::string& bytes) {
+        skipped.emplace_back();
+        return CopyTensorWithoutData(sub, bytes, skipped.back());
       });
 }
 
-bool CopyModelWithoutData(CodedInputStream& in, std::string& out) {
+// A model's graph fields merge when parsed, their initializers in file order; `skipped` follows
+// that order across them.
+bool CopyModelWithoutData(CodedInputStream& in, std::string& out,
+                          std::vector<std::vector<SkippedTensorData>>& skipped) {
   return CopyFields(
       in, out,
-      [](uint32_t field) {
+      [](uint32_t field, uint32_t) {
         return field == kModelGraph ? FieldAction::kFilter : FieldAction::kKeep;
       },
-      [](uint32_t, CodedInputStream& sub, std::string& bytes) {
-        return CopyGraphWithoutData(sub, bytes);
+      NoRecord,
+      [&skipped](uint32_t, CodedInputStream& sub, std::string& bytes) {
+        return CopyGraphWithoutData(sub, bytes, skipped);
       });
 }
 
 }  // namespace
 
-Result<onnx::ModelProto> ParseModelStructureFile(const std::filesystem::path& path, int64_t* size) {
+Result<ModelStructure> ReadModelStructure(const std::filesystem::path& path) {
   CONVGATE_RETURN_IF_ERROR(CheckRegularFile(path));
+  ModelStructure structure;
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return ParseModelProtoFile(path, size);  // its errors
   struct stat info {};
-  const bool sized = ::fstat(fd, &info) == 0 && info.st_size <= INT_MAX;
+  const bool sized = fd >= 0 && ::fstat(fd, &info) == 0 && info.st_size <= INT_MAX;
   std::string filtered;
   bool copied = false;
   if (sized) {
     google::protobuf::io::FileInputStream stream(fd, 1 << 20);
     CodedInputStream coded(&stream);
     coded.SetTotalBytesLimit(INT_MAX);
-    copied = CopyModelWithoutData(coded, filtered);
+    copied = CopyModelWithoutData(coded, filtered, structure.skipped);
+  }
+  if (fd >= 0) ::close(fd);
+  if (copied && structure.model.ParseFromString(filtered) && structure.model.has_graph() &&
+      structure.skipped.size() == static_cast<size_t>(structure.model.graph().initializer_size())) {
+    structure.file_size = static_cast<int64_t>(info.st_size);
+    return structure;
+  }
+  // A file the filter cannot follow is parsed whole, with ParseModelProtoFile's errors.
+  structure.skipped.clear();
+  CONVGATE_ASSIGN_OR_RETURN(structure.model, ParseModelProtoFile(path, &structure.file_size));
+  return structure;
+}
+
+Result<onnx::ModelProto> ParseModelStructureFile(const std::filesystem::path& path, int64_t* size) {
+  CONVGATE_ASSIGN_OR_RETURN(ModelStructure structure, ReadModelStructure(path));
+  *size = structure.file_size;
+  return std::move(structure.model);
+}
+
+Status RestoreTensorData(const std::filesystem::path& path,
+                         const std::vector<SkippedTensorData>& skipped, onnx::TensorProto& tensor) {
+  if (skipped.empty()) return Status::OK();
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status::Unavailable(path.string() + ": " + std::strerror(errno));
+  std::string wire;
+  bool complete = true;
+  for (const SkippedTensorData& field : skipped) {
+    // The field as it was in the file (tag, length, payload): merged into the tensor, a repeated
+    // field appends and raw_data is set, exactly as parsing the whole file does.
+    wire.clear();
+    StringOutputStream out_stream(&wire);
+    {
+      CodedOutputStream coded(&out_stream);
+      coded.WriteTag(field.tag);
+      coded.WriteVarint32(field.length);
+    }
+    const size_t header = wire.size();
+    wire.resize(header + field.length);
+    const ssize_t got = ::pread(fd, wire.data() + header, field.length, field.offset);
+    if (got != static_cast<ssize_t>(field.length) || !tensor.MergeFromString(wire)) {
+      complete = false;
+      break;
+    }
   }
   ::close(fd);
-  onnx::ModelProto model;
-  if (copied && model.ParseFromString(filtered) && model.has_graph()) {
-    *size = static_cast<int64_t>(info.st_size);
-    return model;
+  if (complete) return Status::OK();
+  return Status::DataLoss(path.string() + ": initializer '" + tensor.name() +
+                          "' cannot be read back (the file changed while it was in use?)");
+}
+
+namespace {
+
+// Whether a skipped field's payload is the tensor's elements as little-endian bytes, which is what
+// external data holds: raw_data always; float_data and double_data when packed (one
+// length-delimited field) and of the type they store.
+bool IsRawPayload(const SkippedTensorData& field, int32_t data_type) {
+  constexpr uint32_t kFloatData = 4, kDoubleData = 10, kRawData = 9;
+  const uint32_t number = field.tag >> 3;
+  if (number == kRawData) return true;
+  if (number == kFloatData) {
+    return data_type == onnx::TensorProto::FLOAT || data_type == onnx::TensorProto::COMPLEX64;
   }
-  return ParseModelProtoFile(path, size);
+  if (number == kDoubleData) {
+    return data_type == onnx::TensorProto::DOUBLE || data_type == onnx::TensorProto::COMPLEX128;
+  }
+  return false;
+}
+
+}  // namespace
+
+Status ReferenceTensorData(const std::filesystem::path& path, const std::string& location,
+                           const std::vector<SkippedTensorData>& skipped,
+                           onnx::TensorProto& tensor) {
+  if (skipped.empty()) return Status::OK();
+  if (skipped.size() != 1 || !IsRawPayload(skipped.front(), tensor.data_type())) {
+    return RestoreTensorData(path, skipped, tensor);
+  }
+  tensor.set_data_location(onnx::TensorProto::EXTERNAL);
+  auto add = [&tensor](const std::string& key, const std::string& value) {
+    onnx::StringStringEntryProto* entry = tensor.add_external_data();
+    entry->set_key(key);
+    entry->set_value(value);
+  };
+  add("location", location);
+  add("offset", std::to_string(skipped.front().offset));
+  add("length", std::to_string(skipped.front().length));
+  return Status::OK();
 }
 
 }  // namespace convgate::graph

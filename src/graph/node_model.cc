@@ -1,6 +1,7 @@
 // SingleNodeModel and InferValueBytes: one node cut out of a graph, and the sizes of its values.
 #include "convgate/graph/node_model.h"
 
+#include <google/protobuf/io/coded_stream.h>
 #include <onnx/shape_inference/implementation.h>
 
 #include <set>
@@ -141,8 +142,8 @@ Result<std::string> Serialize(const onnx::ModelProto& model, const std::filesyst
   return bytes;
 }
 
-Result<std::string> CutNode(const onnx::ModelProto& model, size_t node_index,
-                            const TensorMap& feeds, const std::filesystem::path& path) {
+Result<onnx::ModelProto> CutNode(const onnx::ModelProto& model, size_t node_index,
+                                 const TensorMap& feeds, const std::filesystem::path& path) {
   const onnx::GraphProto& source = model.graph();
   CONVGATE_RETURN_IF_ERROR(CheckNodeIndex(source, node_index, path));
   onnx::ModelProto single = EmptyModelLike(model, "single_node");
@@ -158,7 +159,7 @@ Result<std::string> CutNode(const onnx::ModelProto& model, size_t node_index,
     output_names.push_back(output);
   }
   TypeOutputs(source, output_names, single);
-  return Serialize(single, path, "node '" + node.name() + "'");
+  return single;
 }
 
 // Every value name of the main graph, so renamed outputs can be checked not to clash with one.
@@ -173,9 +174,9 @@ std::set<std::string> ValueNames(const onnx::GraphProto& graph) {
   return names;
 }
 
-Result<std::string> CutSideBySide(const onnx::ModelProto& model,
-                                  const std::vector<size_t>& node_indexes, const TensorMap& feeds,
-                                  const std::filesystem::path& path) {
+Result<onnx::ModelProto> CutSideBySide(const onnx::ModelProto& model,
+                                       const std::vector<size_t>& node_indexes,
+                                       const TensorMap& feeds, const std::filesystem::path& path) {
   const onnx::GraphProto& source = model.graph();
   onnx::ModelProto cut = EmptyModelLike(model, "side_by_side");
   onnx::GraphProto& graph = *cut.mutable_graph();
@@ -200,7 +201,30 @@ Result<std::string> CutSideBySide(const onnx::ModelProto& model,
     }
   }
   TypeOutputs(source, original_names, cut);
-  return Serialize(cut, path, "the side-by-side nodes");
+  return cut;
+}
+
+// The data the cut's initializers were read without (NodeModelCutter reads the model's structure
+// only), read back from the file or referenced in it (`weights_location`), then the cut
+// serialized.
+Result<std::string> RestoreAndSerialize(const ModelStructure& structure,
+                                        const std::filesystem::path& path, onnx::ModelProto cut,
+                                        const std::string& weights_location,
+                                        const std::string& what) {
+  const auto& all = structure.model.graph().initializer();
+  for (onnx::TensorProto& initializer : *cut.mutable_graph()->mutable_initializer()) {
+    if (structure.skipped.empty()) break;
+    for (int idx = 0; idx < all.size(); ++idx) {
+      if (all[idx].name() != initializer.name()) continue;  // the first, as FindInitializer
+      const std::vector<SkippedTensorData>& skipped = structure.skipped[static_cast<size_t>(idx)];
+      CONVGATE_RETURN_IF_ERROR(
+          weights_location.empty()
+              ? RestoreTensorData(path, skipped, initializer)
+              : ReferenceTensorData(path, weights_location, skipped, initializer));
+      break;
+    }
+  }
+  return Serialize(cut, path, what);
 }
 
 }  // namespace
@@ -208,37 +232,53 @@ Result<std::string> CutSideBySide(const onnx::ModelProto& model,
 Result<std::string> SingleNodeModel(std::string_view model_bytes, size_t node_index,
                                     const TensorMap& feeds, const std::filesystem::path& path) {
   CONVGATE_ASSIGN_OR_RETURN(onnx::ModelProto model, ParseModelProto(model_bytes, path));
-  return CutNode(model, node_index, feeds, path);
+  CONVGATE_ASSIGN_OR_RETURN(onnx::ModelProto cut, CutNode(model, node_index, feeds, path));
+  return Serialize(cut, path, "node '" + cut.graph().node(0).name() + "'");
 }
 
 Result<NodeModelCutter> NodeModelCutter::Open(const std::filesystem::path& path) {
-  int64_t size = 0;
-  CONVGATE_ASSIGN_OR_RETURN(onnx::ModelProto model, ParseModelProtoFile(path, &size));
+  CONVGATE_ASSIGN_OR_RETURN(ModelStructure structure, ReadModelStructure(path));
   NodeModelCutter cutter;
-  cutter.model_ = std::make_shared<const onnx::ModelProto>(std::move(model));
+  cutter.structure_ = std::make_shared<const ModelStructure>(std::move(structure));
   cutter.path_ = path;
   return cutter;
 }
 
-Result<std::string> NodeModelCutter::Cut(size_t node_index, const TensorMap& feeds) const {
-  return CutNode(*model_, node_index, feeds, path_);
+Result<std::string> NodeModelCutter::Cut(size_t node_index, const TensorMap& feeds,
+                                         const std::string& weights_location) const {
+  CONVGATE_ASSIGN_OR_RETURN(onnx::ModelProto cut,
+                            CutNode(structure_->model, node_index, feeds, path_));
+  const std::string what = "node '" + cut.graph().node(0).name() + "'";
+  return RestoreAndSerialize(*structure_, path_, std::move(cut), weights_location, what);
 }
 
 Result<std::string> NodeModelCutter::CutSideBySide(const std::vector<size_t>& node_indexes,
-                                                   const TensorMap& feeds) const {
-  return graph::CutSideBySide(*model_, node_indexes, feeds, path_);
+                                                   const TensorMap& feeds,
+                                                   const std::string& weights_location) const {
+  CONVGATE_ASSIGN_OR_RETURN(onnx::ModelProto cut,
+                            graph::CutSideBySide(structure_->model, node_indexes, feeds, path_));
+  return RestoreAndSerialize(*structure_, path_, std::move(cut), weights_location,
+                             "the side-by-side nodes");
 }
 
 int64_t NodeModelCutter::InitializerBytes(size_t node_index) const {
-  const onnx::GraphProto& graph = model_->graph();
+  const onnx::GraphProto& graph = structure_->model.graph();
   if (node_index >= static_cast<size_t>(graph.node_size())) return 0;
   std::set<std::string> inputs;
   for (const std::string& input : graph.node(static_cast<int>(node_index)).input()) {
     inputs.insert(input);
   }
   int64_t bytes = 0;
-  for (const onnx::TensorProto& initializer : graph.initializer()) {
-    if (inputs.count(initializer.name()) != 0) bytes += initializer.ByteSizeLong();
+  for (int idx = 0; idx < graph.initializer_size(); ++idx) {
+    const onnx::TensorProto& initializer = graph.initializer(idx);
+    if (inputs.count(initializer.name()) == 0) continue;
+    bytes += static_cast<int64_t>(initializer.ByteSizeLong());
+    if (structure_->skipped.empty()) continue;
+    for (const SkippedTensorData& field : structure_->skipped[static_cast<size_t>(idx)]) {
+      using google::protobuf::io::CodedOutputStream;
+      bytes += CodedOutputStream::VarintSize32(field.tag) +
+               CodedOutputStream::VarintSize32(field.length) + field.length;
+    }
   }
   return bytes;
 }

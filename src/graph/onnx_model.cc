@@ -193,6 +193,16 @@ Result<ModelSummary> SummarizeOnnxModelStructure(const std::filesystem::path& pa
   return Summarize(model, file_bytes, path);
 }
 
+Result<std::string> ReadModelStructureBytes(const std::filesystem::path& path) {
+  int64_t file_bytes = 0;
+  CONVGATE_ASSIGN_OR_RETURN(onnx::ModelProto model, ParseModelStructureFile(path, &file_bytes));
+  std::string bytes;
+  if (!model.SerializeToString(&bytes)) {
+    return Status::Unimplemented(path.string() + ": the model's structure is over protobuf's 2 GB");
+  }
+  return bytes;
+}
+
 Result<ModelSummary> SummarizeOnnxModel(const std::filesystem::path& path) {
   CONVGATE_ASSIGN_OR_RETURN(std::string bytes, ReadFile(path));
   CONVGATE_ASSIGN_OR_RETURN(ModelSummary summary, SummarizeOnnxModelBytes(bytes, path));

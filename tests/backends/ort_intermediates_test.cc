@@ -160,5 +160,59 @@ TEST_F(OrtTest, MissingExternalDataFileNamesTheModel) {
   EXPECT_TRUE(Contains(model.status(), "weights.bin")) << model.status().ToString();
 }
 
+// Sessions read weights stored in the model (raw_data, packed float_data) from the file itself as
+// external data; through a symbolic link from another folder (the Hugging Face cache's layout)
+// too. The values must be those of the weights, for plain and intermediate sessions.
+TEST_F(OrtTest, WeightsReadFromTheFileThroughALinkGiveTheModelsValues) {
+  constexpr int kSize = 600;  // 2400 bytes a weight, over what a model's structure keeps inline
+  onnx::ModelProto proto = testing::ParseOnnxText(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[600] x) => (float[600] y)
+{
+  t = Mul(x, w)
+  y = Add(t, b)
+}
+)");
+  onnx::TensorProto& w = *proto.mutable_graph()->add_initializer();
+  w.set_name("w");
+  w.set_data_type(onnx::TensorProto::FLOAT);
+  w.add_dims(kSize);
+  std::vector<float> w_values(kSize), b_values(kSize), x_values(kSize);
+  for (int idx = 0; idx < kSize; ++idx) {
+    w_values[idx] = 0.25f * static_cast<float>(idx);
+    b_values[idx] = -1.0f * static_cast<float>(idx % 7);
+    x_values[idx] = 1.0f + static_cast<float>(idx % 3);
+  }
+  w.set_raw_data(std::string(reinterpret_cast<const char*>(w_values.data()), kSize * 4));
+  onnx::TensorProto& b = *proto.mutable_graph()->add_initializer();
+  b.set_name("b");
+  b.set_data_type(onnx::TensorProto::FLOAT);
+  b.add_dims(kSize);
+  for (float value : b_values) b.add_float_data(value);
+  std::filesystem::create_directory(dir_.path() / "blobs");
+  std::filesystem::create_directory(dir_.path() / "snapshot");
+  Write(proto, "blobs/m.onnx");
+  const std::filesystem::path link = dir_.path() / "snapshot" / "m.onnx";
+  std::filesystem::create_symlink(dir_.path() / "blobs" / "m.onnx", link);
+  Result<std::unique_ptr<Model>> model = Load(link);
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  TensorMap inputs;
+  ASSERT_TRUE(
+      inputs.Insert("x", Tensor::FromVector<float>(DType::kFloat32, Shape::Of({kSize}), x_values))
+          .ok());
+  Result<TensorMap> plain = (*model)->Run(inputs, {});
+  Result<TensorMap> marked = (*model)->Run(inputs, {"t", "y"});
+  ASSERT_TRUE(plain.ok()) << plain.status().ToString();
+  ASSERT_TRUE(marked.ok()) << marked.status().ToString();
+  std::vector<float> t(kSize), y(kSize);
+  for (int idx = 0; idx < kSize; ++idx) {
+    t[idx] = x_values[idx] * w_values[idx];
+    y[idx] = t[idx] + b_values[idx];
+  }
+  EXPECT_EQ(Values(*plain->Find("y")), y);
+  EXPECT_EQ(Values(*marked->Find("t")), t);
+  EXPECT_EQ(Values(*marked->Find("y")), y);
+}
+
 }  // namespace
 }  // namespace convgate::backends

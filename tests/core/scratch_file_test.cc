@@ -41,5 +41,22 @@ TEST(WriteScratchFile, RefusesAnExistingNameAndAMissingOriginal) {
   EXPECT_NE(no_original.message().find(missing.string()), std::string::npos);
 }
 
+TEST(LinkScratchFile, LinksTheSameFileAndNamesBothPathsWhenItCannot) {
+  Result<TempDir> dir = TempDir::Create("scratch-test");
+  ASSERT_TRUE(dir.ok());
+  const std::filesystem::path original = dir->path() / "model.onnx";
+  ASSERT_TRUE(WriteFileAtomic(original, "weights").ok());
+  const std::filesystem::path linked = dir->path() / "linked.onnx";
+  ASSERT_TRUE(LinkScratchFile(linked, original).ok());
+  EXPECT_TRUE(std::filesystem::equivalent(linked, original));
+  Status taken = LinkScratchFile(linked, original);
+  EXPECT_EQ(taken.code(), StatusCode::kUnavailable);
+  const std::filesystem::path missing = dir->path() / "missing.onnx";
+  Status no_original = LinkScratchFile(dir->path() / "other.onnx", missing);
+  EXPECT_EQ(no_original.code(), StatusCode::kUnavailable);
+  EXPECT_NE(no_original.message().find(missing.string()), std::string::npos);
+  EXPECT_NE(no_original.message().find("other.onnx"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace convgate

@@ -100,6 +100,9 @@ class Backend {
   // Runtime version, e.g. "1.29.0".
   virtual std::string version() const = 0;
   virtual bool SupportsIntermediates() const = 0;
+  // Whether Load reads an ONNX model's external data (beside the file) itself: per-node
+  // validation then hands it cut-out nodes whose weights stay in the model file.
+  virtual bool ReadsExternalData() const { return false; }
 
   // Loads a model file. Errors name the file: NotFound (no such file, or a missing external data
   // file), DataLoss (not parseable), InvalidArgument (a model the runtime rejects),

@@ -150,7 +150,8 @@ struct TensorComparison {
   std::vector<std::string> notes;
 };
 
-// How CompareTensors runs, never what it computes: results are bit-identical for any options.
+// How CompareTensors runs: results are bit-identical for any options, except that `summary` is
+// left empty when error_summary is false.
 struct CompareOptions {
   // Worker threads for tensors of at least min_parallel_elements; 0 means
   // std::thread::hardware_concurrency().
@@ -162,6 +163,11 @@ struct CompareOptions {
   // the ones in the histogram buckets around the wanted ranks. Buckets holding more are narrowed
   // by one more pass over the tensors first. Enough for a single pass on ~10^9 elements of noise.
   int64_t selection_scratch_values = int64_t{1} << 23;
+  // Build TensorComparison::summary, the re-judging summary report.json keeps. A caller that
+  // keeps only the statistics and the verdict at the comparison's own tolerance (per-node
+  // validation) skips it: its frontier pass reads both tensors up to three more times, about as
+  // long as everything else together on a widespread failure.
+  bool error_summary = true;
 };
 
 // Source is the reference. Never fails: structural problems are reported in the result. Values are

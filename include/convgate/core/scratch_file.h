@@ -17,4 +17,10 @@ namespace convgate {
 Status WriteScratchFile(const std::filesystem::path& path, std::string_view contents,
                         const std::filesystem::path& starting_with = {});
 
+// Creates `path` as a hard link to the file `to`: a runtime reads that file through a name inside
+// a private folder (its external data must lie beside the model it loads), and nothing is copied.
+// Unavailable naming both paths and strerror when the file system refuses: another file system
+// (EXDEV), or fs.protected_hardlinks for a file the user neither owns nor may write.
+Status LinkScratchFile(const std::filesystem::path& path, const std::filesystem::path& to);
+
 }  // namespace convgate

@@ -15,11 +15,9 @@
 #include "convgate/core/status.h"
 #include "convgate/core/tensor.h"
 
-namespace onnx {
-class ModelProto;
-}  // namespace onnx
-
 namespace convgate::graph {
+
+struct ModelStructure;  // graph/internal/model_proto.h
 
 // Serialized model holding only main-graph node `node_index` of `model_bytes` (file order), with
 // the model's opset imports, IR version and local functions. Each non-empty input of the node
@@ -31,16 +29,23 @@ namespace convgate::graph {
 Result<std::string> SingleNodeModel(std::string_view model_bytes, size_t node_index,
                                     const TensorMap& feeds, const std::filesystem::path& path);
 
-// SingleNodeModel for many nodes of one model file, which is parsed once (from the file, so its
-// bytes are not held beside the parsed model): per-node validation cuts out every failing node,
-// and parsing resnet18's 46 MB once per node took most of its time. Copies share the parse.
+// SingleNodeModel for many nodes of one model file, whose structure is parsed once without the
+// weights (ReadModelStructure): per-node validation cuts out every failing node, and parsing
+// resnet18's 46 MB once per node took most of its time. Each cut reads the weights of its own
+// nodes from the file, so the cutter holds no copy of the model's weights while the one-node
+// sessions run. Copies share the parse.
 class NodeModelCutter {
  public:
   // Errors name `path`: those of reading it, DataLoss for a file that is not a model.
   static Result<NodeModelCutter> Open(const std::filesystem::path& path);
 
-  // SingleNodeModel of node `node_index` of the file.
-  Result<std::string> Cut(size_t node_index, const TensorMap& feeds) const;
+  // SingleNodeModel of node `node_index` of the file. With a `weights_location`, the cut's
+  // initializers stored as raw bytes are not copied into it but are external data in the file of
+  // that name (relative to the folder the cut is loaded from): the cutter's file, hard-linked
+  // there (graph/internal/model_proto.h ReferenceTensorData). A runtime that reads ONNX external
+  // data then reads them straight from the file.
+  Result<std::string> Cut(size_t node_index, const TensorMap& feeds,
+                          const std::string& weights_location = {}) const;
 
   // One model holding copy k of node `node_indexes[k]` for every k, side by side: each copy is
   // what Cut gives for its node, with its outputs (and its name) renamed to
@@ -48,16 +53,16 @@ class NodeModelCutter {
   // that several copies share are one graph input (or initializer). One runtime session then runs
   // every node alone, each on its own inputs: building one session per node took most of
   // per-node validation's time. Cut's errors, and InvalidArgument when a renamed output would
-  // clash with a value of the graph.
-  Result<std::string> CutSideBySide(const std::vector<size_t>& node_indexes,
-                                    const TensorMap& feeds) const;
+  // clash with a value of the graph. `weights_location` as for Cut.
+  Result<std::string> CutSideBySide(const std::vector<size_t>& node_indexes, const TensorMap& feeds,
+                                    const std::string& weights_location = {}) const;
 
   // Serialized size of the initializers node `node_index` reads (0 for a bad index): what a cut
-  // of it copies, whatever is fed.
+  // of it copies without a weights_location, whatever is fed.
   int64_t InitializerBytes(size_t node_index) const;
 
  private:
-  std::shared_ptr<const onnx::ModelProto> model_;
+  std::shared_ptr<const ModelStructure> structure_;
   std::filesystem::path path_;
 };
 

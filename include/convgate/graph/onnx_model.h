@@ -78,6 +78,12 @@ Result<ModelSummary> SummarizeOnnxModelFile(const std::filesystem::path& path);
 // data; everything else is SummarizeOnnxModelFile's.
 Result<ModelSummary> SummarizeOnnxModelStructure(const std::filesystem::path& path);
 
+// The model file without its weights, serialized: the main graph's initializer data over 1 KiB is
+// left out as the file is read (SummarizeOnnxModelStructure's parse). The functions that take
+// model bytes to read a model's structure (IntermediateNames, ListNodes, InferValueBytes) give
+// the same answers from these, without a copy of the weights. Errors as SummarizeOnnxModelFile.
+Result<std::string> ReadModelStructureBytes(const std::filesystem::path& path);
+
 // Serialized copy of the model whose graph outputs are its existing outputs (in their order)
 // followed by those of `output_names` that are not already outputs (in the order given, duplicates
 // dropped). The types of new outputs come from the model's value_info, or ONNX shape inference;
@@ -95,6 +101,16 @@ Result<std::string> WithOutputs(const std::string& model_bytes,
 // while nothing holds its weights but the runtime itself. Empty when nothing is added.
 Result<std::string> OutputsSuffix(const std::filesystem::path& model_path,
                                   const std::vector<std::string>& output_names);
+
+// The model at `model_path` with the outputs WithOutputs adds (typed as OutputsSuffix types them),
+// serialized without its weights: every main-graph initializer stored as raw bytes becomes ONNX
+// external data at its place in the file named `weights_location`, relative to the folder the
+// result is loaded from, which must be the same file (a hard link); the few stored otherwise are
+// carried. A runtime reading external data then builds the marked model from the file's own
+// bytes: no copy of the file is written and no serialized copy of the weights is parsed.
+Result<std::string> WithOutputsReferencingWeights(const std::filesystem::path& model_path,
+                                                  const std::vector<std::string>& output_names,
+                                                  const std::string& weights_location);
 
 // Every value name produced by a node of the main graph, in node order (ONNX requires nodes to be
 // topologically sorted), skipping the empty names of omitted optional outputs.

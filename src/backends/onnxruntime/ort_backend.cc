@@ -11,6 +11,7 @@ class OrtBackend : public Backend, public DeferringBackend {
   std::string name() const override { return "ort"; }
   std::string version() const override { return OrtVersionString(); }
   bool SupportsIntermediates() const override { return true; }
+  bool ReadsExternalData() const override { return true; }
 
   Result<std::unique_ptr<Model>> Load(const std::filesystem::path& model_path,
                                       const LoadOptions& options) override {

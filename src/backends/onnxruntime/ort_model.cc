@@ -99,8 +99,7 @@ Result<std::unique_ptr<OrtModel>> OrtModel::Load(const std::filesystem::path& mo
   CONVGATE_RETURN_IF_ERROR(CheckNoNulInNames(model->signature_.inputs, "input", model_path));
   CONVGATE_RETURN_IF_ERROR(CheckNoNulInNames(model->signature_.outputs, "output", model_path));
   if (defer_session) return model;  // Prepare or the first Run builds it
-  CONVGATE_ASSIGN_OR_RETURN(model->session_,
-                            CreateOrtSessionFromFile(*model->env_, model->SessionConfig()));
+  CONVGATE_ASSIGN_OR_RETURN(model->session_, model->CreateSessionFromFile());
   CONVGATE_RETURN_IF_ERROR(model->CheckUnchanged("load it again"));
   CONVGATE_RETURN_IF_ERROR(
       CheckSessionMatchesGraph(*model->session_, model->signature_, model_path));
@@ -173,8 +172,7 @@ Result<std::shared_ptr<Ort::Session>> OrtModel::PlainSession() {
   if (session_) return session_;
   cache_.clear();  // the intermediate sessions that displaced it
   CONVGATE_RETURN_IF_ERROR(CheckUnchanged("load it again"));
-  CONVGATE_ASSIGN_OR_RETURN(std::shared_ptr<Ort::Session> session,
-                            CreateOrtSessionFromFile(*env_, SessionConfig()));
+  CONVGATE_ASSIGN_OR_RETURN(std::shared_ptr<Ort::Session> session, CreateSessionFromFile());
   if (!session_checked_) {  // deferred at Load: the checks Load would have made
     CONVGATE_RETURN_IF_ERROR(CheckUnchanged("load it again"));
     CONVGATE_RETURN_IF_ERROR(CheckSessionMatchesGraph(*session, signature_, path_));
@@ -203,15 +201,42 @@ Result<std::shared_ptr<Ort::Session>> OrtModel::CreateIntermediateSession(
     bytes.shrink_to_fit();
     return CreateOrtSession(*env_, marked, SessionConfig());
   }
+  Result<std::shared_ptr<Ort::Session>> referencing = CreateReferencingSession(extra_outputs);
+  if (referencing.ok()) return referencing;
   // Otherwise a copy of the file with the outputs appended (graph::OutputsSuffix), which ORT
   // parses as it reads: the bytes, a parse and a serialized copy of the model are never held
-  // beside ORT's own (resnet18's marked session was built at three copies of its weights).
+  // beside ORT's own.
   CONVGATE_ASSIGN_OR_RETURN(std::string suffix, graph::OutputsSuffix(path_, extra_outputs));
   CONVGATE_ASSIGN_OR_RETURN(TempDir dir, TempDir::Create("marked"));
   const std::filesystem::path marked = dir.path() / "marked.onnx";
   CONVGATE_RETURN_IF_ERROR(WriteScratchFile(marked, suffix, path_));
   CONVGATE_RETURN_IF_ERROR(CheckUnchanged("load it again to fetch intermediate values"));
   return CreateOrtSessionFromFile(*env_, SessionConfig(), marked);
+}
+
+Result<std::shared_ptr<Ort::Session>> OrtModel::CreateSessionFromFile() const {
+  Result<std::shared_ptr<Ort::Session>> referencing = CreateReferencingSession({});
+  if (referencing.ok()) return referencing;
+  return CreateOrtSessionFromFile(*env_, SessionConfig());  // and ORT's own errors
+}
+
+Result<std::shared_ptr<Ort::Session>> OrtModel::CreateReferencingSession(
+    const std::vector<std::string>& extra_outputs) const {
+  if (has_external_data_) {
+    return Status::Unimplemented(path_.string() + ": keeps its weights in external data already");
+  }
+  // ORT reads external data only inside the folder given, symbolic links resolved: a model in
+  // the Hugging Face cache is a link to a blob in another folder.
+  std::error_code error;
+  const std::filesystem::path file = std::filesystem::canonical(path_, error);
+  if (error) return Status::Unavailable(path_.string() + ": " + error.message());
+  CONVGATE_ASSIGN_OR_RETURN(
+      std::string structure,
+      graph::WithOutputsReferencingWeights(file, extra_outputs, file.filename().string()));
+  OrtSessionConfig config = SessionConfig();
+  config.has_external_data = true;  // found in the model's folder: the model file itself
+  config.external_data_folder = file.parent_path();
+  return CreateOrtSession(*env_, structure, config);
 }
 
 Status OrtModel::TimedOut(double seconds) const {

@@ -121,7 +121,9 @@ Result<std::shared_ptr<Ort::Session>> CreateOrtSession(Ort::Env& env, const std:
                                                        const OrtSessionConfig& config) {
   return MakeSession(config, [&](Ort::SessionOptions& options) {
     if (config.has_external_data) {
-      std::filesystem::path folder = config.model_path.parent_path();
+      std::filesystem::path folder = config.external_data_folder.empty()
+                                         ? config.model_path.parent_path()
+                                         : config.external_data_folder;
       if (folder.empty()) folder = ".";
       options.AddConfigEntry(kOrtSessionOptionsModelExternalInitializersFileFolderPath,
                              folder.c_str());

@@ -18,6 +18,8 @@ struct OrtSessionConfig {
   int intra_op_threads = 0;          // 0: ORT's default (one per physical core)
   bool has_external_data = false;
   GraphOptimization graph_optimization = GraphOptimization::kExtended;
+  // Where external data is found; empty: model_path's folder.
+  std::filesystem::path external_data_folder = {};
 };
 
 // Creates a session from serialized model bytes (the file's bytes, or a graph::WithOutputs copy).

@@ -3,6 +3,7 @@
 // comparison (its inputs already differ) but passes here; the broken node fails both.
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <set>
 
@@ -82,14 +83,16 @@ class TargetCutter {
  public:
   explicit TargetCutter(const std::filesystem::path& path) : path_(path) {}
 
-  Result<std::string> Cut(size_t node_index, const TensorMap& feeds) {
+  const std::filesystem::path& path() const { return path_; }
+  Result<std::string> Cut(size_t node_index, const TensorMap& feeds,
+                          const std::string& weights_location) {
     CONVGATE_RETURN_IF_ERROR(Open());
-    return cutter_->Cut(node_index, feeds);
+    return cutter_->Cut(node_index, feeds, weights_location);
   }
-  Result<std::string> CutSideBySide(const std::vector<size_t>& node_indexes,
-                                    const TensorMap& feeds) {
+  Result<std::string> CutSideBySide(const std::vector<size_t>& node_indexes, const TensorMap& feeds,
+                                    const std::string& weights_location) {
     CONVGATE_RETURN_IF_ERROR(Open());
-    return cutter_->CutSideBySide(node_indexes, feeds);
+    return cutter_->CutSideBySide(node_indexes, feeds, weights_location);
   }
   int64_t InitializerBytes(size_t node_index) {
     return Open().ok() ? cutter_->InitializerBytes(node_index) : 0;
@@ -112,13 +115,24 @@ class TargetCutter {
   Status open_error_;
 };
 
-// Writes a cut model, loads it with the target's backend, runs it on `feeds` for `names`.
-Result<TensorMap> RunCut(const PerNodeContext& context, Result<std::string> cut,
+// A cut model, given the name its weights may be read from beside it ("" to carry them).
+using CutFn = std::function<Result<std::string>(const std::string& weights_location)>;
+
+// Writes a cut model, loads it with the target's backend, runs it on `feeds` for `names`. When
+// the backend reads external data and the target file can be linked into the cut's folder, the
+// cut references its weights in that file instead of carrying a copy: nothing is copied, written
+// or parsed twice per cut (resnet18: 46 MB over five cuts).
+Result<TensorMap> RunCut(const PerNodeContext& context, TargetCutter& cutter, const CutFn& cut,
                          const TensorMap& feeds, const std::vector<std::string>& names) {
-  CONVGATE_ASSIGN_OR_RETURN(std::string bytes, std::move(cut));
   // A private folder rather than a file in /tmp: nobody can plant a file at its name, and it goes
   // even when convgate is killed (temp_dir.h).
   CONVGATE_ASSIGN_OR_RETURN(TempDir dir, TempDir::Create("node"));
+  std::string weights_location;
+  if (context.target.backend->ReadsExternalData() &&
+      LinkScratchFile(dir.path() / "target.onnx", cutter.path()).ok()) {
+    weights_location = "target.onnx";
+  }
+  CONVGATE_ASSIGN_OR_RETURN(std::string bytes, cut(weights_location));
   const std::filesystem::path path = dir.path() / "node.onnx";
   CONVGATE_RETURN_IF_ERROR(WriteScratchFile(path, bytes));
   bytes = std::string();  // the backend reads the file; the weights are not held twice more
@@ -130,7 +144,10 @@ Result<TensorMap> RunCut(const PerNodeContext& context, Result<std::string> cut,
 // Runs one node alone on `feeds`.
 Result<TensorMap> RunAlone(const PerNodeContext& context, TargetCutter& cutter,
                            const NodeCheck& node, const TensorMap& feeds) {
-  return RunCut(context, cutter.Cut(node.node_index, feeds), feeds, {node.tensor});
+  const CutFn cut = [&](const std::string& location) {
+    return cutter.Cut(static_cast<size_t>(node.node_index), feeds, location);
+  };
+  return RunCut(context, cutter, cut, feeds, {node.tensor});
 }
 
 // One node's re-run: the error it adds alone, once its feeds are gathered and it has run.
@@ -192,8 +209,10 @@ bool RunSideBySide(const PerNodeContext& context, TargetCutter& cutter,
       if (!feeds.Contains(entry.name)) feeds.InsertOrAssign(entry.name, ViewOf(entry.tensor));
     }
   }
-  Result<TensorMap> outputs =
-      RunCut(context, cutter.CutSideBySide(node_indexes, feeds), feeds, names);
+  const CutFn cut = [&](const std::string& location) {
+    return cutter.CutSideBySide(node_indexes, feeds, location);
+  };
+  Result<TensorMap> outputs = RunCut(context, cutter, cut, feeds, names);
   if (!outputs.ok()) return false;
   for (size_t copy_idx = 0; copy_idx < batch.size(); ++copy_idx) {
     Tensor* tensor = outputs->Find(names[copy_idx]);

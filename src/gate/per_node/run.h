@@ -33,7 +33,7 @@ struct PerNodeContext {
   backends::LoadOptions target_load;  // for the one-node models
   const std::vector<TensorMap>* samples = nullptr;
   const compare::Policy* policy = nullptr;
-  std::string target_bytes;  // the target's file, until sizes are estimated
+  std::string target_bytes;  // the target's structure (no weights), until sizes are estimated
   std::vector<graph::NodeInfo> target_nodes;
   std::set<std::string> source_produced;  // tensors a source node produces
   std::set<std::string> target_produced;

@@ -4,8 +4,11 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <cstdint>
 #include <filesystem>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "convgate/core/status.h"
 
@@ -22,10 +25,46 @@ Result<onnx::ModelProto> ParseModelProto(std::string_view bytes, const std::file
 Result<onnx::ModelProto> ParseModelProtoFile(const std::filesystem::path& path, int64_t* size);
 
 // ParseModelProtoFile without the tensor data of the main graph's initializers (raw_data and the
-// typed data fields are skipped as the file is read, everything else is kept): for a backend that
-// needs the model's structure (signature, external data files) but will read the weights itself,
-// so that knowing the structure does not take a copy of them (46 MB for resnet18). A file the
-// filter cannot follow is parsed whole by ParseModelProtoFile, with its errors.
+// typed data fields over 1 KiB are skipped as the file is read, everything else is kept): for a
+// backend that needs the model's structure (signature, external data files, shape inference) but
+// will read the weights itself, so that knowing the structure does not take a copy of them (46 MB
+// for resnet18). A file the filter cannot follow is parsed whole by ParseModelProtoFile, with its
+// errors.
 Result<onnx::ModelProto> ParseModelStructureFile(const std::filesystem::path& path, int64_t* size);
+
+// Where one initializer data field that ReadModelStructure skipped lies in the file.
+struct SkippedTensorData {
+  uint32_t tag = 0;     // the field's wire tag (its number and wire type)
+  int64_t offset = 0;   // of its payload, from the start of the file
+  uint32_t length = 0;  // of its payload
+};
+
+struct ModelStructure {
+  onnx::ModelProto model;
+  int64_t file_size = 0;
+  // skipped[k]: the data fields of model.graph().initializer(k) left in the file. Empty when the
+  // model was parsed whole (the filter could not follow it).
+  std::vector<std::vector<SkippedTensorData>> skipped;
+};
+
+// ParseModelStructureFile, saying where the skipped data lies, so that a caller needing a few
+// initializers' values (a node cut out of the graph) reads those and not every weight.
+Result<ModelStructure> ReadModelStructure(const std::filesystem::path& path);
+
+// Reads the fields `skipped` from the file at `path` and merges them into `tensor`, the
+// initializer they were skipped from: it then holds what parsing the whole file gives. DataLoss
+// naming the file and the initializer when they cannot be read back (the file changed).
+Status RestoreTensorData(const std::filesystem::path& path,
+                         const std::vector<SkippedTensorData>& skipped, onnx::TensorProto& tensor);
+
+// Points `tensor` (an initializer whose data ReadModelStructure skipped) at that data where it lies
+// in the model file, as ONNX external data in the file `location` (a name relative to the folder
+// the rewritten model is loaded from, for the same file: a hard link). Data stored as raw bytes
+// (raw_data, packed float_data or double_data of their own types) is referenced; data in other
+// encodings (varints, strings) is read back into the tensor (RestoreTensorData). A runtime then
+// reads the weights from the file once, and nothing copies them into a model first.
+Status ReferenceTensorData(const std::filesystem::path& path, const std::string& location,
+                           const std::vector<SkippedTensorData>& skipped,
+                           onnx::TensorProto& tensor);
 
 }  // namespace convgate::graph
