@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "convgate/backends/backend.h"
+#include "convgate/core/module_loader.h"
 
 namespace convgate::backends {
 
@@ -25,7 +26,7 @@ struct BackendPlugin {
 };
 
 // "0.1.0 (fc7e89677790)" for this build.
-const char* PluginBuildId();
+inline const char* PluginBuildId() { return ModuleBuildId(); }
 
 }  // namespace convgate::backends
 

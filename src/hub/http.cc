@@ -8,6 +8,8 @@
 #include <memory>
 #include <mutex>
 
+#include "hub/curl_on_demand.h"
+
 namespace convgate::hub {
 namespace {
 
@@ -160,7 +162,11 @@ std::unique_ptr<curl_slist, ListDeleter> RequestHeaders(const HttpRequest& reque
 Status PerformHop(const HttpRequest& request, const std::string& url, const BodySink* sink,
                   HttpResponse& response) {
   std::unique_ptr<CURL, EasyDeleter> curl(curl_easy_init());
-  if (!curl) return Status::Internal("libcurl: curl_easy_init failed");
+  if (!curl) {
+    const std::string why = CurlLoadError();
+    if (!why.empty()) return Status::Unavailable(why + " (libcurl, for downloads from the hub)");
+    return Status::Internal("libcurl: curl_easy_init failed");
+  }
   const auto headers = RequestHeaders(request, url);
   Transfer transfer{.response = &response,
                     .sink = sink,

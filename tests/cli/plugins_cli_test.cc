@@ -50,7 +50,25 @@ TEST_F(PluginsCliTest, CommandsThatRunNoHeavyBackendLoadNeither) {
     EXPECT_FALSE(Mentions(log, "libc10")) << args.front();
     EXPECT_FALSE(Mentions(log, "libopencv")) << args.front();
     EXPECT_FALSE(Mentions(log, "libconvgate_backend")) << args.front();
+    // Neither the PostgreSQL store (libpqxx, libpq, Kerberos, LDAP) nor libcurl (GnuTLS, SSH...):
+    // a postgresql:// store and hf:// models load them (store/postgres_plugin.h,
+    // hub/curl_on_demand.cc).
+    EXPECT_FALSE(Mentions(log, "libpq")) << args.front();
+    EXPECT_FALSE(Mentions(log, "libconvgate_store")) << args.front();
+    EXPECT_FALSE(Mentions(log, "libcurl")) << args.front();
+    EXPECT_FALSE(Mentions(log, "libkrb5")) << args.front();
+    EXPECT_FALSE(Mentions(log, "libgnutls")) << args.front();
   }
+}
+
+// The PostgreSQL store module is loaded for a postgresql:// store, even one that cannot be
+// reached (here: nothing listens on port 1), and the message is the store's own.
+TEST_F(PluginsCliTest, APostgresStoreLoadsItsModuleWhenAsked) {
+  const std::string log = LoadedLibraries(
+      {"history", "--store", "postgresql://convgate@127.0.0.1:1/none?connect_timeout=2"}, 3);
+  EXPECT_NE(log.find("libconvgate_store_postgres.so"), std::string::npos);
+  EXPECT_TRUE(Mentions(log, "libpq"));
+  EXPECT_NE(log.find("127.0.0.1"), std::string::npos);  // the store's message names the server
 }
 
 // Highway (libhwy) is loaded by the first comparison (compare/hwy_on_demand.cc), not at start-up:
