@@ -31,8 +31,8 @@ Result<void*> Open(const fs::path& path, const char* symbol, std::string_view ki
   // namespace; RTLD_NOW: a missing symbol is an error here, not a crash in the middle of a run.
   void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
-    return Status::Unavailable("cannot load the " + std::string(kind) + " module " +
-                               path.string() + ": " + ::dlerror());
+    return Status::Unavailable("cannot load the " + std::string(kind) + " module " + path.string() +
+                               ": " + ::dlerror());
   }
   void* entry = ::dlsym(handle, symbol);
   if (entry == nullptr) {

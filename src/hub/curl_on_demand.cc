@@ -1,9 +1,10 @@
-// libcurl (Debian's libcurl4-openssl-dev) brings about 30 shared libraries with it (GnuTLS, Kerberos,
-// LDAP, SSH, IDN...): linked, every convgate process mapped them, and `convgate --version` took 4x
-// a hello-world linked with ONNX Runtime instead of under 3x. Only `hf://` models use HTTP, so
-// convgate does not link libcurl: the functions http.cc calls are defined here and forward to
-// libcurl's own, loaded with dlopen at the first call. When it cannot be loaded they fail the way
-// libcurl reports failures (NULL handles, CURLE_FAILED_INIT), and CurlLoadError says why.
+// libcurl (Debian's libcurl4-openssl-dev) brings about 30 shared libraries with it (GnuTLS,
+// Kerberos, LDAP, SSH, IDN...): linked, every convgate process mapped them, and `convgate
+// --version` took 4x a hello-world linked with ONNX Runtime instead of under 3x. Only `hf://`
+// models use HTTP, so convgate does not link libcurl: the functions http.cc calls are defined here
+// and forward to libcurl's own, loaded with dlopen at the first call. When it cannot be loaded they
+// fail the way libcurl reports failures (NULL handles, CURLE_FAILED_INIT), and CurlLoadError says
+// why.
 #define CURL_DISABLE_TYPECHECK  // curl_easy_setopt is defined here, not wrapped in a macro
 #include "hub/curl_on_demand.h"
 
@@ -57,8 +58,7 @@ std::string CurlLoadError() {
 using convgate::hub::Resolve;
 
 // Each forwarder resolves its function once (a static), then calls it.
-#define CONVGATE_CURL_FUNCTION(name) \
-  static const auto real = Resolve<decltype(&::name)>(#name)
+#define CONVGATE_CURL_FUNCTION(name) static const auto real = Resolve<decltype(&::name)>(#name)
 
 extern "C" {
 

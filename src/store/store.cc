@@ -9,9 +9,8 @@ namespace convgate::store {
 namespace {
 
 Result<std::unique_ptr<Store>> OpenPostgres(const StoreOptions& options) {
-  CONVGATE_ASSIGN_OR_RETURN(
-      LoadedModule module,
-      LoadModule("libconvgate_store_postgres.so", "convgate_store_plugin", "store"));
+  CONVGATE_ASSIGN_OR_RETURN(LoadedModule module, LoadModule("libconvgate_store_postgres.so",
+                                                            "convgate_store_plugin", "store"));
   using Entry = const StorePlugin* (*)();
   const StorePlugin* plugin = reinterpret_cast<Entry>(module.entry)();
   CONVGATE_RETURN_IF_ERROR(
