@@ -23,7 +23,8 @@ class CheckCommand : public Command {
   }
 
   ExitCode Execute(report::Invocation& invocation) override {
-    Result<gate::CompareReport> saved = report::ReadCompareReport(report_);
+    report::Invocation saved_header;
+    Result<gate::CompareReport> saved = report::ReadCompareReport(report_, &saved_header);
     if (!saved.ok()) {
       gate::CompareReport errored;
       errored.rejudged_from = report_;
@@ -31,6 +32,8 @@ class CheckCommand : public Command {
       errored.verdict = gate::Verdict::kError;
       return RenderAndFinish(errored, invocation, output_);
     }
+    // The re-judged models are the saved report's: where they came from stays in the result.
+    invocation.model_origins = std::move(saved_header.model_origins);
     return RenderAndFinish(gate::RejudgeCompareReport(std::move(saved).value(), policy_, report_),
                            invocation, output_);
   }

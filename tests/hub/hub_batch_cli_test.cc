@@ -165,14 +165,17 @@ TEST_F(HubBatchCliTest, SingleGatesRecordWhereTheirModelsCameFrom) {
   const json verified = ReadJson("verify/report.json");
   ASSERT_EQ(verified["model_origins"].size(), 2u) << verified.dump();
   EXPECT_EQ(verified["model_origins"][1]["how"], "cache");
-  // `convgate check` reads a compare report holding origins back (the re-judged report is check's
-  // own: its header is check's invocation).
+  // `convgate check` reads a compare report holding origins back, and its re-judged report keeps
+  // them: the models it judges are the saved report's.
   ProcessResult compare =
       Run({"compare", "hf://org/tiny/model.onnx", kTinyCnn.string(), "--out", Path("compare")});
   ASSERT_EQ(compare.exit_code, 0) << Describe(compare);
-  ProcessResult check = Run({"check", Path("compare/report.json"), "--json"});
+  ProcessResult check = Run({"check", Path("compare/report.json"), "--out", Path("check")});
   ASSERT_EQ(check.exit_code, 0) << Describe(check);
   EXPECT_EQ(ReadJson("compare/report.json")["model_origins"][0]["how"], "cache");
+  EXPECT_EQ(ReadJson("check/report.json")["command"], "check");
+  EXPECT_EQ(ReadJson("check/report.json")["model_origins"],
+            ReadJson("compare/report.json")["model_origins"]);
 
   ProcessResult inspect = Run({"inspect", "hf://org/tiny/model.onnx", "--json"});
   ASSERT_EQ(inspect.exit_code, 0) << Describe(inspect);

@@ -19,11 +19,15 @@ namespace convgate::report {
 // Errors, each naming the file: NotFound when it is missing; DataLoss when it is not JSON, not a
 // compare report, of another schema_version, records an error (nothing was compared), or a field
 // is missing or malformed ("r.json: results[3].stats.errors.max_abs_error: expected a number").
-Result<gate::CompareReport> ReadCompareReport(const std::filesystem::path& path);
+// With `header`, the report's header is read into it too: `check` keeps the saved report's
+// model_origins, since the models it re-judges are those.
+Result<gate::CompareReport> ReadCompareReport(const std::filesystem::path& path,
+                                              Invocation* header = nullptr);
 
 // The same on text already read (for fuzzing, and reports received over a pipe); `what` names it
 // in messages.
-Result<gate::CompareReport> ParseCompareReport(std::string_view text, std::string_view what);
+Result<gate::CompareReport> ParseCompareReport(std::string_view text, std::string_view what,
+                                               Invocation* header = nullptr);
 
 // The report.json of any workflow (Report: gate::RunReport, CompareReport, VerifyReport,
 // ReduceReport) read back whole, through the descriptions it was written with, and its header into

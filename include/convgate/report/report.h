@@ -33,7 +33,7 @@ struct Invocation {
   double seconds = 0.0;
   // The hf:// models the command fetched (or converted), in the order it named them:
   // report.json's "model_origins", verify_result.json's too, and the console header.
-  std::vector<hub::ModelOrigin> model_origins;
+  std::vector<hub::ModelOrigin> model_origins = {};
 };
 
 // hub::ModelOrigin records as report.json holds them ("model_origins": [{uri, repo_id, revision,

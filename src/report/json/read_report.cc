@@ -75,11 +75,14 @@ Report ReportFromJson(const JsonFields& root, Invocation& invocation) {
 
 }  // namespace
 
-Result<gate::CompareReport> ParseCompareReport(std::string_view text, std::string_view what) {
-  return Parse(text, what, [](const JsonFields& root) {
+Result<gate::CompareReport> ParseCompareReport(std::string_view text, std::string_view what,
+                                               Invocation* header) {
+  return Parse(text, what, [&](const JsonFields& root) {
     CheckComparedReport(root);
     Invocation invocation;
-    return internal::CompareReportFromJson(root, invocation);
+    gate::CompareReport report = internal::CompareReportFromJson(root, invocation);
+    if (header) *header = std::move(invocation);
+    return report;
   });
 }
 
@@ -98,7 +101,8 @@ template Result<gate::CompareReport> ParseReport(std::string_view, std::string_v
 template Result<gate::VerifyReport> ParseReport(std::string_view, std::string_view, Invocation*);
 template Result<gate::ReduceReport> ParseReport(std::string_view, std::string_view, Invocation*);
 
-Result<gate::CompareReport> ReadCompareReport(const std::filesystem::path& path) {
+Result<gate::CompareReport> ReadCompareReport(const std::filesystem::path& path,
+                                              Invocation* header) {
   const std::string name = path.string();
   std::error_code error;
   // Only a missing path is "no such report": a FIFO or a device is named as such by ReadFile,
@@ -108,7 +112,7 @@ Result<gate::CompareReport> ReadCompareReport(const std::filesystem::path& path)
   }
   CONVGATE_ASSIGN_OR_RETURN(const std::string text,
                             ReadFile(path, kMaxTextFileBytes, "a JSON file"));
-  return ParseCompareReport(text, name);
+  return ParseCompareReport(text, name, header);
 }
 
 }  // namespace convgate::report
