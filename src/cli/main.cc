@@ -2,17 +2,34 @@
 // Dispatch only: the command line is in command_line.cc, each subcommand in its own cmd_*.cc.
 #include <exception>
 #include <iostream>
+#include <new>
+#include <system_error>
 
 #include "cli/command_line.h"
 
 int main(int argc, char** argv) {
-  // Nothing should throw across modules; this is the last line of defence, and says so.
+  using convgate::ExitCode;
+  using convgate::ToInt;
+  // Nothing should throw across modules; this is the last line of defence, and says so. Running
+  // out of memory, or of room for a thread's stack, is not a bug: it is exit 3 (could not run),
+  // in words that say which, since a limit (ulimit -v/-d, batch --job-memory) is the usual cause.
   try {
     return convgate::cli::RunMain(argc, argv);
+  } catch (const std::bad_alloc&) {
+    std::cerr << "convgate: out of memory (an allocation failed; a limit on address space or "
+                 "data, such as ulimit -v or batch --job-memory, may be too low)\n";
+    return ToInt(ExitCode::kCannotRun);
+  } catch (const std::system_error& e) {
+    if (e.code() == std::errc::resource_unavailable_try_again) {
+      std::cerr << "convgate: out of memory: cannot start a thread (" << e.what()
+                << "; a limit on address space or threads may be too low)\n";
+      return ToInt(ExitCode::kCannotRun);
+    }
+    std::cerr << "convgate: internal error: " << e.what() << "\n";
   } catch (const std::exception& e) {
     std::cerr << "convgate: internal error: " << e.what() << "\n";
   } catch (...) {
     std::cerr << "convgate: internal error: unknown exception\n";
   }
-  return convgate::ToInt(convgate::ExitCode::kInternal);
+  return ToInt(ExitCode::kInternal);
 }
