@@ -337,7 +337,10 @@ Result<BatchSummary> RunBatch(const Manifest& manifest, const BatchOptions& opti
   return summary;
 }
 
-int JobThreads(int jobs, int cores) { return jobs <= 1 ? 0 : std::max(1, cores / jobs); }
+int JobThreads(int jobs, int cores, int machine_cores) {
+  if (jobs <= 1 && cores >= machine_cores) return 0;
+  return std::max(1, cores / std::max(1, jobs));
+}
 
 std::string HostName() {
   char name[256] = {};

@@ -12,6 +12,7 @@
 #include "convgate/batch/batch.h"
 #include "convgate/core/file_util.h"
 #include "convgate/core/interrupt.h"
+#include "convgate/core/limits.h"
 #include "convgate/core/numbers.h"
 #include "convgate/core/units.h"
 
@@ -140,8 +141,9 @@ class BatchCommand : public Command {
     }
     options_.store_location = store_.empty() ? (options_.out_dir / "convgate.db").string() : store_;
     options_.argv = invocation.argv;
-    options_.job_threads = batch::JobThreads(
-        options_.jobs, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+    options_.job_threads =
+        batch::JobThreads(options_.jobs, UsableCores(),
+                          static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
     if (!no_cache_cleanup_) {
       // A malformed threshold is a usage error now, not a surprise after the jobs.
       Result<convert::PruneOptions> cleanup = batch::CacheCleanupOptions();

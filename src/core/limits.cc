@@ -1,5 +1,6 @@
 #include "convgate/core/limits.h"
 
+#include <sched.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -8,6 +9,7 @@
 #include <fstream>
 #include <limits>
 #include <string>
+#include <thread>
 
 namespace convgate {
 namespace {
@@ -93,6 +95,15 @@ int64_t PhysicalMemory() {
 }
 
 }  // namespace
+
+int UsableCores() {
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  if (::sched_getaffinity(0, sizeof(mask), &mask) == 0 && CPU_COUNT(&mask) > 0) {
+    return CPU_COUNT(&mask);
+  }
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
 
 int64_t UsableMemoryBytes() {
   static const int64_t usable = [] {

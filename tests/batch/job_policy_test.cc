@@ -23,11 +23,16 @@ store::JobRecord Error(const std::string& category, int exit_code, int signal,
 }
 
 TEST(JobPolicyTest, ConcurrentJobsShareTheCores) {
-  EXPECT_EQ(JobThreads(1, 2), 0);  // one job: the runtime's own choice
-  EXPECT_EQ(JobThreads(2, 2), 1);
-  EXPECT_EQ(JobThreads(2, 8), 4);
-  EXPECT_EQ(JobThreads(3, 8), 2);
-  EXPECT_EQ(JobThreads(16, 8), 1);  // never zero threads once jobs run side by side
+  EXPECT_EQ(JobThreads(1, 2, 2), 0);  // one job on the whole machine: the runtime's own choice
+  EXPECT_EQ(JobThreads(2, 2, 2), 1);
+  EXPECT_EQ(JobThreads(2, 8, 8), 4);
+  EXPECT_EQ(JobThreads(3, 8, 8), 2);
+  EXPECT_EQ(JobThreads(16, 8, 8), 1);  // never zero threads once jobs run side by side
+  // A process given part of the machine (a Slurm task with --cpus-per-task, taskset) shares out
+  // what it was given, one job included.
+  EXPECT_EQ(JobThreads(1, 1, 64), 1);
+  EXPECT_EQ(JobThreads(1, 4, 64), 4);
+  EXPECT_EQ(JobThreads(2, 4, 64), 2);
 }
 
 TEST(JobPolicyTest, MemoryErrorsUnderALimitAreOom) {

@@ -1,6 +1,7 @@
 #include "convgate/core/file_util.h"
 
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -116,6 +117,21 @@ TEST(Limits, DefaultsDeriveFromUsableMemory) {
   EXPECT_EQ(limits.max_tensor_bytes, DefaultSizeLimit());
   EXPECT_EQ(limits.max_run_bytes, DefaultSizeLimit());
   EXPECT_EQ(limits.run_timeout_seconds, 600.0);
+}
+
+// UsableCores follows the affinity mask (what Slurm or taskset gives a process), not the machine.
+TEST(Limits, UsableCoresAreTheAffinityMasks) {
+  cpu_set_t saved;
+  ASSERT_EQ(::sched_getaffinity(0, sizeof(saved), &saved), 0);
+  EXPECT_EQ(UsableCores(), CPU_COUNT(&saved));
+  int first = 0;
+  while (!CPU_ISSET(first, &saved)) ++first;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(first, &one);
+  ASSERT_EQ(::sched_setaffinity(0, sizeof(one), &one), 0);
+  EXPECT_EQ(UsableCores(), 1);
+  ASSERT_EQ(::sched_setaffinity(0, sizeof(saved), &saved), 0);
 }
 
 }  // namespace

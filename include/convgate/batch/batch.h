@@ -73,11 +73,13 @@ struct BatchSummary {
   CacheCleanup cache_cleanup;
 };
 
-// The inference threads each of `jobs` concurrent jobs gets on `cores` cores: 0 (the runtime's
-// choice) for one job at a time, else max(1, cores / jobs). ONNX Runtime's default pool takes every
-// core and spins while waiting, so two jobs with two threads each on two cores run at 1.6x
-// instead of 2x of one job at a time (bench/batch.sh).
-int JobThreads(int jobs, int cores);
+// The inference threads each of `jobs` concurrent jobs gets on the `cores` CPUs this process may
+// use (UsableCores) of the machine's `machine_cores`: max(1, cores / jobs), except one job at a
+// time on the whole machine, which gets 0 (the runtime's choice). ONNX Runtime's default pool
+// takes every core of the machine and spins while waiting, so two jobs with two threads each on two
+// cores run at 1.6x instead of 2x of one job at a time (bench/batch.sh), and a Slurm task given
+// one CPU of a shared node would spin on all of them.
+int JobThreads(int jobs, int cores, int machine_cores);
 
 // Called (serialised) after each job is recorded, for progress lines.
 using JobCallback = std::function<void(const store::JobRecord& job, int done, int total)>;

@@ -17,6 +17,10 @@ namespace convgate {
 // defaults derive from. 0 when none of them can be read. Computed once per process.
 int64_t UsableMemoryBytes();
 
+// The CPUs this process may run on: its affinity mask (what Slurm's task/affinity or cgroup
+// plugin, taskset or a container gave it), else std::thread::hardware_concurrency(); at least 1.
+int UsableCores();
+
 // Half of UsableMemoryBytes(), at least 64 MiB; 1 GiB when it is unknown. The default of both
 // size limits below: a run holds its outputs twice (the runtime's buffers and convgate's tensors)
 // and the runtime needs working memory beside them, so tensors over half of memory cannot be
