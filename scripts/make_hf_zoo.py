@@ -35,6 +35,13 @@ import os
 import sys
 import time
 
+# transformers imports TensorFlow whenever it is installed (the venv has tensorflow-cpu for ovc's
+# SavedModel path), and TensorFlow brings h5py, whose at-fork handler deadlocks against Python's
+# import lock when a thread forks while another imports: an optimum-cli export of gpt2 hung so,
+# idle until the conversion timeout, in two full test runs. Every model these tools load is
+# PyTorch, so transformers is told not to look for TensorFlow (children inherit it).
+os.environ.setdefault("USE_TF", "0")
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
