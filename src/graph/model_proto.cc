@@ -238,8 +238,10 @@ bool CopyFields(CodedInputStream& in, std::string& out, Action action, Dropped d
   }
 }
 
-// Data fields up to this size are kept: shape inference reads the values of the small tensors
-// that shape other values (Reshape's shape, Slice's starts, Resize's scales), never of weights.
+// Initializers up to this size are kept whole: shape inference reads the values of the small
+// tensors that shape other values (Reshape's shape, Slice's starts, Resize's scales), never of
+// weights. A larger one loses all its data fields, never some: a repeated field (string_data, a
+// packed field written in several pieces) read back in part would come back out of order.
 constexpr uint32_t kKeptDataBytes = 1024;
 
 auto NoFilter = [](uint32_t, CodedInputStream&, std::string&) { return false; };
@@ -247,11 +249,11 @@ auto NoRecord = [](uint32_t, int, uint32_t) {};
 
 bool CopyTensorWithoutData(CodedInputStream& in, std::string& out,
                            std::vector<SkippedTensorData>& skipped) {
+  const bool drop_data = in.BytesUntilLimit() > static_cast<int>(kKeptDataBytes);
   return CopyFields(
       in, out,
-      [](uint32_t field, uint32_t length) {
-        return IsTensorData(field) && length > kKeptDataBytes ? FieldAction::kDrop
-                                                              : FieldAction::kKeep;
+      [drop_data](uint32_t field, uint32_t) {
+        return drop_data && IsTensorData(field) ? FieldAction::kDrop : FieldAction::kKeep;
       },
       [&skipped](uint32_t tag, int offset, uint32_t length) {
         skipped.push_back({tag, offset, length});

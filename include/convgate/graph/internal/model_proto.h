@@ -24,8 +24,9 @@ Result<onnx::ModelProto> ParseModelProto(std::string_view bytes, const std::file
 // set to the file's size in bytes.
 Result<onnx::ModelProto> ParseModelProtoFile(const std::filesystem::path& path, int64_t* size);
 
-// ParseModelProtoFile without the tensor data of the main graph's initializers (raw_data and the
-// typed data fields over 1 KiB are skipped as the file is read, everything else is kept): for a
+// ParseModelProtoFile without the tensor data of the main graph's initializers (the raw_data and
+// typed data fields of every initializer over 1 KiB are skipped as the file is read, everything
+// else is kept): for a
 // backend that needs the model's structure (signature, external data files, shape inference) but
 // will read the weights itself, so that knowing the structure does not take a copy of them (46 MB
 // for resnet18). A file the filter cannot follow is parsed whole by ParseModelProtoFile, with its
