@@ -78,9 +78,9 @@ Result<ModelSummary> SummarizeOnnxModelFile(const std::filesystem::path& path);
 // data; everything else is SummarizeOnnxModelFile's.
 Result<ModelSummary> SummarizeOnnxModelStructure(const std::filesystem::path& path);
 
-// The model file without its weights, serialized: the main graph's initializer data over 1 KiB is
-// left out as the file is read (SummarizeOnnxModelStructure's parse). The functions that take
-// model bytes to read a model's structure (IntermediateNames, ListNodes, InferValueBytes) give
+// The model file without its weights, serialized: the data of every main-graph initializer over
+// 1 KiB is left out as the file is read (SummarizeOnnxModelStructure's parse). The functions that
+// take model bytes to read a model's structure (IntermediateNames, ListNodes, InferValueBytes) give
 // the same answers from these, without a copy of the weights. Errors as SummarizeOnnxModelFile.
 Result<std::string> ReadModelStructureBytes(const std::filesystem::path& path);
 
