@@ -290,9 +290,39 @@ class Judging {
     }
   }
 
+  // Cosine and SNR measure the error against the source's energy. A source within the absolute
+  // tolerance's reach of zero has none to measure against: a detector's map of ~4e-6 on noise,
+  // rounded to exactly 0 by float16, reads cosine 0 and SNR 0 dB while every element is within
+  // atol. Such floors are undefined, never failures.
+  bool FloorsUndefined() {
+    if (cmp_.exact || cmp_.errors.compared == 0) return false;
+    const double peak = cmp_.metrics.peak;
+    if (!(peak <= policy_.atol)) return false;
+    result_.floors_undefined = "cosine and SNR undefined: max |source| " +
+                               FormatSignificant(peak, 2) + " <= atol " +
+                               FormatShortest(policy_.atol);
+    return true;
+  }
+
+  // The largest error as a multiple of the measured noise floor, for the report and the table.
+  void MeasureAgainstFloor() {
+    if (!policy_.noise_floor || !(*policy_.noise_floor > 0.0) || cmp_.exact) return;
+    if (cmp_.errors.compared == 0) return;
+    result_.floor_multiple = cmp_.errors.max_abs_error / *policy_.noise_floor;
+    result_.notes.push_back("max |diff| " + FormatSignificant(cmp_.errors.max_abs_error, 3) +
+                            " is " + FormatSignificant(*result_.floor_multiple, 3) +
+                            "x the noise floor " + FormatSignificant(*policy_.noise_floor, 2));
+  }
+
   // min_cosine and min_snr_db, on top of the tolerance rules.
   void JudgeFloors() {
+    MeasureAgainstFloor();
+    const bool undefined = FloorsUndefined();
     if (!policy_.min_cosine.has_value() && !policy_.min_snr_db.has_value()) return;
+    if (undefined) {
+      result_.notes.push_back(result_.floors_undefined + ": min_cosine and min_snr_db not judged");
+      return;
+    }
     if (cmp_.exact || cmp_.errors.compared == 0) {
       result_.notes.push_back(std::string("min_cosine and min_snr_db not judged: ") +
                               (cmp_.exact ? "integer, bool and string outputs compare exactly"

@@ -189,7 +189,19 @@ OutputPolicy Policy::For(std::string_view output, std::optional<DType> source,
     fallback.rtol = *conversion_defaults->settings.rtol;
     rtol_origin = conversion_defaults->origin;
   }
+  // A measured floor raises a default, never a setting: the user's atol is the user's.
+  std::optional<double> floor;
+  if (auto measured = noise_floors.find(std::string(output)); measured != noise_floors.end()) {
+    floor = measured->second.max_abs;
+    if (kNoiseFloorFactor * *floor > fallback.atol) {
+      fallback.atol = kNoiseFloorFactor * *floor;
+      atol_origin = FormatShortest(kNoiseFloorFactor) + " x the noise floor " +
+                    FormatSignificant(*floor, 2) +
+                    (noise_floor_basis.empty() ? "" : " (" + noise_floor_basis + ")");
+    }
+  }
   OutputPolicy resolved;
+  resolved.noise_floor = floor;
   resolved.atol = ResolveTolerance(own ? own->atol : std::nullopt, global.atol, fallback.atol,
                                    atol_origin, resolved.atol_origin);
   resolved.rtol = ResolveTolerance(own ? own->rtol : std::nullopt, global.rtol, fallback.rtol,
@@ -204,6 +216,8 @@ OutputPolicy Policy::For(std::string_view output, std::optional<DType> source,
 void Policy::MergeFrom(const Policy& overlay) {
   global.MergeFrom(overlay.global);
   if (overlay.conversion_defaults) conversion_defaults = overlay.conversion_defaults;
+  for (const auto& [name, floor] : overlay.noise_floors) noise_floors[name] = floor;
+  if (!overlay.noise_floor_basis.empty()) noise_floor_basis = overlay.noise_floor_basis;
   for (const auto& [name, settings] : overlay.per_output) per_output[name].MergeFrom(settings);
   for (const auto& [dtype, values] : overlay.dtype_defaults) {
     ToleranceOverride& mine = dtype_defaults[dtype];

@@ -392,3 +392,53 @@ TEST(ComputeErrorPercentiles, MatchesTheStoredAbsolutePercentiles) {
 
 }  // namespace
 }  // namespace convgate::compare
+
+namespace convgate::compare {
+namespace {
+
+// A source whose energy lies within atol's reach (a detector map of ~4e-6 on noise) that float16
+// rounds to exactly 0: cosine reads 0 and SNR 0 dB, yet every element is within tolerance. Such
+// floors are undefined, never failures; a source with energy above atol is still held to them.
+TEST(JudgeFloors, UndefinedWhereTheSourceIsWithinAtolOfZero) {
+  const std::vector<double> source(100, 4.4e-6);
+  const std::vector<double> zeros(100, 0.0);
+  const TensorComparison cmp = CompareTensors(MakeTensor(DType::kFloat32, source),
+                                              MakeTensor(DType::kFloat32, zeros), Tolerance{});
+  OutputPolicy policy;
+  policy.atol = 2.5e-3;
+  policy.min_cosine = 0.9995;
+  policy.min_snr_db = 30.0;
+  const Judgement judged = Judge(cmp, policy);
+  EXPECT_TRUE(judged.passed);
+  EXPECT_TRUE(judged.failures.empty());
+  EXPECT_EQ(judged.floors_undefined,
+            "cosine and SNR undefined: max |source| 4.4e-06 <= atol 0.0025");
+  policy.atol = 1e-6;  // now the source's energy is above atol: the floors apply and fail
+  const Judgement held = Judge(cmp, policy);
+  EXPECT_FALSE(held.passed);
+  EXPECT_TRUE(held.floors_undefined.empty());
+  ASSERT_GE(held.failures.size(), 2u);
+  EXPECT_NE(held.failures[held.failures.size() - 2].find("cosine 0 < min 0.9995"),
+            std::string::npos);
+}
+
+TEST(JudgeFloors, ErrorsAreMultiplesOfTheNoiseFloor) {
+  const TensorComparison cmp =
+      CompareTensors(MakeTensor(DType::kFloat32, {1.0, 2.0, 3.0}),
+                     MakeTensor(DType::kFloat32, {1.0, 2.0031, 3.0}), Tolerance{});
+  OutputPolicy policy;
+  policy.atol = 2e-2;
+  policy.noise_floor = 1e-3;
+  const Judgement judged = Judge(cmp, policy);
+  EXPECT_TRUE(judged.passed);
+  ASSERT_TRUE(judged.floor_multiple.has_value());
+  EXPECT_NEAR(*judged.floor_multiple, 3.1, 1e-3);
+  EXPECT_NE(std::string(judged.notes.back()).find("is 3.1x the noise floor 0.001"),
+            std::string::npos)
+      << judged.notes.back();
+  policy.noise_floor = 0.0;  // a deterministic source: no multiple to give
+  EXPECT_FALSE(Judge(cmp, policy).floor_multiple.has_value());
+}
+
+}  // namespace
+}  // namespace convgate::compare

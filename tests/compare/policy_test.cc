@@ -226,3 +226,32 @@ TEST(ConversionDefaults, BeatDTypeDefaultsAndLoseToTheUser) {
 
 }  // namespace
 }  // namespace convgate::compare
+
+namespace convgate::compare {
+namespace {
+
+// A measured floor raises a default atol to kNoiseFloorFactor x floor, says so, and never beats
+// a setting; an output whose default is already above it keeps the default.
+TEST(NoiseFloor, RaisesDefaultsNeverSettings) {
+  Policy policy;
+  policy.noise_floors["logits"] = NoiseFloor{2.8e-3, 1e-4, 4};
+  policy.noise_floors["probs"] = NoiseFloor{1e-9, 1e-7, 4};
+  policy.noise_floor_basis = "ONNX Runtime optimization disabled vs extended";
+  const OutputPolicy logits = policy.For("logits", DType::kFloat32, DType::kFloat32);
+  EXPECT_DOUBLE_EQ(logits.atol, kNoiseFloorFactor * 2.8e-3);
+  EXPECT_EQ(logits.atol_origin,
+            "8 x the noise floor 0.0028 (ONNX Runtime optimization disabled vs extended)");
+  EXPECT_EQ(logits.noise_floor, 2.8e-3);
+  EXPECT_DOUBLE_EQ(logits.rtol, 1e-3);  // the floor is absolute: rtol keeps its default
+  const OutputPolicy probs = policy.For("probs", DType::kFloat32, DType::kFloat32);
+  EXPECT_DOUBLE_EQ(probs.atol, 1e-5);
+  EXPECT_EQ(probs.atol_origin.rfind("float32 default", 0), 0u) << probs.atol_origin;
+  EXPECT_EQ(policy.For("other").noise_floor, std::nullopt);
+  ASSERT_TRUE(AddAtol("1e-4", policy).ok());
+  const OutputPolicy set = policy.For("logits", DType::kFloat32, DType::kFloat32);
+  EXPECT_DOUBLE_EQ(set.atol, 1e-4);
+  EXPECT_EQ(set.atol_origin, "global setting");
+}
+
+}  // namespace
+}  // namespace convgate::compare

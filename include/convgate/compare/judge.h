@@ -51,6 +51,13 @@ struct Judgement {
   // Observations that do not fail: mismatches within mismatch_ppm, a statistic judged in place of
   // elementwise mismatches, floors that do not apply.
   std::vector<std::string> notes;
+  // Why cosine and SNR are undefined for this output, or empty: the source's energy is within the
+  // absolute tolerance's reach (max |source| <= atol), so the error has nothing to be measured
+  // against. min_cosine and min_snr_db never fail such an output.
+  std::string floors_undefined;
+  // The largest |diff| as a multiple of the output's noise floor (policy.noise_floor), when the
+  // comparison was calibrated and the floor is above zero.
+  std::optional<double> floor_multiple;
 };
 
 // Exact values of a percentile policy's statistic (ComputeErrorPercentiles), for a caller that

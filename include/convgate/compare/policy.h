@@ -20,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "convgate/compare/noise_floor.h"
 #include "convgate/compare/tolerance.h"
 #include "convgate/core/dtype.h"
 #include "convgate/core/status.h"
@@ -55,6 +56,9 @@ struct OutputPolicy {
   // "float16 default: the target output is float16", "float32 default".
   std::string atol_origin;
   std::string rtol_origin;
+  // The output's measured noise floor (max |s - s'|, noise_floor.h), when the comparison was
+  // calibrated: errors are reported as multiples of it.
+  std::optional<double> noise_floor;
 
   Tolerance tolerance() const { return {atol, rtol}; }
 };
@@ -109,11 +113,18 @@ struct Policy {
   std::map<std::string, PolicySettings> per_output;
   // Only floating dtypes; the built-ins apply where this has no value.
   std::map<DType, ToleranceOverride> dtype_defaults;
+  // Measured noise floors per output (compare --calibrate; verify by default): an atol nobody set
+  // becomes max(its default, kNoiseFloorFactor x floor). `noise_floor_basis` says what the
+  // benign change was ("ONNX Runtime optimization disabled vs extended").
+  std::map<std::string, NoiseFloor> noise_floors;
+  std::string noise_floor_basis;
 
   // The policy for one output, each knob resolved on its own: the output's setting, else the
-  // global setting, else (atol and rtol only) the default of DTypeForDefaults(source, target),
-  // else the float32 default. A global --atol therefore beats a dtype default, and a per-output
-  // one beats both. Dtypes are unknown when the output is missing on a side.
+  // global setting, else (atol and rtol only) the conversion's default or the default of
+  // DTypeForDefaults(source, target), else the float32 default; an atol from a default is raised
+  // to kNoiseFloorFactor x the output's noise floor when that is larger. A global --atol therefore
+  // beats a dtype default, and a per-output one beats both. Dtypes are unknown when the output is
+  // missing on a side.
   OutputPolicy For(std::string_view output, std::optional<DType> source = std::nullopt,
                    std::optional<DType> target = std::nullopt) const;
 
