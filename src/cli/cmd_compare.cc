@@ -23,6 +23,7 @@ class CompareCommand : public Command {
     AddSideFlags(flags_, {{"source", &options_.source_backend, &options_.source_exec},
                           {"target", &options_.target_backend, &options_.target_exec}});
     AddToleranceFlags(flags_, options_.policy);
+    AddCalibrationFlags(flags_, options_.calibration, CalibrationUse::kOptIn);
     AddAgreementFlags(flags_, options_.agreement);
     AddDataFlags(flags_, options_.data);
     AddLimitFlags(flags_, options_.data.limits, LimitUse::kRuns);

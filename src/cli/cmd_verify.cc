@@ -29,6 +29,7 @@ class VerifyCommand : public Command {
                  {{"source", &options_.compare.source_backend, &options_.compare.source_exec},
                   {"target", &options_.compare.target_backend, &options_.compare.target_exec}});
     AddToleranceFlags(flags_, options_.compare.policy);
+    AddCalibrationFlags(flags_, options_.compare.calibration, CalibrationUse::kOptOut);
     AddAgreementFlags(flags_, options_.compare.agreement);
     AddDataFlags(flags_, options_.compare.data);
     AddLimitFlags(flags_, options_.compare.data.limits, LimitUse::kRuns);

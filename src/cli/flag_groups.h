@@ -28,6 +28,15 @@ void AddDataFlags(FlagSet& flags, gate::DataOptions& options);
 // --mismatch-ppm, --min-cosine, --min-snr-db layered on top of the file.
 void AddToleranceFlags(FlagSet& flags, compare::Policy& policy);
 
+enum class CalibrationUse {
+  kOptIn,   // compare: --calibrate turns it on
+  kOptOut,  // verify: on by default, --no-calibrate turns it off
+};
+// The noise floor (compare/noise_floor.h): --calibrate or --no-calibrate, and
+// --no-calibration-cache.
+void AddCalibrationFlags(FlagSet& flags, gate::CompareOptions::Calibration& options,
+                         CalibrationUse use);
+
 // Classifier agreement: --classifier, --agreement, --flip-margin, --top-k.
 void AddAgreementFlags(FlagSet& flags, compare::AgreementConfig& config);
 

@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "cli/flag_groups.h"
+#include "convgate/compare/noise_floor.h"
 #include "convgate/compare/policy_file.h"
 #include "convgate/core/numbers.h"
 
@@ -64,6 +65,36 @@ void AddToleranceFlags(FlagSet& flags, compare::Policy& policy) {
       PolicyKnob("--min-snr-db", "X|NAME:X", "Minimum signal-to-noise ratio in dB", "none",
                  {"40", "logits:30"}, compare::AddMinSnrDb, policy),
   });
+}
+
+void AddCalibrationFlags(FlagSet& flags, gate::CompareOptions::Calibration& options,
+                         CalibrationUse use) {
+  flags.SetGroup("Tolerances");
+  const std::string what =
+      "run the source once more under a benign change (ONNX Runtime optimization disabled, one "
+      "thread) and raise each atol nobody set to " +
+      FormatShortest(compare::kNoiseFloorFactor) + " x the measured noise floor";
+  if (use == CalibrationUse::kOptIn) {
+    flags.Add(SwitchFlag("--calibrate", "Measure the noise floor: " + what, options.enabled));
+  } else {
+    options.enabled = true;
+    flags.Add(Flag{.name = "--no-calibrate",
+                   .help = "Do not measure the noise floor (measured by default: " + what + ")",
+                   .arity = FlagArity::kSwitch,
+                   .apply = [&options](const std::string&) {
+                     options.enabled = false;
+                     return Status::OK();
+                   }});
+  }
+  flags.Add(Flag{.name = "--no-calibration-cache",
+                 .help = "Measure the noise floor again instead of reading the floors an earlier "
+                         "run measured on the same model and inputs (kept under "
+                         "CONVGATE_CACHE_DIR/calibration)",
+                 .arity = FlagArity::kSwitch,
+                 .apply = [&options](const std::string&) {
+                   options.use_cache = false;
+                   return Status::OK();
+                 }});
 }
 
 }  // namespace convgate::cli

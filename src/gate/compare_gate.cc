@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <exception>
 #include <filesystem>
+#include <future>
 #include <optional>
 #include <string>
 #include <system_error>
@@ -17,9 +18,11 @@
 #include "convgate/gate/internal/compare_hints.h"
 #include "convgate/gate/internal/compare_judging.h"
 #include "convgate/gate/internal/side.h"
+#include "convgate/gate/pair_policy.h"
 #include "convgate/gate/workflows.h"
 #include "convgate/io/npz.h"
 #include "gate/compare_agreement.h"
+#include "gate/compare_calibration.h"
 #include "gate/data_inputs.h"
 #include "gate/data_output_saver.h"
 #include "gate/data_save_paths.h"
@@ -507,8 +510,32 @@ std::optional<GateError> RunPerNodeStage(const CompareOptions& options, Side& so
   return std::nullopt;
 }
 
-// CompareModelsGate without the source's sha256 (the caller's hasher thread takes it).
-CompareReport CompareModels(const CompareOptions& options) {
+// The source's outputs run ahead (RunSourceAhead) and calibrated against (compare_calibration.h):
+// the source's session is let go first when every sample ran ahead and the target's session waits
+// for it (RunsAhead), so at most two sessions are ever held.
+SourceAhead RunAheadAndCalibrate(const CompareOptions& options, Side& source, const Side& target,
+                                 const std::optional<inputs::Dataset>& dataset, size_t samples,
+                                 const internal::CalibrationStep& calibration,
+                                 CompareReport& report) {
+  SourceAhead ahead;
+  const bool runs_ahead = RunsAhead(source, target);
+  if (!runs_ahead && !calibration.variant) return ahead;
+  ahead = RunSourceAhead(source, dataset, samples, SourceAheadBytes(options.data.limits));
+  if (runs_ahead && (ahead.failure || ahead.outputs.size() == samples)) {
+    backends::AsReleasable(*source.model->model)->Release();
+    internal::ReleaseFreedMemory();
+  }
+  if (calibration.variant && !ahead.failure && dataset.has_value()) {
+    internal::FinishCalibration(calibration, options, source.resolved, *dataset, ahead.outputs,
+                                report);
+    internal::ReleaseFreedMemory();
+  }
+  return ahead;
+}
+
+// CompareModelsGate with the source's sha256 from the caller's hasher thread.
+CompareReport CompareModels(const CompareOptions& options,
+                            const std::shared_future<std::string>& source_sha256) {
   CompareReport report;
   report.policy = options.policy;
   report.source.role = "source";
@@ -520,6 +547,8 @@ CompareReport CompareModels(const CompareOptions& options) {
           options.data, {{"the source", options.source}, {"the target", options.target}})) {
     return Errored(std::move(report), *e);
   }
+  // A target computing in float16 is judged as one whether or not convgate converted it.
+  ApplyPairPolicy(PairFacts{.source = options.source, .target = options.target}, report.policy);
   Side source, target;
   source.record = &report.source;
   target.record = &report.target;
@@ -595,16 +624,15 @@ CompareReport CompareModels(const CompareOptions& options) {
     if (auto e = CheckSavedCounts(*side, samples)) return errored(*e);
   }
   internal::OutputSaver saver(options.data.save_outputs);
+  // Floors only change tolerances nobody set, so they are known before anything is judged.
+  const internal::CalibrationStep calibration =
+      options.calibration.enabled ? internal::StartCalibration(options, source.resolved, dataset,
+                                                               source_sha256.get(), report)
+                                  : internal::CalibrationStep{};
   // One session at a time: the source runs ahead and, having run every sample (or failed), lets
   // its session go before the target's is built.
-  SourceAhead ahead;
-  if (RunsAhead(source, target)) {
-    ahead = RunSourceAhead(source, dataset, samples, SourceAheadBytes(limits));
-    if (ahead.failure || ahead.outputs.size() == samples) {
-      backends::AsReleasable(*source.model->model)->Release();
-      internal::ReleaseFreedMemory();
-    }
-  }
+  SourceAhead ahead =
+      RunAheadAndCalibrate(options, source, target, dataset, samples, calibration, report);
   if (auto e = PrepareDeferred(target)) return TargetLoadFailed(at_load, *e);
   if (auto e = RunSamples(source, target, dataset, samples, std::move(ahead), saver, agreements,
                           report)) {
@@ -622,6 +650,7 @@ CompareReport CompareModels(const CompareOptions& options) {
       return errored(*e);
     }
   }
+  internal::WarnAboutConstantOutputs(report);
   internal::AttachHints(report.checks);
   report.aggregates = internal::AggregateBySample(report.checks);
   report.agreements = agreements.Finish();
@@ -637,23 +666,27 @@ CompareReport CompareModels(const CompareOptions& options) {
 // The source's file is hashed (for its record's sha256) on a thread of its own, beside the
 // source's load instead of before it: hashing resnet18 was a tenth of a compare's wall time, on
 // the path every later step waits on. The target's is hashed by the thread that loads it.
+// Calibration reads the hash too (its cache key), waiting for the thread only then.
 CompareReport CompareModelsGate(const CompareOptions& options) {
-  std::string source_sha256;
+  std::promise<std::string> hashed;
+  const std::shared_future<std::string> source_sha256 = hashed.get_future().share();
   std::thread hasher([&] {
+    std::string sha256;
     try {
-      source_sha256 = internal::SideSha256(options.source);
+      sha256 = internal::SideSha256(options.source);
     } catch (const std::exception&) {  // bad_alloc: a thread must not end the process
     }
+    hashed.set_value(std::move(sha256));
   });
   CompareReport report;
   try {
-    report = CompareModels(options);
+    report = CompareModels(options, source_sha256);
   } catch (...) {
     hasher.join();  // else its destructor ends the process
     throw;
   }
   hasher.join();
-  if (!report.source.kind.empty()) report.source.sha256 = std::move(source_sha256);  // described
+  if (!report.source.kind.empty()) report.source.sha256 = source_sha256.get();  // described
   return report;
 }
 

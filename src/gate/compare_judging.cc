@@ -32,6 +32,8 @@ void JudgeCheck(OutputCheck& check, const Tensor* source, const Tensor* target) 
   check.verdict_exact = judgement.exact;
   check.indeterminate = judgement.indeterminate;
   check.mismatches = judgement.mismatches;
+  check.floors_undefined = std::move(judgement.floors_undefined);
+  check.floor_multiple = judgement.floor_multiple;
 }
 
 OutputCheck CheckOutput(int sample, const std::string& output, const Tensor& source,

@@ -135,6 +135,10 @@ struct OutputCheck {
   bool indeterminate = false;
   // Elements outside the judged tolerance (compare::Judgement::mismatches).
   compare::Bracket<int64_t> mismatches;
+  // compare::Judgement::floors_undefined and floor_multiple: cosine and SNR undefined for a
+  // source within atol of zero; the largest error as a multiple of the noise floor.
+  std::string floors_undefined;
+  std::optional<double> floor_multiple;
 };
 
 // One output over every sample: how many samples failed, where first, and the worst statistics
@@ -173,6 +177,18 @@ struct AgreementRecord {
   std::vector<AgreementCheckResult> checks;
 };
 
+// How the noise floors in a report's policy were found (compare --calibrate).
+struct CalibrationRecord {
+  // "measured", "cached" (an earlier run's floors on the same model and inputs), or "skipped"
+  // with the reason in `detail`.
+  std::string status;
+  std::string basis;   // the benign change: "ONNX Runtime optimization disabled vs extended, ..."
+  std::string detail;  // why skipped, or what failed
+  int samples = 0;     // samples the floors were measured on
+  double seconds = 0.0;
+  double factor = 0.0;  // compare::kNoiseFloorFactor
+};
+
 struct CompareReport {
   SideRecord source;
   SideRecord target;
@@ -188,6 +204,11 @@ struct CompareReport {
   std::string rejudged_from;
   // compare --per-node: intermediate tensors (per_node_results.h).
   std::optional<PerNodeReport> per_node;
+  // compare --calibrate: how the policy's noise floors were found.
+  std::optional<CalibrationRecord> calibration;
+  // Observations about the inputs that do not fail the gate: a source output constant on every
+  // sample (the inputs may not exercise the model).
+  std::vector<std::string> warnings;
   Verdict verdict = Verdict::kError;
   std::optional<GateError> error;
 

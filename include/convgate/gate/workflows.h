@@ -76,6 +76,13 @@ struct CompareOptions {
   compare::AgreementConfig agreement;
   // --per-node, --strict, --memory-budget, --local-error (gate/per_node.h). Needs two models.
   PerNodeOptions per_node;
+  // --calibrate / --no-calibrate (compare/noise_floor.h): run the source once more under a benign
+  // change and raise every default atol to kNoiseFloorFactor x the measured floor. `compare` opts
+  // in, `verify` opts out; floors are cached (CONVGATE_CACHE_DIR) unless use_cache is false.
+  struct Calibration {
+    bool enabled = false;
+    bool use_cache = true;
+  } calibration;
   // Where both sides' backends come from, as RunOptions::backend_factory. verify and reduce load
   // every model through this one too. Not owned; must outlive the call.
   backends::BackendFactory* backend_factory = backends::BackendFactory::Default();

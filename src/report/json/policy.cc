@@ -116,6 +116,18 @@ void PolicyFields(Io& io, Policy& policy) {
         return *dtype;
       },
       Presence::kOptionalOnRead);
+  // Calibrated comparisons only (noise_floor.h): left out otherwise.
+  if (!policy.noise_floors.empty() || Io::kReading) {
+    io.Map(
+        "noise_floors", policy.noise_floors,
+        [](auto& part, auto& floor) {
+          part.Number("max_abs", floor.max_abs);
+          part.Number("max_rel", floor.max_rel);
+          part.Count("samples", floor.samples);
+        },
+        Presence::kOptionalOnRead);
+    io.Text("noise_floor_basis", policy.noise_floor_basis, Default(std::string()));
+  }
 }
 
 // The floors are usually unset: left out then (schema 2), as every result repeats its policy.
@@ -131,6 +143,7 @@ void OutputPolicyFields(Io& io, OutputPolicy& policy) {
   io.Number("mismatch_ppm", policy.mismatch_ppm, OrElse(defaults.mismatch_ppm));
   io.OptionalNumber("min_cosine", policy.min_cosine);
   io.OptionalNumber("min_snr_db", policy.min_snr_db);
+  io.OptionalNumber("noise_floor", policy.noise_floor);
 }
 
 const auto kPolicyFields = [](auto& io, auto& policy) { PolicyFields(io, policy); };

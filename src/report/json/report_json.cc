@@ -113,6 +113,28 @@ void RunFields(Io& io, Report& report, Inv& invocation) {
   }
 }
 
+// compare --calibrate (gate/results.h CalibrationRecord).
+template <typename Io, typename Record>
+void CalibrationFields(Io& io, Record& record) {
+  io.Text("status", record.status);
+  io.Text("basis", record.basis, OrElse(std::string()));
+  io.Text("detail", record.detail, OrElse(std::string()));
+  io.Count("samples", record.samples);
+  io.Number("seconds", record.seconds);
+  io.Number("factor", record.factor);
+}
+
+// Written by calibrated comparisons only; read when there.
+template <typename Io, typename Report>
+void CalibrationField(Io& io, Report& report) {
+  const auto fields = [](auto& part, auto& record) { CalibrationFields(part, record); };
+  if constexpr (Io::kReading) {
+    if (io.Has("calibration")) io.OptionalObject("calibration", report.calibration, fields);
+  } else if (report.calibration) {
+    io.OptionalObject("calibration", report.calibration, fields);
+  }
+}
+
 template <typename Io, typename Report, typename Inv>
 void CompareFields(Io& io, Report& report, Inv& invocation) {
   HeaderFields(io, invocation, report.verdict, report.error);
@@ -121,6 +143,8 @@ void CompareFields(Io& io, Report& report, Inv& invocation) {
   io.Described("inputs", report.inputs, internal::DatasetJson, internal::DatasetFromJson);
   io.Described("policy", report.policy, internal::PolicyJson, internal::PolicyFromJson);
   io.Text("rejudged_from", report.rejudged_from, Default<std::string>(""));
+  CalibrationField(io, report);
+  io.Texts("warnings", report.warnings, Default(std::vector<std::string>{}));
   io.Texts("structure_failures", report.structure_failures);
   // The results leave out what their aggregates rows hold, and the summary counts them
   // (results.h): these span the report.

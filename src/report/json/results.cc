@@ -110,6 +110,9 @@ void ResultFields(Io& io, Check& check, ResultContext& context) {
     }
   });
   io.Texts("notes", check.notes, kOmittedWhenEmpty);
+  // Calibrated or near-zero outputs only (compare/judge.h).
+  io.OptionalNumber("noise_floor_multiple", check.floor_multiple);
+  io.Text("floors_undefined", check.floors_undefined, Default(std::string()));
   VerdictBasis basis = BasisOf(check);
   io.Choice("verdict_basis", basis,
             {std::pair<std::string_view, VerdictBasis>{"exact", VerdictBasis::kExact},

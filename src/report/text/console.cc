@@ -3,6 +3,7 @@
 #include <set>
 #include <string>
 
+#include "convgate/core/numbers.h"
 #include "convgate/report/conversion.h"
 #include "convgate/report/report.h"
 #include "report/agreement_report.h"
@@ -78,10 +79,17 @@ std::string MismatchText(const compare::Bracket<int64_t>& mismatches, int64_t el
   return count + "/" + std::to_string(elements);
 }
 
-std::vector<std::string> CompareRow(const gate::OutputCheck& check) {
+// "3.1x", or "-" for an output without a measured floor above zero.
+std::string FloorMultipleText(const std::optional<double>& multiple) {
+  return multiple ? Short(*multiple) + "x" : "-";
+}
+
+std::vector<std::string> CompareRow(const gate::OutputCheck& check, bool calibrated) {
   std::vector<std::string> row{std::to_string(check.sample), check.output};
   if (!check.comparison) {
-    row.insert(row.end(), {"-", "-", "-", "-", "-", "-", "missing"});
+    row.insert(row.end(), {"-", "-", "-", "-", "-"});
+    if (calibrated) row.push_back("-");
+    row.insert(row.end(), {"-", "missing"});
   } else {
     const compare::TensorComparison& cmp = *check.comparison;
     row.push_back(cmp.target_desc);
@@ -91,11 +99,15 @@ std::vector<std::string> CompareRow(const gate::OutputCheck& check) {
     row.push_back(numeric ? Short(cmp.errors.mean_abs_error) : "-");
     row.push_back(numeric ? Short(cmp.errors.abs_error_percentiles[3]) : "-");  // p99
     row.push_back(numeric ? Short(cmp.errors.max_rel_error) : "-");
+    if (calibrated) row.push_back(FloorMultipleText(check.floor_multiple));
     row.push_back(MismatchText(check.mismatches, cmp.num_elements));
   }
   row.push_back(check.passed ? "PASS" : "FAIL");
   return row;
 }
+
+// Columns that only a calibrated comparison has.
+bool Calibrated(const gate::CompareReport& report) { return !report.policy.noise_floors.empty(); }
 
 // Per-sample rows up to this many samples; beyond it, one row per output aggregated over samples
 // (the report files keep every sample).
@@ -111,28 +123,91 @@ std::string TargetDesc(const gate::CompareReport& report, const std::string& out
   return "-";
 }
 
+// The largest multiple of its noise floor an output's error reached over the samples.
+std::optional<double> WorstFloorMultiple(const gate::CompareReport& report,
+                                         const std::string& output) {
+  std::optional<double> worst;
+  for (const gate::OutputCheck& check : report.checks) {
+    if (check.output != output || !check.floor_multiple) continue;
+    worst = std::max(worst.value_or(0.0), *check.floor_multiple);
+  }
+  return worst;
+}
+
 std::string AggregateTable(const gate::CompareReport& report, bool color) {
-  Table table({"output", "target", "samples", "max|diff|", "worst sample", "mean|diff|", "max rel",
-               "mismatches", "failed samples", "first failing"});
+  const bool calibrated = Calibrated(report);
+  std::vector<std::string> header{"output",       "target",     "samples", "max|diff|",
+                                  "worst sample", "mean|diff|", "max rel"};
+  if (calibrated) header.push_back("x floor");
+  header.insert(header.end(), {"mismatches", "failed samples", "first failing"});
+  Table table(header);
   for (const gate::OutputAggregate& row : report.aggregates) {
-    table.AddRow(
-        {row.output, TargetDesc(report, row.output), std::to_string(row.samples),
-         Short(row.max_abs_error), row.worst_sample < 0 ? "-" : std::to_string(row.worst_sample),
-         Short(row.mean_abs_error), Short(row.max_rel_error),
-         row.mismatches == 0 ? "0"
+    std::vector<std::string> cells{row.output,
+                                   TargetDesc(report, row.output),
+                                   std::to_string(row.samples),
+                                   Short(row.max_abs_error),
+                                   row.worst_sample < 0 ? "-" : std::to_string(row.worst_sample),
+                                   Short(row.mean_abs_error),
+                                   Short(row.max_rel_error)};
+    if (calibrated) cells.push_back(FloorMultipleText(WorstFloorMultiple(report, row.output)));
+    cells.insert(
+        cells.end(),
+        {row.mismatches == 0 ? "0"
                              : std::to_string(row.mismatches) + "/" + std::to_string(row.elements),
          std::to_string(row.failed_samples) + "/" + std::to_string(row.samples),
-         row.first_failing_sample < 0 ? "-" : "sample " + std::to_string(row.first_failing_sample)},
-        row.failed_samples == 0 ? "" : internal::kRed);
+         row.first_failing_sample < 0 ? "-"
+                                      : "sample " + std::to_string(row.first_failing_sample)});
+    table.AddRow(cells, row.failed_samples == 0 ? "" : internal::kRed);
   }
   return table.Render(color);
 }
 
-std::string SampleTable(const gate::CompareReport& report, bool color) {
-  Table table({"sample", "output", "target", "max|diff|", "mean|diff|", "p99|diff|", "max rel",
-               "mismatches", "verdict"});
+// "  floor    measured in 0.06 s on 2 samples (ONNX Runtime optimization disabled vs extended,
+// ...); an atol nobody set is max(its default, 8 x floor)", then each output's floor and atol.
+std::string CalibrationLines(const gate::CompareReport& report) {
+  if (!report.calibration) return "";
+  const gate::CalibrationRecord& record = *report.calibration;
+  if (record.status == "skipped") return "  floor    not measured: " + record.detail + "\n";
+  std::string text = "  floor    " +
+                     (record.status == "cached" ? std::string("cached (measured earlier)")
+                                                : "measured in " + Short(record.seconds) + " s") +
+                     " on " + std::to_string(record.samples) +
+                     (record.samples == 1 ? " sample" : " samples") + " (" + record.basis +
+                     "); an atol nobody set is max(its default, " + Short(record.factor) +
+                     " x floor)\n";
+  std::string floors;
+  for (const auto& [name, floor] : report.policy.noise_floors) {
+    const compare::OutputPolicy policy = report.policy.For(name);
+    const bool raised = policy.atol_origin.find("x the noise floor") != std::string::npos;
+    floors += (floors.empty() ? "" : "; ") + name + " " + Short(floor.max_abs) + " -> atol " +
+              Short(policy.atol) + (raised ? " (" + Short(record.factor) + " x floor)" : " (kept)");
+  }
+  if (!floors.empty()) text += "           " + floors + "\n";
+  return text;
+}
+
+// Warnings about the inputs, and each output whose cosine and SNR are undefined (once each).
+std::string ObservationLines(const gate::CompareReport& report) {
+  std::string text;
+  for (const std::string& warning : report.warnings) text += "warning: " + warning + "\n";
+  std::set<std::string> told;
   for (const gate::OutputCheck& check : report.checks) {
-    table.AddRow(CompareRow(check), check.passed ? "" : internal::kRed);
+    if (check.floors_undefined.empty() || !told.insert(check.output).second) continue;
+    text += "note: output '" + check.output + "', sample " + std::to_string(check.sample) + ": " +
+            check.floors_undefined + " (min_cosine and min_snr_db never fail it)\n";
+  }
+  return text;
+}
+
+std::string SampleTable(const gate::CompareReport& report, bool color) {
+  const bool calibrated = Calibrated(report);
+  std::vector<std::string> header{"sample",     "output",    "target", "max|diff|",
+                                  "mean|diff|", "p99|diff|", "max rel"};
+  if (calibrated) header.push_back("x floor");
+  header.insert(header.end(), {"mismatches", "verdict"});
+  Table table(header);
+  for (const gate::OutputCheck& check : report.checks) {
+    table.AddRow(CompareRow(check, calibrated), check.passed ? "" : internal::kRed);
   }
   return table.Render(color);
 }
@@ -235,6 +310,7 @@ std::string ConsoleText(const gate::CompareReport& report, bool color) {
     out += "  source outputs saved to " + report.source.outputs_saved_to + "\n";
   }
   out += "  policy   " + PolicyLine(report.policy) + "\n";
+  out += CalibrationLines(report);
   if (!report.rejudged_from.empty()) {
     out += "  re-judged from " + report.rejudged_from + " (nothing re-run)\n";
   }
@@ -244,6 +320,7 @@ std::string ConsoleText(const gate::CompareReport& report, bool color) {
                                                    : SampleTable(report, color)) +
            "\n";
   }
+  out += ObservationLines(report);
   out += internal::AgreementSection(report, color);
   out += internal::PerNodeSection(report, color);
   for (const std::string& failure : report.structure_failures) {
@@ -363,6 +440,10 @@ std::string PolicySummaryText(const compare::Policy& policy) {
                      compare::ErrorStatName(global.check_error_stat) + ", atol " +
                      Setting(global.atol) + ", rtol " + Setting(global.rtol);
   if (!policy.global.atol || !policy.global.rtol) text += " (per-dtype defaults where unset)";
+  if (!policy.global.atol && !policy.noise_floors.empty()) {
+    text += ", atol raised to " + FormatShortest(compare::kNoiseFloorFactor) +
+            " x each output's noise floor where larger";
+  }
   if (global.mismatch_ppm > 0) text += ", mismatch_ppm " + Setting(global.mismatch_ppm);
   if (global.min_cosine) text += ", min_cosine " + Setting(*global.min_cosine);
   if (global.min_snr_db) text += ", min_snr_db " + Setting(*global.min_snr_db);

@@ -1,0 +1,118 @@
+#include "gate/compare_calibration.h"
+
+#include <algorithm>
+#include <map>
+
+#include "convgate/compare/noise_floor.h"
+#include "convgate/core/numbers.h"
+
+namespace convgate::gate::internal {
+namespace {
+
+void Skip(CompareReport& report, std::string detail) {
+  report.calibration->status = "skipped";
+  report.calibration->detail = std::move(detail);
+}
+
+void Apply(const Calibration& calibration, CompareReport& report) {
+  report.policy.noise_floors = calibration.floors;
+  report.policy.noise_floor_basis = calibration.basis;
+  CalibrationRecord& record = *report.calibration;
+  record.status = calibration.cache_hit ? "cached" : "measured";
+  record.basis = calibration.basis;
+  record.seconds = calibration.seconds;
+  for (const auto& [name, floor] : calibration.floors) {
+    record.samples = std::max(record.samples, floor.samples);
+  }
+}
+
+}  // namespace
+
+CalibrationStep StartCalibration(const CompareOptions& options, const ResolvedSide& source,
+                                 const std::optional<inputs::Dataset>& dataset,
+                                 const std::string& source_sha256, CompareReport& report) {
+  CalibrationStep step;
+  if (!options.calibration.enabled) return step;
+  report.calibration.emplace();
+  report.calibration->factor = compare::kNoiseFloorFactor;
+  if (source.kind != SideKind::kModel) {
+    Skip(report, "the source is saved outputs: there is nothing to run again");
+    return step;
+  }
+  if (!dataset.has_value() || dataset->samples.empty()) {
+    Skip(report, "no samples to run the source on");
+    return step;
+  }
+  std::optional<BenignVariant> variant =
+      BenignVariantFor(source.backend, SideLoadOptions(options.data, options.source_exec));
+  if (!variant) {
+    Skip(report, "the '" + source.backend +
+                     "' backend has no benign change to measure against (ONNX Runtime and "
+                     "libtorch sources do)");
+    return step;
+  }
+  report.calibration->basis = variant->description;
+  if (!source_sha256.empty()) {
+    step.key = CalibrationKey(source_sha256, dataset->samples, *variant);
+    if (options.calibration.use_cache) {
+      if (std::optional<Calibration> cached = ReadCachedCalibration(step.key)) {
+        Apply(*cached, report);
+        return step;
+      }
+    }
+  }
+  step.variant = std::move(variant);
+  return step;
+}
+
+void FinishCalibration(const CalibrationStep& step, const CompareOptions& options,
+                       const ResolvedSide& source, const inputs::Dataset& dataset,
+                       const std::vector<TensorMap>& source_outputs, CompareReport& report) {
+  if (!step.variant) return;
+  if (source_outputs.empty()) {
+    Skip(report, "the source did not run");
+    return;
+  }
+  Result<Calibration> measured = MeasureNoiseFloors(source, *options.backend_factory, *step.variant,
+                                                    dataset.samples, source_outputs);
+  if (!measured.ok()) {
+    Skip(report, measured.status().message());
+    return;
+  }
+  Apply(*measured, report);
+  if (!step.key.empty()) WriteCachedCalibration(step.key, *measured);
+}
+
+void WarnAboutConstantOutputs(CompareReport& report) {
+  struct Seen {
+    bool constant = true;
+    double value = 0.0;
+    int64_t elements = 0;
+  };
+  std::map<std::string, Seen> outputs;
+  std::vector<std::string> order;
+  for (const OutputCheck& check : report.checks) {
+    if (!check.comparison || !check.comparison->values_compared) continue;
+    const compare::ValueSummary& values = check.comparison->source_values;
+    auto [it, first] = outputs.try_emplace(check.output);
+    if (first) {
+      order.push_back(check.output);
+      it->second.value = values.min;
+    }
+    Seen& seen = it->second;
+    const bool all_finite = values.nan == 0 && values.pos_inf == 0 && values.neg_inf == 0;
+    seen.constant = seen.constant && all_finite && values.finite > 0 && values.min == values.max &&
+                    values.min == seen.value;
+    seen.elements += check.comparison->num_elements;
+  }
+  for (const std::string& name : order) {
+    const Seen& seen = outputs[name];
+    if (!seen.constant || seen.elements < 2) continue;
+    report.warnings.push_back(
+        "the source's output '" + name + "' is " + FormatSignificant(seen.value, 6) +
+        " on every element of every sample: the inputs may not exercise the model (try real "
+        "inputs with --load-inputs, or another --val-range)");
+  }
+}
+
+}  // namespace convgate::gate::internal
