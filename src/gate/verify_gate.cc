@@ -1,6 +1,7 @@
 // `convgate verify`: convert, run the sanity gate on the target, compare with the source.
 #include <chrono>
 
+#include "convgate/gate/pair_policy.h"
 #include "convgate/gate/verify.h"
 #include "convgate/graph/onnx_model.h"
 #include "gate/data_save_paths.h"
@@ -133,41 +134,6 @@ RunOptions E2eOptions(const CompareOptions& compare, std::optional<inputs::Datas
   return run;
 }
 
-// The tolerances a conversion to float16 is judged under, unless the user set atol or rtol:
-// examples/policies/fp16-network.yaml's network-level float16 figures (measured on torchvision
-// resnet18 and mobilenet_v2). `--to fp16` computes every layer in float16 (the figures' own
-// measurement), and it is judged as OpenVINO's fp16 weights are, which the CPU plugin computes in
-// float32 and so meets with room to spare: a faithful float16 network exceeds float32's defaults
-// on almost every logit. A broken conversion still fails: an overflow is introduced Inf whatever
-// the tolerance, and the cosine and SNR floors catch errors inside the band. int8 and int4 weights
-// have no measured default and stay under the dtype defaults, and so does a conversion that fell
-// back to int4 (its record's note says so).
-std::optional<compare::ConversionDefaults> PrecisionDefaults(
-    const convert::ConversionRequest& request,
-    const std::optional<convert::ConversionRecord>& record) {
-  if (record) {
-    for (const std::string& note : record->notes) {
-      if (note.rfind(convert::kFallbackNotePrefix, 0) == 0) return std::nullopt;
-    }
-  }
-  std::string precision;
-  if (request.kind == "fp16" || request.kind == "openvino:fp16") precision = "float16";
-  if (request.kind == "optimum-openvino") {
-    auto format = request.params.find("weight_format");
-    precision = format == request.params.end() || format->second == "fp16" ? "float16" : "";
-  }
-  if (precision.empty()) return std::nullopt;
-  compare::ConversionDefaults defaults;
-  defaults.settings.atol = 4e-2;
-  defaults.settings.rtol = 1e-2;
-  defaults.settings.min_cosine = 0.9995;
-  defaults.settings.min_snr_db = 30.0;
-  defaults.origin = "network-level float16 default of --to " + request.kind +
-                    (request.kind == "fp16" ? " (float16 network" : " (float16 weights") +
-                    "; examples/policies/fp16-network.yaml)";
-  return defaults;
-}
-
 }  // namespace
 
 Status CheckVerifyOptions(const VerifyOptions& options) {
@@ -213,9 +179,9 @@ VerifyReport VerifyGate(const VerifyOptions& options) {
   }
   report.conversion_passed = true;
   compare.target = report.target;
-  if (!compare.policy.conversion_defaults) {
-    compare.policy.conversion_defaults = PrecisionDefaults(options.conversion, report.conversion);
-  }
+  const PairFacts pair{&options.conversion, report.conversion ? &*report.conversion : nullptr,
+                       options.source, report.target};
+  ApplyPairPolicy(pair, compare.policy);
   report.task = DetectFrom(options.source, report.target);
   // The comparison makes its own samples again; the precheck's go to the target's own run.
   report.e2e = RunModelGate(E2eOptions(compare, std::move(facts.dataset)));

@@ -3,6 +3,7 @@
 #include "convgate/compare/tensor_compare.h"
 #include "convgate/core/temp_dir.h"
 #include "convgate/gate/internal/run_sanity.h"
+#include "convgate/gate/pair_policy.h"
 #include "convgate/gate/workflows.h"
 #include "pipeline/engine.h"
 #include "pipeline/validate.h"
@@ -146,6 +147,27 @@ Status SaveOutputs(const Spec& spec, const Trace& trace, const std::filesystem::
   return inputs::SaveOutputs(path, outputs, declared);
 }
 
+// The policy each node's target is judged under (gate::DecidePairPolicy): the --to conversion's
+// for the nodes it converted, else what the target's graph computes in. The pipeline's own
+// outputs, which every swapped-in target feeds, take the first node's reduced-precision defaults
+// when the pipeline has none of its own.
+std::vector<compare::Policy> NodePolicies(const Spec& spec, const std::vector<LoadedNode>& nodes,
+                                          const PipelineOptions& options, PipelineReport& report) {
+  std::vector<compare::Policy> policies(spec.nodes.size(), report.policy);
+  for (size_t idx = 0; idx < spec.nodes.size(); ++idx) {
+    if (!nodes[idx].target) continue;
+    gate::PairFacts facts;
+    if (nodes[idx].converted && options.conversion) facts.conversion = &*options.conversion;
+    facts.source = nodes[idx].source.record.path;
+    facts.target = nodes[idx].target->record.path;
+    gate::ApplyPairPolicy(facts, policies[idx]);
+    if (!report.policy.conversion_defaults) {
+      report.policy.conversion_defaults = policies[idx].conversion_defaults;
+    }
+  }
+  return policies;
+}
+
 PipelineReport Errored(PipelineReport report, gate::Stage stage, const Status& status) {
   report.error = gate::GateError{stage, status};
   report.verdict = gate::Verdict::kError;
@@ -181,10 +203,11 @@ PipelineReport RunAndValidate(const Spec& spec, const Wiring& wiring,
     report.outputs_saved_to = options.data.save_outputs->string();
   }
   if (report.validated) {
+    const std::vector<compare::Policy> policies = NodePolicies(spec, nodes, options, report);
     for (NodeResult& result : report.nodes) {
       const size_t node_idx = IndexOf(spec, result.name);
       if (nodes[node_idx].target) {
-        ReplayNode(spec, node_idx, nodes[node_idx], *source, report.policy, result);
+        ReplayNode(spec, node_idx, nodes[node_idx], *source, policies[node_idx], result);
       }
     }
     plan.use_targets = true;
@@ -193,7 +216,7 @@ PipelineReport RunAndValidate(const Spec& spec, const Wiring& wiring,
       return Errored(std::move(report), gate::Stage::kRun,
                      swapped.status().WithContext("the run with the targets swapped in"));
     }
-    CompareSwapped(spec, wiring, *source, *swapped, report);
+    CompareSwapped(spec, wiring, *source, *swapped, policies, report);
     for (NodeResult& result : report.nodes) {
       if (options.per_node.enabled && result.replay && !result.replay_steps.failed.empty()) {
         PerNode(spec, *source, options, result);

@@ -111,11 +111,13 @@ void ReplayNode(const Spec& spec, size_t node_idx, LoadedNode& loaded, const Tra
 }
 
 void CompareSwapped(const Spec& spec, const Wiring& wiring, const Trace& source,
-                    const Trace& swapped, PipelineReport& report) {
+                    const Trace& swapped, const std::vector<compare::Policy>& node_policies,
+                    PipelineReport& report) {
   for (NodeResult& result : report.nodes) {
     const size_t node_idx = static_cast<size_t>(spec.FindNode(result.name) - spec.nodes.data());
     gate::SideRecord target = result.replay ? result.replay->target : result.source.model;
-    gate::CompareReport compared = NewComparison(result.source.model, target, report.policy);
+    gate::CompareReport compared =
+        NewComparison(result.source.model, target, node_policies[node_idx]);
     std::vector<bool> failed;
     for (size_t step = 0; step < swapped.steps.size(); ++step) {
       const NodeStep& record = swapped.steps[step][node_idx];

@@ -23,7 +23,10 @@ void ReplayNode(const Spec& spec, size_t node_idx, LoadedNode& loaded, const Tra
 // The swapped run against the source run: each node's outputs step by step, NaN/Inf marked
 // introduced (the node's inputs were finite) or inherited (from which input), and the pipeline
 // outputs (report.outputs_compared).
+// Each node is judged under its own policy (`node_policies`, by node index), the pipeline outputs
+// under the report's.
 void CompareSwapped(const Spec& spec, const Wiring& wiring, const Trace& source,
-                    const Trace& swapped, PipelineReport& report);
+                    const Trace& swapped, const std::vector<compare::Policy>& node_policies,
+                    PipelineReport& report);
 
 }  // namespace convgate::pipeline::internal

@@ -1,0 +1,43 @@
+// The one decision of which defaults a source/target pair is judged under (DESIGN.md, "Comparison
+// semantics"): every command that compares a target with its source (compare, verify, pipeline,
+// compare --feedback, batch through them, check through the report it re-judges) calls it, so the
+// same conversion is never judged by two policies.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+
+#include "convgate/compare/policy.h"
+#include "convgate/convert/convert.h"
+
+namespace convgate::gate {
+
+// What is known of how the target came from the source.
+struct PairFacts {
+  // When convgate converted it (verify --to, pipeline --to): the request and, once it ran, its
+  // record (whose notes say when it fell back to another path).
+  const convert::ConversionRequest* conversion = nullptr;
+  const convert::ConversionRecord* record = nullptr;
+  // The two files (ONNX models or OpenVINO IR .xml), read when no conversion says what the
+  // target computes in. Empty, or saved outputs: nothing to read.
+  std::filesystem::path source;
+  std::filesystem::path target;
+};
+
+// The conversion defaults the pair gets, below the user's settings and above the per-dtype
+// defaults (compare::Policy::conversion_defaults), or nullopt for none:
+//   - a conversion to float16 (fp16, openvino:fp16, optimum-openvino at its default fp16 weights)
+//     gets the network-level float16 profile (examples/policies/fp16-network.yaml), measured on
+//     torchvision networks: no deep network meets single-rounding tolerances after a float16
+//     conversion;
+//   - without a conversion (or after an external one), a target whose floating weights are mostly
+//     float16 (graph/precision.h) from a source whose are not gets the same profile, its origin
+//     saying what was detected;
+//   - int8 and int4 weights, and a conversion that fell back to int4, keep the dtype defaults.
+std::optional<compare::ConversionDefaults> DecidePairPolicy(const PairFacts& facts);
+
+// Sets policy.conversion_defaults from DecidePairPolicy unless something already set them (a
+// policy read back from a report, or a caller that decided).
+void ApplyPairPolicy(const PairFacts& facts, compare::Policy& policy);
+
+}  // namespace convgate::gate
