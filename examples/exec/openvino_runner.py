@@ -12,10 +12,14 @@ written under the model's output tensor names, so a model converted from ONNX wi
 pairs with the ONNX model by name; otherwise convgate pairs outputs by position. The model is
 compiled for the CPU plugin, as OpenVINO's verify-conversion gate does.
 
-NOT RUN BY convgate's TESTS: OpenVINO is not packaged in Debian 12, and this project installs
-nothing from outside Debian but ONNX Runtime. Install it where you use this runner
-(`pip install openvino`, 2023.1 or later for `import openvino as ov`). convgate's exec path itself
-is tested end to end with examples/exec/numpy_runner.py.
+Inference precision is pinned to f32 (`--precision f32`, the default): the CPU plugin otherwise
+computes at its default precision, bf16 on a CPU with AMX, and a faithful float32 conversion then
+fails the gate on bf16's rounding alone. Pass `--precision bf16` (or f16) to gate that precision on
+purpose. The runner prints the precision it ran at to stderr, which convgate keeps in the report
+(the side's backend_log).
+
+Needs OpenVINO (`pip install openvino`, 2023.1 or later for `import openvino as ov`); the project's
+venv has it (scripts/setup.sh): run this with `$CONVGATE_VENV/bin/python`.
 """
 import os
 import sys
@@ -39,13 +43,34 @@ def match_inputs(compiled, arrays):
     raise SystemExit(f"openvino_runner: the model takes {wanted}, inputs.npz holds {list(arrays)}")
 
 
+def parse_args(argv):
+    """MODEL INPUTS OUTPUTS [--precision P], or None when the arguments are off."""
+    args = argv[1:]
+    precision = "f32"
+    if "--precision" in args:
+        at = args.index("--precision")
+        if at + 1 >= len(args):
+            return None
+        precision = args[at + 1]
+        del args[at:at + 2]
+    if len(args) != 3:
+        return None
+    return args + [precision]
+
+
 def main(argv):
-    if len(argv) != 4:
-        print("usage: openvino_runner.py MODEL INPUTS.npz OUTPUTS.npz", file=sys.stderr)
+    parsed = parse_args(argv)
+    if parsed is None:
+        print("usage: openvino_runner.py MODEL INPUTS.npz OUTPUTS.npz [--precision f32|f16|bf16]",
+              file=sys.stderr)
         return 2
-    model_path, inputs_path, outputs_path = argv[1:]
+    model_path, inputs_path, outputs_path, precision = parsed
     core = ov.Core()
-    compiled = core.compile_model(core.read_model(model_path), "CPU")
+    compiled = core.compile_model(core.read_model(model_path), "CPU",
+                                  {"INFERENCE_PRECISION_HINT": precision})
+    ran_at = compiled.get_property("INFERENCE_PRECISION_HINT")
+    print(f"openvino_runner: OpenVINO {ov.get_version()} CPU, inference precision "
+          f"{getattr(ran_at, 'get_type_name', lambda: ran_at)()}", file=sys.stderr)
     with np.load(inputs_path) as npz:
         arrays = {name: npz[name] for name in npz.files}
     request = compiled.create_infer_request()
