@@ -21,10 +21,12 @@ std::string ThreadsText(int threads) {
   return std::to_string(threads) + (threads == 1 ? " thread" : " threads");
 }
 
-std::optional<std::filesystem::path> CacheFile(const std::string& key) {
-  Result<std::filesystem::path> root = convert::DefaultCacheDir();
-  if (!root.ok()) return std::nullopt;
-  return *root / "calibration" / (key + ".json");
+std::optional<std::filesystem::path> CacheFile(const std::filesystem::path& root,
+                                               const std::string& key) {
+  if (!root.empty()) return root / "calibration" / (key + ".json");
+  Result<std::filesystem::path> fallback = convert::DefaultCacheDir();
+  if (!fallback.ok()) return std::nullopt;
+  return *fallback / "calibration" / (key + ".json");
 }
 
 // One source output's floor on one sample: the largest difference over the finite pairs.
@@ -82,8 +84,9 @@ std::string CalibrationKey(const std::string& source_sha256, const std::vector<T
   return Sha256Hex(text);
 }
 
-std::optional<Calibration> ReadCachedCalibration(const std::string& key) {
-  const std::optional<std::filesystem::path> file = CacheFile(key);
+std::optional<Calibration> ReadCachedCalibration(const std::filesystem::path& root,
+                                                 const std::string& key) {
+  const std::optional<std::filesystem::path> file = CacheFile(root, key);
   if (!file) return std::nullopt;
   std::error_code error;
   if (!std::filesystem::is_regular_file(*file, error)) return std::nullopt;
@@ -107,8 +110,9 @@ std::optional<Calibration> ReadCachedCalibration(const std::string& key) {
   }
 }
 
-void WriteCachedCalibration(const std::string& key, const Calibration& calibration) {
-  const std::optional<std::filesystem::path> file = CacheFile(key);
+void WriteCachedCalibration(const std::filesystem::path& root, const std::string& key,
+                            const Calibration& calibration) {
+  const std::optional<std::filesystem::path> file = CacheFile(root, key);
   if (!file) return;
   nlohmann::json floors = nlohmann::json::object();
   for (const auto& [name, floor] : calibration.floors) {

@@ -4,6 +4,7 @@
 // sha256, the inputs' digest and the change, so a repeated gate pays nothing.
 #pragma once
 
+#include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
@@ -42,10 +43,13 @@ struct Calibration {
 std::string CalibrationKey(const std::string& source_sha256, const std::vector<TensorMap>& samples,
                            const BenignVariant& variant);
 
-// Reads a cached calibration; nullopt on a miss or an unreadable entry (recomputed then).
-std::optional<Calibration> ReadCachedCalibration(const std::string& key);
+// Reads a cached calibration from `root`/calibration (empty root: convert::DefaultCacheDir());
+// nullopt on a miss or an unreadable entry (recomputed then).
+std::optional<Calibration> ReadCachedCalibration(const std::filesystem::path& root,
+                                                 const std::string& key);
 // Best effort: a cache that cannot be written costs the next run a calibration, nothing else.
-void WriteCachedCalibration(const std::string& key, const Calibration& calibration);
+void WriteCachedCalibration(const std::filesystem::path& root, const std::string& key,
+                            const Calibration& calibration);
 
 // Loads the source under `variant` and runs `samples[i]` for every i < source_outputs.size(),
 // each output's floor being the largest difference from source_outputs[i]. Errors name the

@@ -55,7 +55,8 @@ CalibrationStep StartCalibration(const CompareOptions& options, const ResolvedSi
   if (!source_sha256.empty()) {
     step.key = CalibrationKey(source_sha256, dataset->samples, *variant);
     if (options.calibration.use_cache) {
-      if (std::optional<Calibration> cached = ReadCachedCalibration(step.key)) {
+      if (std::optional<Calibration> cached =
+              ReadCachedCalibration(options.calibration.cache_dir, step.key)) {
         Apply(*cached, report);
         return step;
       }
@@ -80,7 +81,9 @@ void FinishCalibration(const CalibrationStep& step, const CompareOptions& option
     return;
   }
   Apply(*measured, report);
-  if (!step.key.empty()) WriteCachedCalibration(step.key, *measured);
+  if (!step.key.empty() && options.calibration.use_cache) {
+    WriteCachedCalibration(options.calibration.cache_dir, step.key, *measured);
+  }
 }
 
 void WarnAboutConstantOutputs(CompareReport& report) {

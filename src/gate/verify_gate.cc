@@ -182,6 +182,9 @@ VerifyReport VerifyGate(const VerifyOptions& options) {
   const PairFacts pair{&options.conversion, report.conversion ? &*report.conversion : nullptr,
                        options.source, report.target};
   ApplyPairPolicy(pair, compare.policy);
+  // The floors are cached where the conversions are, and --no-cache skips both.
+  compare.calibration.cache_dir = options.conversion.cache_dir;
+  if (!options.conversion.use_cache) compare.calibration.use_cache = false;
   report.task = DetectFrom(options.source, report.target);
   // The comparison makes its own samples again; the precheck's go to the target's own run.
   report.e2e = RunModelGate(E2eOptions(compare, std::move(facts.dataset)));

@@ -78,10 +78,12 @@ struct CompareOptions {
   PerNodeOptions per_node;
   // --calibrate / --no-calibrate (compare/noise_floor.h): run the source once more under a benign
   // change and raise every default atol to kNoiseFloorFactor x the measured floor. `compare` opts
-  // in, `verify` opts out; floors are cached (CONVGATE_CACHE_DIR) unless use_cache is false.
+  // in, `verify` opts out; floors are cached under cache_dir/calibration (empty: the default cache
+  // directory, CONVGATE_CACHE_DIR) unless use_cache is false.
   struct Calibration {
     bool enabled = false;
     bool use_cache = true;
+    std::filesystem::path cache_dir;
   } calibration;
   // Where both sides' backends come from, as RunOptions::backend_factory. verify and reduce load
   // every model through this one too. Not owned; must outlive the call.
