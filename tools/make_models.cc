@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "convgate/io/npz.h"
+#include "lcg.h"
 #include "onnx_builder.h"
 
 namespace {
@@ -34,31 +35,13 @@ namespace {
 using convgate::tools::AddFloatInitializer;
 using convgate::tools::AddInt64Initializer;
 using convgate::tools::AddNode;
+using convgate::tools::Lcg;
 using convgate::tools::SetFloat;
 using convgate::tools::SetInt;
 using convgate::tools::SetInts;
 using convgate::tools::SetType;
 constexpr int kChannels = 8;
 constexpr int kClasses = 10;
-
-// A tiny fixed generator for weights; tests never depend on the values, only on determinism.
-class Lcg {
- public:
-  explicit Lcg(uint64_t seed) : state_(seed) {}
-  // Uniform in [-1, 1).
-  float Next() {
-    state_ = state_ * 6364136223846793005ULL + 1442695040888963407ULL;
-    return static_cast<float>((state_ >> 40) * (1.0 / (1 << 24))) * 2.0f - 1.0f;
-  }
-  std::vector<float> Vector(size_t n, float scale, float offset = 0.0f) {
-    std::vector<float> values(n);
-    for (float& v : values) v = offset + scale * Next();
-    return values;
-  }
-
- private:
-  uint64_t state_;
-};
 
 // The weights every tinycnn variant is made from.
 struct TinyCnnWeights {

@@ -27,12 +27,14 @@
 #include <string>
 #include <vector>
 
+#include "lcg.h"
 #include "onnx_builder.h"
 
 namespace {
 
 using convgate::tools::AddFloatInitializer;
 using convgate::tools::AddNode;
+using convgate::tools::Lcg;
 using convgate::tools::SetFloat;
 using convgate::tools::SetInt;
 using convgate::tools::SetInts;
@@ -42,23 +44,6 @@ constexpr int kBlocks = 6;
 constexpr int kWidth = 16;  // channels of every block
 constexpr int kSide = 32;
 constexpr int kClasses = 10;
-
-class Lcg {
- public:
-  explicit Lcg(uint64_t seed) : state_(seed) {}
-  float Next() {  // uniform in [-1, 1)
-    state_ = state_ * 6364136223846793005ULL + 1442695040888963407ULL;
-    return static_cast<float>((state_ >> 40) * (1.0 / (1 << 24))) * 2.0f - 1.0f;
-  }
-  std::vector<float> Vector(size_t n, float scale, float offset = 0.0f) {
-    std::vector<float> values(n);
-    for (float& v : values) v = offset + scale * Next();
-    return values;
-  }
-
- private:
-  uint64_t state_;
-};
 
 struct Block {
   int in = 0;
