@@ -64,9 +64,16 @@ TEST_F(ConvertCliTest, Fp16PassesUnderFp16TolerancesAndFailsUnderFp32Defaults) {
   ProcessResult loose = Convgate({"compare", kTinyCnn, Path("fp16.onnx"), "--samples", "4",
                                   "--atol", "2.5e-3", "--rtol", "5e-3"});
   EXPECT_EQ(loose.exit_code, 0) << Describe(loose);
-  ProcessResult strict = Convgate({"compare", kTinyCnn, Path("fp16.onnx"), "--samples", "4"});
+  // Held to float32's values it fails: a float16 network is not a float32 one.
+  ProcessResult strict = Convgate({"compare", kTinyCnn, Path("fp16.onnx"), "--samples", "4",
+                                   "--atol", "1e-5", "--rtol", "1e-3"});
   EXPECT_EQ(strict.exit_code, 1) << Describe(strict);
   EXPECT_NE(strict.out.find("FAIL"), std::string::npos);
+  // Left to its defaults, compare sees that the target computes in float16 and judges it as
+  // verify --to fp16 does (gate::DecidePairPolicy).
+  ProcessResult detected = Convgate({"compare", kTinyCnn, Path("fp16.onnx"), "--samples", "4"});
+  EXPECT_EQ(detected.exit_code, 0) << Describe(detected);
+  EXPECT_NE(detected.out.find("network-level float16 default"), std::string::npos) << detected.out;
 }
 
 TEST_F(ConvertCliTest, OrtOptimizedAllPassesCompare) {

@@ -439,7 +439,12 @@ std::string PolicySummaryText(const compare::Policy& policy) {
   std::string text = "|t - s| <= atol + rtol * |s|, " +
                      compare::ErrorStatName(global.check_error_stat) + ", atol " +
                      Setting(global.atol) + ", rtol " + Setting(global.rtol);
-  if (!policy.global.atol || !policy.global.rtol) text += " (per-dtype defaults where unset)";
+  if (!policy.global.atol || !policy.global.rtol) {
+    // Where the values nobody set come from: the pair's policy (gate/pair_policy.h) or the dtype.
+    text += policy.conversion_defaults
+                ? " (where unset: " + policy.conversion_defaults->origin + ")"
+                : " (per-dtype defaults where unset)";
+  }
   if (!policy.global.atol && !policy.noise_floors.empty()) {
     text += ", atol raised to " + FormatShortest(compare::kNoiseFloorFactor) +
             " x each output's noise floor where larger";
