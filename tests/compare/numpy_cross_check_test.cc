@@ -146,9 +146,8 @@ class NumpyCrossCheck : public ::testing::Test {
 
   // Runs numpy_stats.py on the cases file and returns its stdout.
   std::string RunNumpy(const fs::path& cases_file) {
-    const std::string command = std::string(kPython) +
-                                " '" CONVGATE_SOURCE_DIR "/tests/compare/numpy_stats.py' '" +
-                                cases_file.string() + "'";
+    const std::string command = std::string(kPython) + " '" + CONVGATE_SOURCE_DIR +
+                                "/tests/compare/numpy_stats.py' '" + cases_file.string() + "'";
     FILE* pipe = ::popen(command.c_str(), "r");
     if (pipe == nullptr) return "";
     std::string output;
