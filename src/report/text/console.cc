@@ -78,6 +78,15 @@ std::string MismatchText(const compare::Bracket<int64_t>& mismatches, int64_t el
   return count + "/" + std::to_string(elements);
 }
 
+// max|diff| where the target introduced NaN or Inf: |t - s| is NaN or Inf there, so the finite
+// pairs' largest error (0 when there are none) must not stand for the output's. "nan" when any
+// introduced element is NaN, else "inf"; "" when the target introduced none.
+std::string IntroducedNonFinite(const compare::NonFiniteSplit& split) {
+  if (split.introduced_nan > 0) return "nan";
+  if (split.introduced_inf > 0) return "inf";
+  return "";
+}
+
 std::vector<std::string> CompareRow(const gate::OutputCheck& check) {
   std::vector<std::string> row{std::to_string(check.sample), check.output};
   if (!check.comparison) {
@@ -87,7 +96,10 @@ std::vector<std::string> CompareRow(const gate::OutputCheck& check) {
     row.push_back(cmp.target_desc);
     // No numeric statistics exist when nothing numeric was compared (strings, all non-finite).
     const bool numeric = cmp.errors.compared > 0;
-    row.push_back(numeric ? Short(cmp.errors.max_abs_error) : "-");
+    const std::string introduced = IntroducedNonFinite(cmp.non_finite);
+    row.push_back(!introduced.empty() ? introduced
+                  : numeric           ? Short(cmp.errors.max_abs_error)
+                                      : "-");
     row.push_back(numeric ? Short(cmp.errors.mean_abs_error) : "-");
     row.push_back(numeric ? Short(cmp.errors.abs_error_percentiles[3]) : "-");  // p99
     row.push_back(numeric ? Short(cmp.errors.max_rel_error) : "-");
@@ -111,14 +123,37 @@ std::string TargetDesc(const gate::CompareReport& report, const std::string& out
   return "-";
 }
 
+// The aggregate row's max|diff|: "nan" or "inf" (IntroducedNonFinite) when a sample's target
+// introduced one, "-" when no sample had a finite pair, else the largest |diff|.
+std::string AggregateMaxDiff(const gate::CompareReport& report, const gate::OutputAggregate& row,
+                             bool numeric) {
+  std::string introduced;
+  for (const gate::OutputCheck& check : report.checks) {
+    if (check.output != row.output || !check.comparison) continue;
+    const std::string kind = IntroducedNonFinite(check.comparison->non_finite);
+    if (introduced != "nan" && !kind.empty()) introduced = kind;
+  }
+  if (!introduced.empty()) return introduced;
+  return numeric ? Short(row.max_abs_error) : "-";
+}
+
+// Whether any sample of the output had a finite element pair (else its statistics are all 0).
+bool AnyFinitePair(const gate::CompareReport& report, const std::string& output) {
+  return std::any_of(report.checks.begin(), report.checks.end(), [&](const auto& check) {
+    return check.output == output && check.comparison && check.comparison->errors.compared > 0;
+  });
+}
+
 std::string AggregateTable(const gate::CompareReport& report, bool color) {
   Table table({"output", "target", "samples", "max|diff|", "worst sample", "mean|diff|", "max rel",
                "mismatches", "failed samples", "first failing"});
   for (const gate::OutputAggregate& row : report.aggregates) {
+    const bool numeric = AnyFinitePair(report, row.output);
     table.AddRow(
         {row.output, TargetDesc(report, row.output), std::to_string(row.samples),
-         Short(row.max_abs_error), row.worst_sample < 0 ? "-" : std::to_string(row.worst_sample),
-         Short(row.mean_abs_error), Short(row.max_rel_error),
+         AggregateMaxDiff(report, row, numeric),
+         row.worst_sample < 0 ? "-" : std::to_string(row.worst_sample),
+         numeric ? Short(row.mean_abs_error) : "-", numeric ? Short(row.max_rel_error) : "-",
          row.mismatches == 0 ? "0"
                              : std::to_string(row.mismatches) + "/" + std::to_string(row.elements),
          std::to_string(row.failed_samples) + "/" + std::to_string(row.samples),
