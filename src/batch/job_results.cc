@@ -33,19 +33,53 @@ std::optional<double> Number(const json& object, std::initializer_list<const cha
   return node->get<double>();
 }
 
+// The text at `key` of `object`, "" when it is missing or not a text.
+std::string Text(const json& object, const char* key) {
+  const auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+std::optional<int64_t> Count(const json& object, std::initializer_list<const char*> path) {
+  const std::optional<double> value = Number(object, path);
+  if (!value) return std::nullopt;
+  return static_cast<int64_t>(*value);
+}
+
+// NaN + Inf elements of a value summary (report.json's source_values, target_values, values).
+std::optional<int64_t> NonFinite(const json& values) {
+  if (!values.is_object() || !values.contains("finite")) return std::nullopt;
+  // Compact summaries leave zero counts out.
+  return Count(values, {"nan"}).value_or(0) + Count(values, {"pos_inf"}).value_or(0) +
+         Count(values, {"neg_inf"}).value_or(0);
+}
+
 store::OutputRecord OutputOf(const json& result) {
   store::OutputRecord output;
   output.sample = static_cast<int64_t>(Number(result, {"sample"}).value_or(0));
   output.output = result.value("output", "");
   output.verdict = result.value("verdict", "");
-  output.max_abs_error = Number(result, {"stats", "errors", "max_abs_error"});
-  output.mean_abs_error = Number(result, {"stats", "errors", "mean_abs_error"});
-  if (std::optional<double> mismatches = Number(result, {"stats", "mismatches"})) {
-    output.mismatches = static_cast<int64_t>(*mismatches);
-  }
-  output.cosine = Number(result, {"stats", "metrics", "cosine"});
-  output.snr_db = Number(result, {"stats", "metrics", "snr_db"});
+  // A run's result has the model's values; a comparison's, the target's and the split.
+  if (result.contains("values")) output.non_finite = NonFinite(result["values"]);
   const json stats = result.value("stats", json::object());
+  if (stats.is_object() && stats.contains("target_values")) {
+    output.non_finite = NonFinite(stats["target_values"]);
+    output.introduced_non_finite = Count(stats, {"non_finite", "introduced_nan"}).value_or(0) +
+                                   Count(stats, {"non_finite", "introduced_inf"}).value_or(0);
+  }
+  // NaN is never agreement: without a finite element pair there is no error or agreement figure,
+  // and where the target introduced NaN or Inf the finite pairs' cosine and SNR would pass for
+  // the output's (report.json writes them over the finite pairs, null when undefined).
+  const bool no_pairs = Number(result, {"stats", "errors", "compared"}).value_or(1) == 0;
+  const bool introduced = output.introduced_non_finite.value_or(0) > 0;
+  if (!no_pairs) {
+    output.max_abs_error = Number(result, {"stats", "errors", "max_abs_error"});
+    output.mean_abs_error = Number(result, {"stats", "errors", "mean_abs_error"});
+  }
+  output.mismatches = Count(result, {"stats", "mismatches"});
+  if (!no_pairs && !introduced) {
+    output.cosine = Number(result, {"stats", "metrics", "cosine"});
+    output.snr_db = Number(result, {"stats", "metrics", "snr_db"});
+  }
   const json worst = stats.is_object() ? stats.value("worst_element", json::object()) : json();
   if (worst.is_object()) {
     if (worst.contains("index")) output.worst_index = worst["index"].dump();
@@ -68,6 +102,14 @@ void ReadJobJson(const json* verify, const json* report, const std::string& comm
     }
   }
   if (report == nullptr || !report->is_object()) return;
+  // verify's conversion record: the converter that ran (the parameters are the job's own,
+  // known before it ran: JobRecord::conversion_params).
+  if (report->contains("conversion") && (*report)["conversion"].is_object()) {
+    const json& conversion = (*report)["conversion"];
+    const std::string tool = Text(conversion, "tool");
+    const std::string version = Text(conversion, "tool_version");
+    job.converter_version = tool + (tool.empty() || version.empty() ? "" : " ") + version;
+  }
   // An error stopped the job at a stage: "convert-failed", "load-failed", ...
   if (job.error_category == "cannot-run" && report->contains("error")) {
     const json& error = (*report)["error"];

@@ -537,6 +537,24 @@ std::string ManifestEntry::Conversion() const {
   return "";
 }
 
+std::map<std::string, std::string> ManifestEntry::Params() const {
+  std::map<std::string, std::string> params;
+  for (size_t idx = 0; idx < flags.size(); ++idx) {
+    std::string value;
+    if (flags[idx] == "--param" && idx + 1 < flags.size()) {
+      value = flags[++idx];
+    } else if (flags[idx].rfind("--param=", 0) == 0) {
+      value = flags[idx].substr(8);
+    } else {
+      continue;
+    }
+    const size_t equals = value.find('=');
+    if (equals == std::string::npos || equals == 0) continue;
+    params.emplace(value.substr(0, equals), value.substr(equals + 1));
+  }
+  return params;
+}
+
 Result<Manifest> ParseManifest(const std::string& text, const fs::path& path) {
   const Context context(path);
   const fs::path base = path.parent_path();

@@ -57,6 +57,7 @@ store::JobRecord GateJob(const GateRecord& gate, const nlohmann::json& report,
   job.model_type_source = "none";
   job.command = gate.command;
   job.conversion = gate.conversion;
+  job.conversion_params = store::CanonicalParams(gate.conversion_params);
   // The key --resume of a batch would compare: one gate is one entry of its own command line.
   job.entry_key = "gate:" + Sha256Hex(Joined(gate.argv) + '\0' + job.model_sha256);
   ClassifyExit(gate.exit_code, job);

@@ -43,6 +43,7 @@ store::JobRecord BaseRecord(const PlannedJob& planned, const fs::path& result_di
   job.model_type_source = planned.preflight.model_type.source;
   job.command = entry.command;
   job.conversion = entry.Conversion();
+  job.conversion_params = store::CanonicalParams(entry.Params());
   job.result_dir = result_dir.string();
   if (!planned.preflight.origins.empty()) {
     job.model_origin = report::ModelOriginsJson(planned.preflight.origins).dump();
@@ -306,7 +307,8 @@ Result<BatchSummary> RunBatch(const Manifest& manifest, const BatchOptions& opti
     if (options.resume) {
       CONVGATE_ASSIGN_OR_RETURN(const std::optional<std::string> verdict,
                                 store.FinalVerdict(job.key));
-      if (verdict) {
+      // An error is not a verdict: the entry runs again unless errors are skipped too.
+      if (verdict && (*verdict != "error" || options.skip_errors)) {
         ++summary.skipped_done;
         ++summary.skipped_verdicts[*verdict];
         continue;

@@ -82,6 +82,7 @@ std::string SbatchScript(const SlurmArrayOptions& options) {
       " --out " + ShellQuote(options.out_dir.string()) +
       " -j \"${SLURM_CPUS_PER_TASK:-1}\" --quiet";
   if (options.resume) script += " --resume";
+  if (options.resume && options.skip_errors) script += " --skip-errors";
   if (options.timeout_seconds > 0) {
     char seconds[32];
     std::snprintf(seconds, sizeof(seconds), "%gs", options.timeout_seconds);

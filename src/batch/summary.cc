@@ -27,6 +27,8 @@ nlohmann::json JobJson(const store::JobRecord& job) {
           {"model_type_source", job.model_type_source},
           {"command", job.command},
           {"conversion", job.conversion},
+          {"conversion_params", job.conversion_params},
+          {"converter_version", job.converter_version},
           {"verdict", job.verdict},
           {"exit_code", job.exit_code},
           {"signal", job.signal},

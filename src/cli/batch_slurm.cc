@@ -40,6 +40,7 @@ Result<batch::SlurmArrayOptions> ArrayOptions(const batch::Manifest& manifest,
                       : batch.store_location;
   options.tasks = tasks;
   options.resume = batch.resume;
+  options.skip_errors = batch.skip_errors;
   options.timeout_seconds = batch.timeout_seconds;
   return options;
 }

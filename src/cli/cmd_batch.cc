@@ -73,9 +73,15 @@ class BatchCommand : public Command {
         TextFlag("--out", "DIR", "Per-job result folders (OUT/<entry id>) and summary.json",
                  {"batch-out"}, out_dir_),
         SwitchFlag("--resume",
-                   "Skip entries the store already holds a result for (same entry, same model "
-                   "bytes, same convgate version)",
+                   "Skip entries the store already holds a verdict for (same entry, same model "
+                   "bytes, same convgate version): their latest job passed or failed. An entry "
+                   "whose latest job is an error (could not load, convert or run, crashed, "
+                   "timed out) runs again",
                    options_.resume),
+        SwitchFlag("--skip-errors",
+                   "With --resume, skip entries whose latest job is an error too (they count "
+                   "as errors, as recorded)",
+                   options_.skip_errors),
         Flag{.name = "--shard",
              .value_name = "I/N",
              .help = "Take only share I of N (by a hash of the entry id; 0 <= I < N)",
@@ -121,6 +127,13 @@ class BatchCommand : public Command {
                    no_cache_cleanup_),
         SwitchFlag("--quiet", "No progress on stderr", quiet_),
         SwitchFlag("--json", "Print summary.json's content instead of the table", json_),
+    });
+    flags_.AddCheck([this](const FlagSet&) -> Status {
+      if (options_.skip_errors && !options_.resume) {
+        return Status::InvalidArgument(
+            "--skip-errors says which entries --resume skips: give --resume too");
+      }
+      return Status::OK();
     });
     AddSlurmFlags(flags_, slurm_);
     return RegisterFlags(app);

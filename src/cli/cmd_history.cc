@@ -22,23 +22,27 @@ constexpr char kHistoryExitCodes[] =
     "error; 3 the store cannot be opened or read (missing, locked, newer schema); 4 internal "
     "error.";
 
-// A regression: the latest job of an entry is not a pass, an earlier run's was. By entry, not by
-// conversion: a nightly conversion that now writes a different target is still the same entry.
+// A regression: the latest job of a series is not a pass, an earlier run's was. A series is one
+// entry's conversion, like with like (store::SameConversion): the same model, conversion and
+// parameters, and the same converter version where both jobs know it. A variant of the entry with
+// other --param values is another series, and a converter upgrade starts a new one; a given
+// target under a new file name does not.
 struct Regression {
   store::HistoryRow latest;
   store::HistoryRow last_pass;
 };
 
 std::vector<Regression> FindRegressions(const std::vector<store::HistoryRow>& jobs) {
-  std::map<std::string, std::vector<const store::HistoryRow*>> by_entry;
-  for (const store::HistoryRow& row : jobs)
-    by_entry[row.job.entry_id].push_back(&row);  // oldest first
+  // By series (store::SeriesKey), oldest first.
+  std::map<std::vector<std::string>, std::vector<const store::HistoryRow*>> by_series;
+  for (const store::HistoryRow& row : jobs) by_series[store::SeriesKey(row.job)].push_back(&row);
   std::vector<Regression> regressions;
-  for (const auto& [key, rows] : by_entry) {
+  for (const auto& [key, rows] : by_series) {
     const store::HistoryRow& latest = *rows.back();
     if (latest.job.verdict == "pass") continue;
     for (auto it = rows.rbegin(); it != rows.rend(); ++it) {
-      if ((*it)->run_id < latest.run_id && (*it)->job.verdict == "pass") {
+      if ((*it)->run_id < latest.run_id && (*it)->job.verdict == "pass" &&
+          store::SameConversion((*it)->job, latest.job)) {
         regressions.push_back({latest, **it});
         break;
       }
@@ -57,6 +61,9 @@ nlohmann::json RowJson(const store::HistoryRow& row) {
                          {"model_type_source", job.model_type_source},
                          {"command", job.command},
                          {"conversion", job.conversion},
+                         {"conversion_params", job.conversion_params},
+                         {"conversion_label", store::ConversionLabel(job)},
+                         {"converter_version", job.converter_version},
                          {"conversion_path", job.conversion_path},
                          {"verdict", job.verdict},
                          {"exit_code", job.exit_code},
@@ -74,6 +81,8 @@ nlohmann::json RowJson(const store::HistoryRow& row) {
   json["mismatches"] = optional(row.mismatches);
   json["cosine"] = optional(row.cosine);
   json["snr_db"] = optional(row.snr_db);
+  json["non_finite"] = optional(row.non_finite);
+  json["introduced_non_finite"] = optional(row.introduced_non_finite);
   return json;
 }
 
@@ -81,27 +90,38 @@ std::string Cell(const std::string& text, size_t width) {
   return text.size() >= width ? text + "  " : text + std::string(width - text.size() + 2, ' ');
 }
 
+// max|diff| over the job's outputs: "nan" when a target introduced NaN or Inf (|t - s| is not a
+// number there, whatever the finite pairs' largest error), "-" when unknown or without a finite
+// pair.
+std::string MaxDiffCell(const store::HistoryRow& row) {
+  if (row.introduced_non_finite.value_or(0) > 0) return "nan";
+  if (!row.max_abs_error) return "-";
+  char diff[32];
+  std::snprintf(diff, sizeof(diff), "%.3g", *row.max_abs_error);
+  return diff;
+}
+
 std::string Table(const std::vector<const store::HistoryRow*>& rows) {
   size_t id_width = 5;
   size_t conversion_width = 10;
   for (const store::HistoryRow* row : rows) {
     id_width = std::max(id_width, row->job.entry_id.size());
-    conversion_width = std::max(conversion_width, row->job.conversion.size());
+    conversion_width = std::max(conversion_width, store::ConversionLabel(row->job).size());
   }
   std::string text = Cell("entry", id_width) + Cell("conversion", conversion_width) +
-                     Cell("verdict", 7) + Cell("max|diff|", 10) + Cell("run", 4) +
-                     Cell("finished", 20) + "error\n";
+                     Cell("verdict", 7) + Cell("max|diff|", 10) + Cell("non-finite", 10) +
+                     Cell("run", 4) + Cell("finished", 20) + "error\n";
   for (const store::HistoryRow* row : rows) {
-    char diff[32] = "-";
-    if (row->max_abs_error) std::snprintf(diff, sizeof(diff), "%.3g", *row->max_abs_error);
+    const std::string conversion = store::ConversionLabel(row->job);
+    const std::string non_finite = row->non_finite ? std::to_string(*row->non_finite) : "-";
     std::string error = row->job.error_category;
     const std::string first = row->job.error_text.substr(0, row->job.error_text.find('\n'));
     if (!first.empty()) error += (error.empty() ? "" : ": ") + first;
     if (error.size() > 80) error = error.substr(0, 77) + "...";
     text += Cell(row->job.entry_id, id_width) +
-            Cell(row->job.conversion.empty() ? "-" : row->job.conversion, conversion_width) +
-            Cell(row->job.verdict, 7) + Cell(diff, 10) + Cell(std::to_string(row->run_id), 4) +
-            Cell(row->job.finished_at, 20) + error + "\n";
+            Cell(conversion.empty() ? "-" : conversion, conversion_width) +
+            Cell(row->job.verdict, 7) + Cell(MaxDiffCell(*row), 10) + Cell(non_finite, 10) +
+            Cell(std::to_string(row->run_id), 4) + Cell(row->job.finished_at, 20) + error + "\n";
   }
   return text;
 }
@@ -153,18 +173,20 @@ class HistoryCommand : public Command {
                    "there are any)",
                    regressions_),
         SwitchFlag("--json", "JSON instead of the table", json_),
-        Flag{.name = "--trend",
-             .value_name = "FIGURE",
-             .help = "Every job of each matching entry and conversion, oldest first, with FIGURE "
-                     "and its change from the job before: max_abs_error, mean_abs_error, "
-                     "mismatches, cosine, snr_db (snr), seconds. Shown without the flag too "
-                     "(max_abs_error, after the table) when PATTERN selects one entry",
-             .default_text = "max_abs_error",
-             .examples = {"cosine", "snr"},
-             .apply = [this](const std::string& value) -> Status {
-               CONVGATE_ASSIGN_OR_RETURN(trend_, TrendFigureName(value));
-               return Status::OK();
-             }},
+        Flag{
+            .name = "--trend",
+            .value_name = "FIGURE",
+            .help =
+                "Every job of each matching entry and conversion, oldest first, with FIGURE "
+                "and its change from the job before: max_abs_error, mean_abs_error, "
+                "mismatches, cosine, snr_db (snr), non_finite, seconds. Shown without the flag too "
+                "(max_abs_error, after the table) when PATTERN selects one entry",
+            .default_text = "max_abs_error",
+            .examples = {"cosine", "snr"},
+            .apply = [this](const std::string& value) -> Status {
+              CONVGATE_ASSIGN_OR_RETURN(trend_, TrendFigureName(value));
+              return Status::OK();
+            }},
     });
     return RegisterFlags(app);
   }

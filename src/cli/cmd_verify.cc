@@ -46,6 +46,7 @@ class VerifyCommand : public Command {
     }
     store_.model = options_.source;
     store_.conversion = Conversion();
+    store_.conversion_params = options_.conversion.params;
     return RenderFinishAndRecord(gate::VerifyGate(options_), invocation, output_, store_);
   }
 

@@ -92,6 +92,7 @@ struct GateStoreOptions {
   std::string id;
   std::string model;
   std::string conversion;
+  std::map<std::string, std::string> conversion_params;
 };
 void AddGateStoreFlags(FlagSet& flags, GateStoreOptions& options);
 

@@ -14,6 +14,7 @@ std::optional<double> FigureOf(const store::HistoryRow& row, const std::string& 
   if (figure == "snr_db") return row.snr_db;
   if (figure == "mismatches" && row.mismatches) return static_cast<double>(*row.mismatches);
   if (figure == "seconds") return row.job.duration_seconds;
+  if (figure == "non_finite" && row.non_finite) return static_cast<double>(*row.non_finite);
   return std::nullopt;
 }
 
@@ -36,23 +37,52 @@ std::string Cell(const std::string& text, size_t width) {
 
 Result<std::string> TrendFigureName(const std::string& text) {
   if (text == "snr") return std::string("snr_db");
-  for (const char* name :
-       {"max_abs_error", "mean_abs_error", "mismatches", "cosine", "snr_db", "seconds"}) {
+  for (const char* name : {"max_abs_error", "mean_abs_error", "mismatches", "cosine", "snr_db",
+                           "non_finite", "seconds"}) {
     if (text == name) return text;
   }
   return Status::InvalidArgument(
-      "--trend follows max_abs_error, mean_abs_error, mismatches, cosine, snr_db (snr) or "
-      "seconds, not '" +
+      "--trend follows max_abs_error, mean_abs_error, mismatches, cosine, snr_db (snr), "
+      "non_finite or seconds, not '" +
       text + "'");
 }
 
 std::vector<TrendRow> Trend(const std::vector<store::HistoryRow>& jobs, const std::string& figure) {
-  std::map<std::pair<std::string, std::string>, std::vector<const store::HistoryRow*>> series;
-  for (const store::HistoryRow& row : jobs) {
-    series[{row.job.entry_id, row.job.conversion}].push_back(&row);  // jobs come oldest first
+  // Like with like (store::SameConversion): by store::SeriesKey, then by converter version. A job that does not know its converter's version (it stopped before
+  // converting) joins the latest series of its conversion; the first job that knows it names a
+  // series that had none.
+  using Series = std::vector<const store::HistoryRow*>;
+  std::map<std::vector<std::string>, std::vector<Series>> by_conversion;
+  for (const store::HistoryRow& row : jobs) {  // jobs come oldest first
+    const store::JobRecord& job = row.job;
+    std::vector<Series>& all = by_conversion[store::SeriesKey(job)];
+    // A series' converter version: the first its jobs know, "" while none does.
+    const auto version_of = [](const Series& series) {
+      for (const store::HistoryRow* member : series) {
+        if (!member->job.converter_version.empty()) return member->job.converter_version;
+      }
+      return std::string();
+    };
+    Series* member_of = nullptr;
+    if (job.converter_version.empty()) {
+      if (!all.empty()) member_of = &all.back();
+    } else {
+      for (Series& one : all) {
+        if (version_of(one) == job.converter_version) member_of = &one;
+      }
+      for (Series& one : all) {
+        if (member_of == nullptr && version_of(one).empty()) member_of = &one;
+      }
+    }
+    if (member_of == nullptr) member_of = &all.emplace_back();
+    member_of->push_back(&row);
+  }
+  std::vector<Series> series;
+  for (auto& [key, all] : by_conversion) {
+    for (Series& one : all) series.push_back(std::move(one));
   }
   std::vector<TrendRow> rows;
-  for (const auto& [key, members] : series) {
+  for (const Series& members : series) {
     std::optional<double> previous;
     for (const store::HistoryRow* row : members) {
       TrendRow trend{row, FigureOf(*row, figure), std::nullopt};
@@ -67,18 +97,22 @@ std::vector<TrendRow> Trend(const std::vector<store::HistoryRow>& jobs, const st
 std::string TrendTable(const std::vector<TrendRow>& rows, const std::string& figure) {
   size_t id_width = 5;
   size_t conversion_width = 10;
+  size_t converter_width = 9;
   for (const TrendRow& trend : rows) {
     id_width = std::max(id_width, trend.row->job.entry_id.size());
-    conversion_width = std::max(conversion_width, trend.row->job.conversion.size());
+    conversion_width = std::max(conversion_width, store::ConversionLabel(trend.row->job).size());
+    converter_width = std::max(converter_width, trend.row->job.converter_version.size());
   }
   const size_t figure_width = std::max<size_t>(figure.size(), 10);
   std::string text = Cell("entry", id_width) + Cell("conversion", conversion_width) +
-                     Cell("run", 4) + Cell("finished", 20) + Cell("verdict", 7) +
-                     Cell(figure, figure_width) + "change\n";
+                     Cell("converter", converter_width) + Cell("run", 4) + Cell("finished", 20) +
+                     Cell("verdict", 7) + Cell(figure, figure_width) + "change\n";
   for (const TrendRow& trend : rows) {
     const store::JobRecord& job = trend.row->job;
+    const std::string conversion = store::ConversionLabel(job);
     text += Cell(job.entry_id, id_width) +
-            Cell(job.conversion.empty() ? "-" : job.conversion, conversion_width) +
+            Cell(conversion.empty() ? "-" : conversion, conversion_width) +
+            Cell(job.converter_version.empty() ? "-" : job.converter_version, converter_width) +
             Cell(std::to_string(trend.row->run_id), 4) + Cell(job.finished_at, 20) +
             Cell(job.verdict, 7) + Cell(Number(trend.value, false, figure), figure_width) +
             Number(trend.change, true, figure) + "\n";
@@ -92,6 +126,8 @@ nlohmann::json TrendJson(const std::vector<TrendRow>& rows, const std::string& f
     const store::JobRecord& job = trend.row->job;
     list.push_back({{"entry_id", job.entry_id},
                     {"conversion", job.conversion},
+                    {"conversion_params", job.conversion_params},
+                    {"converter_version", job.converter_version},
                     {"run_id", trend.row->run_id},
                     {"job_id", trend.row->job_id},
                     {"finished_at", job.finished_at},

@@ -13,7 +13,8 @@
 namespace convgate::cli {
 
 // The figures a trend follows: max_abs_error (default), mean_abs_error, mismatches, cosine, snr_db
-// ("snr" too) and seconds. Returns the canonical name; InvalidArgument listing them otherwise.
+// ("snr" too), non_finite and seconds. Returns the canonical name; InvalidArgument listing them
+// otherwise.
 Result<std::string> TrendFigureName(const std::string& text);
 
 struct TrendRow {
@@ -22,7 +23,8 @@ struct TrendRow {
   std::optional<double> change;  // value minus the previous job's value of the same series
 };
 
-// Grouped by (entry id, conversion) in that order, each group oldest first. `jobs` outlives the
+// Grouped by series in store::SeriesKey order (entry id, model id, conversion, parameters), each
+// series one converter version (store::SameConversion), each oldest first. `jobs` outlives the
 // result (rows point into it).
 std::vector<TrendRow> Trend(const std::vector<store::HistoryRow>& jobs, const std::string& figure);
 

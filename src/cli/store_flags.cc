@@ -40,6 +40,7 @@ ExitCode RecordInStore(const GateStoreOptions& store, const report::Invocation& 
   gate.command = invocation.command;
   gate.model = store.model;
   gate.conversion = store.conversion;
+  gate.conversion_params = store.conversion_params;
   gate.argv = invocation.argv;
   gate.out_dir = options.out_dir;
   gate.exit_code = code;

@@ -10,7 +10,7 @@
 namespace convgate::store {
 
 // Bumped whenever Store's interface, or anything passed through it, changes.
-inline constexpr int kStorePluginAbi = 1;
+inline constexpr int kStorePluginAbi = 2;
 
 struct StorePlugin {
   int abi;            // kStorePluginAbi of the module's build

@@ -79,6 +79,15 @@ CREATE INDEX outputs_by_job ON outputs(job_id);
     R"sql(
 ALTER TABLE jobs ADD COLUMN model_origin TEXT NOT NULL DEFAULT '';
 )sql",
+    // 3: a conversion's identity (JobRecord::conversion_params, converter_version), its series'
+    // index (history --regressions, Latest), and the non-finite counts of each output.
+    R"sql(
+ALTER TABLE jobs ADD COLUMN conversion_params TEXT COLLATE "C" NOT NULL DEFAULT '';
+ALTER TABLE jobs ADD COLUMN converter_version TEXT NOT NULL DEFAULT '';
+CREATE INDEX jobs_by_series ON jobs(entry_id, model_id, conversion, conversion_params, id);
+ALTER TABLE outputs ADD COLUMN non_finite BIGINT;
+ALTER TABLE outputs ADD COLUMN introduced_non_finite BIGINT;
+)sql",
 };
 
 // Serialises migrations of one database across every convgate that opens it ("convgate" in
@@ -97,7 +106,7 @@ std::string HistoryFilter() {
   return " WHERE " + HistoryConditions("j") +
          " AND ($3::int = 0 OR j.entry_id IN (SELECT l.entry_id FROM jobs l WHERE l.verdict <> "
          "'pass' AND l.id IN (SELECT MAX(m.id) FROM jobs m WHERE " +
-         HistoryConditions("m") + " GROUP BY m.entry_id)))";
+         HistoryConditions("m") + " GROUP BY " + SeriesColumns("m") + ")))";
 }
 
 // A double as PostgreSQL reads it back exactly (17 significant digits), NaN and infinities in
@@ -135,6 +144,13 @@ std::optional<double> OptionalDouble(const pqxx::field& field) {
   return field.as<double>();
 }
 
+// A count: SUM over BIGINT is NUMERIC, read through double; without figures a NULL.
+std::optional<int64_t> OptionalInt(const pqxx::field& field) {
+  const std::optional<double> value = OptionalDouble(field);
+  if (!value) return std::nullopt;
+  return static_cast<int64_t>(*value);
+}
+
 HistoryRow ReadHistoryRow(const pqxx::row& row) {
   HistoryRow history;
   history.run_id = row[0].as<int64_t>();
@@ -159,13 +175,15 @@ HistoryRow ReadHistoryRow(const pqxx::row& row) {
   job.result_dir = Text(row[18]);
   job.finished_at = Text(row[19]);
   job.model_origin = Text(row[20]);
-  history.max_abs_error = OptionalDouble(row[21]);
-  history.mean_abs_error = OptionalDouble(row[22]);
-  if (std::optional<double> mismatches = OptionalDouble(row[23])) {
-    history.mismatches = static_cast<int64_t>(*mismatches);
-  }
-  history.cosine = OptionalDouble(row[24]);
-  history.snr_db = OptionalDouble(row[25]);
+  job.conversion_params = Text(row[21]);
+  job.converter_version = Text(row[22]);
+  history.max_abs_error = OptionalDouble(row[23]);
+  history.mean_abs_error = OptionalDouble(row[24]);
+  history.mismatches = OptionalInt(row[25]);
+  history.cosine = OptionalDouble(row[26]);
+  history.snr_db = OptionalDouble(row[27]);
+  history.non_finite = OptionalInt(row[28]);
+  history.introduced_non_finite = OptionalInt(row[29]);
   return history;
 }
 
@@ -265,27 +283,30 @@ Status PostgresStore::Prepare() {
         "INSERT INTO jobs (run_id, entry_id, entry_key, model_id, model_path, model_sha256, "
         "model_type, model_type_source, command, conversion, conversion_path, verdict, exit_code, "
         "signal, duration_seconds, error_category, error_text, result_dir, finished_at, "
-        "model_origin) VALUES "
+        "model_origin, conversion_params, converter_version) VALUES "
         "($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, "
-        "$20) "
+        "$20, $21, $22) "
         "RETURNING id");
     connection_->prepare(
         "insert_output",
         "INSERT INTO outputs (job_id, sample, output, verdict, max_abs_error, mean_abs_error, "
-        "mismatches, cosine, snr_db, worst_index, worst_source, worst_target) VALUES "
-        "($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)");
+        "mismatches, cosine, snr_db, worst_index, worst_source, worst_target, non_finite, "
+        "introduced_non_finite) VALUES "
+        "($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)");
     connection_->prepare("final_verdict",
                          "SELECT verdict FROM jobs WHERE entry_key = $1 ORDER BY id DESC LIMIT 1");
     connection_->prepare("count_jobs", "SELECT COUNT(*) FROM jobs WHERE entry_key = $1");
-    // The latest job of each (entry, conversion) over all jobs, then filtered: the same rows as
+    // The latest job of each series over all jobs, then filtered: the same rows as
     // SqliteStore::Latest. A hash aggregate over the index beats a correlated MAX per row here.
     for (const bool figures : {true, false}) {
       const std::string columns = SelectHistoryColumns(figures);
       const std::string suffix = figures ? "" : "_verdicts";
-      connection_->prepare("latest" + suffix, columns + " FROM jobs j" + HistoryFilter() +
-                                                  " AND j.id IN (SELECT MAX(k.id) FROM jobs k"
-                                                  " GROUP BY k.entry_id, k.conversion)"
-                                                  " ORDER BY j.entry_id, j.conversion");
+      connection_->prepare("latest" + suffix,
+                           columns + " FROM jobs j" + HistoryFilter() +
+                               " AND j.id IN (SELECT MAX(k.id) FROM jobs k GROUP BY " +
+                               SeriesColumns("k") +
+                               ") ORDER BY j.entry_id, j.conversion, j.conversion_params, "
+                               "j.model_id");
       connection_->prepare("jobs" + suffix,
                            columns + " FROM jobs j" + HistoryFilter() + " ORDER BY j.id");
     }
@@ -328,7 +349,8 @@ void PostgresStore::InsertJob(int64_t run_id, const JobRecord& job) {
       Utf8(job.model_type_source), Utf8(job.command), Utf8(job.conversion),
       Utf8(job.conversion_path), Utf8(job.verdict), job.exit_code, job.signal,
       DoubleText(job.duration_seconds), Utf8(job.error_category), Utf8(job.error_text),
-      Utf8(job.result_dir), Utf8(job.finished_at), Utf8(job.model_origin));
+      Utf8(job.result_dir), Utf8(job.finished_at), Utf8(job.model_origin),
+      Utf8(job.conversion_params), Utf8(job.converter_version));
   const int64_t job_id = row[0].as<int64_t>();
   for (const OutputRecord& output : job.outputs) {
     const std::optional<std::string> max_abs = NullableText(output.max_abs_error);
@@ -338,10 +360,12 @@ void PostgresStore::InsertJob(int64_t run_id, const JobRecord& job) {
     const std::optional<std::string> snr = NullableText(output.snr_db);
     const std::optional<std::string> worst_source = NullableText(output.worst_source);
     const std::optional<std::string> worst_target = NullableText(output.worst_target);
+    const std::optional<std::string> non_finite = NullableText(output.non_finite);
+    const std::optional<std::string> introduced = NullableText(output.introduced_non_finite);
     txn.exec_prepared0("insert_output", job_id, output.sample, Utf8(output.output),
                        Utf8(output.verdict), Param(max_abs), Param(mean_abs), Param(mismatches),
                        Param(cosine), Param(snr), Utf8(output.worst_index), Param(worst_source),
-                       Param(worst_target));
+                       Param(worst_target), Param(non_finite), Param(introduced));
   }
   txn.commit();
 }

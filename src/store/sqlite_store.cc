@@ -71,6 +71,15 @@ CREATE INDEX outputs_by_job ON outputs(job_id);
     R"sql(
 ALTER TABLE jobs ADD COLUMN model_origin TEXT NOT NULL DEFAULT '';
 )sql",
+    // 3: a conversion's identity (JobRecord::conversion_params, converter_version), its series'
+    // index (history --regressions, Latest), and the non-finite counts of each output.
+    R"sql(
+ALTER TABLE jobs ADD COLUMN conversion_params TEXT NOT NULL DEFAULT '';
+ALTER TABLE jobs ADD COLUMN converter_version TEXT NOT NULL DEFAULT '';
+CREATE INDEX jobs_by_series ON jobs(entry_id, model_id, conversion, conversion_params, id);
+ALTER TABLE outputs ADD COLUMN non_finite INTEGER;
+ALTER TABLE outputs ADD COLUMN introduced_non_finite INTEGER;
+)sql",
 };
 
 // A prepared statement, finalized when it goes out of scope.
@@ -110,6 +119,12 @@ class Statement {
     if (sqlite3_column_type(stmt_, column) == SQLITE_NULL) return std::nullopt;
     return sqlite3_column_double(stmt_, column);
   }
+  // A count: SUM over integers, or (without figures) a NULL typed as a double.
+  std::optional<int64_t> OptionalInt(int column) const {
+    const std::optional<double> value = OptionalDouble(column);
+    if (!value) return std::nullopt;
+    return static_cast<int64_t>(*value);
+  }
 
  private:
   sqlite3_stmt* stmt_ = nullptr;
@@ -140,13 +155,15 @@ HistoryRow ReadHistoryRow(const Statement& stmt) {
   job.result_dir = stmt.Text(18);
   job.finished_at = stmt.Text(19);
   job.model_origin = stmt.Text(20);
-  row.max_abs_error = stmt.OptionalDouble(21);
-  row.mean_abs_error = stmt.OptionalDouble(22);
-  if (std::optional<double> mismatches = stmt.OptionalDouble(23)) {
-    row.mismatches = static_cast<int64_t>(*mismatches);
-  }
-  row.cosine = stmt.OptionalDouble(24);
-  row.snr_db = stmt.OptionalDouble(25);
+  job.conversion_params = stmt.Text(21);
+  job.converter_version = stmt.Text(22);
+  row.max_abs_error = stmt.OptionalDouble(23);
+  row.mean_abs_error = stmt.OptionalDouble(24);
+  row.mismatches = stmt.OptionalInt(25);
+  row.cosine = stmt.OptionalDouble(26);
+  row.snr_db = stmt.OptionalDouble(27);
+  row.non_finite = stmt.OptionalInt(28);
+  row.introduced_non_finite = stmt.OptionalInt(29);
   return row;
 }
 
@@ -163,7 +180,7 @@ std::string HistoryFilter() {
   return " WHERE " + HistoryConditions("j") +
          " AND (?3 = 0 OR j.entry_id IN (SELECT l.entry_id FROM jobs l WHERE l.verdict <> 'pass'"
          " AND l.id IN (SELECT MAX(m.id) FROM jobs m WHERE " +
-         HistoryConditions("m") + " GROUP BY m.entry_id)))";
+         HistoryConditions("m") + " GROUP BY " + SeriesColumns("m") + ")))";
 }
 
 }  // namespace
@@ -290,9 +307,9 @@ Status SqliteStore::InsertJob(int64_t run_id, const JobRecord& job) {
       "INSERT INTO jobs (run_id, entry_id, entry_key, model_id, model_path, model_sha256, "
       "model_type, model_type_source, command, conversion, conversion_path, verdict, exit_code, "
       "signal, duration_seconds, error_category, error_text, result_dir, finished_at, "
-      "model_origin) VALUES "
+      "model_origin, conversion_params, converter_version) VALUES "
       "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, "
-      "?20)");
+      "?20, ?21, ?22)");
   if (!stmt.prepared()) return Error("preparing the job row");
   stmt.Bind(1, run_id);
   stmt.Bind(2, job.entry_id);
@@ -314,13 +331,16 @@ Status SqliteStore::InsertJob(int64_t run_id, const JobRecord& job) {
   stmt.Bind(18, job.result_dir);
   stmt.Bind(19, job.finished_at);
   stmt.Bind(20, job.model_origin);
+  stmt.Bind(21, job.conversion_params);
+  stmt.Bind(22, job.converter_version);
   if (sqlite3_step(stmt.get()) != SQLITE_DONE) return Error("recording job " + job.entry_id);
   const int64_t job_id = sqlite3_last_insert_rowid(db_);
   Statement output_stmt(
       db_,
       "INSERT INTO outputs (job_id, sample, output, verdict, max_abs_error, mean_abs_error, "
-      "mismatches, cosine, snr_db, worst_index, worst_source, worst_target) VALUES "
-      "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
+      "mismatches, cosine, snr_db, worst_index, worst_source, worst_target, non_finite, "
+      "introduced_non_finite) VALUES "
+      "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)");
   if (!output_stmt.prepared()) return Error("preparing the output rows");
   for (const OutputRecord& output : job.outputs) {
     sqlite3_reset(output_stmt.get());
@@ -336,6 +356,8 @@ Status SqliteStore::InsertJob(int64_t run_id, const JobRecord& job) {
     output_stmt.Bind(10, output.worst_index);
     output_stmt.Bind(11, output.worst_source);
     output_stmt.Bind(12, output.worst_target);
+    output_stmt.Bind(13, output.non_finite);
+    output_stmt.Bind(14, output.introduced_non_finite);
     if (sqlite3_step(output_stmt.get()) != SQLITE_DONE) {
       return Error("recording output " + output.output + " of job " + job.entry_id);
     }
@@ -386,11 +408,12 @@ Result<std::vector<HistoryRow>> SqliteStore::Query(const std::string& sql,
 }
 
 Result<std::vector<HistoryRow>> SqliteStore::Latest(const HistoryQuery& query) {
-  // The latest job of each (entry, conversion) over all jobs, then filtered. IN over a GROUP BY
-  // reads the jobs_by_entry index once; a correlated MAX per row probed it once per job.
+  // The latest job of each series (entry, model, conversion, parameters) over all jobs, then
+  // filtered. IN over a GROUP BY reads the jobs_by_series index once; a correlated MAX per row
+  // probed it once per job.
   return Query(SelectHistoryColumns(query.with_figures) + " FROM jobs j" + HistoryFilter() +
-                   " AND j.id IN (SELECT MAX(k.id) FROM jobs k GROUP BY k.entry_id, k.conversion)"
-                   " ORDER BY j.entry_id, j.conversion",
+                   " AND j.id IN (SELECT MAX(k.id) FROM jobs k GROUP BY " + SeriesColumns("k") +
+                   ") ORDER BY j.entry_id, j.conversion, j.conversion_params, j.model_id",
                query);
 }
 

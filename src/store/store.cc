@@ -20,6 +20,28 @@ Result<std::unique_ptr<Store>> OpenPostgres(const StoreOptions& options) {
 
 }  // namespace
 
+std::string CanonicalParams(const std::map<std::string, std::string>& params) {
+  std::string text;
+  for (const auto& [name, value] : params) text += (text.empty() ? "" : ",") + name + "=" + value;
+  return text;
+}
+
+std::string ConversionLabel(const JobRecord& job) {
+  if (job.conversion_params.empty()) return job.conversion;
+  return job.conversion + "{" + job.conversion_params + "}";
+}
+
+std::vector<std::string> SeriesKey(const JobRecord& job) {
+  const bool given = job.conversion.rfind("target:", 0) == 0;
+  return {job.entry_id, job.model_id, given ? "target:" : job.conversion, job.conversion_params};
+}
+
+bool SameConversion(const JobRecord& a, const JobRecord& b) {
+  return SeriesKey(a) == SeriesKey(b) &&
+         (a.converter_version.empty() || b.converter_version.empty() ||
+          a.converter_version == b.converter_version);
+}
+
 Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
   if (options.location.empty()) return Status::InvalidArgument("the store location is empty");
   switch (StoreBackendOf(options.location)) {

@@ -136,17 +136,43 @@ TEST_F(BatchCliTest, MixedManifestGivesVerdictsSummaryAndStoreRows) {
   EXPECT_EQ(glob.out.find("good"), std::string::npos) << glob.out;
 }
 
-TEST_F(BatchCliTest, ResumeAfterACompletedRunRunsNothing) {
+// An error is not a verdict: --resume skips the entries that passed or failed and runs the ones
+// whose latest job is an error again (recorded again); --skip-errors skips those too.
+TEST_F(BatchCliTest, ResumeRunsErroredEntriesAgainUnlessSkipErrors) {
   Write("m.yaml", MixedManifest());
   ASSERT_EQ(Batch({Path("m.yaml"), "--out", Path("out"), "-j", "2", "--quiet"}).exit_code, 1);
   ProcessResult again = Batch({Path("m.yaml"), "--out", Path("out"), "--resume"});
   // The recorded failure still decides the exit code.
   ASSERT_EQ(again.exit_code, 1) << Describe(again);
-  EXPECT_NE(again.out.find("0 passed, 0 failed, 0 errors, 4 skipped as done"), std::string::npos)
+  EXPECT_NE(again.out.find("0 passed, 0 failed, 2 errors (corrupt-file 1, missing-file 1), "
+                           "2 skipped as done"),
+            std::string::npos)
       << again.out;
+  auto jobs = StoreJobs(Path("out/convgate.db"));
+  EXPECT_EQ(jobs["good"].size(), 1u);
+  EXPECT_EQ(jobs["perturbed"].size(), 1u);
+  EXPECT_EQ(jobs["missing"].size(), 2u);
+  EXPECT_EQ(jobs["corrupt"].size(), 2u);
+
+  ProcessResult skipped =
+      Batch({Path("m.yaml"), "--out", Path("out"), "--resume", "--skip-errors"});
+  ASSERT_EQ(skipped.exit_code, 1) << Describe(skipped);
+  EXPECT_NE(skipped.out.find("0 passed, 0 failed, 0 errors, 4 skipped as done"), std::string::npos)
+      << skipped.out;
   for (const auto& [id, rows] : StoreJobs(Path("out/convgate.db"))) {
-    EXPECT_EQ(rows.size(), 1u) << id;
+    EXPECT_EQ(rows.size(), id == "missing" || id == "corrupt" ? 2u : 1u) << id;
   }
+  // Without the errors, the recorded failure decides; with only errors skipped, exit 3.
+  Write("errors.yaml",
+        "models:\n" + Entry("missing", Path("missing.onnx"), Model("tinycnn_converted.onnx")));
+  ProcessResult only_errors =
+      Batch({Path("errors.yaml"), "--out", Path("out"), "--resume", "--skip-errors"});
+  EXPECT_EQ(only_errors.exit_code, 3) << Describe(only_errors);
+  EXPECT_NE(only_errors.out.find("1 skipped as done"), std::string::npos) << only_errors.out;
+  // --skip-errors says what --resume skips: alone it is a usage error.
+  ProcessResult alone = Batch({Path("m.yaml"), "--out", Path("out"), "--skip-errors"});
+  EXPECT_EQ(alone.exit_code, 2) << Describe(alone);
+  EXPECT_NE(alone.err.find("--resume"), std::string::npos) << alone.err;
 }
 
 TEST_F(BatchCliTest, JsonAndTextManifestsOfTheReferencePipeline) {

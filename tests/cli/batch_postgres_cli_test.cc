@@ -133,7 +133,7 @@ TEST_F(BatchPostgresCliTest, BatchWritesEveryJobOnceAndHistoryReadsIt) {
   EXPECT_NE(argv.find("postgres:***@"), std::string::npos) << argv;
 }
 
-TEST_F(BatchPostgresCliTest, ResumeSkipsWhatTheServerHolds) {
+TEST_F(BatchPostgresCliTest, ResumeSkipsTheVerdictsTheServerHolds) {
   Write("m.yaml", MixedManifest());
   ASSERT_EQ(Batch({Path("m.yaml"), "--store", url_, "--out", Path("out"), "-j", "2", "--quiet"})
                 .exit_code,
@@ -144,11 +144,20 @@ TEST_F(BatchPostgresCliTest, ResumeSkipsWhatTheServerHolds) {
   ProcessResult again =
       Batch({Path("m.yaml"), "--store", url_, "--out", Path("out"), "-j", "2", "--resume"});
   ASSERT_EQ(again.exit_code, 1) << Describe(again);  // the recorded failure still counts
-  EXPECT_NE(again.out.find("1 passed, 0 failed, 0 errors, 4 skipped as done"), std::string::npos)
+  // The error is no verdict: it runs again.
+  EXPECT_NE(again.out.find("1 passed, 0 failed, 1 errors (missing-file 1), 3 skipped as done"),
+            std::string::npos)
       << again.out;
   auto jobs = StoreJobs();
   ASSERT_EQ(jobs.size(), 5u);
-  for (const auto& [id, rows] : jobs) EXPECT_EQ(rows.size(), 1u) << id;
+  for (const auto& [id, rows] : jobs) {
+    EXPECT_EQ(rows.size(), id == "missing" ? 2u : 1u) << id;
+  }
+  ProcessResult skipped =
+      Batch({Path("m.yaml"), "--store", url_, "--out", Path("out"), "--resume", "--skip-errors"});
+  ASSERT_EQ(skipped.exit_code, 1) << Describe(skipped);
+  EXPECT_NE(skipped.out.find("0 passed, 0 failed, 0 errors, 5 skipped as done"), std::string::npos)
+      << skipped.out;
 }
 
 // Two batches at once (two shards, as two machines would run them) into one database.

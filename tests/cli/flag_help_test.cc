@@ -45,6 +45,7 @@ const std::map<std::string, std::vector<std::string>>& Prerequisites() {
       {"--sbatch-arg", {"--slurm"}},
       {"--no-wait", {"--slurm"}},
       {"--id", {"--store", "results/convgate.db"}},
+      {"--skip-errors", {"--resume"}},
   };
   return kNeeds;
 }

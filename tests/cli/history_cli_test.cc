@@ -145,6 +145,116 @@ TEST_F(HistoryCliTest, TrendFollowsAFigureAcrossRuns) {
   EXPECT_NE(bad.err.find("max_abs_error"), std::string::npos) << bad.err;
 }
 
+// Issue 24, problem 7: a conversion's identity is its kind, its parameters and its converter's
+// version. Two --param variants of fp16 under one id are two series: the variant that fails is no
+// regression of the one that passed, the trend keeps them apart, and history shows the params. A
+// real regression of one variant is still found.
+TEST_F(HistoryCliTest, Fp16ParamVariantsAreSeparateConversions) {
+  const std::string db = Path("variants.db");
+  const auto verify = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = {
+        "verify", Model("tinycnn.onnx"), "--to", "fp16", "--store", db, "--id", "cnn"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return Convgate(args);
+  };
+  ProcessResult plain = verify({});
+  ASSERT_EQ(plain.exit_code, 0) << Describe(plain);
+  // The variant fails: judged here with no tolerance at all, as a worse conversion would.
+  ProcessResult variant = verify({"--param", "keep_io_types=1", "--param", "op_block_list=Relu",
+                                  "--atol", "0", "--rtol", "0", "--min-cosine", "1"});
+  ASSERT_EQ(variant.exit_code, 1) << Describe(variant);
+  ProcessResult regressions = Convgate({"history", "--store", db, "--regressions"});
+  EXPECT_EQ(regressions.exit_code, 0) << Describe(regressions);
+  EXPECT_NE(regressions.out.find("no regressions"), std::string::npos) << regressions.out;
+
+  ProcessResult table = Convgate({"history", "--store", db});
+  ASSERT_EQ(table.exit_code, 0) << Describe(table);
+  EXPECT_NE(table.out.find("to:fp16{keep_io_types=1,op_block_list=Relu}"), std::string::npos)
+      << table.out;
+  ProcessResult listed = Convgate({"history", "--store", db, "--json"});
+  ASSERT_EQ(listed.exit_code, 0) << Describe(listed);
+  const json latest = json::parse(listed.out);
+  ASSERT_EQ(latest.size(), 2u) << listed.out;
+  EXPECT_EQ(latest[0]["conversion_params"], "");
+  EXPECT_EQ(latest[0]["verdict"], "pass");
+  EXPECT_EQ(latest[1]["conversion_params"], "keep_io_types=1,op_block_list=Relu");
+  EXPECT_EQ(latest[1]["conversion_label"], "to:fp16{keep_io_types=1,op_block_list=Relu}");
+  EXPECT_EQ(latest[1]["verdict"], "fail");
+  EXPECT_EQ(latest[1]["converter_version"].get<std::string>().rfind("convgate fp16 ", 0), 0u)
+      << latest[1].dump();
+
+  // The plain conversion fails in a later run: that is a regression, of that series only.
+  ProcessResult broken = verify({"--atol", "0", "--rtol", "0", "--min-cosine", "1"});
+  ASSERT_EQ(broken.exit_code, 1) << Describe(broken);
+  ProcessResult found = Convgate({"history", "--store", db, "--regressions", "--json"});
+  EXPECT_EQ(found.exit_code, 1) << Describe(found);
+  const json regressed = json::parse(found.out);
+  ASSERT_EQ(regressed.size(), 1u) << found.out;
+  EXPECT_EQ(regressed[0]["conversion_params"], "");
+  EXPECT_EQ(regressed[0]["last_pass"]["run_id"], latest[0]["run_id"]);
+
+  ProcessResult trend = Convgate({"history", "--store", db, "--trend", "max_abs_error", "--json"});
+  ASSERT_EQ(trend.exit_code, 0) << Describe(trend);
+  const json rows = json::parse(trend.out)["trend"];
+  ASSERT_EQ(rows.size(), 3u) << trend.out;
+  // Plain, plain, then the variant: its first job changes from nothing.
+  EXPECT_EQ(rows[0]["conversion_params"], "");
+  EXPECT_EQ(rows[1]["conversion_params"], "");
+  EXPECT_TRUE(rows[1]["change"].is_number()) << rows.dump();
+  EXPECT_EQ(rows[2]["conversion_params"], "keep_io_types=1,op_block_list=Relu");
+  EXPECT_TRUE(rows[2]["change"].is_null()) << rows.dump();
+}
+
+// Issue 24, problem 8: NaN is never agreement. A target whose outputs are NaN shows nan, not 0, as
+// its max|diff| in the table and in history; its cosine and SNR are null in report.json and in
+// history --json; the store counts its non-finite elements.
+TEST_F(HistoryCliTest, NanTargetIsNeverAgreement) {
+  const std::string db = Path("nan.db");
+  ProcessResult compare = Convgate({"compare", Model("tinycnn.onnx"), Model("tinycnn_nan.onnx"),
+                                    "--store", db, "--out", Path("out")});
+  ASSERT_EQ(compare.exit_code, 1) << Describe(compare);
+  // The table's max|diff| column: nan on the outputs' rows, never a 0 standing for them.
+  EXPECT_NE(compare.out.find(" nan "), std::string::npos) << compare.out;
+
+  std::ifstream in(dir_ / "out/report.json");
+  const json report = json::parse(in);
+  bool undefined_cosine = false;
+  for (const json& result : report["results"]) {
+    const json& stats = result["stats"];
+    if (stats["errors"]["compared"] == 0) {
+      EXPECT_TRUE(stats["metrics"]["cosine"].is_null()) << stats["metrics"].dump();
+      EXPECT_TRUE(stats["metrics"]["snr_db"].is_null()) << stats["metrics"].dump();
+      undefined_cosine = true;
+    }
+  }
+  EXPECT_TRUE(undefined_cosine) << "no output without a finite pair: the fixture changed";
+
+  const std::vector<store::HistoryRow> jobs = Jobs(db);
+  ASSERT_EQ(jobs.size(), 1u);
+  EXPECT_GT(jobs[0].non_finite.value_or(0), 0);
+  EXPECT_GT(jobs[0].introduced_non_finite.value_or(0), 0);
+  EXPECT_FALSE(jobs[0].cosine.has_value());
+  EXPECT_FALSE(jobs[0].snr_db.has_value());
+
+  ProcessResult history = Convgate({"history", "--store", db, "--json"});
+  ASSERT_EQ(history.exit_code, 0) << Describe(history);
+  const json latest = json::parse(history.out);
+  ASSERT_EQ(latest.size(), 1u);
+  EXPECT_TRUE(latest[0]["cosine"].is_null()) << latest.dump();
+  EXPECT_TRUE(latest[0]["snr_db"].is_null()) << latest.dump();
+  EXPECT_GT(latest[0]["non_finite"].get<int64_t>(), 0) << latest.dump();
+  ProcessResult table = Convgate({"history", "--store", db});
+  ASSERT_EQ(table.exit_code, 0) << Describe(table);
+  EXPECT_NE(table.out.find("fail     nan "), std::string::npos) << table.out;
+
+  // A run of the NaN model counts the model's own non-finite elements.
+  ProcessResult run = Convgate({"run", Model("tinycnn_nan.onnx"), "--store", db});
+  ASSERT_EQ(run.exit_code, 1) << Describe(run);
+  const std::vector<store::HistoryRow> both = Jobs(db);
+  ASSERT_EQ(both.size(), 2u);
+  EXPECT_EQ(both[1].non_finite, jobs[0].non_finite);
+}
+
 TEST_F(HistoryCliTest, MissingStoreIsNamedAndNeverCreated) {
   ProcessResult r = Convgate({"history", "--store", Path("nothing.db")});
   EXPECT_EQ(r.exit_code, 3) << Describe(r);

@@ -39,9 +39,64 @@ TEST(HistoryTrendTest, ChangesAreWithinEachSeries) {
   EXPECT_TRUE(json["trend"][1]["value"].is_null());
 }
 
+// Like with like: a --param variant is its own series, and so is a converter upgrade; a job that
+// stopped before converting (no converter version) stays in its conversion's latest series.
+TEST(HistoryTrendTest, SeriesAreOneConversionIdentityEach) {
+  store::HistoryRow plain = Row(1, "a", 1.0);
+  plain.job.converter_version = "convgate fp16 1";
+  store::HistoryRow variant = Row(2, "a", 5.0);
+  variant.job.conversion_params = "keep_io_types=1";
+  variant.job.converter_version = "convgate fp16 1";
+  store::HistoryRow errored = Row(3, "a", std::nullopt);
+  errored.job.verdict = "error";
+  store::HistoryRow again = Row(4, "a", 1.25);
+  again.job.converter_version = "convgate fp16 1";
+  store::HistoryRow upgraded = Row(5, "a", 3.0);
+  upgraded.job.converter_version = "convgate fp16 2";
+  const std::vector<store::HistoryRow> jobs = {plain, variant, errored, again, upgraded};
+  const std::vector<TrendRow> rows = Trend(jobs, "max_abs_error");
+  ASSERT_EQ(rows.size(), 5u);
+  EXPECT_EQ(rows[0].row->run_id, 1);
+  EXPECT_EQ(rows[1].row->run_id, 3);  // the error joins the plain series
+  EXPECT_EQ(rows[2].row->run_id, 4);
+  EXPECT_DOUBLE_EQ(*rows[2].change, 0.25);  // not against the variant's 5.0
+  EXPECT_EQ(rows[3].row->run_id, 5);
+  EXPECT_FALSE(rows[3].change.has_value());  // a new converter version starts a new series
+  EXPECT_EQ(rows[4].row->job.conversion_params, "keep_io_types=1");
+  EXPECT_FALSE(rows[4].change.has_value());
+  const std::string table = TrendTable(rows, "max_abs_error");
+  EXPECT_NE(table.find("to:fp16{keep_io_types=1}"), std::string::npos) << table;
+  EXPECT_NE(table.find("convgate fp16 2"), std::string::npos) << table;
+  const nlohmann::json json = TrendJson(rows, "max_abs_error");
+  EXPECT_EQ(json["trend"][4]["conversion_params"], "keep_io_types=1");
+}
+
+TEST(HistoryTrendTest, ConversionIdentityHelpers) {
+  EXPECT_EQ(store::CanonicalParams({{"op_block_list", "Resize,TopK"}, {"keep_io_types", "1"}}),
+            "keep_io_types=1,op_block_list=Resize,TopK");
+  EXPECT_EQ(store::CanonicalParams({}), "");
+  store::JobRecord a;
+  a.entry_id = "m";
+  a.conversion = "to:fp16";
+  store::JobRecord b = a;
+  EXPECT_EQ(store::ConversionLabel(a), "to:fp16");
+  b.conversion_params = "keep_io_types=1";
+  EXPECT_EQ(store::ConversionLabel(b), "to:fp16{keep_io_types=1}");
+  EXPECT_FALSE(store::SameConversion(a, b));
+  b.conversion_params = "";
+  b.converter_version = "v2";
+  EXPECT_TRUE(store::SameConversion(a, b));  // a does not know its converter version
+  a.converter_version = "v1";
+  EXPECT_FALSE(store::SameConversion(a, b));
+  b.converter_version = "v1";
+  b.model_id = "other";
+  EXPECT_FALSE(store::SameConversion(a, b));
+}
+
 TEST(HistoryTrendTest, FigureNames) {
   EXPECT_EQ(*TrendFigureName("snr"), "snr_db");
   EXPECT_EQ(*TrendFigureName("cosine"), "cosine");
+  EXPECT_EQ(*TrendFigureName("non_finite"), "non_finite");
   EXPECT_FALSE(TrendFigureName("speed").ok());
 }
 

@@ -58,6 +58,18 @@ class StoreContractTest : public ::testing::TestWithParam<Backend> {
     return job;
   }
 
+  // Remakes the opened store's tables as schema version 2 had them (before the conversion's
+  // identity and the non-finite counts).
+  void DowngradeToSchemaTwo() {
+    backend_->Execute(location_, "DROP INDEX jobs_by_series");
+    for (const char* column :
+         {"jobs DROP COLUMN conversion_params", "jobs DROP COLUMN converter_version",
+          "outputs DROP COLUMN non_finite", "outputs DROP COLUMN introduced_non_finite"}) {
+      backend_->Execute(location_, std::string("ALTER TABLE ") + column);
+    }
+    backend_->SetSchemaVersion(location_, 2);
+  }
+
   static std::vector<std::string> Ids(const std::vector<HistoryRow>& rows) {
     std::vector<std::string> ids;
     for (const HistoryRow& row : rows) ids.push_back(row.job.entry_id);
@@ -98,6 +110,7 @@ TEST_P(StoreContractTest, SchemaOneStoreGainsModelOrigins) {
             ->RecordJob(*(*store)->BeginRun({"m.yaml", "h", "v", "", "", "t"}), Job("old", "pass"))
             .ok());
   }
+  DowngradeToSchemaTwo();
   backend_->Execute(location_, "ALTER TABLE jobs DROP COLUMN model_origin");
   backend_->SetSchemaVersion(location_, 1);
   Result<std::unique_ptr<Store>> store = Open();
@@ -115,6 +128,117 @@ TEST_P(StoreContractTest, SchemaOneStoreGainsModelOrigins) {
   EXPECT_EQ((*rows)[0].job.model_origin, "");
   EXPECT_EQ((*rows)[1].job.model_origin, with_origin.model_origin);
   EXPECT_EQ((*rows)[1].max_abs_error, 1e-6);  // the figures still line up after the new column
+}
+
+// Schema 3 added the conversion's identity (jobs.conversion_params, converter_version) and the
+// outputs' non-finite counts: a store of schema 2, with a job in it, is migrated on open; the old
+// job reads back without them (unknown, not 0), a new one with them.
+TEST_P(StoreContractTest, SchemaTwoStoreGainsConversionIdentityAndNonFiniteCounts) {
+  {
+    Result<std::unique_ptr<Store>> store = Open();
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    ASSERT_TRUE(
+        (*store)
+            ->RecordJob(*(*store)->BeginRun({"m.yaml", "h", "v", "", "", "t"}), Job("old", "pass"))
+            .ok());
+  }
+  backend_->Execute(location_, "DROP INDEX jobs_by_series");
+  for (const char* column :
+       {"jobs DROP COLUMN conversion_params", "jobs DROP COLUMN converter_version",
+        "outputs DROP COLUMN non_finite", "outputs DROP COLUMN introduced_non_finite"}) {
+    backend_->Execute(location_, std::string("ALTER TABLE ") + column);
+  }
+  backend_->SetSchemaVersion(location_, 2);
+  Result<std::unique_ptr<Store>> store = Open();
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  EXPECT_EQ(*(*store)->SchemaVersion(), kSchemaVersion);
+  JobRecord variant = Job("new", "fail");
+  variant.conversion_params = "keep_io_types=1,op_block_list=Resize";
+  variant.converter_version = "convgate fp16 0.1.0 (fp16 revision 3)";
+  variant.outputs[0].non_finite = 7;
+  variant.outputs[0].introduced_non_finite = 5;
+  ASSERT_TRUE(
+      (*store)->RecordJob(*(*store)->BeginRun({"m.yaml", "h", "v", "", "", "t"}), variant).ok());
+  Result<std::vector<HistoryRow>> rows = (*store)->Jobs({});
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  ASSERT_EQ(rows->size(), 2u);
+  EXPECT_EQ((*rows)[0].job.conversion_params, "");
+  EXPECT_EQ((*rows)[0].job.converter_version, "");
+  EXPECT_FALSE((*rows)[0].non_finite.has_value());
+  EXPECT_EQ((*rows)[0].max_abs_error, 1e-6);  // the figures still line up after the new columns
+  EXPECT_EQ((*rows)[1].job.conversion_params, variant.conversion_params);
+  EXPECT_EQ((*rows)[1].job.converter_version, variant.converter_version);
+  EXPECT_EQ((*rows)[1].non_finite, 7);
+  EXPECT_EQ((*rows)[1].introduced_non_finite, 5);
+  EXPECT_EQ((*rows)[1].mismatches, 3);
+}
+
+// Two --param variants of one entry's conversion are two series: Latest lists both, and the
+// failing-latest filter of --regressions sees the variant whose latest job fails even when the
+// entry's very latest job (the other variant's) passes.
+TEST_P(StoreContractTest, ParamVariantsAreSeparateSeries) {
+  Result<std::unique_ptr<Store>> store = Open();
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  JobRecord plain = Job("cnn", "pass");
+  JobRecord kept = Job("cnn", "fail");
+  kept.conversion_params = "keep_io_types=1";
+  Result<int64_t> first = (*store)->BeginRun({"m.yaml", "h", "v", "", "", "t"});
+  ASSERT_TRUE((*store)->RecordJob(*first, plain).ok());
+  ASSERT_TRUE((*store)->RecordJob(*first, kept).ok());
+  Result<int64_t> second = (*store)->BeginRun({"m.yaml", "h", "v", "", "", "t"});
+  ASSERT_TRUE((*store)->RecordJob(*second, plain).ok());
+
+  Result<std::vector<HistoryRow>> latest = (*store)->Latest({});
+  ASSERT_TRUE(latest.ok()) << latest.status().ToString();
+  ASSERT_EQ(latest->size(), 2u);
+  EXPECT_EQ((*latest)[0].job.conversion_params, "");
+  EXPECT_EQ((*latest)[0].run_id, *second);
+  EXPECT_EQ((*latest)[1].job.conversion_params, "keep_io_types=1");
+  EXPECT_EQ((*latest)[1].job.verdict, "fail");
+  EXPECT_EQ(ConversionLabel((*latest)[1].job), "to:fp16{keep_io_types=1}");
+
+  HistoryQuery failing;
+  failing.failing_latest_only = true;
+  Result<std::vector<HistoryRow>> jobs = (*store)->Jobs(failing);
+  ASSERT_TRUE(jobs.ok()) << jobs.status().ToString();
+  EXPECT_EQ(jobs->size(), 3u);  // the entry's jobs, every variant: history tells them apart
+}
+
+// NaN is never agreement: a job whose output's target introduced NaN has no cosine or SNR (not the
+// smallest of its other outputs'), and its non-finite counts add up over its outputs.
+TEST_P(StoreContractTest, IntroducedNonFiniteLeavesTheJobWithoutCosineAndSnr) {
+  Result<std::unique_ptr<Store>> store = Open();
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  JobRecord job = Job("nan", "fail");
+  job.outputs[0].cosine = 0.9999999999999998;
+  job.outputs[0].snr_db = 90.0;
+  job.outputs[0].non_finite = 0;
+  job.outputs[0].introduced_non_finite = 0;
+  OutputRecord broken;
+  broken.output = "probs";
+  broken.verdict = "fail";
+  broken.worst_index = "[0, 0]";
+  broken.mismatches = 10;
+  broken.non_finite = 10;
+  broken.introduced_non_finite = 10;
+  job.outputs.push_back(broken);
+  JobRecord clean = Job("clean", "pass");
+  clean.outputs[0].cosine = 0.5;
+  clean.outputs[0].non_finite = 0;
+  clean.outputs[0].introduced_non_finite = 0;
+  Result<int64_t> run = (*store)->BeginRun({"m.yaml", "h", "v", "", "", "t"});
+  ASSERT_TRUE((*store)->RecordJob(*run, job).ok());
+  ASSERT_TRUE((*store)->RecordJob(*run, clean).ok());
+  Result<std::vector<HistoryRow>> rows = (*store)->Jobs({});
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  ASSERT_EQ(rows->size(), 2u);
+  EXPECT_FALSE((*rows)[0].cosine.has_value());
+  EXPECT_FALSE((*rows)[0].snr_db.has_value());
+  EXPECT_EQ((*rows)[0].non_finite, 10);
+  EXPECT_EQ((*rows)[0].introduced_non_finite, 10);
+  EXPECT_EQ((*rows)[0].mismatches, 13);
+  EXPECT_EQ((*rows)[1].cosine, 0.5);
+  EXPECT_EQ((*rows)[1].non_finite, 0);
 }
 
 TEST_P(StoreContractTest, NewerSchemaIsRefusedNamingBothVersions) {

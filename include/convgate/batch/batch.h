@@ -5,7 +5,7 @@
 // its stderr, its duration), never the batch's. Jobs are children of the batch and die with it
 // (core/subprocess.h), so a batch killed with SIGKILL leaves no job running and, because each job
 // is recorded in one transaction after it ended, no partial row: --resume then runs exactly the
-// entries without a result.
+// entries without a verdict (no job, or an error as their latest; --skip-errors keeps errors).
 #pragma once
 
 #include <filesystem>
@@ -26,8 +26,12 @@ namespace convgate::batch {
 struct BatchOptions {
   std::filesystem::path out_dir;  // per-job folders <out>/<entry id>, summary.json
   int jobs = 1;                   // at once; the CLI's default is the number of cores
-  bool resume = false;            // skip entries whose key already has a result in the store
-  int shard_index = 0;            // this process takes entries with ShardHash(id) % count == index
+  // Skip entries whose key already has a verdict in the store: its latest job passed or failed.
+  // An entry whose latest job is an error (it could not load, convert or run, crashed, timed out)
+  // has no verdict and runs again, unless skip_errors.
+  bool resume = false;
+  bool skip_errors = false;  // with resume: skip entries whose latest job is an error too
+  int shard_index = 0;       // this process takes entries with ShardHash(id) % count == index
   int shard_count = 1;
   // Per job unless the entry sets its own: long enough for a conversion of a mid-sized model, short
   // enough that a hung job does not hold a nightly batch for hours.
@@ -61,7 +65,8 @@ struct BatchSummary {
   int errors = 0;
   std::map<std::string, int> errors_by_category;
   int skipped_done = 0;
-  // Of the skipped entries, the verdicts recorded earlier (they count in the exit code).
+  // Of the skipped entries, the verdicts recorded earlier (they count in the exit code); "error"
+  // only with skip_errors.
   std::map<std::string, int> skipped_verdicts;
   bool interrupted = false;
   double wall_seconds = 0.0;

@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -47,6 +48,10 @@ struct ManifestEntry {
   std::string ContentHash() const;
   // "which conversion": "to:fp16", "target:converted.onnx", "" for run.
   std::string Conversion() const;
+  // The conversion's parameters: every `--param NAME=VALUE` of flags (`params:`, or given
+  // verbatim in `flags:`), by name. A name given twice keeps its first value (the job then stops
+  // with a usage error anyway).
+  std::map<std::string, std::string> Params() const;
 };
 
 struct Manifest {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -13,11 +14,12 @@
 namespace convgate::batch {
 
 struct GateRecord {
-  std::string store_location;     // --store
-  std::string entry_id;           // --id, else DefaultEntryId(model)
-  std::string command;            // "run", "compare", "verify"
-  std::filesystem::path model;    // the source (run: the model)
-  std::string conversion;         // as a manifest entry's: "to:fp16", "target:x.onnx", ""
+  std::string store_location;   // --store
+  std::string entry_id;         // --id, else DefaultEntryId(model)
+  std::string command;          // "run", "compare", "verify"
+  std::filesystem::path model;  // the source (run: the model)
+  std::string conversion;       // as a manifest entry's: "to:fp16", "target:x.onnx", ""
+  std::map<std::string, std::string> conversion_params;  // --param NAME=VALUE
   std::vector<std::string> argv;  // the whole command line, for the run row and the key
   std::string out_dir;            // --out, "" when none
   int exit_code = 0;

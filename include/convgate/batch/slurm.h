@@ -28,6 +28,7 @@ struct SlurmArrayOptions {
   std::string store;               // a database URL as given, or an absolute SQLite path
   int tasks = 1;                   // the array's size (>= 1)
   bool resume = false;             // passed to every task
+  bool skip_errors = false;        // passed to every task (with resume)
   double timeout_seconds = 0.0;    // per job, passed to every task when > 0
 };
 

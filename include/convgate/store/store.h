@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -24,7 +25,7 @@ namespace convgate::store {
 
 // The schema version this binary writes and reads. A store whose schema is newer is refused
 // (FailedPrecondition naming both versions) rather than written with an older idea of its tables.
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 
 struct StoreOptions {
   // A file path (SQLite, created with its folder's permissions when missing) or ":memory:"; or a
@@ -60,6 +61,13 @@ struct OutputRecord {
   std::string worst_index;  // "[0, 6]", "" when unknown
   std::optional<double> worst_source;
   std::optional<double> worst_target;
+  // Schema version 3. The target's NaN and +-Inf elements (a run's: the model's), and of those the
+  // ones where the source is finite (the target introduced them; unset for a run). Unset when
+  // unknown (a job recorded before version 3, an output that was not compared). When the target
+  // introduced any, or no element pair was finite, the error figures above and cosine and SNR are
+  // unset: NaN is never agreement (ReadJobJson).
+  std::optional<int64_t> non_finite;
+  std::optional<int64_t> introduced_non_finite;
 };
 
 struct JobRecord {
@@ -73,8 +81,15 @@ struct JobRecord {
   std::string command;            // "verify", "compare", "run"
   std::string conversion;         // "to:fp16", "target:<path>", "" for run
   std::string conversion_path;    // verify_result.json's conversion_path, "" when none
-  std::string verdict;            // "pass", "fail", "error"
-  int exit_code = -1;             // the child's, -1 when it did not exit (signal, timeout, skipped)
+  // Schema version 3: with `conversion`, the conversion's identity (ConversionIdentity). The
+  // conversion's parameters in canonical form (CanonicalParams: "keep_io_types=1,op_block_list=
+  // Resize"), "" when none; and the converter that ran, its tool and version from report.json's
+  // conversion record ("convgate fp16 0.1.0 (fp16 revision 3)"), "" when unknown (no conversion,
+  // or the job stopped before converting).
+  std::string conversion_params;
+  std::string converter_version;
+  std::string verdict;  // "pass", "fail", "error"
+  int exit_code = -1;   // the child's, -1 when it did not exit (signal, timeout, skipped)
   int signal = 0;
   double duration_seconds = 0.0;
   std::string error_category;  // "" for pass/fail; "missing-file", "timeout", "crash", ...
@@ -99,13 +114,34 @@ struct HistoryRow {
   std::optional<int64_t> mismatches;
   std::optional<double> cosine;
   std::optional<double> snr_db;
+  // The totals over the job's outputs of OutputRecord's non-finite counts (schema version 3).
+  // cosine and snr_db are unset when any output has introduced non-finite elements.
+  std::optional<int64_t> non_finite;
+  std::optional<int64_t> introduced_non_finite;
 };
+
+// "a=1,b=x,y": the parameters sorted by name (a std::map's order), name=value joined by ','.
+std::string CanonicalParams(const std::map<std::string, std::string>& params);
+
+// How history names a job's conversion: its `conversion` with its parameters in braces,
+// "to:fp16{keep_io_types=1,op_block_list=Resize}"; the conversion alone when it has none.
+std::string ConversionLabel(const JobRecord& job);
+
+// The key of a job's series (history --regressions and --trend): entry id, model id, conversion
+// and parameters; a given target counts as "target:" whatever its file name (an entry whose
+// nightly target is written under a new name is still the same conversion).
+std::vector<std::string> SeriesKey(const JobRecord& job);
+
+// Whether two jobs ran the same conversion, so their figures compare: the same SeriesKey, and the
+// same converter version where both know it (a job that stopped before converting does not).
+bool SameConversion(const JobRecord& a, const JobRecord& b);
 
 struct HistoryQuery {
   std::string pattern;  // "" (every entry) or a glob over entry id and model id ("tiny*")
   std::string since;    // "" or an ISO 8601 prefix; jobs finished at or after it
-  // Only the jobs of entries whose latest matching job (by entry id) is not a pass: everything
-  // `history --regressions` needs, without reading the history of every entry that passes.
+  // Only the jobs of entries one of whose series (entry id, model id, conversion and its
+  // parameters) has a latest matching job that is not a pass: everything `history --regressions`
+  // needs, without reading the history of every entry that passes.
   bool failing_latest_only = false;
   // false: the rows' figures (HistoryRow max_abs_error ... snr_db) may be left empty, for queries
   // that read only verdicts over many jobs (history --regressions over 100,000 rows). A store may
@@ -140,7 +176,9 @@ class Store {
   // How many job rows carry `entry_key` (tests: "exactly once").
   virtual Result<int64_t> CountJobs(const std::string& entry_key) = 0;
 
-  // The latest job of each (entry id, conversion) matching the query, ordered by entry id.
+  // The latest job of each series (entry id, model id, conversion, conversion parameters)
+  // matching the query, ordered by entry id, conversion and parameters. A newer converter
+  // version supersedes an older one.
   virtual Result<std::vector<HistoryRow>> Latest(const HistoryQuery& query) = 0;
 
   // Every job matching the query, oldest first (for trends and regressions).

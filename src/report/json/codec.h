@@ -130,6 +130,11 @@ class JsonWriter {
   void OptionalNumber(std::string_view key, const std::optional<double>& value) {
     if (value) out_[key] = *value;
   }
+  // A statistic that may be undefined: null when `undefined` or NaN (never the string "nan"). A
+  // null reads back as 0 when `undefined` (what the statistic holds then), else as NaN.
+  void NumberOrNull(std::string_view key, double value, bool undefined) {
+    out_[key] = undefined || value != value ? nlohmann::json(nullptr) : EncodeNumber(value);
+  }
   // A value spelled by `name(value)`, read back by `parse(text)` -> Result<T> (a statistic).
   template <typename T, typename Name, typename Parse>
   void Parsed(std::string_view key, const T& value, Name name, Parse /*parse*/,
@@ -304,6 +309,13 @@ class JsonReader {
   void Ints(std::string_view key, std::vector<int64_t>& value) { value = json_.Ints(key); }
   void OptionalNumber(std::string_view key, std::optional<double>& value) {
     value = json_.OptionalNumber(key);
+  }
+  void NumberOrNull(std::string_view key, double& value, bool undefined) {
+    if (!json_.Raw(key).is_null()) {
+      value = DecodeNumber(json_, key);
+    } else {
+      value = undefined ? 0.0 : std::numeric_limits<double>::quiet_NaN();
+    }
   }
   template <typename T, typename Name, typename Parse>
   void Parsed(std::string_view key, T& value, Name /*name*/, Parse parse,

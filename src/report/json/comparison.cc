@@ -81,12 +81,14 @@ void ErrorStatsFields(Io& io, Errors& errors) {
                   });
 }
 
+// Cosine and SNR are null where undefined: without a finite element pair (`no_pairs`; the
+// metrics are then all 0), or NaN. NaN is never agreement, and 0 would read as a figure.
 template <typename Io, typename Metrics>
-void MetricsFields(Io& io, Metrics& metrics) {
+void MetricsFields(Io& io, Metrics& metrics, bool no_pairs) {
   io.Number("rmse", metrics.rmse);
   io.Number("nmse", metrics.nmse);
-  io.Number("cosine", metrics.cosine);
-  io.Number("snr_db", metrics.snr_db);
+  io.NumberOrNull("cosine", metrics.cosine, no_pairs);
+  io.NumberOrNull("snr_db", metrics.snr_db, no_pairs);
   io.Number("psnr_db", metrics.psnr_db);
   io.Number("peak", metrics.peak);
 }
@@ -161,7 +163,8 @@ void ComparisonFields(Io& io, Cmp& cmp, const ComparisonContext& context) {
                             : Absent<std::vector<std::string>>{});
   io.Texts("comparison_notes", cmp.notes, Default(std::vector<std::string>{}));
   io.Object(
-      "metrics", cmp.metrics, [](auto& part, auto& metrics) { MetricsFields(part, metrics); },
+      "metrics", cmp.metrics,
+      [&](auto& part, auto& metrics) { MetricsFields(part, metrics, cmp.errors.compared == 0); },
       Presence::kOptionalOnRead);
   ErrorSummaryField(io, cmp);
 }

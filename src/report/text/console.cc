@@ -84,6 +84,15 @@ std::string FloorMultipleText(const std::optional<double>& multiple) {
   return multiple ? Short(*multiple) + "x" : "-";
 }
 
+// max|diff| where the target introduced NaN or Inf: |t - s| is NaN or Inf there, so the finite
+// pairs' largest error (0 when there are none) must not stand for the output's. "nan" when any
+// introduced element is NaN, else "inf"; "" when the target introduced none.
+std::string IntroducedNonFinite(const compare::NonFiniteSplit& split) {
+  if (split.introduced_nan > 0) return "nan";
+  if (split.introduced_inf > 0) return "inf";
+  return "";
+}
+
 std::vector<std::string> CompareRow(const gate::OutputCheck& check, bool calibrated) {
   std::vector<std::string> row{std::to_string(check.sample), check.output};
   if (!check.comparison) {
@@ -95,7 +104,10 @@ std::vector<std::string> CompareRow(const gate::OutputCheck& check, bool calibra
     row.push_back(cmp.target_desc);
     // No numeric statistics exist when nothing numeric was compared (strings, all non-finite).
     const bool numeric = cmp.errors.compared > 0;
-    row.push_back(numeric ? Short(cmp.errors.max_abs_error) : "-");
+    const std::string introduced = IntroducedNonFinite(cmp.non_finite);
+    row.push_back(!introduced.empty() ? introduced
+                  : numeric           ? Short(cmp.errors.max_abs_error)
+                                      : "-");
     row.push_back(numeric ? Short(cmp.errors.mean_abs_error) : "-");
     row.push_back(numeric ? Short(cmp.errors.abs_error_percentiles[3]) : "-");  // p99
     row.push_back(numeric ? Short(cmp.errors.max_rel_error) : "-");
@@ -134,6 +146,27 @@ std::optional<double> WorstFloorMultiple(const gate::CompareReport& report,
   return worst;
 }
 
+// The aggregate row's max|diff|: "nan" or "inf" (IntroducedNonFinite) when a sample's target
+// introduced one, "-" when no sample had a finite pair, else the largest |diff|.
+std::string AggregateMaxDiff(const gate::CompareReport& report, const gate::OutputAggregate& row,
+                             bool numeric) {
+  std::string introduced;
+  for (const gate::OutputCheck& check : report.checks) {
+    if (check.output != row.output || !check.comparison) continue;
+    const std::string kind = IntroducedNonFinite(check.comparison->non_finite);
+    if (introduced != "nan" && !kind.empty()) introduced = kind;
+  }
+  if (!introduced.empty()) return introduced;
+  return numeric ? Short(row.max_abs_error) : "-";
+}
+
+// Whether any sample of the output had a finite element pair (else its statistics are all 0).
+bool AnyFinitePair(const gate::CompareReport& report, const std::string& output) {
+  return std::any_of(report.checks.begin(), report.checks.end(), [&](const auto& check) {
+    return check.output == output && check.comparison && check.comparison->errors.compared > 0;
+  });
+}
+
 std::string AggregateTable(const gate::CompareReport& report, bool color) {
   const bool calibrated = Calibrated(report);
   std::vector<std::string> header{"output",       "target",     "samples", "max|diff|",
@@ -142,13 +175,14 @@ std::string AggregateTable(const gate::CompareReport& report, bool color) {
   header.insert(header.end(), {"mismatches", "failed samples", "first failing"});
   Table table(header);
   for (const gate::OutputAggregate& row : report.aggregates) {
+    const bool numeric = AnyFinitePair(report, row.output);
     std::vector<std::string> cells{row.output,
                                    TargetDesc(report, row.output),
                                    std::to_string(row.samples),
-                                   Short(row.max_abs_error),
+                                   AggregateMaxDiff(report, row, numeric),
                                    row.worst_sample < 0 ? "-" : std::to_string(row.worst_sample),
-                                   Short(row.mean_abs_error),
-                                   Short(row.max_rel_error)};
+                                   numeric ? Short(row.mean_abs_error) : "-",
+                                   numeric ? Short(row.max_rel_error) : "-"};
     if (calibrated) cells.push_back(FloorMultipleText(WorstFloorMultiple(report, row.output)));
     cells.insert(
         cells.end(),
