@@ -91,7 +91,7 @@ struct Sides {
   internal::LoadedModel source;
   internal::LoadedModel target;
   std::string target_bytes;
-  std::vector<std::string> source_values;  // every value the source graph names
+  std::vector<std::string> source_values;      // every value the source graph names
   std::map<std::string, DType> target_dtypes;  // what the target computes each value in
 };
 
@@ -185,8 +185,7 @@ Result<Captured> Capture(Sides& sides, const NodeCheck& node, const TensorMap& s
       for (const std::string& input : from_output) {
         notes.push_back("input '" + input + "' has no counterpart in the source: the source's '" +
                         node.tensor + "', the value the Cast passes on");
-        CONVGATE_ASSIGN_OR_RETURN(Tensor fed,
-                                  AsTarget(sides, input, entry.tensor.Clone(), notes));
+        CONVGATE_ASSIGN_OR_RETURN(Tensor fed, AsTarget(sides, input, entry.tensor.Clone(), notes));
         CONVGATE_RETURN_IF_ERROR(captured.feeds.Insert(input, std::move(fed)));
       }
     }

@@ -149,7 +149,7 @@ struct PerNodeReport {
   // The benign change the per-tensor noise floors were measured under ("ONNX Runtime graph
   // optimization disabled (the gate's: extended), 1 thread"); empty when uncalibrated.
   std::string calibration;
-  std::vector<NodeCheck> nodes;     // target topological order
+  std::vector<NodeCheck> nodes;  // target topological order
   std::vector<std::string> unmatched_target;
   std::vector<std::string> unmatched_source;
   // An OpenVINO IR target: source tensors whose producing node OpenVINO fused into a layer, so

@@ -80,9 +80,12 @@ void ApplyFusedNames(const PerNodeContext& context, const SourceIndex& source,
     const int last = *std::max_element(resolved.begin(), resolved.end());
     const bool listed = std::count(resolved.begin(), resolved.end(), producer->second) > 0;
     if (listed && producer->second != last) {
+      // The layer computes more than this node (the convolution scaled by the BatchNorm after
+      // it): its value is no source tensor's, and the last fused node's tensor is compared where
+      // the IR carries it.
       report.not_comparable.push_back(
-          {check.tensor, "fused into " + LayerText(layer) + ", which computes the value of '" +
-                             source.Label(last) + "'"});
+          {check.tensor,
+           "fused into " + LayerText(layer) + " together with '" + source.Label(last) + "'"});
       continue;
     }
     fused_by_check[kept.size()] = resolved;
@@ -105,8 +108,8 @@ void InferFusedAway(const SourceIndex& source, std::map<size_t, std::vector<int>
     const auto producer = source.producer.find(tensor);
     std::set<int> seen;
     std::vector<int> frontier;
-    for (int consumer : source.consumers.count(tensor) ? source.consumers.at(tensor)
-                                                       : std::vector<int>{}) {
+    for (int consumer :
+         source.consumers.count(tensor) ? source.consumers.at(tensor) : std::vector<int>{}) {
       frontier.push_back(consumer);
     }
     int reached = -1;  // the earliest matched node the tensor flows into

@@ -250,8 +250,8 @@ std::optional<FloatFormat> FormatOf(DType dtype) {
 double HalfUlp(double value, const FloatFormat& format) {
   int exponent = 0;
   if (value != 0.0) std::frexp(std::abs(value), &exponent);  // |value| = m * 2^exponent
-  const int binade = value == 0.0 ? format.min_exponent : std::max(exponent - 1,
-                                                                     format.min_exponent);
+  const int binade =
+      value == 0.0 ? format.min_exponent : std::max(exponent - 1, format.min_exponent);
   return std::ldexp(1.0, binade - format.digits);
 }
 

@@ -227,8 +227,8 @@ Status LoadGraphs(PerNodeContext& context) {
 // "ONNX Runtime graph optimization disabled (the gate's: extended)".
 std::string LevelChange(backends::GraphOptimization variant, backends::GraphOptimization gate) {
   return std::string("ONNX Runtime graph optimization ") +
-         backends::GraphOptimizationName(variant) + " (the gate's: " +
-         backends::GraphOptimizationName(gate) + ")";
+         backends::GraphOptimizationName(variant) +
+         " (the gate's: " + backends::GraphOptimizationName(gate) + ")";
 }
 
 // The source loaded again under a benign change, for the noise floors: ONNX Runtime's graph
@@ -251,8 +251,9 @@ std::unique_ptr<backends::Model> LoadVariant(const PerNodeContext& context, PerN
   Result<std::unique_ptr<backends::Model>> variant =
       context.source.backend->Load(context.source.path, load);
   if (!variant.ok()) {
-    report.notes.push_back("no per-tensor noise floors: the source could not be loaded again with " +
-                           change + ": " + variant.status().ToString());
+    report.notes.push_back(
+        "no per-tensor noise floors: the source could not be loaded again with " + change + ": " +
+        variant.status().ToString());
     return nullptr;
   }
   report.calibration = change;
@@ -355,7 +356,8 @@ void AddToFloor(const Tensor& source, const Tensor& variant, compare::NoiseFloor
     if (!std::isfinite(left) || !std::isfinite(right)) continue;
     const double diff = std::abs(left - right);
     floor.max_abs = std::max(floor.max_abs, diff);
-    floor.max_rel = std::max(floor.max_rel, diff / std::max(std::abs(left), compare::kRelErrorFloor));
+    floor.max_rel =
+        std::max(floor.max_rel, diff / std::max(std::abs(left), compare::kRelErrorFloor));
   }
   ++floor.samples;
 }
@@ -375,8 +377,7 @@ NodeSampleResult CompareNodeTensor(int sample, const std::string& name, const Te
   // A tolerance nobody set rises to the floor's reach (noise_floor.h); a set one is the user's.
   const std::string& origin = check.policy.atol_origin;
   const bool set = origin == "global setting" || origin == "output setting";
-  if (floor != nullptr && !set &&
-      compare::kNoiseFloorFactor * floor->max_abs > check.policy.atol) {
+  if (floor != nullptr && !set && compare::kNoiseFloorFactor * floor->max_abs > check.policy.atol) {
     check.policy.atol = compare::kNoiseFloorFactor * floor->max_abs;
     check.policy.atol_origin = "noise floor";
   }
@@ -389,10 +390,9 @@ NodeSampleResult CompareNodeTensor(int sample, const std::string& name, const Te
   JudgeCheck(check, &source, &target);
   NodeSampleResult result = Condense(sample, check);
   if (floor != nullptr) {
-    result.floor_multiple = floor->max_abs > 0 ? result.max_abs_error / floor->max_abs
-                            : result.max_abs_error > 0
-                                ? std::numeric_limits<double>::infinity()
-                                : 0.0;
+    result.floor_multiple = floor->max_abs > 0         ? result.max_abs_error / floor->max_abs
+                            : result.max_abs_error > 0 ? std::numeric_limits<double>::infinity()
+                                                       : 0.0;
   }
   return result;
 }
@@ -414,7 +414,8 @@ void FetchTensors(backends::Model& model, const TensorMap& sample,
   for (const std::string& name : names) FetchTensors(model, sample, {name}, out, errors, runs);
 }
 
-Result<PerNodeReport> RunPerNode(const PerNodeSide& source, const backends::LoadOptions& source_load,
+Result<PerNodeReport> RunPerNode(const PerNodeSide& source,
+                                 const backends::LoadOptions& source_load,
                                  const PerNodeSide& target,
                                  const backends::LoadOptions& target_load,
                                  const std::vector<TensorMap>& samples,

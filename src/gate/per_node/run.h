@@ -39,14 +39,14 @@ struct PerNodeContext {
   std::string target_bytes;  // the target's structure (no weights), until sizes are estimated
   std::vector<graph::NodeInfo> target_nodes;
   std::vector<graph::NodeInfo> source_nodes;  // an OpenVINO IR target's source only (fusion.cc)
-  std::set<std::string> source_produced;  // tensors a source node produces
+  std::set<std::string> source_produced;      // tensors a source node produces
   std::set<std::string> target_produced;
   std::map<std::string, size_t> target_producer;  // tensor -> index into target_nodes
-  std::map<std::string, int64_t> sizes;  // estimated bytes per tensor
+  std::map<std::string, int64_t> sizes;           // estimated bytes per tensor
   // The dtype each target value has (shape inference on an ONNX target, then what was fetched):
   // a node run alone is fed the source's tensors cast to these, as the target computes them.
   std::map<std::string, DType> target_dtypes;
-  int64_t fallback_size = 0;             // for tensors shape inference could not size
+  int64_t fallback_size = 0;  // for tensors shape inference could not size
   int64_t budget = 0;
   // The source's tensors of the last chunk, per sample, when it ran ahead (run.cc CompareChunk):
   // local errors take their source tensors from here before fetching them again, which for a
@@ -65,7 +65,8 @@ struct PerNodeContext {
 // Compares every matched intermediate of every sample (chunked) and fills `report`, then adds
 // local errors per `options.local_error` and analyses the result. Errors are for what stops the
 // whole run (an unreadable model file); a tensor that cannot be fetched is an errored node.
-Result<PerNodeReport> RunPerNode(const PerNodeSide& source, const backends::LoadOptions& source_load,
+Result<PerNodeReport> RunPerNode(const PerNodeSide& source,
+                                 const backends::LoadOptions& source_load,
                                  const PerNodeSide& target,
                                  const backends::LoadOptions& target_load,
                                  const std::vector<TensorMap>& samples,

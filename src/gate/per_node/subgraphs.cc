@@ -428,10 +428,9 @@ Result<PerNodeReport> RunPerNodeWithSubgraphs(
   int runs = 0;
   CONVGATE_RETURN_IF_ERROR(source_side.Run(runs));
   CONVGATE_RETURN_IF_ERROR(target_side.Run(runs));
-  CONVGATE_ASSIGN_OR_RETURN(
-      PerNodeReport report,
-      RunPerNode(source_side.side(), source_load, target_side.side(), target_load, samples, policy,
-                 options));
+  CONVGATE_ASSIGN_OR_RETURN(PerNodeReport report,
+                            RunPerNode(source_side.side(), source_load, target_side.side(),
+                                       target_load, samples, policy, options));
   report.runs += runs;
   if (source_side.checks().empty() && target_side.checks().empty()) return report;
   std::set<std::string> compared;

@@ -178,10 +178,10 @@ std::string AddedErrorTable(const gate::PerNodeReport& per_node, bool color) {
     const bool rounding = !passed && node.local->within_rounding;
     const std::string verdict =
         passed ? "pass" : (rounding ? node.local->rounding_dtype + " rounding" : "FAIL");
-    table.AddRow({node.node.empty() ? "#" + std::to_string(node.node_index) : node.node,
-                  node.op_type, node.tensor, ErrorCell(node.local->result), verdict,
-                  ModelErrorCell(node)},
-                 passed || rounding ? "" : kRed);
+    table.AddRow(
+        {node.node.empty() ? "#" + std::to_string(node.node_index) : node.node, node.op_type,
+         node.tensor, ErrorCell(node.local->result), verdict, ModelErrorCell(node)},
+        passed || rounding ? "" : kRed);
   }
   return "  error added by each node (largest first):\n" + table.Render(color);
 }
@@ -292,9 +292,8 @@ std::string PerNodeSection(const gate::CompareReport& report, bool color) {
   std::string notes;
   for (const std::string& note : per_node.notes) notes += "  note: " + note + "\n";
   return Paint(SummaryLine(per_node), kBold, color) + CalibrationLine(per_node) +
-         FirstDivergentLine(per_node) +
-         CulpritLine(per_node) + NotComparableLines(per_node) + NonFiniteLines(per_node) +
-         AddedErrorTable(per_node, color) +
+         FirstDivergentLine(per_node) + CulpritLine(per_node) + NotComparableLines(per_node) +
+         NonFiniteLines(per_node) + AddedErrorTable(per_node, color) +
          SubgraphTable(per_node, color) + notes + GateLine(per_node) + "\n";
 }
 
