@@ -2,6 +2,7 @@
 // and prove the reproducer.
 #include <algorithm>
 #include <cstdio>
+#include <map>
 
 #include "convgate/core/file_util.h"
 #include "convgate/core/numbers.h"
@@ -11,6 +12,7 @@
 #include "convgate/graph/onnx_model.h"
 #include "convgate/inputs/dataset.h"
 #include "convgate/io/npz.h"
+#include "gate/per_node/run.h"
 
 namespace convgate::gate {
 namespace {
@@ -52,11 +54,20 @@ Result<int> ChooseNode(const PerNodeReport& per_node, const std::string& wanted,
         "the tolerance";
     return per_node.culprit;
   }
-  if (per_node.first_divergent >= 0) {
-    reason =
-        "first divergent node (no node's own error fails the tolerance: the error "
-        "accumulates; this node alone may not reproduce it)";
-    return per_node.first_divergent;
+  // A node that alone is within its own dtype's rounding (a Cast to float16) reproduces nothing
+  // but a dtype: the first divergent node that is not such a one.
+  for (int idx = std::max(per_node.first_divergent, 0);
+       per_node.first_divergent >= 0 && idx < static_cast<int>(per_node.nodes.size()); ++idx) {
+    const NodeCheck& node = per_node.nodes[idx];
+    if (node.status == NodeStatus::kPassed) continue;
+    if (node.local && node.local->computed && node.local->within_rounding) continue;
+    reason = idx == per_node.first_divergent
+                 ? "first divergent node (no node's own error fails the tolerance: the error "
+                   "accumulates; this node alone may not reproduce it)"
+                 : "first divergent node whose error alone is more than its dtype's rounding (no "
+                   "node's own error fails the tolerance: the error accumulates; this node alone "
+                   "may not reproduce it)";
+    return idx;
   }
   return -1;
 }
@@ -80,7 +91,8 @@ struct Sides {
   internal::LoadedModel source;
   internal::LoadedModel target;
   std::string target_bytes;
-  std::vector<std::string> source_values;  // every value the source graph names
+  std::vector<std::string> source_values;      // every value the source graph names
+  std::map<std::string, DType> target_dtypes;  // what the target computes each value in
 };
 
 // Loads one side as the comparison did: resolved from its path and backend flag, created through
@@ -110,6 +122,8 @@ Result<Sides> LoadSides(const CompareOptions& options) {
   for (const TensorInfo& input : sides.source.model->signature().inputs) {
     sides.source_values.push_back(input.name);
   }
+  // Best effort: a value whose dtype inference cannot tell is captured as the source has it.
+  (void)graph::InferValueBytes(sides.target_bytes, {}, options.target, &sides.target_dtypes);
   return sides;
 }
 
@@ -126,15 +140,38 @@ struct Captured {
   TensorMap expected;  // the source's value of the node's output: what the node must match
 };
 
-// One run of the source gives both its inputs and the expected output.
+// `tensor` as the target holds `name`: cast when both dtypes are floating and differ (a float16
+// node is fed, and computes, float16). Notes the cast.
+Result<Tensor> AsTarget(const Sides& sides, const std::string& name, Tensor tensor,
+                        std::vector<std::string>& notes) {
+  const auto wanted = sides.target_dtypes.find(name);
+  if (wanted == sides.target_dtypes.end() || wanted->second == tensor.dtype() ||
+      !IsFloating(wanted->second) || !IsFloating(tensor.dtype())) {
+    return tensor;
+  }
+  notes.push_back("'" + name + "': the source's " + std::string(DTypeName(tensor.dtype())) +
+                  " value rounded to " + std::string(DTypeName(wanted->second)) +
+                  ", the dtype the target holds it in");
+  return internal::CastFloat(tensor, wanted->second);
+}
+
+// One run of the source gives both its inputs and the expected output, each in the dtype the
+// target has for it: the reproducer then differs from the source in values, never in a dtype.
 Result<Captured> Capture(Sides& sides, const NodeCheck& node, const TensorMap& sample,
                          const std::vector<std::string>& target_values,
                          std::vector<std::string>& notes) {
-  std::vector<std::string> from_source, from_target;
+  std::vector<std::string> from_source, from_target, from_output;
   for (const std::string& name : node.inputs) {
-    if (name.empty() || Contains(from_source, name) || Contains(from_target, name)) continue;
+    if (name.empty() || Contains(from_source, name) || Contains(from_target, name) ||
+        Contains(from_output, name)) {
+      continue;
+    }
     if (Contains(sides.source_values, name)) {
       from_source.push_back(name);
+    } else if (node.op_type == "Cast" && Contains(target_values, name)) {
+      // A Cast the float16 converter added: its input carries the value the source has under
+      // the Cast's output name (per_node/local_error.cc).
+      from_output.push_back(name);
     } else if (Contains(target_values, name)) {
       from_target.push_back(name);
     }  // else: an initializer of the target, which the one-node model carries itself
@@ -144,8 +181,18 @@ Result<Captured> Capture(Sides& sides, const NodeCheck& node, const TensorMap& s
   CONVGATE_ASSIGN_OR_RETURN(TensorMap source, sides.source.model->Run(sample, requested));
   Captured captured;
   for (auto& entry : source) {
+    if (entry.name == node.tensor) {
+      for (const std::string& input : from_output) {
+        notes.push_back("input '" + input + "' has no counterpart in the source: the source's '" +
+                        node.tensor + "', the value the Cast passes on");
+        CONVGATE_ASSIGN_OR_RETURN(Tensor fed, AsTarget(sides, input, entry.tensor.Clone(), notes));
+        CONVGATE_RETURN_IF_ERROR(captured.feeds.Insert(input, std::move(fed)));
+      }
+    }
+    CONVGATE_ASSIGN_OR_RETURN(Tensor held,
+                              AsTarget(sides, entry.name, std::move(entry.tensor), notes));
     TensorMap& into = entry.name == node.tensor ? captured.expected : captured.feeds;
-    CONVGATE_RETURN_IF_ERROR(into.Insert(entry.name, std::move(entry.tensor)));
+    CONVGATE_RETURN_IF_ERROR(into.Insert(entry.name, std::move(held)));
   }
   if (!from_target.empty()) {
     CONVGATE_ASSIGN_OR_RETURN(TensorMap own, sides.target.model->Run(sample, from_target));
@@ -297,9 +344,17 @@ Status WriteReproducer(const ReduceOptions& options, const std::filesystem::path
   const bool dtype_only = failed && FailsOnDTypeAlone(*report.reproduction);
   report.reproduces = failed && !dtype_only;
   if (dtype_only) {
+    // A reproducer whose only difference is a dtype reproduces nothing: none is left behind.
+    for (const std::string& file : report.files) {
+      if (file == "README.md") continue;
+      std::error_code ec;
+      std::filesystem::remove(dir / file, ec);
+    }
+    report.files = {"README.md"};
     report.notes.push_back(
-        "the node's output dtype differs from the source's (a float16 conversion?): the "
-        "reproducer fails on the dtype alone, which is not the failure found in the model");
+        "the node's output dtype differs from the source's and the dtype could not be matched: "
+        "the reproducer failed on the dtype alone, which is not the failure found in the model, "
+        "so it was not kept");
   } else if (!report.reproduces) {
     report.notes.push_back(
         "the node alone passes on the source's inputs: its error in the whole model is "

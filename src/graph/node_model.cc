@@ -4,6 +4,7 @@
 #include <google/protobuf/io/coded_stream.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <optional>
 #include <set>
 #include <utility>
 #include <vector>
@@ -317,7 +318,7 @@ int64_t TypeBytes(const onnx::TypeProto& type) {
 
 Result<std::map<std::string, int64_t>> InferValueBytes(
     std::string_view model_bytes, const std::map<std::string, std::vector<int64_t>>& input_shapes,
-    const std::filesystem::path& path) {
+    const std::filesystem::path& path, std::map<std::string, DType>* dtypes) {
   CONVGATE_ASSIGN_OR_RETURN(onnx::ModelProto model, ParseModelProto(model_bytes, path));
   FixInputShapes(input_shapes, *model.mutable_graph());
   try {
@@ -326,10 +327,18 @@ Result<std::map<std::string, int64_t>> InferValueBytes(
     // Best effort: whatever value_info the model declares (or inference added) still sizes.
   }
   std::map<std::string, int64_t> sizes;
+  auto record_dtype = [&](const onnx::ValueInfoProto& info) {
+    if (dtypes == nullptr || !info.type().has_tensor_type()) return;
+    if (std::optional<DType> dtype = DTypeFromOnnx(info.type().tensor_type().elem_type())) {
+      (*dtypes)[info.name()] = *dtype;
+    }
+  };
   auto record = [&](const onnx::ValueInfoProto& info) {
     const int64_t bytes = TypeBytes(info.type());
     if (bytes >= 0) sizes[info.name()] = bytes;
+    record_dtype(info);
   };
+  for (const auto& info : model.graph().input()) record_dtype(info);
   for (const auto& info : model.graph().value_info()) record(info);
   for (const auto& info : model.graph().output()) record(info);
   return sizes;

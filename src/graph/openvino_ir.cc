@@ -89,6 +89,22 @@ std::vector<std::string> SplitNames(const std::string& names) {
   return out;
 }
 
+// A fused-names list: comma-separated, spaces around the names dropped ("a, b" and "a,b").
+std::vector<std::string> SplitFusedNames(const std::string& value) {
+  std::vector<std::string> names;
+  size_t start = 0;
+  while (start <= value.size()) {
+    size_t end = value.find(',', start);
+    if (end == std::string::npos) end = value.size();
+    size_t first = start, last = end;
+    while (first < last && IsSpace(value[first])) ++first;
+    while (last > first && IsSpace(value[last - 1])) --last;
+    if (last > first) names.push_back(value.substr(first, last - first));
+    start = end + 1;
+  }
+  return names;
+}
+
 struct Layer {
   NodeInfo info;
   std::map<int, std::vector<std::string>> port_names;  // output port id -> names
@@ -135,6 +151,16 @@ void AddTag(const Tag& tag, const std::vector<std::string>& stack, std::string& 
     const auto names = tag.attributes.find("names");
     graph.layers[layer_id].port_names[IntAttribute(tag, "id")] =
         names == tag.attributes.end() ? std::vector<std::string>{} : SplitNames(names->second);
+  } else if (tag.name == "attribute" && depth == 4 && stack[1] == "layers" &&
+             stack[3] == "rt_info") {
+    // <rt_info><attribute name="fused_names" version="0" value="Conv_0,BatchNormalization_1"/>
+    const std::string name = Attribute(tag, "name");
+    if (name == "fused_names" || name == "originalLayersNames") {
+      graph.layers[layer_id].info.fused = SplitFusedNames(Attribute(tag, "value"));
+    }
+  } else if (tag.name == "data" && depth == 3 && stack[1] == "layers" &&
+             tag.attributes.count("originalLayersNames") != 0) {
+    graph.layers[layer_id].info.fused = SplitFusedNames(Attribute(tag, "originalLayersNames"));
   } else if (tag.name == "edge" && depth == 2 && stack[1] == "edges") {
     IrGraph::Edge edge;
     edge.from_layer = Attribute(tag, "from-layer");

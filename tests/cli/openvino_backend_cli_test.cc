@@ -156,6 +156,68 @@ TEST_F(OpenVinoCliTest, PerNodeMatchesAnIrTargetsTensorsToTheOnnxSource) {
   // OpenVINO made the Gemm a MatMul and an Add; the Add carries the ONNX output's name.
   EXPECT_EQ(first["tensor"], "logits") << first.dump(1);
   EXPECT_EQ(first["op_type"], "Add") << first.dump(1);
+  // OpenVINO 2026 folds the BatchNorm into the convolution and drops the convolution's tensor
+  // name: 'conv' is not unmatched but fused into the layer that carries 'bn'.
+  const json& fused = report["per_node"]["not_comparable"];
+  ASSERT_TRUE(fused.is_array()) << report["per_node"].dump(1);
+  EXPECT_NE(fused.dump().find("{\"reason\":\"fused into 'BatchNormalization_bn'"),
+            std::string::npos)
+      << fused.dump(1);
+  EXPECT_EQ(report["per_node"]["culprit_not_determined"], "no local test against an OpenVINO IR");
+}
+
+// An IR as OpenVINO up to 2022 wrote it (scripts/make_fused_ir.py): the Convolution that absorbed
+// tinycnn's BatchNorm keeps the tensor name 'conv' but computes the scaled convolution, and each
+// layer's rt_info fused_names lists the ONNX nodes it carries. Compared by name, 'conv' fails a
+// faithful conversion (cosine ~0.9); read from the lists, it is "not comparable: fused into" the
+// Convolution, and 'bn' (the last fused node's value) is compared and matches. A perturbed
+// convolution then first diverges at the layer that carries it, named with its fused nodes, and
+// no culprit line pretends a local test ran.
+TEST_F(OpenVinoCliTest, PerNodeAgainstAFusedIrComparesLikeWithLike) {
+  const std::string script = (fs::path(CONVGATE_SOURCE_DIR) / "scripts/make_fused_ir.py").string();
+  const std::string python = (Venv() / "bin" / "python").string();
+  ProcessResult made =
+      testing::RunProcess({python, script, Model("tinycnn.onnx"), Path("fused.xml")});
+  ASSERT_EQ(made.exit_code, 0) << Describe(made);
+  ProcessResult r = Convgate({"compare", Model("tinycnn.onnx"), Path("fused.xml"), "--shape",
+                              "image:2x3x16x16", "--per-node", "--strict", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  json report = json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(report.is_discarded()) << r.out;
+  json per_node = report["per_node"];
+  EXPECT_EQ(per_node["summary"]["failed"], 0) << per_node.dump(1);
+  EXPECT_TRUE(per_node["first_divergent"].is_null()) << per_node["first_divergent"].dump(1);
+  ASSERT_TRUE(per_node["not_comparable"].is_array()) << per_node.dump(1);
+  EXPECT_EQ(per_node["not_comparable"][0]["tensor"], "conv");
+  EXPECT_NE(per_node["not_comparable"][0]["reason"].get<std::string>().find("fused into '"),
+            std::string::npos);
+  bool bn_compared = false;
+  for (const json& node : per_node["nodes"]) {
+    EXPECT_NE(node["tensor"], "conv") << node.dump(1);
+    if (node["tensor"] != "bn") continue;
+    bn_compared = true;
+    EXPECT_EQ(node["fused"], json({"Conv_conv", "BatchNormalization_bn"})) << node.dump(1);
+    EXPECT_EQ(node["status"], "passed");
+  }
+  EXPECT_TRUE(bn_compared) << per_node.dump(1);
+
+  ProcessResult injected =
+      testing::RunProcess({Tool("convgate-inject-fault").string(), Model("tinycnn.onnx"),
+                           Path("perturbed.onnx"), "--fault", "perturb-conv", "--factor", "1.05"});
+  ASSERT_EQ(injected.exit_code, 0) << Describe(injected);
+  made = testing::RunProcess({python, script, Path("perturbed.onnx"), Path("perturbed.xml")});
+  ASSERT_EQ(made.exit_code, 0) << Describe(made);
+  r = Convgate({"compare", Model("tinycnn.onnx"), Path("perturbed.xml"), "--shape",
+                "image:2x3x16x16", "--per-node"});
+  ASSERT_EQ(r.exit_code, 1) << Describe(r);
+  EXPECT_NE(r.out.find("first divergent: node 'BatchNormalization_bn' (Add, fused Conv_conv + "
+                       "BatchNormalization_bn) -> 'bn'"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("culprit: not determined (no local test against an OpenVINO IR)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("culprit: none"), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -77,6 +77,41 @@ TEST_F(PerNodeCliTest, PerturbedConvIsFirstDivergentAndCulprit) {
   EXPECT_EQ(per_node["by_added_error"][0]["node"], "Conv_conv");
 }
 
+// Issue 24: a float16 conversion keeps a node in float32 by casting around it; the Cast after it,
+// fed the target's already-wrong tensor, took the blame for an upstream fault (culprit
+// 'Resize__163_output_cast0'). Now each node alone is fed the source's values rounded as the
+// target rounds them, a Cast the value it passes on: the perturbed convolution is the culprit,
+// computed in float16 on float16 inputs, and no Cast fails by more than its own rounding.
+TEST_F(PerNodeCliTest, Fp16CastsAreNeverBlamedForAnUpstreamFault) {
+  const std::string broken = Inject("perturb-conv", "1.05");
+  ProcessResult converted = Convgate({"convert", broken, "--to", "fp16", "--param",
+                                      "op_block_list=Relu", "-o", Path("fp16.onnx")});
+  ASSERT_EQ(converted.exit_code, 0) << Describe(converted);
+  json per_node = PerNode(Path("fp16.onnx"), {"--local-error", "all"}, 1);
+  EXPECT_EQ(per_node["culprit"]["node"], "Conv_conv") << per_node.dump(1);
+  int casts = 0;
+  for (const json& node : per_node["nodes"]) {
+    const json& local = node["local"];
+    ASSERT_TRUE(local.is_object()) << node.dump(1);
+    EXPECT_EQ(local["computed"], true) << node.dump(1);
+    if (node["op_type"] == "Conv") {
+      // Its input is the target's Cast of 'image': fed the source's 'image', cast as that does.
+      EXPECT_NE(local.dump().find("<- the source's 'image'"), std::string::npos) << local.dump(1);
+      EXPECT_NE(local.dump().find("cast float32 -> float16"), std::string::npos) << local.dump(1);
+    }
+    if (node["op_type"] != "Cast") continue;
+    ++casts;
+    // Passed, or failed a float32 tolerance by float16 rounding alone.
+    EXPECT_TRUE(local["passed"] == true || local["within_rounding"] == true) << node.dump(1);
+  }
+  EXPECT_GE(casts, 2) << per_node.dump(1);  // after Relu, and the output casts
+
+  ProcessResult console = Convgate({"compare", kTinyCnn, Path("fp16.onnx"), "--per-node"});
+  EXPECT_EQ(console.exit_code, 1) << Describe(console);
+  EXPECT_NE(console.out.find("culprit: node 'Conv_conv' (Conv) -> 'conv'"), std::string::npos)
+      << console.out;
+}
+
 TEST_F(PerNodeCliTest, NanNodeIsWhereNaNIsIntroduced) {
   json per_node = PerNode(Inject("nan-node"), {}, 1);
   const json& introduced = per_node["non_finite"]["introduced_at"];

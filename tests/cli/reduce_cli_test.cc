@@ -66,6 +66,30 @@ TEST_F(ReduceCliTest, APerturbedConvBecomesAOneNodeReproducerThatFailsOnItsOwn) 
             std::string::npos);
 }
 
+// Issue 24: reduce packaged the Cast a float16 conversion puts after a node it keeps in float32,
+// and answered NOT REDUCED. The perturbed convolution is reduced instead, its inputs and expected
+// output in the dtypes the target computes in (float16), so the reproducer fails on values.
+TEST_F(ReduceCliTest, AnFp16ConversionIsReducedToThePerturbedNodeNotACast) {
+  ProcessResult injected =
+      testing::RunProcess({Tool("convgate-inject-fault").string(), kTinyCnn, Path("broken.onnx"),
+                           "--fault", "perturb-conv", "--factor", "1.05"});
+  ASSERT_EQ(injected.exit_code, 0) << Describe(injected);
+  ProcessResult converted = Convgate({"convert", Path("broken.onnx"), "--to", "fp16", "--param",
+                                      "op_block_list=Relu", "-o", Path("fp16.onnx")});
+  ASSERT_EQ(converted.exit_code, 0) << Describe(converted);
+  const fs::path folder = Path("repro");
+  ProcessResult r = Convgate({"reduce", kTinyCnn, Path("fp16.onnx"), "-o", folder.string()});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  const json report = ReadJson(folder / "report.json");
+  EXPECT_EQ(report["node"]["name"], "Conv_conv") << report.dump(1);
+  EXPECT_EQ(report["reproduces"], true);
+  EXPECT_NE(json(report["notes"]).dump().find("rounded to float16"), std::string::npos)
+      << report["notes"].dump(1);
+  ProcessResult repro = RunRepro(folder);
+  EXPECT_EQ(repro.exit_code, 1) << Describe(repro);
+  EXPECT_EQ(repro.out.find("dtype mismatch"), std::string::npos) << repro.out;
+}
+
 TEST_F(ReduceCliTest, AnIntroducedNaNIsReducedToTheNodeThatIntroducesIt) {
   const std::string broken = Inject("nan-node");
   const fs::path folder = Path("repro");

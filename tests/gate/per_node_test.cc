@@ -105,6 +105,24 @@ TEST(AnalyzePerNodeTest, CulpritIsTheFirstNodeFailingAloneNotTheFirstFailing) {
   EXPECT_TRUE(report.gate_failed);
 }
 
+// A Cast to float16 fails a float32 tolerance by rounding alone: within its own rounding it is
+// never the culprit, and the first node failing by more than rounding is.
+TEST(AnalyzePerNodeTest, ANodeWithinItsOwnRoundingIsNeverTheCulprit) {
+  PerNodeReport report;
+  report.nodes = {Node("cast", NodeStatus::kFailed, 4e-4), Node("conv", NodeStatus::kFailed, 0.3)};
+  report.nodes[0].op_type = "Cast";
+  SetLocal(report.nodes[0], false, 4e-4);
+  report.nodes[0].local->within_rounding = true;
+  report.nodes[0].local->rounding_dtype = "float16";
+  SetLocal(report.nodes[1], false, 0.3);
+  AnalyzePerNode(report);
+  EXPECT_EQ(report.first_divergent, 0);
+  EXPECT_EQ(report.culprit, 1);
+  report.nodes[1].local->result.passed = true;
+  AnalyzePerNode(report);
+  EXPECT_EQ(report.culprit, -1);
+}
+
 TEST(AnalyzePerNodeTest, NoCulpritWhenEveryNodePassesAlone) {
   PerNodeReport report;
   report.nodes = {Node("a", NodeStatus::kFailed, 0.1)};

@@ -100,5 +100,45 @@ TEST(OpenVinoIrTest, WhatIsNotAnIrIsDataLossNamingTheFile) {
   EXPECT_FALSE(IsOpenVinoIr("a/model.onnx"));
 }
 
+// What OpenVINO up to 2022 wrote on every layer: rt_info fused_names ("a, b" or "a,b"), and an
+// execution graph's originalLayersNames (in <data>). A port's rt_info is not the layer's.
+TEST(OpenVinoIrTest, ReadsTheSourceNodesALayerFused) {
+  constexpr char kFused[] = R"(<net name="m" version="11"><layers>
+    <layer id="0" name="x" type="Parameter" version="opset1">
+      <rt_info><attribute name="fused_names" version="0" value="x"/></rt_info>
+      <output><port id="0" names="x"/></output>
+    </layer>
+    <layer id="1" name="conv" type="Convolution" version="opset1">
+      <rt_info>
+        <attribute name="fused_names" version="0" value="Conv_0, BatchNormalization_1"/>
+        <attribute name="PrimitivesPriority" version="0" value="cpu:gemm"/>
+      </rt_info>
+      <input><port id="0"/></input>
+      <output><port id="1" names="conv">
+        <rt_info><attribute name="fused_names" version="0" value="not_the_layer"/></rt_info>
+      </port></output>
+    </layer>
+    <layer id="2" name="relu" type="Eltwise" version="opset1">
+      <data originalLayersNames="Relu_2,Clip_3" />
+      <input><port id="0"/></input>
+      <output><port id="1" names="relu"/></output>
+    </layer>
+    <layer id="3" name="sig" type="Sigmoid" version="opset1">
+      <input><port id="0"/></input>
+      <output><port id="1" names="sig"/></output>
+    </layer>
+  </layers><edges>
+    <edge from-layer="0" from-port="0" to-layer="1" to-port="0"/>
+    <edge from-layer="1" from-port="1" to-layer="2" to-port="0"/>
+    <edge from-layer="2" from-port="1" to-layer="3" to-port="0"/>
+  </edges></net>)";
+  Result<std::vector<NodeInfo>> nodes = ListOpenVinoIrNodes(kFused, "fused.xml");
+  ASSERT_TRUE(nodes.ok()) << nodes.status().ToString();
+  ASSERT_EQ(nodes->size(), 3u);
+  EXPECT_EQ((*nodes)[0].fused, std::vector<std::string>({"Conv_0", "BatchNormalization_1"}));
+  EXPECT_EQ((*nodes)[1].fused, std::vector<std::string>({"Relu_2", "Clip_3"}));
+  EXPECT_TRUE((*nodes)[2].fused.empty());
+}
+
 }  // namespace
 }  // namespace convgate::graph

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "convgate/compare/noise_floor.h"
+
 namespace convgate::gate {
 
 // Which nodes are re-run alone on the source's tensors (--local-error).
@@ -32,6 +34,9 @@ struct NodeSampleResult {
   double cosine = 0.0;
   double atol = 0.0;  // the tolerance the tensor was judged under
   double rtol = 0.0;
+  // Calibrated (PerNodeOptions::calibrate): max_abs_error over the tensor's noise floor (its
+  // NoiseFloor::max_abs; +Inf when the floor is 0 and the error is not); -1 uncalibrated.
+  double floor_multiple = -1.0;
   double source_min = 0.0, source_max = 0.0;  // finite value ranges
   double target_min = 0.0, target_max = 0.0;
   int64_t source_non_finite = 0;      // NaN and Inf in the source
@@ -53,6 +58,17 @@ struct LocalError {
   NodeSampleResult result;
   std::vector<std::string> inputs_from_source;  // the sample's inputs count as the source's
   std::vector<std::string> inputs_from_target;
+  // Inputs fed as the target computes them from the source's values: "'conv' cast float32 ->
+  // float16" (a float16 node gets the source's tensor rounded to float16, as the target's own
+  // casts round it), "'Resize_output_cast_0' <- the source's 'r'" (a Cast's input the source has
+  // no tensor for: the value the Cast passes on, which the source has under its output's name).
+  std::vector<std::string> inputs_cast;
+  // Every element of the node's output alone is within half an ulp (of `rounding_dtype`, the
+  // narrowest floating type among its fed inputs and its output) of the source's value: the node
+  // computes as exactly as that dtype can, so it is never the culprit, whatever the tolerance
+  // (a Cast to float16 fails a float32 tolerance by rounding alone).
+  bool within_rounding = false;
+  std::string rounding_dtype;
 };
 
 enum class NodeStatus { kPassed, kFailed, kErrored };
@@ -65,11 +81,19 @@ struct NodeCheck {
   std::string op_type;              // "Conv"; "<domain>.<op>" outside the default domain
   std::vector<std::string> inputs;  // the node's input tensor names ("" = omitted optional)
   std::string tensor;               // the output compared
+  // An OpenVINO IR target: the source nodes whose computation this layer carries, in the source's
+  // order (the IR's rt_info fused_names, and source nodes whose tensors the IR no longer has and
+  // which only feed this layer). Empty for ONNX targets.
+  std::vector<std::string> fused;
   NodeStatus status = NodeStatus::kPassed;
   std::string error;  // errored: why the tensor could not be fetched
   std::vector<NodeSampleResult> samples;
   int first_failing_sample = -1;
   double max_abs_error = 0.0;  // over samples
+  // Calibrated: how far the source differs from itself on this tensor under a benign change
+  // (PerNodeReport::calibration), over every sample. Its atol, when a default, was raised to
+  // compare::kNoiseFloorFactor times the floor's max_abs.
+  std::optional<compare::NoiseFloor> noise_floor;
   std::optional<LocalError> local;
 };
 
@@ -122,14 +146,25 @@ struct PerNodeReport {
   int chunks = 0;
   int runs = 0;
   int64_t largest_chunk_bytes = 0;  // estimated, both sides
-  std::vector<NodeCheck> nodes;     // target topological order
+  // The benign change the per-tensor noise floors were measured under ("ONNX Runtime graph
+  // optimization disabled (the gate's: extended), 1 thread"); empty when uncalibrated.
+  std::string calibration;
+  std::vector<NodeCheck> nodes;  // target topological order
   std::vector<std::string> unmatched_target;
   std::vector<std::string> unmatched_source;
+  // An OpenVINO IR target: source tensors whose producing node OpenVINO fused into a layer, so
+  // the IR holds no tensor with their value (or holds their name on a layer that computes more):
+  // reason "fused into 'BN_bn' (Add)". Never judged; not counted as unmatched.
+  std::vector<UnmatchedValue> not_comparable;
   PerNodeSummary summary;
   int first_divergent = -1;  // index into nodes: first failed (or errored) tensor
   // The first node, in topological order, whose own (local) error fails the tolerance: the node
   // that broke the model, not merely the first one downstream of it. -1 when none does.
   int culprit = -1;
+  // Why no culprit could be determined, when no local test ran although --local-error asked for
+  // one ("no local test against an OpenVINO IR"); then culprit is -1 without meaning that no node
+  // fails by itself.
+  std::string culprit_not_determined;
   std::vector<int> by_added_error;  // indices of nodes with a local error, largest first
   NonFiniteOrigin non_finite;
   std::vector<std::string> notes;

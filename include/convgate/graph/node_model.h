@@ -72,9 +72,10 @@ std::string SideBySideOutputName(size_t copy_index, const std::string& name);
 // Bytes of every value of the main graph whose element type and shape ONNX shape inference can
 // determine once the graph inputs take the shapes in `input_shapes` (name -> dims; symbolic dims
 // are replaced by these). Values it cannot size are absent. Best effort: when inference fails the
-// map holds what the model's own value_info declares.
+// map holds what the model's own value_info declares. With `dtypes`, also the element type of
+// every value (graph inputs included) whose type is known, sized or not.
 Result<std::map<std::string, int64_t>> InferValueBytes(
     std::string_view model_bytes, const std::map<std::string, std::vector<int64_t>>& input_shapes,
-    const std::filesystem::path& path);
+    const std::filesystem::path& path, std::map<std::string, DType>* dtypes = nullptr);
 
 }  // namespace convgate::graph

@@ -18,6 +18,10 @@ struct NodeInfo {
   // As written; "" marks an omitted optional input. Last, so brace-initialized {name, op_type,
   // outputs} stays valid.
   std::vector<std::string> inputs = {};
+  // An OpenVINO IR layer only: the source nodes OpenVINO merged into it, as its rt_info lists
+  // them (`fused_names`, or `originalLayersNames` in an execution graph); empty when it lists
+  // none (OpenVINO 2026's converters write no rt_info on layers).
+  std::vector<std::string> fused = {};
 };
 
 // The main graph's nodes in file order (ONNX requires topological order). Subgraph bodies

@@ -21,8 +21,9 @@ bool IsOpenVinoIr(const std::filesystem::path& path);
 // nodes either) and without the bodies of TensorIterator/Loop/If. NodeInfo::name is the layer's
 // name, op_type its type ("Convolution"), outputs every tensor name of every output port (a port
 // may carry several: OpenVINO merges the names of tensors it fused) and inputs the first tensor
-// name of the port feeding each input ("" when that tensor has no name). DataLoss naming `path`
-// when `xml` is not an IR.
+// name of the port feeding each input ("" when that tensor has no name), fused the source nodes
+// the layer's rt_info says were merged into it (`fused_names`, as OpenVINO up to 2022 wrote it;
+// `originalLayersNames` of an execution graph). DataLoss naming `path` when `xml` is not an IR.
 Result<std::vector<NodeInfo>> ListOpenVinoIrNodes(std::string_view xml,
                                                   const std::filesystem::path& path);
 

@@ -40,8 +40,11 @@ void FirstWith(const std::vector<NodeCheck>& nodes, int64_t NodeSampleResult::*c
   }
 }
 
+// A node within its own rounding (LocalError::within_rounding) computes as exactly as its dtype
+// allows: it fails a tolerance tighter than that dtype by rounding alone and is never the culprit.
 bool LocallyFails(const NodeCheck& node) {
-  return node.local && node.local->computed && !node.local->result.passed;
+  return node.local && node.local->computed && !node.local->result.passed &&
+         !node.local->within_rounding;
 }
 
 // Local errors compared across nodes of different magnitudes: how far past its allowance the

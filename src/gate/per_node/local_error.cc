@@ -2,6 +2,7 @@
 // shows the error that node adds by itself. A node downstream of a broken one fails the ordinary
 // comparison (its inputs already differ) but passes here; the broken node fails both.
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <functional>
 #include <optional>
@@ -21,6 +22,13 @@ struct LocalNeeds {
   size_t node = 0;  // index into PerNodeReport::nodes
   std::vector<std::string> from_source;
   std::vector<std::string> from_target;
+  // An input only the target names -> the source tensor (or graph input) holding its value, when
+  // a Cast is on either side of it. A float16 conversion casts graph inputs and the inputs of a
+  // node it keeps in float32 (the input is the Cast's, which the source has), and keeps a node in
+  // float32 by renaming its output and casting it back under the original name (the value is the
+  // Cast's output, which the source has under that name): that Cast, fed the target's
+  // already-wrong tensor, would be charged with every error upstream of it.
+  std::map<std::string, std::string> counterparts;
 };
 
 LocalNeeds NeedsOf(const PerNodeContext& context, const TensorMap& sample, const NodeCheck& node,
@@ -34,7 +42,21 @@ LocalNeeds NeedsOf(const PerNodeContext& context, const TensorMap& sample, const
     if (context.source_produced.count(input) != 0) {
       needs.from_source.push_back(input);
     } else if (context.target_produced.count(input) != 0) {
-      needs.from_target.push_back(input);
+      const graph::NodeInfo* producer = context.TargetProducer(input);
+      const std::string cast_input =
+          producer != nullptr && producer->op_type == "Cast" && !producer->inputs.empty()
+              ? producer->inputs.front()
+              : std::string();
+      if (!cast_input.empty() && sample.Contains(cast_input)) {
+        needs.counterparts[input] = cast_input;
+      } else if (!cast_input.empty() && context.source_produced.count(cast_input) != 0) {
+        needs.counterparts[input] = cast_input;
+        if (seen.insert(cast_input).second) needs.from_source.push_back(cast_input);
+      } else if (node.op_type == "Cast") {
+        needs.counterparts[input] = node.tensor;  // already fetched from the source
+      } else {
+        needs.from_target.push_back(input);
+      }
     }  // otherwise an initializer, which the one-node model carries
   }
   return needs;
@@ -52,15 +74,40 @@ Tensor ViewOf(const Tensor& tensor) {
   return view.ok() ? std::move(view).value() : tensor.Clone();
 }
 
+// The source's tensor as the target's node receives it: cast to the dtype the target has for
+// `input` when both are floating and differ (a float16 node is fed float16, as the target's own
+// Casts feed it; fed float32 it would not even load).
+Result<Tensor> AsTargetFeeds(const PerNodeContext& context, const std::string& input,
+                             const Tensor& tensor, LocalError& local) {
+  const auto wanted = context.target_dtypes.find(input);
+  if (wanted == context.target_dtypes.end() || wanted->second == tensor.dtype() ||
+      !IsFloating(wanted->second) || !IsFloating(tensor.dtype())) {
+    return ViewOf(tensor);
+  }
+  local.inputs_cast.push_back("'" + input + "' cast " + std::string(DTypeName(tensor.dtype())) +
+                              " -> " + std::string(DTypeName(wanted->second)));
+  return CastFloat(tensor, wanted->second);
+}
+
 // The feeds of the one-node model: graph inputs from the sample, the rest as fetched.
-Result<TensorMap> FeedsOf(const NodeCheck& node, const TensorMap& sample,
-                          const TensorMap& from_source, const TensorMap& from_target,
-                          const LocalNeeds& needs, LocalError& local) {
+Result<TensorMap> FeedsOf(const PerNodeContext& context, const NodeCheck& node,
+                          const TensorMap& sample, const TensorMap& from_source,
+                          const TensorMap& from_target, const LocalNeeds& needs,
+                          LocalError& local) {
   TensorMap feeds;
   for (const std::string& input : node.inputs) {
     if (input.empty() || feeds.Contains(input)) continue;
     const Tensor* tensor = sample.Find(input);
     if (tensor == nullptr) tensor = from_source.Find(input);
+    if (const auto counterpart = needs.counterparts.find(input);
+        tensor == nullptr && counterpart != needs.counterparts.end()) {
+      tensor = sample.Find(counterpart->second);
+      if (tensor == nullptr) tensor = from_source.Find(counterpart->second);
+      if (tensor != nullptr) {
+        local.inputs_cast.push_back("'" + input + "' <- the source's '" + counterpart->second +
+                                    "' (the value a Cast passes on)");
+      }
+    }
     if (tensor != nullptr) local.inputs_from_source.push_back(input);
     const bool from_target_side =
         tensor == nullptr && std::count(needs.from_target.begin(), needs.from_target.end(), input);
@@ -68,10 +115,13 @@ Result<TensorMap> FeedsOf(const NodeCheck& node, const TensorMap& sample,
       tensor = from_target.Find(input);
       local.inputs_from_target.push_back(input);
     }
-    if (tensor != nullptr) {
+    if (tensor != nullptr && from_target_side) {
       CONVGATE_RETURN_IF_ERROR(feeds.Insert(input, ViewOf(*tensor)));
+    } else if (tensor != nullptr) {
+      CONVGATE_ASSIGN_OR_RETURN(Tensor fed, AsTargetFeeds(context, input, *tensor, local));
+      CONVGATE_RETURN_IF_ERROR(feeds.Insert(input, std::move(fed)));
     } else if (std::count(needs.from_source.begin(), needs.from_source.end(), input) ||
-               from_target_side) {
+               needs.counterparts.count(input) != 0 || from_target_side) {
       return Status::Unavailable("input '" + input + "' could not be fetched");
     }
   }
@@ -170,9 +220,69 @@ AloneRun PrepareOne(const PerNodeContext& context, int sample_idx, const LocalNe
   run.local.sample = sample_idx;
   const TensorMap& sample = (*context.samples)[sample_idx];
   run.reference = from_source.Find(node.tensor);
-  run.feeds = FeedsOf(node, sample, from_source, from_target, needs, run.local);
+  run.feeds = FeedsOf(context, node, sample, from_source, from_target, needs, run.local);
   if (!run.feeds.ok()) run.outputs = run.feeds.status();
   return run;
+}
+
+// Significand digits and smallest normal exponent of a floating dtype.
+struct FloatFormat {
+  int digits = 0;
+  int min_exponent = 0;
+};
+
+std::optional<FloatFormat> FormatOf(DType dtype) {
+  switch (dtype) {
+    case DType::kFloat16:
+      return FloatFormat{11, -14};
+    case DType::kBFloat16:
+      return FloatFormat{8, -126};
+    case DType::kFloat32:
+      return FloatFormat{24, -126};
+    case DType::kFloat64:
+      return FloatFormat{53, -1022};
+    default:
+      return std::nullopt;
+  }
+}
+
+// Half the spacing of `format`'s numbers around `value`: the most rounding to it can move it.
+double HalfUlp(double value, const FloatFormat& format) {
+  int exponent = 0;
+  if (value != 0.0) std::frexp(std::abs(value), &exponent);  // |value| = m * 2^exponent
+  const int binade =
+      value == 0.0 ? format.min_exponent : std::max(exponent - 1, format.min_exponent);
+  return std::ldexp(1.0, binade - format.digits);
+}
+
+// The narrowest floating dtype among the node's fed inputs and its output: the rounding the node
+// cannot do better than. nullopt when its output is not floating.
+std::optional<DType> RoundingDType(const TensorMap& feeds, const Tensor& output) {
+  if (!FormatOf(output.dtype())) return std::nullopt;
+  DType narrowest = output.dtype();
+  for (const TensorMap::Entry& entry : feeds) {
+    const std::optional<FloatFormat> format = FormatOf(entry.tensor.dtype());
+    if (format && format->digits < FormatOf(narrowest)->digits) narrowest = entry.tensor.dtype();
+  }
+  return narrowest;
+}
+
+// Whether every element of `alone` is within half an ulp of `dtype` of the source's value (equal
+// NaN or Inf included): the node computes the source's value as exactly as `dtype` can hold it.
+bool WithinRounding(const Tensor& source, const Tensor& alone, DType dtype) {
+  const std::optional<FloatFormat> format = FormatOf(dtype);
+  if (!format || !IsFloating(source.dtype()) || !IsFloating(alone.dtype()) ||
+      source.num_elements() != alone.num_elements()) {
+    return false;
+  }
+  for (int64_t flat = 0; flat < source.num_elements(); ++flat) {
+    const double expected = source.GetDouble(flat);
+    const double actual = alone.GetDouble(flat);
+    if (expected == actual || (std::isnan(expected) && std::isnan(actual))) continue;
+    if (!std::isfinite(expected) || !std::isfinite(actual)) return false;
+    if (std::abs(actual - expected) > HalfUlp(expected, *format)) return false;
+  }
+  return true;
 }
 
 void FinishOne(const PerNodeContext& context, AloneRun& run, PerNodeReport& report) {
@@ -185,8 +295,12 @@ void FinishOne(const PerNodeContext& context, AloneRun& run, PerNodeReport& repo
                                    : run.outputs.status().ToString();
   } else {
     local.computed = true;
-    local.result =
-        CompareNodeTensor(local.sample, node.tensor, *run.reference, *alone, *context.policy);
+    local.result = CompareNodeTensor(local.sample, node.tensor, *run.reference, *alone,
+                                     *context.policy, context.FloorOf(node.tensor));
+    if (const std::optional<DType> rounding = RoundingDType(*run.feeds, *alone)) {
+      local.rounding_dtype = std::string(DTypeName(*rounding));
+      local.within_rounding = WithinRounding(*run.reference, *alone, *rounding);
+    }
   }
   node.local = std::move(local);
   run.outputs = TensorMap();  // judged; its memory is not held while later batches run
@@ -317,6 +431,14 @@ bool Selected(const NodeCheck& node, LocalErrorMode mode) {
 }
 
 }  // namespace
+
+Result<Tensor> CastFloat(const Tensor& tensor, DType to) {
+  CONVGATE_ASSIGN_OR_RETURN(Tensor cast, Tensor::Allocate(to, tensor.shape()));
+  for (int64_t flat = 0; flat < tensor.num_elements(); ++flat) {
+    cast.SetDouble(flat, tensor.GetDouble(flat));
+  }
+  return cast;
+}
 
 void ComputeLocalErrors(PerNodeContext& context, LocalErrorMode mode, PerNodeReport& report) {
   if (mode == LocalErrorMode::kNone) {

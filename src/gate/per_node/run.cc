@@ -4,6 +4,8 @@
 #include "gate/per_node/run.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include "convgate/backends/releasable.h"
 #include "convgate/compare/tensor_compare.h"
@@ -11,6 +13,7 @@
 #include "convgate/gate/internal/compare_judging.h"
 #include "convgate/gate/internal/side.h"
 #include "convgate/graph/node_model.h"
+#include "convgate/graph/nodes.h"
 #include "convgate/graph/onnx_model.h"
 #include "convgate/graph/openvino_ir.h"
 
@@ -106,7 +109,7 @@ Fetched FetchChunk(const PerNodeSide& side, const TensorMap& sample,
 }
 
 // Compares one chunk's tensors of one sample, fetched from both sides.
-void JudgeChunk(const PerNodeContext& context, int sample_idx, const std::vector<size_t>& chunk,
+void JudgeChunk(PerNodeContext& context, int sample_idx, const std::vector<size_t>& chunk,
                 Fetched& source_side, Fetched& target_side, PerNodeReport& report) {
   for (size_t node_idx : chunk) {
     NodeCheck& node = report.nodes[node_idx];
@@ -118,7 +121,9 @@ void JudgeChunk(const PerNodeContext& context, int sample_idx, const std::vector
                                     : "source: " + source_side.errors[node.tensor]));
       continue;
     }
-    Record(node, CompareNodeTensor(sample_idx, node.tensor, *source, *target, *context.policy));
+    context.target_dtypes[node.tensor] = target->dtype();
+    Record(node, CompareNodeTensor(sample_idx, node.tensor, *source, *target, *context.policy,
+                                   context.FloorOf(node.tensor)));
   }
 }
 
@@ -167,8 +172,11 @@ void EstimateSizes(PerNodeContext& context) {
   for (const auto& entry : context.samples->front()) {
     input_shapes[entry.name] = entry.tensor.shape().dims();
   }
+  // An IR is sized by its ONNX source's graph, whose dtypes are the source's, not the IR's.
+  const bool own_graph = !graph::IsOpenVinoIr(context.target.path);
   Result<std::map<std::string, int64_t>> sizes =
-      graph::InferValueBytes(context.target_bytes, input_shapes, context.target.path);
+      graph::InferValueBytes(context.target_bytes, input_shapes, context.target.path,
+                             own_graph ? &context.target_dtypes : nullptr);
   if (sizes.ok()) context.sizes = std::move(sizes).value();
   context.fallback_size = kUnknownTensorBytes;
   if (!context.sizes.empty()) {
@@ -188,6 +196,10 @@ Status LoadGraphs(PerNodeContext& context) {
     CONVGATE_ASSIGN_OR_RETURN(std::vector<std::string> source_names,
                               graph::IntermediateNames(source_bytes));
     context.source_produced.insert(source_names.begin(), source_names.end());
+    if (graph::IsOpenVinoIr(context.target.path)) {  // which source nodes an IR layer fused
+      CONVGATE_ASSIGN_OR_RETURN(context.source_nodes,
+                                graph::ListNodes(source_bytes, context.source.path));
+    }
   }
   if (graph::IsOpenVinoIr(context.target.path)) {
     CONVGATE_ASSIGN_OR_RETURN(std::string ir_bytes, ReadFile(context.target.path));
@@ -202,15 +214,75 @@ Status LoadGraphs(PerNodeContext& context) {
     CONVGATE_ASSIGN_OR_RETURN(context.target_nodes,
                               graph::ListNodes(context.target_bytes, context.target.path));
   }
-  for (const graph::NodeInfo& node : context.target_nodes) {
-    for (const std::string& output : node.outputs) {
-      if (!output.empty()) context.target_produced.insert(output);
+  for (size_t idx = 0; idx < context.target_nodes.size(); ++idx) {
+    for (const std::string& output : context.target_nodes[idx].outputs) {
+      if (output.empty()) continue;
+      context.target_produced.insert(output);
+      context.target_producer.emplace(output, idx);
     }
   }
   return Status::OK();
 }
 
-void CompareAllChunks(PerNodeContext& context, PerNodeReport& report) {
+// "ONNX Runtime graph optimization disabled (the gate's: extended)".
+std::string LevelChange(backends::GraphOptimization variant, backends::GraphOptimization gate) {
+  return std::string("ONNX Runtime graph optimization ") +
+         backends::GraphOptimizationName(variant) +
+         " (the gate's: " + backends::GraphOptimizationName(gate) + ")";
+}
+
+// The source loaded again under a benign change, for the noise floors: ONNX Runtime's graph
+// optimization disabled against the gate's level (extended when the gate's is disabled: the
+// fusions change the summation order), and one thread against the runtime's choice (one against
+// two when the gate asked for one). nullptr, with a note, when it cannot be loaded.
+std::unique_ptr<backends::Model> LoadVariant(const PerNodeContext& context, PerNodeReport& report) {
+  backends::LoadOptions load = context.source_load;
+  const backends::GraphOptimization gate_level = load.graph_optimization;
+  load.graph_optimization = gate_level == backends::GraphOptimization::kDisabled
+                                ? backends::GraphOptimization::kExtended
+                                : backends::GraphOptimization::kDisabled;
+  load.intra_op_threads = context.source_load.intra_op_threads == 1 ? 2 : 1;
+  const std::string threads =
+      std::to_string(load.intra_op_threads) + (load.intra_op_threads == 1 ? " thread" : " threads");
+  const std::string change = context.source.backend->name() == "ort"
+                                 ? LevelChange(load.graph_optimization, gate_level) + ", " + threads
+                                 : threads + " (the " + context.source.backend->name() +
+                                       " backend has no graph optimization level)";
+  Result<std::unique_ptr<backends::Model>> variant =
+      context.source.backend->Load(context.source.path, load);
+  if (!variant.ok()) {
+    report.notes.push_back(
+        "no per-tensor noise floors: the source could not be loaded again with " + change + ": " +
+        variant.status().ToString());
+    return nullptr;
+  }
+  report.calibration = change;
+  return std::move(variant).value();
+}
+
+// The noise floors of one chunk's tensors: the source and its variant run on every sample.
+void CalibrateChunk(PerNodeContext& context, backends::Model& variant,
+                    const std::vector<size_t>& chunk, PerNodeReport& report) {
+  std::vector<std::string> names;
+  for (size_t node_idx : chunk) names.push_back(report.nodes[node_idx].tensor);
+  for (const TensorMap& sample : *context.samples) {
+    TensorMap source, varied;
+    std::map<std::string, std::string> errors;
+    FetchTensors(*context.source.model, sample, names, source, errors, report.runs);
+    FetchTensors(variant, sample, names, varied, errors, report.runs);
+    for (const std::string& name : names) {
+      const Tensor* left = source.Find(name);
+      const Tensor* right = varied.Find(name);
+      if (left != nullptr && right != nullptr) AddToFloor(*left, *right, context.floors[name]);
+    }
+  }
+  for (size_t node_idx : chunk) {
+    NodeCheck& node = report.nodes[node_idx];
+    if (const compare::NoiseFloor* floor = context.FloorOf(node.tensor)) node.noise_floor = *floor;
+  }
+}
+
+void CompareAllChunks(PerNodeContext& context, bool calibrate, PerNodeReport& report) {
   std::vector<int64_t> costs;
   for (const NodeCheck& node : report.nodes) {
     costs.push_back(2 * context.SizeOf(node.tensor));  // held by both sides at once
@@ -223,12 +295,15 @@ void CompareAllChunks(PerNodeContext& context, PerNodeReport& report) {
         " chunks to stay within the memory budget; a runtime may fuse nodes whose outputs a chunk "
         "does not request, so values can differ from a single run by rounding");
   }
+  std::unique_ptr<backends::Model> variant =
+      calibrate && !report.nodes.empty() ? LoadVariant(context, report) : nullptr;
   // Chunk-major: a runtime that builds a session per set of requested tensors (ONNX Runtime)
   // builds each one once, not once per sample.
   for (const std::vector<size_t>& chunk : chunks) {
     int64_t chunk_bytes = 0;
     for (size_t idx : chunk) chunk_bytes += costs[idx];
     report.largest_chunk_bytes = std::max(report.largest_chunk_bytes, chunk_bytes);
+    if (variant) CalibrateChunk(context, *variant, chunk, report);
     CompareChunk(context, chunk, chunk_bytes, report);
     // Each chunk's tensors and session are freed; returning the memory keeps the process's peak
     // from growing chunk after chunk, so the budget stays meaningful.
@@ -260,17 +335,52 @@ void ReleaseSide(const PerNodeSide& side) {
   ReleaseFreedMemory();
 }
 
+const graph::NodeInfo* PerNodeContext::TargetProducer(const std::string& tensor) const {
+  auto found = target_producer.find(tensor);
+  return found == target_producer.end() ? nullptr : &target_nodes[found->second];
+}
+
+const compare::NoiseFloor* PerNodeContext::FloorOf(const std::string& name) const {
+  auto found = floors.find(name);
+  return found == floors.end() || found->second.samples == 0 ? nullptr : &found->second;
+}
+
+void AddToFloor(const Tensor& source, const Tensor& variant, compare::NoiseFloor& floor) {
+  if (source.dtype() != variant.dtype() || source.shape() != variant.shape() ||
+      !IsFloating(source.dtype())) {
+    return;
+  }
+  for (int64_t flat = 0; flat < source.num_elements(); ++flat) {
+    const double left = source.GetDouble(flat);
+    const double right = variant.GetDouble(flat);
+    if (!std::isfinite(left) || !std::isfinite(right)) continue;
+    const double diff = std::abs(left - right);
+    floor.max_abs = std::max(floor.max_abs, diff);
+    floor.max_rel =
+        std::max(floor.max_rel, diff / std::max(std::abs(left), compare::kRelErrorFloor));
+  }
+  ++floor.samples;
+}
+
 int64_t PerNodeContext::SizeOf(const std::string& name) const {
   auto found = sizes.find(name);
   return found == sizes.end() ? fallback_size : found->second;
 }
 
 NodeSampleResult CompareNodeTensor(int sample, const std::string& name, const Tensor& source,
-                                   const Tensor& target, const compare::Policy& policy) {
+                                   const Tensor& target, const compare::Policy& policy,
+                                   const compare::NoiseFloor* floor) {
   OutputCheck check;
   check.sample = sample;
   check.output = name;
   check.policy = policy.For(name, source.dtype(), target.dtype());
+  // A tolerance nobody set rises to the floor's reach (noise_floor.h); a set one is the user's.
+  const std::string& origin = check.policy.atol_origin;
+  const bool set = origin == "global setting" || origin == "output setting";
+  if (floor != nullptr && !set && compare::kNoiseFloorFactor * floor->max_abs > check.policy.atol) {
+    check.policy.atol = compare::kNoiseFloorFactor * floor->max_abs;
+    check.policy.atol_origin = "noise floor";
+  }
   check.tolerance = check.policy.tolerance();
   // A node's result keeps statistics, not the summary `check` re-judges outputs from.
   compare::CompareOptions options;
@@ -278,7 +388,13 @@ NodeSampleResult CompareNodeTensor(int sample, const std::string& name, const Te
   check.comparison = compare::CompareTensors(source, target, check.tolerance, options);
   AllowFloatPrecisionChange(*check.comparison, source.dtype(), target.dtype());
   JudgeCheck(check, &source, &target);
-  return Condense(sample, check);
+  NodeSampleResult result = Condense(sample, check);
+  if (floor != nullptr) {
+    result.floor_multiple = floor->max_abs > 0         ? result.max_abs_error / floor->max_abs
+                            : result.max_abs_error > 0 ? std::numeric_limits<double>::infinity()
+                                                       : 0.0;
+  }
+  return result;
 }
 
 void FetchTensors(backends::Model& model, const TensorMap& sample,
@@ -298,7 +414,9 @@ void FetchTensors(backends::Model& model, const TensorMap& sample,
   for (const std::string& name : names) FetchTensors(model, sample, {name}, out, errors, runs);
 }
 
-Result<PerNodeReport> RunPerNode(const PerNodeSide& source, const PerNodeSide& target,
+Result<PerNodeReport> RunPerNode(const PerNodeSide& source,
+                                 const backends::LoadOptions& source_load,
+                                 const PerNodeSide& target,
                                  const backends::LoadOptions& target_load,
                                  const std::vector<TensorMap>& samples,
                                  const compare::Policy& policy, const PerNodeOptions& options) {
@@ -311,6 +429,7 @@ Result<PerNodeReport> RunPerNode(const PerNodeSide& source, const PerNodeSide& t
   PerNodeContext context;
   context.source = source;
   context.target = target;
+  context.source_load = source_load;
   context.target_load = target_load;
   context.samples = &samples;
   context.policy = &policy;
@@ -324,18 +443,20 @@ Result<PerNodeReport> RunPerNode(const PerNodeSide& source, const PerNodeSide& t
   // Not held while the models run: local errors parse the file again, once (NodeModelCutter).
   context.target_bytes = std::string();
   MatchTensors(context, report);
+  if (!context.source_nodes.empty()) ApplyFusion(context, report);
   if (report.nodes.empty()) {
     report.notes.push_back(
         "nothing was compared node by node: the graphs share no intermediate tensor names (" +
         std::to_string(report.unmatched_target.size()) + " target and " +
         std::to_string(report.unmatched_source.size()) + " source tensors unmatched)");
   }
-  CompareAllChunks(context, report);
+  CompareAllChunks(context, options.calibrate, report);
   AnalyzePerNode(report);
   LocalErrorMode local_error = options.local_error;
   if (graph::IsOpenVinoIr(target.path) && local_error != LocalErrorMode::kNone) {
     // A one-node model is cut out of the target's ONNX graph; an IR has none to cut.
     local_error = LocalErrorMode::kNone;
+    report.culprit_not_determined = "no local test against an OpenVINO IR";
     report.notes.push_back(
         "no local errors: the target is an OpenVINO IR, and a single node is cut out of an ONNX "
         "target only; the blame follows the per-node comparison alone");

@@ -5,11 +5,13 @@
 
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "convgate/backends/backend.h"
+#include "convgate/compare/noise_floor.h"
 #include "convgate/compare/policy.h"
 #include "convgate/core/status.h"
 #include "convgate/core/tensor.h"
@@ -30,20 +32,32 @@ struct PerNodeSide {
 struct PerNodeContext {
   PerNodeSide source;
   PerNodeSide target;
+  backends::LoadOptions source_load;  // as the gate loaded the source (calibration varies it)
   backends::LoadOptions target_load;  // for the one-node models
   const std::vector<TensorMap>* samples = nullptr;
   const compare::Policy* policy = nullptr;
   std::string target_bytes;  // the target's structure (no weights), until sizes are estimated
   std::vector<graph::NodeInfo> target_nodes;
-  std::set<std::string> source_produced;  // tensors a source node produces
+  std::vector<graph::NodeInfo> source_nodes;  // an OpenVINO IR target's source only (fusion.cc)
+  std::set<std::string> source_produced;      // tensors a source node produces
   std::set<std::string> target_produced;
-  std::map<std::string, int64_t> sizes;  // estimated bytes per tensor
-  int64_t fallback_size = 0;             // for tensors shape inference could not size
+  std::map<std::string, size_t> target_producer;  // tensor -> index into target_nodes
+  std::map<std::string, int64_t> sizes;           // estimated bytes per tensor
+  // The dtype each target value has (shape inference on an ONNX target, then what was fetched):
+  // a node run alone is fed the source's tensors cast to these, as the target computes them.
+  std::map<std::string, DType> target_dtypes;
+  int64_t fallback_size = 0;  // for tensors shape inference could not size
   int64_t budget = 0;
   // The source's tensors of the last chunk, per sample, when it ran ahead (run.cc CompareChunk):
   // local errors take their source tensors from here before fetching them again, which for a
   // model of one chunk spares building the source's session once more.
   std::vector<TensorMap> last_source_chunk;
+  // Calibrated: each matched tensor's noise floor (Calibrate), over every sample.
+  std::map<std::string, compare::NoiseFloor> floors;
+
+  const compare::NoiseFloor* FloorOf(const std::string& name) const;
+  // The target node producing `tensor`; nullptr for graph inputs and initializers.
+  const graph::NodeInfo* TargetProducer(const std::string& tensor) const;
 
   int64_t SizeOf(const std::string& name) const;
 };
@@ -51,14 +65,23 @@ struct PerNodeContext {
 // Compares every matched intermediate of every sample (chunked) and fills `report`, then adds
 // local errors per `options.local_error` and analyses the result. Errors are for what stops the
 // whole run (an unreadable model file); a tensor that cannot be fetched is an errored node.
-Result<PerNodeReport> RunPerNode(const PerNodeSide& source, const PerNodeSide& target,
+Result<PerNodeReport> RunPerNode(const PerNodeSide& source,
+                                 const backends::LoadOptions& source_load,
+                                 const PerNodeSide& target,
                                  const backends::LoadOptions& target_load,
                                  const std::vector<TensorMap>& samples,
                                  const compare::Policy& policy, const PerNodeOptions& options);
 
-// Condensed comparison of one tensor under the policy's resolution for `name`.
+// Condensed comparison of one tensor under the policy's resolution for `name`; with a `floor`, a
+// default atol is raised to compare::kNoiseFloorFactor x floor->max_abs and the error is given as
+// a multiple of the floor.
 NodeSampleResult CompareNodeTensor(int sample, const std::string& name, const Tensor& source,
-                                   const Tensor& target, const compare::Policy& policy);
+                                   const Tensor& target, const compare::Policy& policy,
+                                   const compare::NoiseFloor* floor = nullptr);
+
+// How far `variant` (the source under a benign change) differs from `source`, over their finite
+// pairs, folded into `floor` (one more sample). Tensors of different dtypes or shapes add nothing.
+void AddToFloor(const Tensor& source, const Tensor& variant, compare::NoiseFloor& floor);
 
 // Runs `model` on `sample` for `names`; if the run fails, retries name by name so one tensor the
 // backend cannot expose does not hide the others. Fetched tensors go to `out`, failures (name ->
@@ -70,6 +93,17 @@ void FetchTensors(backends::Model& model, const TensorMap& sample,
 // Frees the side's runtime copy of its model if its backend can build it again (ReleasableModel)
 // and returns the freed memory, so that the other side's session is not built beside it.
 void ReleaseSide(const PerNodeSide& side);
+
+// An OpenVINO IR target (context.source_nodes set): compares a source tensor only with the IR
+// tensor that carries its value. A matched tensor whose producer the IR layer carrying its name
+// lists as fused but not last (its rt_info fused_names) moves to report.not_comparable, and so
+// does a source tensor the IR lacks whose consumers lead only into a matched layer; each layer's
+// NodeCheck::fused names the source nodes it carries.
+void ApplyFusion(const PerNodeContext& context, PerNodeReport& report);
+
+// `tensor` in dtype `to` (a floating one), each element rounded to nearest even: a source tensor
+// as a float16 target computes with it.
+Result<Tensor> CastFloat(const Tensor& tensor, DType to);
 
 // Sets node.local for the report's nodes that `mode` selects (failed ones, or all).
 // Takes what it uses of context.last_source_chunk.

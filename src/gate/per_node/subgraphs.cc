@@ -419,7 +419,7 @@ Result<PerNodeReport> RunPerNodeWithSubgraphs(
     const backends::LoadOptions& target_load, const std::vector<TensorMap>& samples,
     const compare::Policy& policy, const PerNodeOptions& options) {
   if (samples.empty()) {
-    return RunPerNode(source, target, target_load, samples, policy, options);
+    return RunPerNode(source, source_load, target, target_load, samples, policy, options);
   }
   // Expanded models live in a private folder that goes with the run (temp_dir.h).
   CONVGATE_ASSIGN_OR_RETURN(TempDir dir, TempDir::Create("subgraphs"));
@@ -428,9 +428,9 @@ Result<PerNodeReport> RunPerNodeWithSubgraphs(
   int runs = 0;
   CONVGATE_RETURN_IF_ERROR(source_side.Run(runs));
   CONVGATE_RETURN_IF_ERROR(target_side.Run(runs));
-  CONVGATE_ASSIGN_OR_RETURN(
-      PerNodeReport report,
-      RunPerNode(source_side.side(), target_side.side(), target_load, samples, policy, options));
+  CONVGATE_ASSIGN_OR_RETURN(PerNodeReport report,
+                            RunPerNode(source_side.side(), source_load, target_side.side(),
+                                       target_load, samples, policy, options));
   report.runs += runs;
   if (source_side.checks().empty() && target_side.checks().empty()) return report;
   std::set<std::string> compared;

@@ -29,6 +29,7 @@ void SampleFields(Io& io, Result& result) {
   io.Number("cosine", result.cosine);
   io.Number("atol", result.atol);
   io.Number("rtol", result.rtol);
+  io.Number("floor_multiple", result.floor_multiple, Default(-1.0));
   io.Range("source_range", result.source_min, result.source_max);
   io.Range("target_range", result.target_min, result.target_max);
   io.Count("source_non_finite", result.source_non_finite);
@@ -49,6 +50,9 @@ void LocalFields(Io& io, Local& local) {
   io.Count("sample", local.sample);
   io.Texts("inputs_from_source", local.inputs_from_source);
   io.Texts("inputs_from_target", local.inputs_from_target);
+  io.Texts("inputs_cast", local.inputs_cast, Default(std::vector<std::string>{}));
+  io.Bool("within_rounding", local.within_rounding, Default(false));
+  io.Text("rounding_dtype", local.rounding_dtype, Default(std::string()));
   io.Text("error", local.error, LeftOutIf(local.computed, std::string()));
   if (!local.computed) return;
   io.Derived("passed", local.result.passed);
@@ -64,6 +68,7 @@ void NodeIdentityFields(Io& io, Node& node) {
   io.Text("op_type", node.op_type);
   io.Texts("inputs", node.inputs);
   io.Text("tensor", node.tensor);
+  io.Texts("fused", node.fused, Default(std::vector<std::string>{}));
   io.Choice("status", node.status, kStatuses);
   if (node.local && node.local->computed) {
     io.Derived("added_max_abs_error", Number(node.local->result.max_abs_error));
@@ -107,6 +112,11 @@ void NodeFields(Io& io, Node& node, int position) {
   NodeIdentityFields(io, node);
   io.Count("first_failing_sample", node.first_failing_sample, {}, /*lo=*/-1);
   io.Number("max_abs_error", node.max_abs_error);
+  io.OptionalObject("noise_floor", node.noise_floor, [](auto& part, auto& floor) {
+    part.Number("max_abs", floor.max_abs);
+    part.Number("max_rel", floor.max_rel);
+    part.Count("samples", floor.samples);
+  });
   io.Text("error", node.error, Default<std::string>(""));
   io.Objects("samples", node.samples, kSampleFields);
   io.OptionalObject("local", node.local, [](auto& part, auto& local) { LocalFields(part, local); });
@@ -143,6 +153,7 @@ void PerNodeFields(Io& io, PerNode& per_node) {
   io.Count("largest_chunk_bytes", per_node.largest_chunk_bytes);
   io.Count("chunks", per_node.chunks);
   io.Count("runs", per_node.runs);
+  io.Text("calibration", per_node.calibration, Default(std::string()));
   io.Object("summary", per_node.summary, [&](auto& part, auto& summary) {
     part.Derived("matched", per_node.nodes.size());
     part.Count("passed", summary.passed);
@@ -153,6 +164,7 @@ void PerNodeFields(Io& io, PerNode& per_node) {
   io.Bool("gate_failed", per_node.gate_failed);
   NodeRefOrNull(io, "first_divergent", per_node.first_divergent, per_node.nodes);
   NodeRefOrNull(io, "culprit", per_node.culprit, per_node.nodes);
+  io.Text("culprit_not_determined", per_node.culprit_not_determined, Default(std::string()));
   io.Object("non_finite", per_node.non_finite, [&](auto& part, auto& origin) {
     OriginFields(part, "introduced_at", origin.introduced, origin.introduced_sample,
                  per_node.nodes);
@@ -162,6 +174,15 @@ void PerNodeFields(Io& io, PerNode& per_node) {
              [&](auto& part, auto& index) { NodeRefFields(part, index, per_node.nodes); });
   io.Texts("unmatched_target", per_node.unmatched_target);
   io.Texts("unmatched_source", per_node.unmatched_source);
+  // Written only against an OpenVINO IR that fused source nodes away.
+  bool fused_away = !per_node.not_comparable.empty();
+  if constexpr (Io::kReading) fused_away = io.fields().Has("not_comparable");
+  if (fused_away) {
+    io.Objects("not_comparable", per_node.not_comparable, [](auto& part, auto& value) {
+      part.Text("tensor", value.tensor);
+      part.Text("reason", value.reason);
+    });
+  }
   io.Texts("notes", per_node.notes);
   // Written only for models with If/Loop/Scan nodes (reports without any, and those written
   // before subgraph expansion, have no "subgraphs").

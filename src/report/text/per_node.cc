@@ -1,4 +1,5 @@
 // Per-node validation on the console and in JUnit.
+#include <cmath>
 #include <cstdio>
 #include <iterator>
 
@@ -53,6 +54,34 @@ std::string LocalErrorText(const gate::NodeSampleResult& result) {
   return "adds max |diff| " + Short(result.max_abs_error) + " by itself";
 }
 
+// "3.1x", "inf x" (a floor of 0 and an error that is not).
+std::string FloorMultiple(double multiple) {
+  return std::isinf(multiple) ? "inf x" : Short(multiple) + "x";
+}
+
+// Calibrated: where the floors came from and the tensor closest to (or furthest past) its floor.
+std::string CalibrationLine(const gate::PerNodeReport& per_node) {
+  if (per_node.calibration.empty()) return "";
+  const gate::NodeCheck* worst = nullptr;
+  double worst_multiple = -1;
+  for (const gate::NodeCheck& node : per_node.nodes) {
+    for (const gate::NodeSampleResult& result : node.samples) {
+      if (result.floor_multiple > worst_multiple) {
+        worst_multiple = result.floor_multiple;
+        worst = &node;
+      }
+    }
+  }
+  std::string line = "  noise floors: per tensor, the source re-run with " + per_node.calibration +
+                     "; a default atol rises to " + Short(compare::kNoiseFloorFactor) +
+                     "x its tensor's floor";
+  if (worst != nullptr) {
+    line += "; largest error " + FloorMultiple(worst_multiple) + " its floor, at '" +
+            worst->tensor + "'";
+  }
+  return line + "\n";
+}
+
 std::string SummaryLine(const gate::PerNodeReport& per_node) {
   const gate::PerNodeSummary& summary = per_node.summary;
   return "per-node: " + std::to_string(per_node.nodes.size()) +
@@ -71,6 +100,10 @@ std::string FirstDivergentLine(const gate::PerNodeReport& per_node) {
   for (const gate::NodeSampleResult& result : node.samples) {
     if (result.passed) continue;
     line += ", sample " + std::to_string(result.sample) + ": " + NodeErrorText(result);
+    if (result.floor_multiple >= 0 && node.noise_floor) {
+      line += " (" + FloorMultiple(result.floor_multiple) + " its noise floor " +
+              Short(node.noise_floor->max_abs) + ")";
+    }
     // A percentile of the finite errors says little beside NaN/Inf.
     if (NonFiniteText(result).empty()) line += ", p99 " + Short(result.p99_abs_error);
     line += ", source [" + Short(result.source_min) + ", " + Short(result.source_max) +
@@ -89,6 +122,12 @@ std::string JoinQuoted(const std::vector<std::string>& names) {
 
 std::string CulpritLine(const gate::PerNodeReport& per_node) {
   if (per_node.local_error_mode == "none") return "";
+  if (!per_node.culprit_not_determined.empty()) {
+    // No node was run alone: "none" would claim a test that never ran.
+    return per_node.first_divergent < 0
+               ? ""
+               : "  culprit: not determined (" + per_node.culprit_not_determined + ")\n";
+  }
   if (per_node.culprit < 0) {
     return per_node.first_divergent < 0
                ? ""
@@ -135,10 +174,14 @@ std::string AddedErrorTable(const gate::PerNodeReport& per_node, bool color) {
        ++rank) {
     const gate::NodeCheck& node = per_node.nodes[per_node.by_added_error[rank]];
     const bool passed = node.local->result.passed;
-    table.AddRow({node.node.empty() ? "#" + std::to_string(node.node_index) : node.node,
-                  node.op_type, node.tensor, ErrorCell(node.local->result),
-                  passed ? "pass" : "FAIL", ModelErrorCell(node)},
-                 passed ? "" : kRed);
+    // Failing a tolerance tighter than its dtype by rounding alone is not a fault of the node.
+    const bool rounding = !passed && node.local->within_rounding;
+    const std::string verdict =
+        passed ? "pass" : (rounding ? node.local->rounding_dtype + " rounding" : "FAIL");
+    table.AddRow(
+        {node.node.empty() ? "#" + std::to_string(node.node_index) : node.node, node.op_type,
+         node.tensor, ErrorCell(node.local->result), verdict, ModelErrorCell(node)},
+        passed || rounding ? "" : kRed);
   }
   return "  error added by each node (largest first):\n" + table.Render(color);
 }
@@ -162,6 +205,21 @@ std::string SubgraphTable(const gate::PerNodeReport& per_node, bool color) {
   }
   return "  If/Loop/Scan bodies (expanded into the main graph for these inputs):\n" +
          table.Render(color);
+}
+
+// Source tensors an OpenVINO IR fused away: "not comparable: 'conv' fused into 'BN_bn' (Add)".
+std::string NotComparableLines(const gate::PerNodeReport& per_node) {
+  std::string out;
+  constexpr size_t kShown = 8;
+  for (size_t idx = 0; idx < per_node.not_comparable.size() && idx < kShown; ++idx) {
+    const gate::UnmatchedValue& value = per_node.not_comparable[idx];
+    out += "  not comparable: '" + value.tensor + "' " + value.reason + "\n";
+  }
+  if (per_node.not_comparable.size() > kShown) {
+    out += "  not comparable: " + std::to_string(per_node.not_comparable.size() - kShown) +
+           " more (report.json lists them)\n";
+  }
+  return out;
 }
 
 std::string GateLine(const gate::PerNodeReport& per_node) {
@@ -222,7 +280,10 @@ std::string PerNodeGateFailure(const gate::CompareReport& report) {
 std::string NodeLabel(const gate::NodeCheck& node) {
   const std::string name =
       node.node.empty() ? "#" + std::to_string(node.node_index) : "'" + node.node + "'";
-  return "node " + name + " (" + node.op_type + ") -> '" + node.tensor + "'";
+  std::string fused;
+  for (const std::string& source : node.fused) fused += (fused.empty() ? "" : " + ") + source;
+  if (!fused.empty()) fused = ", fused " + fused;
+  return "node " + name + " (" + node.op_type + fused + ") -> '" + node.tensor + "'";
 }
 
 std::string PerNodeSection(const gate::CompareReport& report, bool color) {
@@ -230,8 +291,9 @@ std::string PerNodeSection(const gate::CompareReport& report, bool color) {
   const gate::PerNodeReport& per_node = *report.per_node;
   std::string notes;
   for (const std::string& note : per_node.notes) notes += "  note: " + note + "\n";
-  return Paint(SummaryLine(per_node), kBold, color) + FirstDivergentLine(per_node) +
-         CulpritLine(per_node) + NonFiniteLines(per_node) + AddedErrorTable(per_node, color) +
+  return Paint(SummaryLine(per_node), kBold, color) + CalibrationLine(per_node) +
+         FirstDivergentLine(per_node) + CulpritLine(per_node) + NotComparableLines(per_node) +
+         NonFiniteLines(per_node) + AddedErrorTable(per_node, color) +
          SubgraphTable(per_node, color) + notes + GateLine(per_node) + "\n";
 }
 
@@ -248,7 +310,10 @@ std::vector<std::pair<std::string, std::vector<std::string>>> PerNodeCases(
       }
     }
     if (node.local && node.local->computed && !node.local->result.passed) {
-      lines.push_back("alone on the source's inputs it " + LocalErrorText(node.local->result));
+      lines.push_back("alone on the source's inputs it " + LocalErrorText(node.local->result) +
+                      (node.local->within_rounding
+                           ? " (within " + node.local->rounding_dtype + " rounding: not a fault)"
+                           : ""));
     }
     cases.emplace_back("per-node / " + NodeLabel(node), std::move(lines));
   }
