@@ -226,6 +226,10 @@ Status TensorMap::Insert(std::string name, Tensor tensor) {
   return Status::OK();
 }
 
+void TensorMap::Append(std::string name, Tensor tensor) {
+  entries_.push_back({std::move(name), std::move(tensor)});
+}
+
 void TensorMap::InsertOrAssign(std::string name, Tensor tensor) {
   if (Tensor* existing = Find(name)) {
     *existing = std::move(tensor);

@@ -223,7 +223,9 @@ Result<SafetensorsFile> ParseSafetensors(std::string_view bytes, std::string_vie
   CONVGATE_RETURN_IF_ERROR(CheckCoverage(entries, buffer.size(), what));
   for (const Entry& entry : entries) {
     CONVGATE_ASSIGN_OR_RETURN(Tensor tensor, MakeTensor(entry, buffer));
-    CONVGATE_RETURN_IF_ERROR(file.tensors.Insert(entry.name, std::move(tensor)));
+    // The names are the keys of one JSON object, so unique: no search per tensor (linear, not
+    // quadratic, in 100k tensors).
+    file.tensors.Append(entry.name, std::move(tensor));
   }
   return file;
 }

@@ -154,7 +154,8 @@ class StepRunner {
         return copy.status().WithContext("step " + std::to_string(step) + ", pipeline output '" +
                                          edge.to.tensor + "'");
       }
-      outputs.InsertOrAssign(edge.to.tensor, std::move(copy).value());
+      // Pipeline output names are unique (spec_parse.cc): no search per output.
+      outputs.Append(edge.to.tensor, std::move(copy).value());
     }
     return outputs;
   }
