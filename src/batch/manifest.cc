@@ -10,6 +10,7 @@
 #include "convgate/core/file_util.h"
 #include "convgate/core/join.h"
 #include "convgate/core/units.h"
+#include "convgate/core/utf8.h"
 #include "convgate/hub/hub.h"
 #include "convgate/version.h"
 
@@ -572,11 +573,39 @@ Result<Manifest> ParseManifest(const std::string& text, const fs::path& path) {
       } catch (const nlohmann::json::parse_error& e) {
         return context.Error(LineAtByte(text, e.byte), "",
                              std::string("not valid JSON: ") + e.what());
+      } catch (const nlohmann::json::exception& e) {  // a number out of range: 1e999
+        return context.Error(0, "", std::string("not valid JSON: ") + e.what());
       }
     }
-    entries = ParseYaml(text, context, base, format);
+    // The readers take keys and values as text; a key that is a list or a mapping (YAML's
+    // "? [a] : b") or a value of the wrong kind makes yaml-cpp throw: the manifest is wrong.
+    try {
+      entries = ParseYaml(text, context, base, format);
+    } catch (const YAML::Exception& e) {
+      return context.Error(e.mark.is_null() ? 0 : e.mark.line + 1, "",
+                           "a key or value is not a single value where one is expected (a key "
+                           "must be a plain name): " +
+                               e.msg);
+    }
   }
   if (!entries.ok()) return entries.status();
+  // A NUL byte ("\u0000" in JSON, "\0" in YAML, a raw one in a text list) would silently cut a
+  // path or argument where the job's command line is made: refused.
+  for (const ManifestEntry& entry : *entries) {
+    std::vector<std::string> texts = {
+        entry.id, entry.model_id, entry.source.string(), entry.target.string(),
+        entry.to, entry.converter};
+    texts.insert(texts.end(), entry.flags.begin(), entry.flags.end());
+    for (const fs::path& extra : entry.extra_files) texts.push_back(extra.string());
+    for (const std::string& text : texts) {
+      if (text.find('\0') != std::string::npos) {
+        return context.Error(entry.line, "",
+                             "'" + EscapeForDisplay(text) +
+                                 "' holds a NUL byte, which no path or argument "
+                                 "can hold");
+      }
+    }
+  }
   std::map<std::string, int> first_line;
   for (const ManifestEntry& entry : *entries) {
     auto [it, inserted] = first_line.emplace(entry.id, entry.line);

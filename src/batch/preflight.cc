@@ -6,7 +6,9 @@
 #include <optional>
 
 #include "convgate/convert/hub_model.h"
+#include "convgate/core/file_hash.h"
 #include "convgate/core/file_util.h"
+#include "convgate/core/limits.h"
 #include "convgate/graph/onnx_model.h"
 #include "convgate/graph/task.h"
 #include "convgate/report/model_file.h"
@@ -22,6 +24,12 @@ struct FileCheck {
   std::string category;                        // "" when fine
   std::string text;
 };
+
+// An entry's inputs (an .npz is held to --max-run-bytes by the job) and policy (256 MiB): what
+// the job's defaults could read at most.
+uint64_t MaxExtraFileBytes() {
+  return std::max<uint64_t>(static_cast<uint64_t>(DefaultSizeLimit()), kMaxWholeFileBytes);
+}
 
 // A file (or model folder) the job will read. `is_model`: the model file verification step
 // (report/model_file.h); otherwise it must exist and be readable, and its sha256 is recorded.
@@ -43,7 +51,11 @@ FileCheck CheckFile(const fs::path& path, bool is_model) {
     return check;
   }
   if (fs::is_directory(status)) return check;
-  Result<std::string> sha = Sha256File(path);
+  // A regular file of a size a job could read, checked before it is opened for its content: a
+  // FIFO would block the whole preflight, /dev/zero never ends, a 40 GiB sparse file took a
+  // minute to hash before the job refused its size.
+  Result<std::string> sha =
+      Sha256UserFile(path, MaxExtraFileBytes(), "the largest input or policy a job reads");
   if (!sha.ok()) {
     check.category = "missing-file";
     check.text = path.string() + " is not readable: " + sha.status().message();
@@ -54,7 +66,8 @@ FileCheck CheckFile(const fs::path& path, bool is_model) {
 }
 
 std::optional<std::string> ModelTypeFromConfig(const fs::path& source) {
-  const fs::path folder = fs::is_directory(source) ? source : source.parent_path();
+  std::error_code ec;  // a symlink loop or a path over PATH_MAX is the file check's to report
+  const fs::path folder = fs::is_directory(source, ec) ? source : source.parent_path();
   Result<std::string> text = ReadFile(folder / "config.json", kMaxTextFileBytes);
   if (!text.ok()) return std::nullopt;
   const nlohmann::json config = nlohmann::json::parse(*text, nullptr, false);

@@ -2,6 +2,7 @@
 
 #include "convgate/batch/batch.h"
 #include "convgate/core/file_util.h"
+#include "convgate/report/json_text.h"
 
 namespace convgate::batch {
 namespace {
@@ -66,7 +67,7 @@ store::JobRecord GateJob(const GateRecord& gate, const nlohmann::json& report,
   ReadJobJson(verify_result.is_object() ? &verify_result : nullptr,
               report.is_object() ? &report : nullptr, gate.command, job);
   if (report.is_object() && report.contains("model_origins")) {
-    job.model_origin = report["model_origins"].dump();
+    job.model_origin = report::DumpJson(report["model_origins"]);
   }
   job.finished_at = NowIso8601();
   return job;

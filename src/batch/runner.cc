@@ -13,6 +13,7 @@
 #include "convgate/batch/job_policy.h"
 #include "convgate/batch/preflight.h"
 #include "convgate/core/subprocess.h"
+#include "convgate/report/json_text.h"
 #include "convgate/report/report.h"
 #include "convgate/store/location.h"
 
@@ -46,7 +47,7 @@ store::JobRecord BaseRecord(const PlannedJob& planned, const fs::path& result_di
   job.conversion_params = store::CanonicalParams(entry.Params());
   job.result_dir = result_dir.string();
   if (!planned.preflight.origins.empty()) {
-    job.model_origin = report::ModelOriginsJson(planned.preflight.origins).dump();
+    job.model_origin = report::DumpJson(report::ModelOriginsJson(planned.preflight.origins));
   }
   return job;
 }
@@ -196,6 +197,14 @@ class Runner {
                                                              : options_.timeout_seconds;
     sub.address_space_bytes = options_.job_memory_bytes;
     std::error_code ec;
+    // OUT/<id> planted as a symlink (to another job's or anyone's folder) is not written through.
+    if (fs::is_symlink(fs::symlink_status(dir, ec))) {
+      store::JobRecord job = BaseRecord(planned, dir);
+      job.verdict = "error";
+      job.error_category = "usage";
+      job.error_text = dir.string() + " is a symlink: a job writes only into a folder of its own";
+      return job;
+    }
     fs::create_directories(dir, ec);
     // An earlier attempt's (or run's) reports must not pass for this attempt's.
     for (const char* name : {"report.json", "verify_result.json", "junit.xml"}) {

@@ -12,6 +12,7 @@
 #include "convgate/batch/slurm_summary.h"
 #include "convgate/core/file_util.h"
 #include "convgate/core/interrupt.h"
+#include "convgate/report/json_text.h"
 #include "convgate/store/location.h"
 
 namespace convgate::cli {
@@ -143,7 +144,7 @@ ExitCode PrintSubmitted(const std::string& job_id, int tasks, const batch::Slurm
                                       {"store", array.store},
                                       {"history", history},
                                       {"resume", resume}};
-    std::cout << submitted.dump(2) << "\n";
+    std::cout << report::DumpJson(submitted, 2) << "\n";
     return ExitCode::kPassed;
   }
   std::cout << ForTerminal(
@@ -179,8 +180,10 @@ Result<std::string> WriteAndSubmit(const batch::SlurmArrayOptions& array,
 ExitCode PrintSummary(const batch::SlurmSummary& summary, const fs::path& out_dir, bool json) {
   const nlohmann::json summary_json = batch::SlurmSummaryJson(summary);
   // The tasks each wrote their share's summary.json here; the merged one replaces them.
-  Status written = WriteFileAtomic(out_dir / "summary.json", summary_json.dump(2) + "\n");
-  std::cout << (json ? summary_json.dump(2) + "\n" : ForTerminal(batch::SlurmSummaryText(summary)));
+  Status written =
+      WriteFileAtomic(out_dir / "summary.json", report::DumpJson(summary_json, 2) + "\n");
+  std::cout << (json ? report::DumpJson(summary_json, 2) + "\n"
+                     : ForTerminal(batch::SlurmSummaryText(summary)));
   if (!written.ok()) return ReportError(gate::Stage::kWrite, written);
   return summary.exit_code;
 }

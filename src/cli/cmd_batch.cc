@@ -15,6 +15,7 @@
 #include "convgate/core/limits.h"
 #include "convgate/core/numbers.h"
 #include "convgate/core/units.h"
+#include "convgate/report/json_text.h"
 
 namespace convgate::cli {
 namespace {
@@ -178,8 +179,10 @@ class BatchCommand : public Command {
     progress.Stop();
     if (!summary.ok()) return ReportError(gate::Stage::kWrite, summary.status());
     const nlohmann::json json = batch::SummaryJson(*summary);
-    Status written = WriteFileAtomic(options_.out_dir / "summary.json", json.dump(2) + "\n");
-    std::cout << (json_ ? json.dump(2) + "\n" : ForTerminal(batch::SummaryText(*summary)));
+    Status written =
+        WriteFileAtomic(options_.out_dir / "summary.json", report::DumpJson(json, 2) + "\n");
+    std::cout << (json_ ? report::DumpJson(json, 2) + "\n"
+                        : ForTerminal(batch::SummaryText(*summary)));
     if (!written.ok()) return ReportError(gate::Stage::kWrite, written);
     if (summary->interrupted && Interrupted())
       return static_cast<ExitCode>(128 + InterruptSignal());

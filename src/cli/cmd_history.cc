@@ -9,6 +9,7 @@
 #include "cli/command.h"
 #include "cli/history_trend.h"
 #include "convgate/batch/batch.h"
+#include "convgate/report/json_text.h"
 #include "convgate/store/location.h"
 #include "convgate/store/store.h"
 
@@ -214,7 +215,7 @@ class HistoryCommand : public Command {
     if (json_) {
       nlohmann::json list = nlohmann::json::array();
       for (const store::HistoryRow& row : *rows) list.push_back(RowJson(row));
-      std::cout << list.dump(2) << "\n";
+      std::cout << report::DumpJson(list, 2) << "\n";
       return ExitCode::kPassed;
     }
     std::vector<const store::HistoryRow*> pointers;
@@ -233,7 +234,7 @@ class HistoryCommand : public Command {
     if (!jobs.ok()) return ReportError(gate::Stage::kLoad, jobs.status());
     const std::vector<TrendRow> rows = Trend(*jobs, figure);
     if (json_ && asked) {
-      std::cout << TrendJson(rows, figure).dump(2) << "\n";
+      std::cout << report::DumpJson(TrendJson(rows, figure), 2) << "\n";
     } else {
       std::cout << ForTerminal(TrendTable(rows, figure));
     }
@@ -266,7 +267,7 @@ class HistoryCommand : public Command {
         item["last_pass"] = RowJson(regression.last_pass);
         list.push_back(item);
       }
-      std::cout << list.dump(2) << "\n";
+      std::cout << report::DumpJson(list, 2) << "\n";
     } else if (regressions.empty()) {
       std::cout << "no regressions\n";
     } else {

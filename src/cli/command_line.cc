@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "convgate/core/interrupt.h"
+#include "convgate/core/redact.h"
 #include "convgate/core/temp_dir.h"
 #include "convgate/version.h"
 
@@ -98,8 +99,10 @@ int RunMain(int argc, char** argv) {
   }
   if (!command.ok()) return ToInt(ReportError(gate::Stage::kFlags, command.status()));
   report::Invocation invocation;
+  // Redacted once, here: report.json, --json, a store's runs row and a batch's all show this.
   invocation.argv = args;
   invocation.argv.insert(invocation.argv.begin(), argv[0]);
+  invocation.argv = RedactCommandLine(invocation.argv);
   invocation.started_at = report::UtcNow();
   for (const auto& [sub, registered] : command_line.commands()) {
     if (registered == *command) invocation.command = sub->get_name();

@@ -16,6 +16,7 @@
 #include <memory>
 #include <utility>
 
+#include "convgate/core/file_hash.h"
 #include "convgate/core/units.h"
 
 namespace convgate {
@@ -313,9 +314,10 @@ std::string FinalHex(EVP_MD_CTX* ctx) {
 
 }  // namespace
 
-Result<std::string> Sha256File(const std::filesystem::path& path) {
-  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0) return IoError(path, "cannot open", errno);
+namespace {
+
+// The sha256 of what `fd` (open on `path`, for messages) holds from its start.
+Result<std::string> Sha256Fd(int fd, const std::filesystem::path& path) {
   DigestContext ctx(EVP_MD_CTX_new());
   if (!ctx || EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) != 1) {
     return Status::Internal("OpenSSL could not initialise sha256");
@@ -327,13 +329,12 @@ Result<std::string> Sha256File(const std::filesystem::path& path) {
   // to that peak (resnet18: 107 -> 165 MiB).
   constexpr size_t kWindowBytes = size_t{8} << 20;  // a multiple of any page size
   struct stat info;
-  if (::fstat(fd.get(), &info) == 0 && S_ISREG(info.st_mode) && info.st_size > 0) {
+  if (::fstat(fd, &info) == 0 && S_ISREG(info.st_mode) && info.st_size > 0) {
     const auto size = static_cast<size_t>(info.st_size);
     bool mapped = true;
     for (size_t offset = 0; offset < size && mapped; offset += kWindowBytes) {
       const size_t length = std::min(kWindowBytes, size - offset);
-      void* data =
-          ::mmap(nullptr, length, PROT_READ, MAP_PRIVATE, fd.get(), static_cast<off_t>(offset));
+      void* data = ::mmap(nullptr, length, PROT_READ, MAP_PRIVATE, fd, static_cast<off_t>(offset));
       mapped = data != MAP_FAILED;
       if (!mapped && offset > 0) return IoError(path, "cannot map", errno);
       if (!mapped) break;
@@ -345,7 +346,7 @@ Result<std::string> Sha256File(const std::filesystem::path& path) {
   }
   char buffer[1 << 16];
   while (true) {
-    ssize_t n = ::read(fd.get(), buffer, sizeof(buffer));
+    ssize_t n = ::read(fd, buffer, sizeof(buffer));
     if (n < 0) {
       if (errno == EINTR) continue;
       return IoError(path, "cannot read", errno);
@@ -354,6 +355,20 @@ Result<std::string> Sha256File(const std::filesystem::path& path) {
     EVP_DigestUpdate(ctx.get(), buffer, static_cast<size_t>(n));
   }
   return FinalHex(ctx.get());
+}
+
+}  // namespace
+
+Result<std::string> Sha256File(const std::filesystem::path& path) {
+  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0) return IoError(path, "cannot open", errno);
+  return Sha256Fd(fd.get(), path);
+}
+
+Result<std::string> Sha256UserFile(const std::filesystem::path& path, uint64_t max_bytes,
+                                   std::string_view limit_name) {
+  CONVGATE_ASSIGN_OR_RETURN(InputFile file, InputFile::Open(path, max_bytes, limit_name));
+  return Sha256Fd(file.fd(), path);
 }
 
 std::string Sha256Hex(std::string_view bytes) {

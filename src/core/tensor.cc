@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "convgate/core/float16.h"
+#include "convgate/core/tensor_copy.h"
 
 namespace convgate {
 namespace {
@@ -122,14 +123,23 @@ Result<Tensor> Tensor::FromStrings(Shape shape, std::vector<std::string> values)
   return tensor;
 }
 
-Tensor Tensor::Clone() const {
-  if (dtype_ == DType::kString) {
-    Result<Tensor> copy = FromStrings(shape_, strings_);
-    if (!copy.ok()) std::abort();  // the sizes match by construction
-    return std::move(copy).value();
+Result<Tensor> TryClone(const Tensor& tensor) {
+  if (tensor.dtype() == DType::kString) {
+    try {
+      return Tensor::FromStrings(tensor.shape(),
+                                 {tensor.strings().begin(), tensor.strings().end()});
+    } catch (const std::bad_alloc&) {
+      return AllocationFailure(tensor.strings().size(), 0, tensor.dtype(), tensor.shape());
+    }
   }
-  Result<Tensor> copy = FromBytes(dtype_, shape_, bytes());
-  if (!copy.ok()) std::abort();  // only allocation can fail here; treat like operator new
+  return Tensor::FromBytes(tensor.dtype(), tensor.shape(), tensor.bytes());
+}
+
+Tensor Tensor::Clone() const {
+  Result<Tensor> copy = TryClone(*this);
+  // Only allocation can fail here (the sizes match by construction): as operator new does, so
+  // main() reports it as "out of memory", exit 3, never an abort.
+  if (!copy.ok()) throw std::bad_alloc();
   return std::move(copy).value();
 }
 
@@ -216,6 +226,10 @@ Status TensorMap::Insert(std::string name, Tensor tensor) {
   return Status::OK();
 }
 
+void TensorMap::Append(std::string name, Tensor tensor) {
+  entries_.push_back({std::move(name), std::move(tensor)});
+}
+
 void TensorMap::InsertOrAssign(std::string name, Tensor tensor) {
   if (Tensor* existing = Find(name)) {
     *existing = std::move(tensor);
@@ -249,6 +263,17 @@ TensorMap TensorMap::Clone() const {
   TensorMap copy;
   for (const Entry& entry : entries_) copy.entries_.push_back({entry.name, entry.tensor.Clone()});
   return copy;
+}
+
+Result<TensorMap> TryClone(const TensorMap& tensors) {
+  try {
+    return tensors.Clone();
+  } catch (const std::bad_alloc&) {
+    size_t bytes = 0;
+    for (const TensorMap::Entry& entry : tensors) bytes += entry.tensor.byte_size();
+    return Status::Unavailable("cannot allocate a copy of " + std::to_string(tensors.size()) +
+                               " tensors of " + std::to_string(bytes) + " bytes in all");
+  }
 }
 
 }  // namespace convgate

@@ -11,6 +11,7 @@
 #include "convgate/backends/releasable.h"
 #include "convgate/core/command_line.h"
 #include "convgate/core/file_util.h"
+#include "convgate/core/redact.h"
 #include "convgate/graph/onnx_model.h"
 #include "convgate/io/npy.h"
 #include "convgate/io/tensor_proto.h"
@@ -210,7 +211,10 @@ Result<LoadedModel> LoadModel(const ResolvedSide& side, backends::BackendFactory
   LoadedModel loaded;
   CONVGATE_ASSIGN_OR_RETURN(loaded.backend, factory.Create(side.backend));
   record.backend_version = loaded.backend->version();
-  if (side.backend == "exec") record.backend_command = JoinCommandLine(options.exec_argv);
+  // What report.json shows of the command: without a password it may carry (core/redact.h).
+  if (side.backend == "exec") {
+    record.backend_command = RedactPasswords(JoinCommandLine(options.exec_argv));
+  }
   auto* deferring =
       defer_session ? dynamic_cast<backends::DeferringBackend*>(loaded.backend.get()) : nullptr;
   CONVGATE_ASSIGN_OR_RETURN(loaded.model, deferring ? deferring->LoadDeferred(side.path, options)

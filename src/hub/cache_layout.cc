@@ -33,9 +33,10 @@ fs::path RepoCache::Lock(const std::string& etag) const {
 
 std::optional<std::string> CachedCommit(const RepoCache& cache, const std::string& revision) {
   if (IsCommitHash(revision)) return revision;
-  std::ifstream in(cache.Ref(revision));
-  std::string commit;
-  if (!in || !std::getline(in, commit)) return std::nullopt;
+  // A ref is one line: a FIFO or a device planted there is not read (it would hang or fill memory).
+  Result<std::string> text = ReadFile(cache.Ref(revision), 4096, "a ref is one line");
+  if (!text.ok()) return std::nullopt;
+  std::string commit = text->substr(0, text->find('\n'));
   while (!commit.empty() && (commit.back() == '\r' || commit.back() == ' ')) commit.pop_back();
   if (!IsCommitHash(commit)) return std::nullopt;
   return commit;

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <openssl/evp.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -12,6 +13,7 @@
 #include <memory>
 
 #include "convgate/core/file_util.h"
+#include "convgate/core/utf8.h"
 #include "hub/names.h"
 #include "hub/retry.h"
 
@@ -35,13 +37,36 @@ class Fd {
   int fd_;
 };
 
+// A file convgate writes in the shared cache (a lock, a download in progress), opened without
+// following a symlink and only when it is a regular file: a link planted there (to a victim's
+// file) is never written through, a FIFO never blocks. -1 with errno otherwise (ELOOP: a link).
+int OpenCacheFile(const fs::path& path, int flags) {
+  const int fd = open(path.c_str(), flags | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+  if (fd < 0) return -1;
+  struct stat info;
+  if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+    close(fd);
+    errno = EINVAL;
+    return -1;
+  }
+  return fd;
+}
+
+std::string RefusedLink(const fs::path& path) {
+  return errno == ELOOP || errno == EINVAL
+             ? path.string() +
+                   " is a symlink or not a regular file (refused: something else "
+                   "put it in the shared cache)"
+             : Errno(path);
+}
+
 // The blob's lock, as huggingface_hub's filelock takes it (flock on <etag>.lock), so the two tools
 // never write one .incomplete file at the same time.
 Result<std::unique_ptr<Fd>> LockBlob(const fs::path& lock_path) {
   std::error_code ec;
   fs::create_directories(lock_path.parent_path(), ec);
-  auto fd = std::make_unique<Fd>(open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
-  if (fd->get() < 0) return Status::Unavailable("cannot open lock " + Errno(lock_path));
+  auto fd = std::make_unique<Fd>(OpenCacheFile(lock_path, O_RDWR));
+  if (fd->get() < 0) return Status::Unavailable("cannot open lock " + RefusedLink(lock_path));
   while (flock(fd->get(), LOCK_EX) != 0) {
     if (errno != EINTR) return Status::Unavailable("cannot lock " + Errno(lock_path));
   }
@@ -81,8 +106,8 @@ Result<HttpResponse> GetIntoIncomplete(const HubOptions& options, const RepoCach
                                        const BlobSpec& blob) {
   const fs::path incomplete = cache.Incomplete(blob.etag);
   return WithRetries(options.retry, "GET " + blob.file, [&]() -> Result<HttpResponse> {
-    Fd fd(open(incomplete.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
-    if (fd.get() < 0) return Status::Unavailable("cannot write " + Errno(incomplete));
+    Fd fd(OpenCacheFile(incomplete, O_WRONLY | O_APPEND));
+    if (fd.get() < 0) return Status::Unavailable("cannot write " + RefusedLink(incomplete));
     uint64_t offset = FileSize(incomplete);
     if (offset >= blob.size) offset = 0;  // complete or too long already: start over
     if (offset == 0 && ftruncate(fd.get(), 0) != 0) {
@@ -167,7 +192,9 @@ Status HttpFailure(const HttpResponse& response, const std::string& what, bool s
                                "HF_ENDPOINT names a mirror)");
   }
   const auto error_code = response.headers.find("x-error-code");
-  const std::string hub_code = error_code == response.headers.end() ? "" : error_code->second;
+  // A header is the server's text: shown escaped, so ESC or \r in it cannot drive the terminal.
+  const std::string hub_code =
+      error_code == response.headers.end() ? "" : EscapeForDisplay(error_code->second);
   const std::string http = "HTTP " + std::to_string(response.status);
   if (response.status == 401 || response.status == 403) {
     const std::string why =

@@ -43,7 +43,13 @@ struct Transfer {
   curl_off_t last_bytes = -1;
   std::chrono::steady_clock::time_point last_change = std::chrono::steady_clock::now();
   bool stalled = false;
+  // The response's header bytes: a server sending megabytes of headers is cut off.
+  size_t header_bytes = 0;
+  bool headers_too_large = false;
 };
+
+// Header bytes of one response taken at most; the hub sends a few KB.
+constexpr size_t kMaxHeaderBytes = size_t{1} << 20;
 
 std::string Trim(std::string_view text) {
   size_t start = 0;
@@ -56,6 +62,11 @@ std::string Trim(std::string_view text) {
 size_t OnHeader(char* data, size_t size, size_t count, void* user) {
   auto* transfer = static_cast<Transfer*>(user);
   const std::string_view line(data, size * count);
+  transfer->header_bytes += line.size();
+  if (transfer->header_bytes > kMaxHeaderBytes) {
+    transfer->headers_too_large = true;
+    return 0;  // curl ends the transfer
+  }
   if (line.starts_with("HTTP/")) {
     // A new response (a 100 Continue before the real one): its headers replace the last ones'.
     transfer->response->headers.clear();
@@ -103,15 +114,20 @@ size_t OnBody(char* data, size_t size, size_t count, void* user) {
 }
 
 // libcurl's own low-speed limit averages the speed over its last ~6 s, so a body that stops after
-// a burst is noticed seconds late; this drops a transfer once no byte has moved for
-// stall_seconds (libcurl calls it about once a second while idle).
+// a burst is noticed seconds late; this drops a transfer once fewer than kMinBytesPerSecond x
+// stall_seconds bytes have moved in stall_seconds (libcurl calls it about once a second while
+// idle). A minimum rate, not only "a byte": a server trickling one byte a second would otherwise
+// hold a fetch (and a batch's preflight) for ever.
+constexpr double kMinBytesPerSecond = 1024;
+
 int OnProgress(void* user, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
                curl_off_t ulnow) {
   (void)dltotal;
   (void)ultotal;
   auto* transfer = static_cast<Transfer*>(user);
   const auto now = std::chrono::steady_clock::now();
-  if (dlnow + ulnow != transfer->last_bytes) {
+  const auto needed = static_cast<curl_off_t>(kMinBytesPerSecond * transfer->stall_seconds);
+  if (transfer->last_bytes < 0 || dlnow + ulnow >= transfer->last_bytes + needed) {
     transfer->last_bytes = dlnow + ulnow;
     transfer->last_change = now;
     return 0;
@@ -197,8 +213,19 @@ Status PerformHop(const HttpRequest& request, const std::string& url, const Body
   }
   if (transfer.stalled) {
     response.transport = TransportError::kTimeout;
+    response.transport_message = "less than " +
+                                 std::to_string(static_cast<int>(kMinBytesPerSecond)) +
+                                 " bytes a second received for " +
+                                 std::to_string(static_cast<int>(transfer.stall_seconds)) + " s";
+  } else if (transfer.headers_too_large) {
+    response.transport = TransportError::kOther;
+    response.transport_message = "the response's headers are over 1 MiB: not a hub's answer";
+  } else if (code == CURLE_OUT_OF_MEMORY) {
+    // What curl says, in its versions before 8.6, of one header line over its 100 KB limit.
+    response.transport = TransportError::kOther;
     response.transport_message =
-        "nothing received for " + std::to_string(static_cast<int>(transfer.stall_seconds)) + " s";
+        "curl refused the response (\"out of memory\", which curl reports for a header line "
+        "over its 100 KB limit): not a hub's answer";
   } else if (code != CURLE_OK) {
     response.transport = Classify(code);
     response.transport_message = error[0] != '\0' ? error : curl_easy_strerror(code);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "convgate/core/utf8.h"
 #include "hub/cache_layout.h"
 #include "hub/download.h"
 #include "hub/http.h"
@@ -69,7 +70,7 @@ Result<BlobSpec> ReadResolved(const HttpResponse& response, const std::string& w
   blob.etag = NormalizeEtag(Header(response.headers, "x-linked-etag"));
   if (blob.etag.empty()) blob.etag = NormalizeEtag(Header(response.headers, "etag"));
   if (!IsSafeEtag(blob.etag)) {
-    return Status::Unavailable(what + ": the hub's ETag '" + blob.etag +
+    return Status::Unavailable(what + ": the hub's ETag '" + EscapeForDisplay(blob.etag) +
                                "' is missing or not a blob name");
   }
   std::string size = Header(response.headers, "x-linked-size");

@@ -50,10 +50,21 @@ Status CheckRepoId(std::string_view repo_id) {
 }
 
 Status CheckRevision(std::string_view revision) {
+  const Status bad = Status::InvalidArgument("revision '" + std::string(revision) +
+                                             "': not a branch, tag or commit name");
   if (revision.empty() || revision.front() == '/' || HasControl(revision) ||
       revision.find("..") != std::string_view::npos || revision.size() > 256) {
-    return Status::InvalidArgument("revision '" + std::string(revision) +
-                                   "': not a branch, tag or commit name");
+    return bad;
+  }
+  // As git-check-ref-format: no empty part ("a//b", "v1/"), none starting with '.' ("./",
+  // "a/.x"): such a name is no ref, and as a path under refs/ it would name a folder.
+  size_t start = 0;
+  while (start <= revision.size()) {
+    size_t end = revision.find('/', start);
+    if (end == std::string_view::npos) end = revision.size();
+    const std::string_view part = revision.substr(start, end - start);
+    if (part.empty() || part.front() == '.') return bad;
+    start = end + 1;
   }
   return Status::OK();
 }

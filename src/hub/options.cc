@@ -1,15 +1,17 @@
 // HubOptionsFromEnvironment: the settings huggingface_hub reads, spelled as it spells them, so one
 // environment configures both tools.
 #include <cstdlib>
-#include <fstream>
 #include <string>
 
+#include "convgate/core/file_util.h"
 #include "convgate/hub/hub.h"
 
 namespace convgate::hub {
 namespace {
 
 namespace fs = std::filesystem;
+
+constexpr uint64_t kMaxTokenFileBytes = 64 << 10;
 
 std::string Env(const char* name) {
   const char* value = std::getenv(name);
@@ -30,11 +32,18 @@ fs::path HfHome() {
   return fs::path(Env("HOME")) / ".cache" / "huggingface";
 }
 
-// The first line of the token file, trimmed (huggingface_hub strips it the same way).
-std::string TokenFromFile(const fs::path& path) {
-  std::ifstream in(path);
-  std::string token;
-  if (!in || !std::getline(in, token)) return "";
+// The first line of the token file, trimmed (huggingface_hub strips it the same way); "" when
+// there is none. A token is a line: a FIFO, a device (/dev/zero reads to the memory limit) or a
+// file over 64 KiB is refused, naming the file, before it is read.
+Result<std::string> TokenFromFile(const fs::path& path, const char* setting) {
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(path, ec))) return std::string();
+  Result<std::string> text = ReadFile(path, kMaxTokenFileBytes, "a token file is one line");
+  if (!text.ok()) {
+    if (text.status().code() == StatusCode::kNotFound) return std::string();
+    return text.status().WithContext(std::string("the hub token file (") + setting + ")");
+  }
+  const std::string token = text->substr(0, text->find('\n'));
   const size_t start = token.find_first_not_of(" \t\r\n");
   const size_t end = token.find_last_not_of(" \t\r\n");
   return start == std::string::npos ? "" : token.substr(start, end - start + 1);
@@ -70,7 +79,9 @@ Result<HubOptions> HubOptionsFromEnvironment(const std::string& token_flag) {
   if (options.token.empty()) options.token = Env("HF_TOKEN");
   if (options.token.empty()) {
     const std::string token_path = Env("HF_TOKEN_PATH");
-    options.token = TokenFromFile(token_path.empty() ? HfHome() / "token" : fs::path(token_path));
+    CONVGATE_ASSIGN_OR_RETURN(
+        options.token, TokenFromFile(token_path.empty() ? HfHome() / "token" : fs::path(token_path),
+                                     token_path.empty() ? "HF_HOME/token" : "HF_TOKEN_PATH"));
   }
   const std::string hub_cache = Env("HF_HUB_CACHE");
   options.cache_dir = hub_cache.empty() ? HfHome() / "hub" : fs::path(hub_cache);

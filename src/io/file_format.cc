@@ -146,9 +146,22 @@ FileFormat MagicFormat(std::string_view head, SniffedFile& sniffed) {
 // JSON object; reads the header then.
 Result<bool> ReadSafetensorsHeader(InputFile& file, std::string_view head, SniffedFile& sniffed) {
   const fs::path& path = file.path();
-  if (head.size() < 10 || head[8] != '{') return false;
+  // A file named .safetensors whose header is not there is a broken safetensors file, not "not
+  // a valid ONNX model" (what an unrecognized file is tried as).
+  const bool named = path.extension() == ".safetensors";
+  if (head.size() < 10 || head[8] != '{') {
+    if (!named) return false;
+    return Status::DataLoss(path.string() +
+                            ": not a safetensors file: no JSON header after the 8-byte length");
+  }
   const uint64_t length = LittleEndian64(head);
-  if (length < 2 || length > kMaxSafetensorsHeader) return false;
+  if (length < 2 || length > kMaxSafetensorsHeader) {
+    if (!named) return false;
+    return Status::DataLoss(path.string() + ": a safetensors header length of " +
+                            std::to_string(length) + " bytes" +
+                            (length < 2 ? "" : ", over safetensors' 100 MB") +
+                            " (the length is not what the file holds)");
+  }
   if (length > sniffed.size - 8) {
     return Status::DataLoss(path.string() + ": a safetensors header of " + std::to_string(length) +
                             " bytes, but the file has only " + std::to_string(sniffed.size - 8) +

@@ -1,7 +1,9 @@
 // The pipeline engine's private parts: loaded nodes and one run of the graph over N steps.
 #pragma once
 
+#include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -56,14 +58,21 @@ struct NodeStep {
   bool ran = false;
 };
 
-// One run of the pipeline: steps[step][node] in spec order, and the pipeline outputs per step.
+// One run of the pipeline: steps[step][node] in spec order, and the pipeline outputs per step
+// (each kept only where RunPlan says so: empty otherwise).
 struct Trace {
   std::vector<std::vector<NodeStep>> steps;
   std::vector<TensorMap> outputs;
+  int64_t bytes = 0;  // what steps and outputs hold (HeldBytes)
 };
 
 // Called after each node runs (its step record complete), in run order.
 using NodeObserver = std::function<void(int step, size_t node, const NodeStep& record)>;
+// Called after each step with its pipeline outputs.
+using StepObserver = std::function<void(int step, const TensorMap& outputs)>;
+
+// The memory `tensors` hold: their bytes (a string's characters) and a per-tensor overhead.
+int64_t HeldBytes(const TensorMap& tensors);
 
 struct RunPlan {
   const Spec* spec = nullptr;
@@ -74,11 +83,22 @@ struct RunPlan {
   const std::map<size_t, Tensor>* initial = nullptr;         // feedback edge -> initial value
   const std::map<std::string, Tensor>* overrides = nullptr;  // "node.input" -> --set value
   int steps = 0;
+  // Every node's inputs and outputs of every step are kept in Trace::steps (a validation replays
+  // and compares them); otherwise a step's are dropped once observed.
+  bool keep_records = true;
+  bool keep_outputs = true;  // every step's pipeline outputs in Trace::outputs
+  // --max-run-bytes: what the run may hold (its kept records and outputs, the feedback state and
+  // the step running) besides `held_bytes` held already (the pipeline inputs of every step, an
+  // earlier run's trace). A step past it stops the run, naming the step and the figures.
+  int64_t max_run_bytes = std::numeric_limits<int64_t>::max();
+  int64_t held_bytes = 0;
 };
 
 // Runs every node at every step. A node that fails to run stops the run: the Status names the
-// node and the step.
-Result<Trace> RunSteps(const RunPlan& plan, const NodeObserver& observe);
+// node and the step; so does a copy that cannot be allocated (Unavailable) and a run past
+// max_run_bytes (FailedPrecondition).
+Result<Trace> RunSteps(const RunPlan& plan, const NodeObserver& observe,
+                       const StepObserver& on_step = nullptr);
 
 // Runs one node's model on `inputs` (named as the node declares them) and names its outputs as the
 // node declares them (by position for positional models). Errors name the node.

@@ -50,19 +50,18 @@ void CheckNode(const NodeSpec& node, int step, const internal::NodeStep& record,
   }
 }
 
-void CheckOutputs(const Spec& spec, const Trace& trace, const std::vector<TensorMap>& inputs,
+// The end-to-end sanity of one step's pipeline outputs.
+void CheckOutputs(const Spec& spec, int step, const TensorMap& outputs, const TensorMap& inputs,
                   gate::RunReport& run) {
-  for (size_t step = 0; step < trace.outputs.size(); ++step) {
-    gate::internal::SymbolBindings bindings;
-    for (const EdgeSpec& edge : spec.edges) {
-      if (!edge.to.node.empty()) continue;
-      const Tensor* value = trace.outputs[step].Find(edge.to.tensor);
-      if (value == nullptr) continue;  // the node's own check names the missing output
-      run.checks.push_back(gate::internal::CheckOutputSanity(
-          static_cast<int>(step), edge.to.tensor, *value,
-          FindDecl(spec.FindNode(edge.from.node)->outputs, edge.from.tensor),
-          AllFinite(inputs[step]), bindings));
-    }
+  gate::internal::SymbolBindings bindings;
+  for (const EdgeSpec& edge : spec.edges) {
+    if (!edge.to.node.empty()) continue;
+    const Tensor* value = outputs.Find(edge.to.tensor);
+    if (value == nullptr) continue;  // the node's own check names the missing output
+    run.checks.push_back(gate::internal::CheckOutputSanity(
+        step, edge.to.tensor, *value,
+        FindDecl(spec.FindNode(edge.from.node)->outputs, edge.from.tensor), AllFinite(inputs),
+        bindings));
   }
 }
 
@@ -182,14 +181,29 @@ PipelineReport RunAndValidate(const Spec& spec, const Wiring& wiring,
                               const std::map<std::string, Tensor>& overrides,
                               const PipelineOptions& options, PipelineReport report) {
   RunPlan plan{&spec, &wiring, &nodes, false, &dataset.samples, &initial, &overrides, report.steps};
+  // Only what is read after the run is kept: every step's records for a validation, the pipeline
+  // outputs for it or --save-outputs; all of it, with the inputs of every step, the initial and
+  // --set values, under --max-run-bytes.
+  plan.keep_records = report.validated;
+  plan.keep_outputs = report.validated || options.data.save_outputs.has_value();
+  plan.max_run_bytes = options.data.limits.max_run_bytes;
+  for (const TensorMap& sample : dataset.samples) plan.held_bytes += HeldBytes(sample);
+  for (const auto& [edge, value] : initial)
+    plan.held_bytes += static_cast<int64_t>(value.byte_size());
+  for (const auto& [name, value] : overrides)
+    plan.held_bytes += static_cast<int64_t>(value.byte_size());
   std::map<std::string, NodeResult*> results;
   for (NodeResult& result : report.nodes) results[result.name] = &result;
-  Result<Trace> source = RunSteps(plan, [&](int step, size_t node_idx, const NodeStep& record) {
-    const NodeSpec& node = spec.nodes[node_idx];
-    CheckNode(node, step, record, results[node.name]->source);
-  });
+  Result<Trace> source = RunSteps(
+      plan,
+      [&](int step, size_t node_idx, const NodeStep& record) {
+        const NodeSpec& node = spec.nodes[node_idx];
+        CheckNode(node, step, record, results[node.name]->source);
+      },
+      [&](int step, const TensorMap& outputs) {
+        CheckOutputs(spec, step, outputs, dataset.samples[step], report.outputs_sanity);
+      });
   if (!source.ok()) return Errored(std::move(report), gate::Stage::kRun, source.status());
-  CheckOutputs(spec, *source, dataset.samples, report.outputs_sanity);
   if (options.data.save_inputs.has_value()) {
     Signature signature;
     signature.inputs = wiring.inputs;
@@ -211,6 +225,7 @@ PipelineReport RunAndValidate(const Spec& spec, const Wiring& wiring,
       }
     }
     plan.use_targets = true;
+    plan.held_bytes += source->bytes;
     Result<Trace> swapped = RunSteps(plan, nullptr);
     if (!swapped.ok()) {
       return Errored(std::move(report), gate::Stage::kRun,

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "convgate/compare/tensor_compare.h"
+#include "convgate/core/units.h"
 #include "convgate/inputs/dataset.h"
 #include "pipeline/engine.h"
 #include "pipeline/validate.h"
@@ -140,6 +141,27 @@ Result<inputs::Dataset> PipelineInputs(const Wiring& wiring, const PipelineOptio
   }
   inputs::InputOptions generate = options.data.generate;
   generate.samples = steps;
+  // Every step's inputs are held at once: refused from their planned shapes before any is made.
+  Result<std::vector<inputs::PlannedInput>> planned =
+      inputs::PlanGeneratedInputs(signature, generate);
+  if (planned.ok()) {
+    double per_step = 0;  // a double: 2^60 elements of 8 bytes overflow int64
+    for (const inputs::PlannedInput& input : *planned) {
+      per_step += static_cast<double>(input.shape.NumElements()) *
+                  static_cast<double>(DTypeSize(input.dtype));
+    }
+    const int64_t limit = options.data.limits.max_run_bytes;
+    const double total = per_step * steps;
+    if (total > static_cast<double>(limit)) {
+      const auto bytes = [](double value) {
+        return FormatBytes(static_cast<int64_t>(std::min(value, 9.0e18)));
+      };
+      return Status::FailedPrecondition(
+          "the pipeline inputs of " + std::to_string(steps) + " steps need " + bytes(total) + " (" +
+          bytes(per_step) + " per step), over the limit of " + FormatBytes(limit) +
+          " (--max-run-bytes; fewer --steps, or raise the limit if the machine can hold that)");
+    }
+  }
   return inputs::GenerateDataset(signature, generate);
 }
 

@@ -226,9 +226,13 @@ Status ParseInputs(const Context& ctx, const YAML::Node& node, Spec& spec) {
 Status ParseOutputs(const Context& ctx, const YAML::Node& node, Spec& spec) {
   if (!node.IsDefined()) return ctx.Error(node, "outputs are missing: a pipeline needs one");
   if (!node.IsSequence()) return ctx.Error(node, "outputs must be a list");
+  std::set<std::string> names;  // so the run collects a step's outputs without a search each
   for (const auto& entry : node) {
     CONVGATE_RETURN_IF_ERROR(CheckKeys(ctx, entry, kOutputKeys, "pipeline output"));
     CONVGATE_ASSIGN_OR_RETURN(std::string name, Scalar(ctx, entry["name"], "pipeline output name"));
+    if (!names.insert(name).second) {
+      return ctx.Error(entry, "pipeline output '" + name + "' is declared twice");
+    }
     spec.outputs.push_back(name);
     EdgeSpec edge;
     CONVGATE_ASSIGN_OR_RETURN(

@@ -22,7 +22,7 @@ std::string ErrorLine(const gate::GateError& error) {
 
 std::string JsonText(const json& value, bool pretty) {
   // nlohmann's dump(-1) is its compact form: no spaces or newlines at all.
-  return value.dump(pretty ? 2 : -1) + "\n";
+  return DumpJson(value, pretty ? 2 : -1) + "\n";
 }
 
 Status WriteResultFiles(const std::filesystem::path& dir, const json& report,

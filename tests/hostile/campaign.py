@@ -24,6 +24,7 @@ import collections
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import struct
@@ -58,13 +59,21 @@ ALLOWED = {1, 2, 3}
 class Case:
     """One run: argv after `convgate`, what it is about, and what may legitimately happen."""
 
-    def __init__(self, name, args, about, may_pass=False, env=None, stdin=None, timeout=None):
+    def __init__(self, name, args, about, may_pass=False, env=None, stdin=None, timeout=None,
+                 check=None, then=None, max_rss_mb=None, allowed=None):
         self.name = name
         self.args = args
         self.about = about  # the file the message must name (basename), or None
         self.may_pass = may_pass
         self.env = env or {}
         self.timeout = timeout or TIME_LIMIT_S
+        # check(code, stdout, stderr) -> [problem]: what else the run must (not) do (issue 32:
+        # no secret in any output or file, valid JSON, ...), called after the run.
+        self.check = check
+        # A case run after this one, in the same worker (history after the run that recorded).
+        self.then = then
+        self.max_rss_mb = max_rss_mb or PEAK_RSS_LIMIT_MB
+        self.allowed = allowed or ALLOWED
 
 
 def save_model(model, path):
@@ -570,6 +579,343 @@ def build_cases(work, build, quick, rng):
 
 
 # ----------------------------------------------------------------------------------------------
+# The fleet surface (issue 32): batch manifests, stores, pipelines, the hub's files
+
+
+SECRET = "S3CRETpw"
+
+
+def no_secret(*paths):
+    """A check: SECRET is in no output and in none of these files (or files under folders)."""
+    def check(code, out, err):
+        problems = []
+        if SECRET.encode() in out:
+            problems.append("the password is on stdout")
+        if SECRET.encode() in err:
+            problems.append("the password is on stderr")
+        for path in paths:
+            files = [path] if os.path.isfile(path) else [
+                os.path.join(root, name) for root, _, names in os.walk(path) for name in names]
+            for file in files:
+                with open(file, "rb") as f:
+                    if SECRET.encode() in f.read():
+                        problems.append(f"the password is in {file}")
+        return problems
+    return check
+
+
+def valid_json(path=None, stdout=False):
+    """A check: the file (or stdout) is JSON."""
+    def check(code, out, err):
+        try:
+            if stdout:
+                json.loads(out)
+            if path is not None:
+                with open(path, "rb") as f:
+                    json.loads(f.read())
+        except (OSError, ValueError) as e:
+            return [f"not JSON ({path or 'stdout'}): {e}"]
+        return []
+    return check
+
+
+def all_checks(*checks):
+    return lambda code, out, err: [p for c in checks for p in c(code, out, err)]
+
+
+def mentions(text):
+    return lambda code, out, err: ([] if text.encode() in out + err
+                                   else [f"the message does not say '{text}'"])
+
+
+HUBS = []
+
+
+def start_fake_hub(repos, faults):
+    """Starts tests/fixtures/fake_hub.py; its port, or None when it does not start."""
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures",
+                          "fake_hub.py")
+    args = ["/usr/bin/python3", script, "--repos", repos]
+    for fault in faults:
+        args += ["--fault", fault]
+    proc = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    HUBS.append(proc)
+    line = proc.stdout.readline().decode()
+    return int(line.split()[1]) if line.startswith("PORT") else None
+
+
+def fleet_cases(work, build):
+    d = os.path.join(work, "fleet")
+    os.makedirs(d)
+    model = os.path.join(build, "examples", "tinycnn.onnx")
+    cases = []
+
+    # 1. A database password in argv: report.json, --json, the store's runs row.
+    for idx, (command, extra) in enumerate((("run", []), ("compare", [model]),
+                                            ("verify", ["--to", "opset:17", "--no-cache"]))):
+        for tag, location in (("url", f"postgresql://u:{SECRET}@/x?host=/nonexistent"),
+                              ("keywords", f"host=/nonexistent password={SECRET} dbname=x")):
+            out = os.path.join(d, f"secret_{command}_{tag}")
+            cases.append(Case(f"fleet secret {command} {tag}",
+                              [command, model] + extra + ["--store", location, "--out", out,
+                                                          "--json"],
+                              None, may_pass=True, check=no_secret(out)))
+    runner = os.path.join(d, "runner_exit3.sh")
+    with open(runner, "w") as f:
+        f.write("#!/bin/sh\nexit 3\n")
+    os.chmod(runner, 0o755)
+    store = os.path.join(d, "secret_store.db")
+    out = os.path.join(d, "secret_exec")
+    cases.append(Case("fleet secret store runs.argv",
+                      ["compare", model, model, "--store", store, "--out", out,
+                       "--target-exec", f"{runner} {{model}} {{inputs}} {{outputs}} "
+                                        f"postgresql://u:{SECRET}@db/x",
+                       "--source-exec", f"{runner} {{model}} {{inputs}} {{outputs}} "
+                                        f"password={SECRET}"],
+                      None, check=no_secret(store, out)))
+
+    # 2. Pipelines and feedback loops under --max-run-bytes; a value that grows every step.
+    big = tiny_model([helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1 << 20])],
+                     [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 1 << 20])],
+                     [helper.make_node("Identity", ["x"], ["y"])])
+    save_model(big, os.path.join(d, "big.onnx"))
+    with open(os.path.join(d, "big_steps.yaml"), "w") as f:
+        f.write("nodes:\n  - name: a\n    model: big.onnx\n  - name: b\n    model: big.onnx\n"
+                "inputs:\n  - {name: x, to: a.x}\nedges:\n  - {from: a.y, to: b.x}\n"
+                "outputs:\n  - {name: y, from: b.y}\n")
+    cases.append(Case("fleet pipeline 2000 steps of 4 MB", ["pipeline",
+                      os.path.join(d, "big_steps.yaml"), "--steps", "2000", "--max-run-bytes",
+                      "256MiB"], None, check=mentions("--max-run-bytes"), max_rss_mb=700,
+                      timeout=60))
+    # Without a target nothing but the pipeline outputs' checks needs a step once it is done:
+    # 60 steps of 4 MB (two nodes, 16 MB of records a step) run in 64 MiB of inputs.
+    cases.append(Case("fleet pipeline steps not kept", ["pipeline",
+                      os.path.join(d, "big_steps.yaml"), "--steps", "12", "--max-run-bytes",
+                      "100MiB"], None, may_pass=True, max_rss_mb=700, allowed={1}))
+    rnn = tiny_model([helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4])],
+                     [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 4])],
+                     [helper.make_node("Identity", ["x"], ["y"])])
+    save_model(rnn, os.path.join(d, "loop.onnx"))
+    cases.append(Case("fleet feedback a million steps", ["compare", os.path.join(d, "loop.onnx"),
+                      os.path.join(d, "loop.onnx"), "--feedback", "y=x", "--steps", "1000000",
+                      "--max-run-bytes", "32MiB"], None, check=mentions("--max-run-bytes"),
+                      max_rss_mb=700))
+    # A KV cache: Concat(state, x) grows every step, 1 MiB a step, without a target: only the
+    # state is kept, and it is what goes over the limit.
+    grow = tiny_model([helper.make_tensor_value_info("s", TensorProto.FLOAT, [1, "n"]),
+                       helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 1 << 18])],
+                      [helper.make_tensor_value_info("s_out", TensorProto.FLOAT, [1, "m"])],
+                      [helper.make_node("Concat", ["s", "x"], ["s_out"], axis=1)])
+    save_model(grow, os.path.join(d, "grow.onnx"))
+    with open(os.path.join(d, "grow.yaml"), "w") as f:
+        f.write("nodes:\n  - name: kv\n    model: grow.onnx\n    inputs:\n"
+                "      - {name: s, dtype: float32, shape: [1, n]}\n"
+                "      - {name: x, dtype: float32, shape: [1, 262144]}\n    outputs:\n"
+                "      - {name: s_out, dtype: float32, shape: [1, m]}\n"
+                "inputs:\n  - {name: x, to: kv.x}\noutputs:\n  - {name: s, from: kv.s_out}\n"
+                "feedback:\n  - from: kv.s_out\n    to: kv.s\n"
+                "    initial: {zeros: true, dtype: float32, shape: [1, 1]}\n")
+    cases.append(Case("fleet pipeline growing feedback", ["pipeline",
+                      os.path.join(d, "grow.yaml"), "--steps", "100", "--max-run-bytes",
+                      "140MiB"], None, check=mentions("feedback state"), max_rss_mb=900))
+    # Doubling every step: the allocation fails under the data limit long before the (raised)
+    # limit says no: exit 3 in words, never SIGABRT.
+    double = tiny_model([helper.make_tensor_value_info("s", TensorProto.FLOAT, [1, "n"])],
+                        [helper.make_tensor_value_info("s_out", TensorProto.FLOAT, [1, "m"])],
+                        [helper.make_node("Concat", ["s", "s"], ["s_out"], axis=1)])
+    save_model(double, os.path.join(d, "double.onnx"))
+    cases.append(Case("fleet feedback doubling past memory", ["compare",
+                      os.path.join(d, "double.onnx"), os.path.join(d, "double.onnx"),
+                      "--feedback", "s_out=s", "--steps", "64", "--max-run-bytes", "1TiB"],
+                      None, max_rss_mb=3200))
+
+    # 5. Parser errors are exit 2 or 3 naming the file, never exit 4.
+    with open(os.path.join(d, "m_ok.onnx"), "wb") as f:
+        f.write(open(model, "rb").read())
+    complex_keys = {
+        "entry": "models:\n  - {? [a] : b, source: m_ok.onnx}\n",
+        "top": "? [a]\n: b\nmodels: []\n",
+        "defaults": "defaults:\n  ? [a]\n  : b\nmodels:\n  - {source: m_ok.onnx}\n",
+        "inputs": "models:\n  - source: m_ok.onnx\n    inputs: {? [a] : b}\n",
+        "params": "models:\n  - source: m_ok.onnx\n    to: fp16\n    params: {? [a] : b}\n",
+        "dims": "models:\n  - source: m_ok.onnx\n    inputs: {dims: {? [a] : 2}}\n",
+        "policy": "models:\n  - source: m_ok.onnx\n    policy: {atol: {? [a] : 1}}\n",
+    }
+    for tag, text in complex_keys.items():
+        path = os.path.join(d, f"complex_key_{tag}.yaml")
+        with open(path, "w") as f:
+            f.write(text)
+        cases.append(Case(f"fleet manifest complex key {tag}", ["batch", path, "--out",
+                          os.path.join(d, f"out_ck_{tag}")], os.path.basename(path),
+                          allowed={2}))
+    path = os.path.join(d, "huge_number.json")
+    with open(path, "w") as f:
+        f.write('[{"model_id": "org/m", "file_path": "m_ok.onnx", "revision": 1e999}]\n')
+    cases.append(Case("fleet manifest 1e999", ["batch", path, "--out",
+                      os.path.join(d, "out_1e999")], "huge_number.json", allowed={2}))
+    loop = os.path.join(d, "loop_link.onnx")
+    os.symlink(loop, loop)
+    path = os.path.join(d, "paths.txt")
+    with open(path, "w") as f:
+        f.write(loop + "\n" + "/" + "a" * 5000 + ".onnx\n" + ("x/" * 2100) + "m.onnx\n")
+    cases.append(Case("fleet text list symlink loop and PATH_MAX", ["batch", path, "--out",
+                      os.path.join(d, "out_paths")], None,
+                      check=valid_json(os.path.join(d, "out_paths", "summary.json"))))
+    # Invalid UTF-8: --id, a manifest's model_id and name, --out; then history --json.
+    bad = b"\xff\xfe".decode("utf-8", "surrogateescape")
+    store = os.path.join(d, "utf8_store.db")
+    cases.append(Case("fleet invalid utf-8 --id", ["run", model, "--store", store, "--id",
+                      "id" + bad], None, may_pass=True,
+                      then=Case("fleet invalid utf-8 history --json", ["history", "--store",
+                                store, "--json"], None, may_pass=True,
+                                check=valid_json(stdout=True))))
+    manifest = os.path.join(d, f"fleet{bad}.yaml").encode("utf-8", "surrogateescape")
+    with open(manifest, "wb") as f:
+        f.write(b"models:\n  - {source: m_ok.onnx, model_id: \"org/m\xff\"}\n")
+    out = os.path.join(d, f"out{bad}")
+    cases.append(Case("fleet invalid utf-8 manifest", ["batch", manifest.decode(
+        "utf-8", "surrogateescape"), "--out", out, "-j", "1"], None, may_pass=True,
+        check=valid_json(os.path.join(out, "summary.json")),
+        then=Case("fleet invalid utf-8 batch history --json", ["history", "--store",
+                  os.path.join(out, "convgate.db"), "--json"], None, may_pass=True,
+                  check=valid_json(stdout=True))))
+    raw = identity_model().SerializeToString().replace(b"\x12\x01y", b"\x12\x01\xff")
+    with open(os.path.join(d, "utf8_out.onnx"), "wb") as f:
+        f.write(raw)
+    cases.append(Case("fleet safetensors invalid utf-8 name", ["run",
+                      os.path.join(d, "utf8_out.onnx"), "--save-outputs",
+                      os.path.join(d, "utf8_out.safetensors")], "utf8_out.safetensors"))
+
+    # 4. What the batch preflight and the hub read: FIFOs, devices, a huge sparse file.
+    fifo = os.path.join(d, "fifo_policy.yaml")
+    os.mkfifo(fifo)
+    sparse = os.path.join(d, "sparse_40g.npz")
+    with open(sparse, "wb") as f:
+        f.truncate(40 << 30)
+    fifo_model = os.path.join(d, "fifo_model.onnx")
+    os.mkfifo(fifo_model)
+    for tag, entry in (("fifo policy", "{source: m_ok.onnx, policy: fifo_policy.yaml}"),
+                       ("fifo source", "{source: fifo_model.onnx}"),
+                       ("fifo target", "{source: m_ok.onnx, target: fifo_model.onnx}"),
+                       ("dev zero inputs", "{source: m_ok.onnx, inputs: {load: /dev/zero}}"),
+                       ("sparse 40 GiB inputs", "{source: m_ok.onnx, inputs: {load: sparse_40g.npz}}")):
+        name = tag.replace(" ", "_")
+        path = os.path.join(d, f"special_{name}.yaml")
+        with open(path, "w") as f:
+            f.write(f"models:\n  - {entry}\n")
+        cases.append(Case(f"fleet batch preflight {tag}", ["batch", path, "--out",
+                          os.path.join(d, f"out_{name}"), "--timeout", "20"], None, timeout=30,
+                          check=valid_json(os.path.join(d, f"out_{name}", "summary.json"))))
+    token_fifo = os.path.join(d, "token_fifo")
+    os.mkfifo(token_fifo)
+    hub_cache = os.path.join(d, "hub_cache")
+    refs = os.path.join(hub_cache, "models--org--m", "refs")
+    os.makedirs(refs)
+    os.mkfifo(os.path.join(refs, "main"))
+    os.symlink("/dev/zero", os.path.join(refs, "zero"))
+    for tag, env, args in (
+            ("HF_TOKEN_PATH /dev/zero", {"HF_TOKEN_PATH": "/dev/zero"}, []),
+            ("HF_TOKEN_PATH FIFO", {"HF_TOKEN_PATH": token_fifo}, []),
+            ("HF_HOME token /dev/zero", {"HF_HOME": os.path.join(d, "hf_home")}, []),
+            ("refs FIFO", {}, []),
+            ("refs /dev/zero", {}, ["--revision", "zero"])):
+        if tag.startswith("HF_HOME"):
+            os.makedirs(os.path.join(d, "hf_home"), exist_ok=True)
+            if not os.path.lexists(os.path.join(d, "hf_home", "token")):
+                os.symlink("/dev/zero", os.path.join(d, "hf_home", "token"))
+        full_env = {"HF_HUB_OFFLINE": "1", "HF_HUB_CACHE": hub_cache}
+        full_env.update(env)
+        cases.append(Case(f"fleet hub {tag}", ["fetch", "org/m", "model.onnx"] + args, None,
+                          env=full_env, timeout=20, max_rss_mb=300))
+
+    # 6, 7, 10. A hostile hub on 127.0.0.1 (tests/fixtures/fake_hub.py): a body trickled one byte
+    # at a time, terminal escapes and a 40 MB line in its headers; links planted in its cache.
+    repos = os.path.join(d, "repos")
+    for name in ("slow", "esc", "huge", "m"):
+        os.makedirs(os.path.join(repos, "org", name))
+        with open(os.path.join(repos, "org", name, "model.onnx"), "wb") as f:
+            f.write(open(model, "rb").read())
+    hub = start_fake_hub(repos, ["trickle:/cdn/org/slow/:1000:0.2", "escheader:/org/esc/:1000",
+                                 "hugeheader:/org/huge/:1000"])
+    if hub is not None:
+        endpoint = f"http://127.0.0.1:{hub}"
+
+        def hub_env(cache):
+            return {"HF_ENDPOINT": endpoint, "HF_HUB_CACHE": os.path.join(d, cache),
+                    "HF_TOKEN": "", "CONVGATE_HUB_ATTEMPTS": "1",
+                    "CONVGATE_HUB_STALL_TIMEOUT": "2"}
+        no_esc = lambda code, out, err: (["ESC reaches the terminal"] if b"\x1b" in out + err
+                                         else [])
+        cases.append(Case("fleet hub trickle", ["fetch", "org/slow", "model.onnx"], None,
+                          env=hub_env("cache_slow"), timeout=20, check=mentions("bytes a second")))
+        cases.append(Case("fleet hub escape header", ["fetch", "org/esc", "model.onnx"], None,
+                          env=hub_env("cache_esc"), timeout=20, check=no_esc))
+        cases.append(Case("fleet hub 40 MB header", ["fetch", "org/huge", "model.onnx"], None,
+                          env=hub_env("cache_huge"), timeout=20, check=all_checks(
+                              no_esc, lambda code, out, err: (
+                                  ["curl's 'Out of memory' shown as it is"]
+                                  if b"Out of memory" in err else []))))
+        cases.append(Case("fleet hub revision ./", ["fetch", "org/m", "model.onnx", "--revision",
+                                                    "./"], None, env=hub_env("cache_rev"),
+                          allowed={2}))
+        # Links planted in the shared cache: nothing is written through them.
+        sha = __import__("hashlib").sha256(open(model, "rb").read()).hexdigest()
+        victim = os.path.join(d, "victim.txt")
+        with open(victim, "w") as f:
+            f.write("victim\n")
+        cache = os.path.join(d, "cache_planted")
+        os.makedirs(os.path.join(cache, "models--org--m", "blobs"))
+        os.symlink(victim, os.path.join(cache, "models--org--m", "blobs", sha + ".incomplete"))
+        unchanged = lambda code, out, err: ([] if open(victim).read() == "victim\n"
+                                            else ["the victim file was written through a link"])
+        cases.append(Case("fleet hub planted .incomplete link", ["fetch", "org/m", "model.onnx"],
+                          None, env=hub_env("cache_planted"), may_pass=True, check=unchanged))
+        lock_cache = os.path.join(d, "cache_lock")
+        os.makedirs(os.path.join(lock_cache, ".locks", "models--org--m"))
+        created = os.path.join(d, "created_by_lock")
+        os.symlink(created, os.path.join(lock_cache, ".locks", "models--org--m", sha + ".lock"))
+        cases.append(Case("fleet hub planted .lock link", ["fetch", "org/m", "model.onnx"], None,
+                          env=hub_env("cache_lock"), may_pass=True,
+                          check=lambda code, out, err: (
+                              ["a file was created through the .lock link"]
+                              if os.path.lexists(created) else [])))
+    # A planted OUT/<id> link in a batch's output folder.
+    victim_dir = os.path.join(d, "victim_dir")
+    os.makedirs(victim_dir)
+    with open(os.path.join(victim_dir, "report.json"), "w") as f:
+        f.write("{}\n")
+    out = os.path.join(d, "out_planted")
+    os.makedirs(out)
+    os.symlink(victim_dir, os.path.join(out, "a"))
+    path = os.path.join(d, "planted.yaml")
+    with open(path, "w") as f:
+        f.write("models:\n  - {id: a, source: m_ok.onnx}\n")
+    cases.append(Case("fleet batch planted OUT/id link", ["batch", path, "--out", out], None,
+                      check=lambda code, out_, err: (
+                          [] if open(os.path.join(victim_dir, "report.json")).read() == "{}\n"
+                          else ["the job wrote through OUT/a -> victim_dir"])))
+
+    # 8. Linear time: 100k zero-size tensors; a pipeline spec with 80k outputs.
+    header = {f"t{i}": {"dtype": "F32", "shape": [0], "data_offsets": [0, 0]}
+              for i in range(100000)}
+    text = json.dumps(header).encode()
+    with open(os.path.join(d, "zero_100k.safetensors"), "wb") as f:
+        f.write(struct.pack("<Q", len(text)) + text)
+    cases.append(Case("fleet inspect 100k zero-size tensors", ["inspect",
+                      os.path.join(d, "zero_100k.safetensors")], None, may_pass=True,
+                      timeout=10))
+    with open(os.path.join(d, "outputs_80k.yaml"), "w") as f:
+        f.write("nodes:\n  - name: a\n    model: loop.onnx\ninputs:\n  - {name: x, to: a.x}\n"
+                "outputs:\n")
+        for i in range(80000):
+            f.write(f"  - {{name: y{i}, from: a.y}}\n")
+    cases.append(Case("fleet pipeline spec 80k outputs", ["pipeline",
+                      os.path.join(d, "outputs_80k.yaml"), "--describe"], None, may_pass=True,
+                      timeout=10))
+    return cases
+
+
+# ----------------------------------------------------------------------------------------------
 # Running
 
 
@@ -625,10 +971,12 @@ def judge(case, code, out, err, hung):
         problems.append(f"killed by signal {-code}")
     elif code == 4:
         problems.append("exit 4 (internal error) on bad input")
-    elif code not in ALLOWED and not (code == 0 and case.may_pass):
+    elif code not in case.allowed and not (code == 0 and case.may_pass):
         problems.append(f"exit {code}")
-    if code in ALLOWED and case.about and case.about not in text and code != 1:
+    if code in case.allowed and code != 0 and case.about and case.about not in text and code != 1:
         problems.append(f"the message does not name {case.about}")
+    if case.check and not hung:
+        problems += case.check(code, out, err)
     return problems
 
 
@@ -644,20 +992,27 @@ def main():
     parser.add_argument("--keep")
     parser.add_argument("--json")
     parser.add_argument("--seed", type=int, default=10)
+    parser.add_argument("--only", help="run only the cases whose name matches this regex")
     args = parser.parse_args()
     build = os.path.abspath(args.build)
     CONVGATE = os.path.join(build, "src", "cli", "convgate")
     work = args.keep or tempfile.mkdtemp(prefix="convgate_hostile_")
     os.makedirs(work, exist_ok=True)
     rng = random.Random(args.seed)
-    cases = build_cases(work, build, args.quick, rng)
-    results = []
+    cases = build_cases(work, build, args.quick, rng) + fleet_cases(work, build)
+    if args.only:
+        cases = [case for case in cases if re.search(args.only, case.name)]
 
     def one(case):
-        return (case,) + run_case(case, work)
+        results = []
+        while case is not None:
+            results.append((case,) + run_case(case, work))
+            case = case.then
+        return results
 
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        results = list(pool.map(one, cases))
+        results = [r for chain in pool.map(one, cases) for r in chain]
+    cases = [r[0] for r in results]
     codes = collections.Counter()
     violations = []
     hangs = 0
@@ -670,8 +1025,8 @@ def main():
         if rss_mb > peak_mb:
             peak_mb, peak_case = rss_mb, case.name
         problems = judge(case, code, out, err, hung)
-        if rss_mb > PEAK_RSS_LIMIT_MB:
-            problems.append(f"peak RSS {rss_mb:.0f} MiB over {PEAK_RSS_LIMIT_MB} MiB")
+        if rss_mb > case.max_rss_mb:
+            problems.append(f"peak RSS {rss_mb:.0f} MiB over {case.max_rss_mb} MiB")
         for problem in problems:
             violations.append((case, problem, err.decode("utf-8", "replace")[-400:]))
     print(f"hostile inputs: {len(cases)} runs over {len(os.listdir(os.path.join(work, 'inputs')))}"
@@ -690,6 +1045,8 @@ def main():
         json.dump({"runs": len(cases), "exits": {str(k): v for k, v in codes.items()},
                    "hangs": hangs, "peak_rss_mib": peak_mb, "violations": len(violations)},
                   open(args.json, "w"))
+    for hub in HUBS:
+        hub.kill()
     if not args.keep and not violations:
         shutil.rmtree(work, ignore_errors=True)
     return 1 if violations else 0

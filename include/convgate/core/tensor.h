@@ -121,6 +121,10 @@ class TensorMap {
 
   // Fails if the name is already present.
   Status Insert(std::string name, Tensor tensor);
+  // Appends without looking for the name: Insert searches the map, so a reader of 100k tensors
+  // was quadratic. REQUIRES: the name is not present (the names are one JSON object's keys, or
+  // were checked unique).
+  void Append(std::string name, Tensor tensor);
   // Replaces an existing entry or appends.
   void InsertOrAssign(std::string name, Tensor tensor);
   const Tensor* Find(std::string_view name) const;

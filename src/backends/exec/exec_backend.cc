@@ -6,6 +6,7 @@
 #include "backends/exec/exec_protocol.h"
 #include "convgate/core/command_line.h"
 #include "convgate/core/file_util.h"
+#include "convgate/core/redact.h"
 #include "convgate/core/temp_dir.h"
 #include "convgate/graph/onnx_model.h"
 #include "convgate/io/npz.h"
@@ -60,8 +61,8 @@ class ExecModel : public Model {
     if (!written.ok()) return written.WithContext("exec backend, writing the inputs");
     const std::vector<std::string> argv = SubstitutePlaceholders(argv_template_, paths);
     CONVGATE_ASSIGN_OR_RETURN(SubprocessResult result, RunCommand(argv));
-    const std::string what =
-        "exec command `" + JoinCommandLine(argv_template_) + "` on " + path_.string();
+    const std::string what = "exec command `" + RedactPasswords(JoinCommandLine(argv_template_)) +
+                             "` on " + path_.string();
     if (!result.succeeded()) return CommandFailure(result, what);
     std::error_code error;
     if (!fs::exists(paths.outputs, error)) {

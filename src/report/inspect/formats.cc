@@ -3,6 +3,8 @@
 // command takes it.
 #include <map>
 #include <optional>
+#include <string_view>
+#include <unordered_map>
 #include <utility>
 
 #include "convgate/backends/registry.h"
@@ -314,9 +316,15 @@ Status DescribeSafetensors(const fs::path& path, const io::SniffedFile& sniffed,
   }
   CONVGATE_ASSIGN_OR_RETURN(io::SafetensorsFile file, io::ReadSafetensors(path));
   SafetensorsList list = ListSafetensors(header);
+  // By name through an index: TensorMap::Find per tensor was quadratic (100k tensors: seconds).
+  std::unordered_map<std::string_view, const Tensor*> read_by_name;
+  read_by_name.reserve(file.tensors.size());
+  for (const TensorMap::Entry& entry : file.tensors)
+    read_by_name.emplace(entry.name, &entry.tensor);
   for (json& tensor : list.tensors) {
-    if (const Tensor* read = file.tensors.Find(tensor["name"].get<std::string>())) {
-      tensor["stats"] = internal::TensorStatsJson(tensor["name"].get<std::string>(), *read);
+    const std::string& name = tensor["name"].get_ref<const std::string&>();
+    if (auto read = read_by_name.find(name); read != read_by_name.end()) {
+      tensor["stats"] = internal::TensorStatsJson(name, *read->second);
     }
   }
   std::string dtype_text;

@@ -125,8 +125,9 @@ ModelFileCheck VerifyModelFile(const fs::path& path, const Limits& limits) {
     check.format = "folder";  // a model folder: its files are the runtime's
     return check;
   }
-  if (!std::ifstream(path, std::ios::binary).good()) {
-    Fail(check, "missing-file", path.string() + " is not readable");
+  // A regular file (never blocks: a FIFO is refused before it could be read).
+  if (Status regular = CheckRegularFile(path); !regular.ok()) {
+    Fail(check, "missing-file", regular.message());
     return check;
   }
   check.size = static_cast<uint64_t>(fs::file_size(path, ec));
@@ -136,7 +137,8 @@ ModelFileCheck VerifyModelFile(const fs::path& path, const Limits& limits) {
   } else {
     CheckSniffed(check, *sniffed, limits);
   }
-  if (check.sha256.empty()) {
+  // A file refused already is hashed only when that is quick: a 40 GiB sparse file is not.
+  if (check.sha256.empty() && (check.ok() || check.size <= kMaxWholeFileBytes)) {
     Result<std::string> sha = Sha256File(path);
     if (sha.ok()) check.sha256 = *sha;
     if (!sha.ok()) Fail(check, "missing-file", sha.status().message());
