@@ -5,6 +5,7 @@ Run with the python of the venv scripts/setup.sh creates (openvino, optimum, opt
 optimum-onnx, transformers, torch: scripts/python-requirements.txt).
 
   openvino_export.py native --source model.onnx --out model.xml [--fp16]
+                     [--input-names a,b] [--input-shape 1x3x224x224 ...] [--input-dtype float32 ...]
   openvino_export.py optimum --exporter openvino --model DIR --out OUT_DIR --task TASK
                      [--weight-format fp16|int8|int4] [--group-size N]
   openvino_export.py optimum --exporter onnx --model DIR --out OUT_DIR --task TASK
@@ -12,6 +13,9 @@ optimum-onnx, transformers, torch: scripts/python-requirements.txt).
 native: the verify-conversion seed's Path B. An ONNX file or a TorchScript file (.pt, .pth, .ts)
 goes through openvino.convert_model and openvino.save_model (IR: OUT.xml with OUT.bin beside it;
 float weights stay float32 unless --fp16); a TensorFlow SavedModel folder goes through `ovc`.
+A TorchScript model's IR inputs are named after forward()'s arguments (or --input-names) instead
+of TorchScript's debug names (`x.1`); with --input-shape (one per input, in order) and
+--input-dtype, convert_model gets them as `input` and an example input, so the IR is static.
 
 optimum: Path A. A Hugging Face model folder (config.json + weights) goes through
 `optimum-cli export openvino|onnx --task TASK`: this process becomes optimum-cli (os.execv: the
@@ -19,7 +23,9 @@ same pid, so convgate's timeout and an OOM kill reach the exporter itself, and i
 optimum's own). convgate resolves the task (graph::ResolveHfTask, the one rule verify reports too).
 
 Fault injection for tests: CONVGATE_INJECT_EXPORT_OOM=FORMAT makes an optimum export with that
---weight-format print a MemoryError and kill itself with SIGKILL, as the OOM killer would.
+--weight-format print a MemoryError and kill itself with SIGKILL, as the OOM killer would;
+CONVGATE_INJECT_EXPORT_HANG=FORMAT makes it sleep instead (an hour, using no CPU), as an export
+deadlocked in a futex wait does, for convgate's hang detection to find.
 
 Before exec'ing (optimum) or after exporting (native), prints one JSON line on stdout (and into
 --record FILE): versions, the task, the command. Exit codes: 0 exported, 1 the export failed (the
@@ -47,6 +53,7 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 WEIGHT_FORMATS = ("fp16", "int8", "int4")
 TORCHSCRIPT_SUFFIXES = (".pt", ".pth", ".ts", ".torchscript")
 INJECT_OOM_ENV = "CONVGATE_INJECT_EXPORT_OOM"
+INJECT_HANG_ENV = "CONVGATE_INJECT_EXPORT_HANG"
 
 
 class UsageError(Exception):
@@ -61,6 +68,12 @@ def parse_args(argv):
     native.add_argument("--source", required=True)
     native.add_argument("--out", required=True, metavar="OUT.xml")
     native.add_argument("--fp16", action="store_true", help="compress weights to float16")
+    native.add_argument("--input-names", help="TorchScript: comma-separated names of the IR's "
+                        "inputs (default: forward()'s argument names)")
+    native.add_argument("--input-shape", action="append", metavar="DxDx...",
+                        help="TorchScript: static shape of one input, in order; repeat per input")
+    native.add_argument("--input-dtype", action="append", metavar="DTYPE",
+                        help="TorchScript: dtype of one input, in order (default float32)")
     native.add_argument("--record", metavar="FILE.json", help="also write the JSON record here")
     optimum = sub.add_parser("optimum", help="a Hugging Face model folder through optimum-cli")
     optimum.add_argument("--exporter", required=True, choices=("openvino", "onnx"))
@@ -136,8 +149,7 @@ def convert_native(args):
         raise UsageError(f"{source} is a folder but not a TensorFlow SavedModel (no saved_model.pb)"
                          "; a Hugging Face model folder converts with --to optimum-openvino")
     if source.endswith(TORCHSCRIPT_SUFFIXES):
-        import torch
-        model = ov.convert_model(torch.jit.load(source, map_location="cpu").eval())
+        model = convert_torchscript(ov, source, args)
         path = "convert_model (TorchScript)"
     else:
         model = ov.convert_model(source)  # ONNX, or any format OpenVINO's frontends read
@@ -147,12 +159,75 @@ def convert_native(args):
     return path
 
 
+def parse_shape(text):
+    try:
+        dims = [int(dim) for dim in text.lower().split("x")]
+    except ValueError:
+        raise UsageError(f"--input-shape '{text}': expected dims joined by x, e.g. 1x3x224x224")
+    if any(dim < 1 for dim in dims):
+        raise UsageError(f"--input-shape '{text}': every dim must be at least 1")
+    return dims
+
+
+def convert_torchscript(ov, source, args):
+    """convert_model of a TorchScript file, its inputs named after forward()'s arguments (a
+    positional match: the IR keeps forward()'s order) and, given shapes, static."""
+    import torch
+    scripted = torch.jit.load(source, map_location="cpu").eval()
+    forward_names = [arg.name for arg in
+                     scripted._c._get_method("forward").schema.arguments[1:]]  # [0] is self
+    names = [n.strip() for n in args.input_names.split(",")] if args.input_names else forward_names
+    if len(names) != len(forward_names):
+        raise UsageError(f"--input-names {args.input_names}: forward() of {source} takes "
+                         f"{len(forward_names)} argument(s) ({', '.join(forward_names)})")
+    shapes = [parse_shape(text) for text in args.input_shape or []]
+    dtypes = args.input_dtype or ["float32"] * len(shapes)
+    if shapes and len(shapes) != len(names):
+        raise UsageError(f"{len(names)} input(s) ({', '.join(names)}) but {len(shapes)} "
+                         "--input-shape(s): give one per input, in order")
+    if len(dtypes) != len(shapes):
+        raise UsageError(f"{len(shapes)} --input-shape(s) but {len(dtypes)} --input-dtype(s)")
+    if shapes:
+        example = tuple(torch.zeros(shape, dtype=getattr(torch, dtype))
+                        for shape, dtype in zip(shapes, dtypes))
+        inputs = [(ov.PartialShape(shape), getattr(ov.Type, dtype_name(dtype)))
+                  for shape, dtype in zip(shapes, dtypes)]
+        model = ov.convert_model(scripted, example_input=example, input=inputs)
+    else:
+        model = ov.convert_model(scripted)
+    if len(model.inputs) != len(names):
+        raise RuntimeError(f"the IR has {len(model.inputs)} input(s), forward() "
+                           f"{len(names)} ({', '.join(names)}): cannot name them")
+    for port, name in zip(model.inputs, names):
+        port.get_tensor().set_names({name})
+        port.get_node().set_friendly_name(name)
+    return model
+
+
+def dtype_name(dtype):
+    """numpy's dtype name -> OpenVINO's element type name."""
+    types = {"float32": "f32", "float64": "f64", "float16": "f16", "bfloat16": "bf16",
+             "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "uint8": "u8",
+             "bool": "boolean"}
+    if dtype not in types:
+        raise UsageError(f"--input-dtype {dtype}: one of {', '.join(types)}")
+    return types[dtype]
+
+
 def inject_oom(weight_format):
     if os.environ.get(INJECT_OOM_ENV) != weight_format:
         return
     print(f"MemoryError: out of memory exporting with --weight-format {weight_format} "
           f"(injected by {INJECT_OOM_ENV})", file=sys.stderr, flush=True)
     os.kill(os.getpid(), signal.SIGKILL)
+
+
+def inject_hang(weight_format):
+    if os.environ.get(INJECT_HANG_ENV) != weight_format:
+        return
+    print(f"hanging in the export with --weight-format {weight_format} (injected by "
+          f"{INJECT_HANG_ENV})", file=sys.stderr, flush=True)
+    time.sleep(3600)
 
 
 def exec_optimum(args):
@@ -179,6 +254,7 @@ def exec_optimum(args):
     emit_record(record, args.record)
     if args.exporter == "openvino":
         inject_oom(args.weight_format)
+        inject_hang(args.weight_format)
     # The Hub is not reachable from here, and a local folder needs nothing from it.
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     sys.stderr.flush()

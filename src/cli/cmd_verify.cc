@@ -1,5 +1,7 @@
 // `convgate verify SOURCE (--to KIND | --target PATH | --converter CMD)`: convert, run the
 // end-to-end sanity gate on the target, compare with the source; verify_result.json says it all.
+#include <iostream>
+
 #include "cli/command.h"
 #include "convgate/gate/verify.h"
 
@@ -73,6 +75,22 @@ class VerifyCommand : public Command {
 };
 
 }  // namespace
+
+void WriteVerifyUsageResult(const std::vector<std::string>& args, const Status& status) {
+  if (args.empty() || args.front() != "verify") return;
+  std::string out_dir;
+  for (size_t idx = 1; idx < args.size(); ++idx) {
+    if (args[idx] == "--") break;  // what follows is positional
+    if (args[idx] == "--out" && idx + 1 < args.size()) out_dir = args[idx + 1];
+    if (args[idx].rfind("--out=", 0) == 0) out_dir = args[idx].substr(6);
+  }
+  if (out_dir.empty()) return;
+  Status written =
+      report::WriteVerifyResultFile(out_dir, report::VerifyUsageErrorJson(status.message()));
+  if (!written.ok()) {
+    std::cerr << "convgate: error (write): " << ForTerminal(written.message()) << "\n";
+  }
+}
 
 std::unique_ptr<Command> MakeVerifyCommand() { return std::make_unique<VerifyCommand>(); }
 

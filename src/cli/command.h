@@ -60,6 +60,11 @@ std::unique_ptr<Command> MakePipelineCommand();
 // Where the file came from is appended to `invocation.model_origins` (the reports' provenance).
 std::optional<ExitCode> FetchHfSource(std::string& path, report::Invocation& invocation);
 
+// A command line `args` (argv without the program) that was refused before any command ran: when
+// it is a verify with --out DIR, writes DIR/verify_result.json saying so (verify_passed false,
+// `status` the error), since verify writes one for every outcome. Anything else: nothing.
+void WriteVerifyUsageResult(const std::vector<std::string>& args, const Status& status);
+
 // Every command, in the order `convgate --help` lists them.
 std::vector<std::unique_ptr<Command>> MakeCommands();
 
@@ -72,7 +77,8 @@ double ProcessSeconds();
 ExitCode ReportError(gate::Stage stage, const Status& status);
 
 // A workflow's rendering (report::Render), finished uniformly: result files under --out (not for
-// a usage error: nothing ran, so there is no verdict to record), the table or JSON on stdout, the
+// a usage error: nothing ran, so there is no verdict to record; verify writes verify_result.json
+// even then), the table or JSON on stdout, the
 // error line on stderr. Returns the exit code ("cannot run" if a result file could not be
 // written).
 struct Rendered : report::Rendering {

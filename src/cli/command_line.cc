@@ -97,7 +97,10 @@ int RunMain(int argc, char** argv) {
   } catch (const CLI::ParseError& request) {  // --help and --version: printed, exit 0
     return command_line.app().exit(request);
   }
-  if (!command.ok()) return ToInt(ReportError(gate::Stage::kFlags, command.status()));
+  if (!command.ok()) {
+    WriteVerifyUsageResult(args, command.status());
+    return ToInt(ReportError(gate::Stage::kFlags, command.status()));
+  }
   report::Invocation invocation;
   // Redacted once, here: report.json, --json, a store's runs row and a batch's all show this.
   invocation.argv = args;

@@ -46,6 +46,11 @@ ExitCode Finish(const OutputOptions& options, const Rendered& rendered) {
       if (exit_code != ExitCode::kInternal) exit_code = ExitCode::kCannotRun;
     }
     written = status.ok();
+  } else if (!options.out_dir.empty() && rendered.verify_result_on_usage_error) {
+    Status status = report::WriteVerifyResultFile(options.out_dir, rendered.verify_result);
+    if (!status.ok()) {
+      std::cerr << "convgate: error (write): " << ForTerminal(status.message()) << "\n";
+    }
   }
   if (options.json) {
     std::cout << DumpJson(rendered.printed_json.value_or(rendered.report), options) << "\n";

@@ -15,6 +15,12 @@ std::string DefaultFp16BlockListText() {
 }
 
 std::vector<ConversionKind> MakeKinds() {
+  // A TorchScript source's IR inputs (openvino_export.py native).
+  const std::vector<ConversionParam> kOpenvinoInputParams = {
+      {"input_names", "forward()'s argument names", "TorchScript: names of the IR's inputs, a,b"},
+      {"input_shape", "dynamic",
+       "TorchScript: static shape of each input, in order (a,b for several)"},
+      {"input_dtype", "float32", "TorchScript: dtype of each input, in order"}};
   return {
       {"opset", "opset:N", "onnx's version converter (libonnx 1.12: opsets up to 17)", {}},
       {"fp16",
@@ -43,16 +49,15 @@ std::vector<ConversionKind> MakeKinds() {
         {"dynamic_axes", "none", "batch: dim 0 of every input and output is the symbol 'batch'"},
         {"seed", "0", "weights of a torchvision architecture, and the example input"},
         {"arch", "(none)", "a torchvision architecture instead of SOURCE"}}},
-      {"openvino",
-       "openvino",
+      {"openvino", "openvino",
        "OpenVINO IR (OUT.xml + OUT.bin, float32 weights) from an ONNX or TorchScript file "
        "(openvino.convert_model + save_model) or a TensorFlow SavedModel folder (ovc), through "
-       "scripts/openvino_export.py in the Python venv ($CONVGATE_VENV)",
-       {}},
-      {"openvino",
-       "openvino:fp16",
+       "scripts/openvino_export.py in the Python venv ($CONVGATE_VENV); a TorchScript model's "
+       "inputs are named after forward()'s arguments; --shape/--dim of verify set input_shape",
+       kOpenvinoInputParams},
+      {"openvino", "openvino:fp16",
        "the same with float16-compressed weights (save_model compress_to_fp16=True)",
-       {}},
+       kOpenvinoInputParams},
       {"optimum-openvino",
        "optimum-openvino",
        "a Hugging Face model folder (config.json + weights) through optimum-cli export openvino; "

@@ -12,6 +12,8 @@
 #include <csignal>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <numeric>
+#include <optional>
 
 #include "convert/converter.h"
 #include "convert/output.h"
@@ -41,6 +43,9 @@ struct Plan {
   std::string weight_format = "fp16";
   std::string group_size;
   bool fallback = true;
+  // native, a TorchScript source: the IR's input names, and static shapes and dtypes (verify sets
+  // them from --shape/--load-inputs); script flags, in order.
+  std::vector<std::string> input_flags;
 };
 
 std::filesystem::path ScriptPath() {
@@ -53,6 +58,13 @@ std::string Lower(std::string text) {
   std::transform(text.begin(), text.end(), text.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return text;
+}
+
+// What convert_model reads as TorchScript (openvino_export.py's TORCHSCRIPT_SUFFIXES).
+bool IsTorchScriptFile(const std::filesystem::path& source) {
+  const std::string extension = Lower(source.extension().string());
+  return extension == ".pt" || extension == ".pth" || extension == ".ts" ||
+         extension == ".torchscript";
 }
 
 // "openvino 2026.4.1, torch 2.13.0+cpu": importlib.metadata reads them without importing the
@@ -110,6 +122,24 @@ Result<Plan> ReadPlan(const ConversionRequest& request) {
     }
     plan.fallback = fallback->second == kFallbackFormat;
   }
+  for (const auto& [param, flag] : {std::pair{"input_names", "--input-names"},
+                                    {"input_shape", "--input-shape"},
+                                    {"input_dtype", "--input-dtype"}}) {
+    auto found = params.find(param);
+    if (found == params.end()) continue;
+    if (!IsTorchScriptFile(request.source)) {
+      return Status::InvalidArgument("parameter " + std::string(param) + " for --to " + kind +
+                                     " names and shapes a TorchScript source's inputs; " +
+                                     request.source.string() + " is not TorchScript (.pt)");
+    }
+    if (std::string_view(param) == "input_names") {
+      plan.input_flags.insert(plan.input_flags.end(), {flag, found->second});
+      continue;
+    }
+    for (const std::string& item : SplitList(found->second)) {
+      plan.input_flags.insert(plan.input_flags.end(), {flag, item});
+    }
+  }
   return plan;
 }
 
@@ -153,6 +183,7 @@ std::vector<std::string> BaseArgv(const std::string& python, const std::string& 
   if (plan.flavor == Flavor::kNative) {
     std::vector<std::string> argv = {python, script, "native"};
     if (plan.fp16) argv.push_back("--fp16");
+    argv.insert(argv.end(), plan.input_flags.begin(), plan.input_flags.end());
     return argv;
   }
   std::vector<std::string> argv = {python,
@@ -167,9 +198,10 @@ std::vector<std::string> BaseArgv(const std::string& python, const std::string& 
 }
 
 // The export ran out of memory or time: killed by SIGKILL (the OOM killer), by convgate's timeout,
-// or a Python MemoryError / "out of memory" in its output.
+// or a Python MemoryError / "out of memory" in its output. A hang (no CPU progress) is neither,
+// though convgate's SIGKILL may have ended it.
 bool RanOutOfMemoryOrTime(const SubprocessResult& run) {
-  if (run.interrupted_by != 0) return false;  // convgate itself is stopping
+  if (run.interrupted_by != 0 || run.hung) return false;  // convgate itself stopped it
   if (run.timed_out || run.signal == SIGKILL) return true;
   const std::string log = Lower(run.stderr_tail);
   return log.find("memoryerror") != std::string::npos ||
@@ -213,6 +245,56 @@ Result<std::vector<std::string>> ExportModels(const std::filesystem::path& folde
                      "openvino_decoder_model.xml", "openvino_encoder_model.xml"});
 }
 
+// optimum's int4 group size when none is given.
+constexpr int64_t kOptimumGroupSize = 128;
+// Below this, groups are too small to be worth their scales: per-channel (-1) instead.
+constexpr int64_t kSmallestGroupSize = 16;
+
+// The input widths of a model's weight matrices as config.json gives them (the hidden size, the
+// feed-forward width, t5's attention width), and their greatest common divisor: a group size must
+// divide every one. Absent when config.json names none.
+std::optional<std::pair<int64_t, std::string>> WeightWidths(const std::filesystem::path& folder) {
+  std::ifstream file(folder / "config.json");
+  const nlohmann::json config = nlohmann::json::parse(file, nullptr, false);
+  if (!config.is_object()) return std::nullopt;
+  int64_t divisor = 0;
+  std::string named;
+  auto add = [&](const std::string& key, int64_t width) {
+    if (width <= 0) return;
+    divisor = std::gcd(divisor, width);
+    named += (named.empty() ? "" : ", ") + key + " " + std::to_string(width);
+  };
+  auto integer = [&config](const char* key) -> int64_t {
+    auto found = config.find(key);
+    return found != config.end() && found->is_number_integer() ? found->get<int64_t>() : 0;
+  };
+  for (const char* key : {"hidden_size", "n_embd", "d_model", "intermediate_size", "n_inner",
+                          "d_ff", "ffn_dim", "encoder_ffn_dim", "decoder_ffn_dim"}) {
+    add(key, integer(key));
+  }
+  if (integer("d_kv") > 0 && integer("num_heads") > 0) {
+    add("num_heads x d_kv", integer("d_kv") * integer("num_heads"));
+  }
+  if (divisor == 0) return std::nullopt;
+  return std::make_pair(divisor, named);
+}
+
+// The int4 group size for an export of `folder` with none given: optimum's 128 when it divides
+// every weight width, else the largest power of two below it that does (per-channel, -1, when that
+// is under kSmallestGroupSize). Empty when 128 fits or the widths are unknown; `note` says why
+// another was taken.
+std::string FittingGroupSize(const std::filesystem::path& folder, std::string& note) {
+  std::optional<std::pair<int64_t, std::string>> widths = WeightWidths(folder);
+  if (!widths || widths->first % kOptimumGroupSize == 0) return "";
+  int64_t group = kOptimumGroupSize;
+  while (group > 1 && widths->first % group != 0) group /= 2;
+  const std::string size = group < kSmallestGroupSize ? "-1" : std::to_string(group);
+  note = "int4 group size " + size + (size == "-1" ? " (per channel)" : "") +
+         " instead of optimum's " + std::to_string(kOptimumGroupSize) +
+         ", which does not divide the weight widths of config.json (" + widths->second + ")";
+  return size;
+}
+
 class OpenvinoAttempt {
  public:
   OpenvinoAttempt(std::vector<std::string> base_argv, Plan plan)
@@ -226,16 +308,33 @@ class OpenvinoAttempt {
     }
     SubprocessResult run;
     AttemptResult first = Run(source, out, plan_.weight_format, timeout_seconds, &run);
+    // A hang (no CPU progress: a deadlock) is retried once as it was, before any fallback: it
+    // says nothing about memory, and a deadlock at import or in a thread pool may not recur.
+    std::string hang;
+    if (!first.ok() && run.hung) {
+      RemoveWorkDir(out);
+      hang = "the " + plan_.weight_format + " export " + first.problem;
+      SubprocessResult rerun;
+      AttemptResult again = Run(source, out, plan_.weight_format, timeout_seconds, &rerun);
+      if (again.ok()) again.notes.insert(again.notes.begin(), "retried once: " + hang);
+      if (!again.ok()) again.problem += " after " + hang + " and was retried once";
+      again.transient = false;  // retried here already: the driver's retries would repeat it
+      first = std::move(again);
+      run = rerun;
+    }
     if (first.ok() || !plan_.fallback || plan_.weight_format == kFallbackFormat ||
-        !RanOutOfMemoryOrTime(run)) {
+        !(RanOutOfMemoryOrTime(run) || run.hung)) {
       return Finish(std::move(first), out);
     }
-    // The seed's fallback: int4 weights need about a quarter of fp16's memory. The retry gets the
-    // whole timeout again, so a falling-back attempt may take up to twice --timeout.
+    // The seed's fallback: int4 weights need about a quarter of fp16's memory (and a timeout,
+    // which a hang is, falls back too). The retry gets the whole timeout again, so a falling-back
+    // attempt may take up to twice --timeout (three times after a hang).
     RemoveWorkDir(out);
     const std::string why = kFallbackNotePrefix + std::string("weight_format ") + kFallbackFormat +
                             ", because the " + plan_.weight_format + " export " +
-                            (run.timed_out ? "ran out of time (" : "ran out of memory (") +
+                            (run.hung        ? "hung twice ("
+                             : run.timed_out ? "ran out of time ("
+                                             : "ran out of memory (") +
                             first.problem + ")";
     AttemptResult second = Run(source, out, kFallbackFormat, timeout_seconds, nullptr);
     if (!second.ok()) {
@@ -258,8 +357,14 @@ class OpenvinoAttempt {
     argv.insert(argv.end(),
                 {source_flag, source.string(), "--out", out.string(), "--record", record.string()});
     if (!weight_format.empty()) argv.insert(argv.end(), {"--weight-format", weight_format});
+    std::string group_note;
+    if (weight_format == kFallbackFormat && plan_.group_size.empty()) {
+      const std::string group = FittingGroupSize(source, group_note);
+      if (!group.empty()) argv.insert(argv.end(), {"--group-size", group});
+    }
     AttemptResult attempt = RunConversionScript(argv, timeout_seconds, process);
     if (attempt.ok()) ReadRecord(record, weight_format, attempt);
+    if (attempt.ok() && !group_note.empty()) attempt.notes.push_back(group_note);
     return attempt;
   }
 

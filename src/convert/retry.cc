@@ -4,12 +4,15 @@
 #include <cctype>
 #include <cmath>
 #include <csignal>
+#include <cstdlib>
 
 namespace convgate::convert {
 namespace {
 
 // The longest wait between two attempts, so a large --retries cannot stall a pipeline for hours.
 constexpr double kMaxBackoffSeconds = 60.0;
+// ConverterStallSeconds' default.
+constexpr double kDefaultStallSeconds = 120.0;
 // Lines of a converter's output kept in the record and quoted in messages.
 constexpr size_t kLogTailLines = 20;
 
@@ -28,7 +31,7 @@ bool MentionsTransientProblem(std::string_view text) {
 
 bool IsTransientFailure(const SubprocessResult& run) {
   if (run.interrupted_by != 0) return false;  // convgate itself is stopping
-  if (run.timed_out) return true;
+  if (run.timed_out || run.hung) return true;
   // A converter that aborts (SIGABRT) or crashes (SIGSEGV, SIGBUS, SIGFPE, SIGILL) raised the
   // signal itself and will again; one killed from outside may not be.
   if (run.signal != 0) {
@@ -50,6 +53,15 @@ AttemptResult AttemptFromProcess(const SubprocessResult& run) {
   return attempt;
 }
 
+double ConverterStallSeconds() {
+  const char* value = std::getenv(kStallSecondsEnv);
+  if (value == nullptr || value[0] == '\0') return kDefaultStallSeconds;
+  char* end = nullptr;
+  const double seconds = std::strtod(value, &end);
+  if (end == value || *end != '\0' || !(seconds >= 0)) return kDefaultStallSeconds;
+  return seconds;
+}
+
 double BackoffSeconds(double base_seconds, int retry) {
   const double delay = base_seconds * std::pow(2.0, std::max(retry - 1, 0));
   return std::clamp(delay, 0.0, kMaxBackoffSeconds);
@@ -61,6 +73,7 @@ AttemptResult RunConversionScript(const std::vector<std::string>& argv, double t
   constexpr int kScriptUsageExit = 2;
   SubprocessOptions options;
   options.timeout_seconds = timeout_seconds;
+  options.stall_seconds = ConverterStallSeconds();
   Result<SubprocessResult> run = RunSubprocess(argv, options);
   AttemptResult attempt;
   if (!run.ok()) {

@@ -1,7 +1,8 @@
 // When a failed conversion is worth retrying, and how long to wait (internal to src/convert).
 //
 // The rule (also in the README): a failure looks transient when the converter
-//   - timed out, or was killed by a signal it did not raise itself (the OOM killer, a shutdown);
+//   - timed out, hung (no CPU progress for ConverterStallSeconds(): a deadlock), or was killed by
+//     a signal it did not raise itself (the OOM killer, a shutdown);
 //   - exited with 75 (EX_TEMPFAIL, sysexits.h: "temporary failure; user is invited to retry");
 //   - exited non-zero and its stderr mentions "temporarily", "temporary failure", "try again",
 //     "connection" or "timed out" (case-insensitive): converters that download weights or talk
@@ -24,9 +25,17 @@ inline constexpr int kExitTempFail = 75;
 
 bool IsTransientFailure(const SubprocessResult& run);
 
+// The name of the variable setting ConverterStallSeconds.
+inline constexpr char kStallSecondsEnv[] = "CONVGATE_CONVERTER_STALL_SECONDS";
+// Seconds without CPU progress after which a converter process (its whole process group) is hung
+// (SubprocessOptions::stall_seconds): $CONVGATE_CONVERTER_STALL_SECONDS, default 120; 0 turns
+// the watch off. An export doing work always burns CPU; 120 s of none is a deadlock (an
+// optimum-cli export of t5 sat in a futex wait until the 600 s timeout).
+double ConverterStallSeconds();
+
 // An attempt's result from how a converter process ended: kNone when it exited 0; kTimedOut;
-// kFailed otherwise (with `transient` from the rule above). The log tail is the last lines of
-// stderr (stdout when stderr is empty).
+// kFailed otherwise, a hang too (with `transient` from the rule above). The log tail is the last
+// lines of stderr (stdout when stderr is empty).
 AttemptResult AttemptFromProcess(const SubprocessResult& run);
 
 // Runs one of convgate's conversion scripts (scripts/torch_export.py, scripts/openvino_export.py)

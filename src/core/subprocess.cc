@@ -1,5 +1,6 @@
 #include "convgate/core/subprocess.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -17,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <memory>
 
@@ -290,6 +292,42 @@ bool HasEnded(pid_t pid) {
   return info.si_pid == pid;
 }
 
+// The CPU time, in clock ticks, of every process in group `pgid`: utime + stime + cutime + cstime
+// (fields 14-17 of /proc/<pid>/stat; what a member reaped stays counted in its parent). Threads
+// count in their process. Read by scanning /proc, since a group's members are not listed anywhere.
+uint64_t GroupCpuTicks(pid_t pgid) {
+  uint64_t total = 0;
+  DIR* proc = ::opendir("/proc");
+  if (proc == nullptr) return 0;
+  while (const dirent* entry = ::readdir(proc)) {
+    if (entry->d_name[0] < '0' || entry->d_name[0] > '9') continue;
+    std::ifstream stat(std::string("/proc/") + entry->d_name + "/stat");
+    std::string line;
+    if (!std::getline(stat, line)) continue;  // it ended meanwhile
+    // The command name (field 2) is in parentheses and may hold spaces or ')': fields 3 onward
+    // follow the last ')'.
+    const size_t close = line.rfind(')');
+    if (close == std::string::npos) continue;
+    const char* cursor = line.c_str() + close + 1;
+    unsigned long long field[16] = {};
+    char state = 0;
+    // state ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime cutime
+    // cstime
+    const int read = std::sscanf(
+        cursor, " %c %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu", &state,
+        &field[0], &field[1], &field[2], &field[3], &field[4], &field[5], &field[6], &field[7],
+        &field[8], &field[9], &field[10], &field[11], &field[12], &field[13]);
+    if (read != 15 || static_cast<pid_t>(field[1]) != pgid) continue;
+    total += field[10] + field[11] + field[12] + field[13];
+  }
+  ::closedir(proc);
+  return total;
+}
+
+// How often the CPU time of a watched group is read: often enough to find a stall soon after it
+// reaches the limit, rarely enough that scanning /proc costs nothing measurable.
+double StallCheckInterval(double stall_seconds) { return std::clamp(stall_seconds / 4, 0.05, 1.0); }
+
 // Milliseconds poll() may sleep: until the next deadline, and at most kPollFallbackMs when there
 // is no pidfd to wake it on exit. -1 means no limit.
 int PollTimeoutMs(double next_deadline, double elapsed, bool have_pidfd) {
@@ -324,22 +362,42 @@ SubprocessResult WaitAndCapture(pid_t pid, Pipe& out, Pipe& err, const Subproces
     ScopedChildGroup registered(pid);
     bool term_sent = false, kill_sent = false;
     double kill_at = 0.0;
+    // The stall watch: the group's CPU time when it last changed, and when that was.
+    const bool watch_stall = options.stall_seconds > 0;
+    uint64_t cpu_ticks = watch_stall ? GroupCpuTicks(pid) : 0;
+    double progress_at = 0.0;
+    double next_stall_check = watch_stall ? StallCheckInterval(options.stall_seconds) : 0.0;
+    bool stalled = false;
     while (!HasEnded(pid)) {
       const double elapsed = SecondsSince(start);
       const bool timed_out = options.timeout_seconds > 0 && elapsed >= options.timeout_seconds;
-      if (!term_sent && (timed_out || Interrupted())) {
+      if (watch_stall && !term_sent && elapsed >= next_stall_check) {
+        const uint64_t now_ticks = GroupCpuTicks(pid);
+        if (now_ticks != cpu_ticks) {
+          cpu_ticks = now_ticks;
+          progress_at = elapsed;
+        }
+        stalled = elapsed - progress_at >= options.stall_seconds;
+        next_stall_check = elapsed + StallCheckInterval(options.stall_seconds);
+      }
+      if (!term_sent && (timed_out || stalled || Interrupted())) {
         ::kill(-pid, SIGTERM);
         term_sent = true;
         result.interrupted_by = InterruptSignal();
-        result.timed_out = result.interrupted_by == 0;
+        result.timed_out = result.interrupted_by == 0 && timed_out;
+        result.hung = result.interrupted_by == 0 && !timed_out && stalled;
+        if (result.hung) result.stall_seconds = options.stall_seconds;
         kill_at = elapsed + options.kill_grace_seconds;
       }
       if (term_sent && !kill_sent && elapsed >= kill_at) {
         ::kill(-pid, SIGKILL);
         kill_sent = true;
       }
-      const double next_deadline =
-          !term_sent ? options.timeout_seconds : (kill_sent ? 0.0 : kill_at);
+      double next_deadline = !term_sent ? options.timeout_seconds : (kill_sent ? 0.0 : kill_at);
+      if (watch_stall && !term_sent) {
+        next_deadline =
+            next_deadline > 0 ? std::min(next_deadline, next_stall_check) : next_stall_check;
+      }
       // The interrupt descriptor stays readable once signalled, so it is watched only until the
       // group has been told to stop.
       pollfd fds[4] = {{capture.out_open ? out.read.get() : -1, POLLIN, 0},
@@ -365,6 +423,7 @@ SubprocessResult WaitAndCapture(pid_t pid, Pipe& out, Pipe& err, const Subproces
   if (failed && result.interrupted_by == 0 && Interrupted()) {
     result.interrupted_by = InterruptSignal();
     result.timed_out = false;
+    result.hung = false;
   }
   result.seconds = SecondsSince(start);
   capture.out.Finish(options.max_captured_bytes);
@@ -383,6 +442,7 @@ std::string SubprocessResult::Describe() const {
     return "was stopped: convgate was interrupted by " + SignalName(interrupted_by);
   }
   if (timed_out) return "timed out after " + FormatSignificant(seconds, 3) + " s";
+  if (hung) return "hung: no CPU progress for " + FormatSignificant(stall_seconds, 3) + " s";
   if (signal != 0) {
     return "was killed by signal " + std::to_string(signal) + " (" + ::strsignal(signal) + ")";
   }

@@ -31,6 +31,17 @@ std::string ConversionPath(const convert::ConversionRecord& record) {
   return path;
 }
 
+// The reference's conversion_path for a conversion of `kind`: the OpenVINO tool that ran
+// (optimum-cli for both optimum exporters; ovc for a SavedModel, which the record's tool names),
+// else the kind's name without its argument ("opset:17" -> "opset").
+std::string ReferencePath(const std::string& kind, const std::string& tool) {
+  if (kind == "optimum-openvino" || kind == "optimum-onnx") return "optimum-cli";
+  if (kind == "openvino" || kind == "openvino:fp16") {
+    return tool.rfind("ovc", 0) == 0 ? "ovc" : "convert_model";
+  }
+  return kind.substr(0, kind.find(':'));
+}
+
 // "2x3x128x128,1x10" for the export's input_shape parameter.
 std::string ShapesText(const TensorMap& sample, bool dtypes) {
   std::string text;
@@ -48,11 +59,22 @@ std::string ShapesText(const TensorMap& sample, bool dtypes) {
   return text;
 }
 
-// PyTorch -> ONNX exports at the shapes the comparison will feed: the inputs --shape or
-// --load-inputs decided, under forward()'s argument names. A --param that says otherwise is a
-// contradiction the user must resolve.
+// A TorchScript file, which the openvino kinds convert with input names and shapes.
+bool IsTorchScript(const std::filesystem::path& source) {
+  const std::string extension = source.extension().string();
+  return extension == ".pt" || extension == ".pth" || extension == ".ts" ||
+         extension == ".torchscript";
+}
+
+// PyTorch -> ONNX exports, and TorchScript -> OpenVINO IR conversions, at the shapes the
+// comparison will feed (a static IR, as the ONNX export is): the inputs --shape or --load-inputs
+// decided, under forward()'s argument names (the IR's inputs are named so, not x.1). A --param
+// that says otherwise is a contradiction the user must resolve.
 Status SetExportInputs(const internal::SourceFacts& facts, convert::ConversionRequest& request) {
-  if (request.kind != "onnx" || !facts.dataset.has_value() || facts.dataset->samples.empty()) {
+  const bool torchscript_to_ir = (request.kind == "openvino" || request.kind == "openvino:fp16") &&
+                                 IsTorchScript(request.source);
+  if ((request.kind != "onnx" && !torchscript_to_ir) || !facts.dataset.has_value() ||
+      facts.dataset->samples.empty()) {
     return Status::OK();
   }
   const TensorMap& sample = facts.dataset->samples.front();
@@ -89,16 +111,18 @@ std::optional<GateError> Convert(const VerifyOptions& options, const internal::S
   Result<convert::ConversionRecord> record = convert::Convert(request, &failed);
   if (!record.ok()) {
     report.conversion = failed;
-    report.conversion_path = request.kind + ": " + failed.tool;
+    report.conversion_detail = request.kind + ": " + failed.tool;
     const Stage stage =
         failed.error == convert::ConversionError::kBadRequest ? Stage::kFlags : Stage::kConvert;
+    if (stage == Stage::kConvert) report.conversion_path = ReferencePath(request.kind, failed.tool);
     return GateError{stage, record.status()};
   }
   // The record's output_hold comes along: without -o the target is read where it was made (the
   // cache entry stays locked, so a concurrent `cache prune` skips it, or the temporary folder of
   // a conversion the cache could not take stays) until the report goes.
   report.conversion = *record;
-  report.conversion_path = ConversionPath(*record);
+  report.conversion_path = ReferencePath(record->kind, record->tool);
+  report.conversion_detail = ConversionPath(*record);
   report.target = record->output_path.empty() ? record->cache_path : record->output_path;
   return std::nullopt;
 }
@@ -169,10 +193,12 @@ VerifyReport VerifyGate(const VerifyOptions& options) {
     // ONNX -> OpenCV DNN converts no file: the same model runs on another runtime.
     report.target = options.source;
     compare.target_backend = "opencv";
-    report.conversion_path = "opencv: none (the same ONNX model through OpenCV DNN)";
+    report.conversion_path = "opencv";
+    report.conversion_detail = "opencv: none (the same ONNX model through OpenCV DNN)";
   } else if (!options.target.empty()) {
     report.target = options.target;
-    report.conversion_path = "given: " + options.target;
+    report.conversion_path = "given";
+    report.conversion_detail = "given: " + options.target;
   } else if (auto e = Convert(options, facts, report)) {
     report.task = DetectFrom(options.source, "");
     return Errored(std::move(report), e->stage, e->status);

@@ -53,6 +53,16 @@ Status WriteResultFiles(const std::filesystem::path& dir, const json& report,
   return Status(first_failure->code(), failures);
 }
 
+Status WriteVerifyResultFile(const std::filesystem::path& dir, const json& verify_result) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    return Status::Unavailable("cannot create result folder " + dir.string() + ": " + ec.message());
+  }
+  return WriteFileAtomic(dir / "verify_result.json",
+                         DumpJson(verify_result, 2, /*list_escaped=*/false) + "\n");
+}
+
 std::string UtcNow() {
   const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
   std::tm utc{};

@@ -43,7 +43,9 @@ Rendering Render(const gate::CompareReport& result, const Invocation& invocation
 }
 
 Rendering Render(const gate::VerifyReport& result, const Invocation& invocation, bool color) {
-  return RenderOwn(result, invocation, color);
+  Rendering rendering = RenderOwn(result, invocation, color);
+  rendering.verify_result_on_usage_error = true;
+  return rendering;
 }
 
 Rendering Render(const gate::ReduceReport& result, const Invocation& invocation, bool color) {

@@ -38,6 +38,27 @@ class FlagsCliTest : public testing::CliTest {
     EXPECT_NE(r.err.find("convgate: "), std::string::npos) << Describe(r);
     EXPECT_NE(r.err.find(message), std::string::npos) << "want: " << message << "\n" << Describe(r);
   }
+
+  // verify refused `r` as a usage error and wrote only verify_result.json into `out`: failed,
+  // with the error, and no conversion named.
+  void ExpectUsageErrorResult(const ProcessResult& r, const std::string& out) {
+    EXPECT_EQ(r.out.find("conversion failed"), std::string::npos) << Describe(r);
+    EXPECT_EQ(r.err.find("conversion failed"), std::string::npos) << Describe(r);
+    std::ifstream in(fs::path(out) / "verify_result.json");
+    ASSERT_TRUE(in.good()) << "no verify_result.json\n" << Describe(r);
+    const json result = json::parse(in, nullptr, false);
+    ASSERT_TRUE(result.is_object()) << Describe(r);
+    EXPECT_EQ(result["verify_passed"], false);
+    EXPECT_EQ(result["e2e_passed"], false);
+    EXPECT_TRUE(result["conversion_path"].is_null()) << result.dump(2);
+    ASSERT_TRUE(result["error"].is_string()) << result.dump(2);
+    // The error is the one stderr shows.
+    EXPECT_NE(r.err.find(result["error"].get<std::string>().substr(0, 30)), std::string::npos)
+        << result.dump(2) << "\n"
+        << Describe(r);
+    EXPECT_EQ(result["e2e_detail"], "Nothing ran: the request was refused as a usage error.");
+    EXPECT_FALSE(fs::exists(fs::path(out) / "report.json")) << "nothing ran: no report";
+  }
 };
 
 // Bug 3: CLI11 read "[0,1]" as a list of two values.
@@ -162,7 +183,10 @@ TEST_F(FlagsCliTest, CompactJsonUnlessPretty) {
   EXPECT_EQ(json::parse(compact.out)["checks"], json::parse(pretty.out)["checks"]);
 }
 
-// Bug 7: verify found usage errors only after converting, and reported them as a verdict.
+// Bug 7: verify found usage errors only after converting, and reported them as a verdict. A usage
+// error still writes verify_result.json (the verify-conversion reference: a file for every
+// outcome), saying nothing ran, and never "conversion failed"; report.json and junit.xml are not
+// written.
 TEST_F(FlagsCliTest, VerifyRefusesBadFlagsBeforeConverting) {
   const std::string out = Path("out");
   for (const std::vector<std::string>& bad :
@@ -176,8 +200,25 @@ TEST_F(FlagsCliTest, VerifyRefusesBadFlagsBeforeConverting) {
     ProcessResult r = Convgate(args);
     EXPECT_EQ(r.exit_code, 2) << bad.front() << " " << bad.back() << "\n" << Describe(r);
     EXPECT_FALSE(fs::exists(dir_ / "cache" / "conversions")) << "nothing may be converted";
-    EXPECT_FALSE(fs::exists(fs::path(out) / "verify_result.json"))
-        << "a usage error is not a verdict";
+    ExpectUsageErrorResult(r, out);
+  }
+}
+
+// Refused by the command line itself (an unknown flag, no way to a target, an unknown kind), before
+// verify ran at all: verify_result.json says so all the same.
+TEST_F(FlagsCliTest, VerifyUsageErrorsOfTheCommandLineWriteVerifyResult) {
+  const std::string out = Path("out");
+  for (const std::vector<std::string>& bad :
+       std::vector<std::vector<std::string>>{{"--to", "opset:17", "--no-such-flag"},
+                                             {},
+                                             {"--to", "no-such-kind"},
+                                             {"--to", "fp16", "--param", "no_such_param=1"}}) {
+    fs::remove_all(out);
+    std::vector<std::string> args = {"verify", kModel, "--out=" + out};
+    args.insert(args.end(), bad.begin(), bad.end());
+    ProcessResult r = Convgate(args);
+    EXPECT_EQ(r.exit_code, 2) << Describe(r);
+    ExpectUsageErrorResult(r, out);
   }
 }
 

@@ -5,9 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 
 #include "convert/convert_test_util.h"
+#include "convert/retry.h"
 #include "convgate/convert/cache.h"
 #include "convgate/core/file_util.h"
 #include "graph/onnx_test_util.h"
@@ -207,6 +209,36 @@ TEST_F(ConvertTest, AHangingConverterTimesOutAndIsRetried) {
       << Join(record.notes);
   EXPECT_LT(record.seconds, 10.0);
   ExpectCacheHolds(0);
+}
+
+// Injected hang: the fake converter sleeps (no CPU, as a converter stuck in a futex wait) on its
+// first run. With a stall time of 0.5 s ($CONVGATE_CONVERTER_STALL_SECONDS) it is found hung long
+// before the 60 s timeout, said so, and retried; the second run converts.
+TEST_F(ConvertTest, AConverterWithoutCpuProgressIsHungAndRetried) {
+  ::setenv(kStallSecondsEnv, "0.5", 1);
+  const std::string counter = (dir_.path() / "runs").string();
+  ConversionRequest request = Fake("stall", {"--counter", counter, "--failures", "1"});
+  request.timeout_seconds = 60.0;
+  request.max_attempts = 3;
+  Result<ConversionRecord> record = Convert(request, nullptr);
+  ASSERT_TRUE(record.ok()) << record.status().ToString();
+  EXPECT_EQ(record->attempts, 2);
+  EXPECT_NE(Join(record->notes)
+                .find("attempt 1 of 3 failed (hung: no CPU progress for 0.5 s); retried after"),
+            std::string::npos)
+      << Join(record->notes);
+  EXPECT_LT(record->seconds, 20.0);
+  // A converter that hangs every time fails as hung, not as timed out (nor out of memory).
+  ConversionRequest always = Fake("stall", {"--counter", counter, "--failures", "100"});
+  always.timeout_seconds = 60.0;
+  always.max_attempts = 2;
+  always.output = dir_.path() / "out" / "always.onnx";
+  ConversionRecord failed = ExpectFailure(always, ConversionError::kFailed);
+  ::unsetenv(kStallSecondsEnv);
+  EXPECT_EQ(failed.attempts, 2);
+  EXPECT_NE(failed.error_message.find("hung: no CPU progress for 0.5 s"), std::string::npos)
+      << failed.error_message;
+  EXPECT_LT(failed.seconds, 20.0);
 }
 
 TEST_F(ConvertTest, TransientFailuresAreRetriedWithBackoffUntilTheyPass) {

@@ -65,7 +65,23 @@ TEST_F(OpenvinoConvertTest, TheKindsAndTheirParametersAreInTheTable) {
     names.push_back(param.name);
   }
   EXPECT_EQ(names, (std::vector<std::string>{"task", "weight_format", "group_size", "fallback"}));
-  EXPECT_TRUE(FindConversionKind("openvino")->params.empty());
+  // A TorchScript source's IR inputs: names and static shapes (verify sets them from --shape).
+  for (const char* spelling : {"openvino", "openvino:fp16"}) {
+    names.clear();
+    for (const ConversionParam& param : FindConversionKind(spelling)->params) {
+      names.push_back(param.name);
+    }
+    EXPECT_EQ(names, (std::vector<std::string>{"input_names", "input_shape", "input_dtype"}));
+  }
+}
+
+// Input names and shapes are for a TorchScript source; an ONNX file declares its own.
+TEST_F(OpenvinoConvertTest, InputShapesAreForATorchScriptSourceOnly) {
+  ConversionRequest request = Request("openvino");
+  request.params = {{"input_shape", "1x3x16x16"}};
+  ConversionRecord record = ExpectFailure(request, ConversionError::kBadRequest);
+  EXPECT_NE(record.error_message.find("is not TorchScript (.pt)"), std::string::npos)
+      << record.error_message;
 }
 
 TEST_F(OpenvinoConvertTest, UnknownParametersAndValuesAreBadRequests) {

@@ -146,6 +146,41 @@ TEST(SubprocessTest, AHangingForkedBodyTimesOut) {
   EXPECT_LT(run->seconds, 5.0);
 }
 
+// A group that uses no CPU (a shell waiting on a sleeping grandchild: a deadlock looks the same)
+// is hung once the stall time passes, long before the timeout, and the grandchild goes too.
+TEST(SubprocessTest, AGroupWithoutCpuProgressIsHung) {
+  SubprocessOptions options;
+  options.timeout_seconds = 30.0;
+  options.stall_seconds = 0.5;
+  options.kill_grace_seconds = 0.2;
+  Result<SubprocessResult> run = RunSubprocess({"/bin/sh", "-c", "sleep 30 & wait"}, options);
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  EXPECT_TRUE(run->hung);
+  EXPECT_FALSE(run->timed_out);
+  EXPECT_FALSE(run->succeeded());
+  EXPECT_GE(run->seconds, 0.5);
+  EXPECT_LT(run->seconds, 5.0);
+  EXPECT_EQ(run->Describe(), "hung: no CPU progress for 0.5 s");
+}
+
+// CPU time that keeps growing in any member of the group is progress: a busy grandchild keeps
+// its idle parent from being hung, and only the timeout stops it.
+TEST(SubprocessTest, CpuProgressInTheGroupIsNotAHang) {
+  SubprocessOptions options;
+  options.timeout_seconds = 1.5;
+  options.stall_seconds = 0.5;
+  options.kill_grace_seconds = 0.2;
+  Result<SubprocessResult> run =
+      RunSubprocess({"/bin/sh", "-c", "(while :; do :; done) & wait"}, options);
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  EXPECT_FALSE(run->hung);
+  EXPECT_TRUE(run->timed_out);
+  // Without the watch, the same idle group runs until it ends by itself.
+  Result<SubprocessResult> unwatched = RunSubprocess({"/bin/sh", "-c", "sleep 0.8"}, {});
+  ASSERT_TRUE(unwatched.ok());
+  EXPECT_TRUE(unwatched->succeeded());
+}
+
 TEST(SubprocessTest, TailLinesKeepsTheLastLines) {
   EXPECT_EQ(TailLines("a\nb\nc\n", 2), "b\nc");
   EXPECT_EQ(TailLines("a\nb\nc", 5), "a\nb\nc");

@@ -67,7 +67,8 @@ gate::VerifyReport Verification() {
   gate::VerifyReport report;
   report.source = "model.onnx";
   report.target = "model_fp16.onnx";
-  report.conversion_path = "onnx -> fp16";
+  report.conversion_path = "fp16";
+  report.conversion_detail = "fp16: convgate fp16 1";
   convert::ConversionRecord conversion;
   conversion.kind = "fp16";
   conversion.tool = "convgate fp16";

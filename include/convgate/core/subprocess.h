@@ -38,13 +38,21 @@ struct SubprocessOptions {
   // memory: a runtime that reserves large virtual ranges (thread stacks, allocator arenas) needs a
   // limit well above what it touches.
   int64_t address_space_bytes = 0;
+  // > 0: the child is hung when the CPU time of its process group (utime + stime of every member,
+  // with what they reaped: /proc/<pid>/stat) has not grown for this many seconds. It is stopped
+  // as a timeout is (SIGTERM, SIGKILL after the grace) and the result says `hung`. A deadlocked
+  // converter (a futex wait) is found in this time rather than at the timeout; a process that
+  // waits on purpose (sleep, a download that stalls completely) looks the same.
+  double stall_seconds = 0.0;
 };
 
 struct SubprocessResult {
   int exit_code = -1;  // -1 unless the process exited normally
   int signal = 0;      // the signal that ended it; 0 when it exited
   bool timed_out = false;
-  int interrupted_by = 0;  // SIGINT or SIGTERM when convgate's interrupt stopped it, else 0
+  bool hung = false;           // stopped for making no CPU progress (SubprocessOptions)
+  double stall_seconds = 0.0;  // the stall time that made it `hung`
+  int interrupted_by = 0;      // SIGINT or SIGTERM when convgate's interrupt stopped it, else 0
   double seconds = 0.0;
   std::string stdout_tail;
   std::string stderr_tail;
@@ -52,9 +60,10 @@ struct SubprocessResult {
   bool stderr_truncated = false;
 
   bool succeeded() const {
-    return !timed_out && interrupted_by == 0 && signal == 0 && exit_code == 0;
+    return !timed_out && !hung && interrupted_by == 0 && signal == 0 && exit_code == 0;
   }
   // "exited with code 1", "was killed by signal 9 (Killed)", "timed out after 2.5 s",
+  // "hung: no CPU progress for 120 s",
   // "was stopped: convgate was interrupted by SIGINT".
   std::string Describe() const;
 };

@@ -35,7 +35,15 @@ Status CheckVerifyOptions(const VerifyOptions& options);
 struct VerifyReport {
   std::string source;
   std::string target;           // the converted model that was verified
-  std::string conversion_path;  // verify_result's conversion_path: what turned source into target
+  // verify_result's conversion_path, one word as the reference gives it: "optimum-cli", "ovc",
+  // "convert_model" for the OpenVINO paths; convgate's own conversions by their kind's name
+  // ("fp16", "opset", "ort-optimized", "onnx", "external", "opencv"); "given" for --target.
+  // Empty for a usage error (nothing was chosen to run).
+  std::string conversion_path;
+  // What turned source into target in words (report.json): the kind, the tool and its version,
+  // a cache hit, a fallback taken: "optimum-openvino: optimum-cli export openvino
+  // (openvino_export.py) optimum 2.1.0, ...; fallback: weight_format int4, because ...".
+  std::string conversion_detail;
   std::optional<convert::ConversionRecord> conversion;  // absent when the target was given
   bool conversion_passed = false;
   std::optional<RunReport> e2e;             // the sanity gate on the target (absent if not reached)

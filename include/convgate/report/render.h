@@ -23,6 +23,9 @@ struct Rendering {
   std::string console;
   std::optional<gate::GateError> error;
   ExitCode exit_code = ExitCode::kPassed;
+  // verify: verify_result.json is written for every outcome, a usage error included (the other
+  // files are not: nothing ran).
+  bool verify_result_on_usage_error = false;
 };
 
 // `color` adds ANSI colours to the console text (only on a TTY). Never fails.

@@ -59,6 +59,9 @@ nlohmann::json ModelSummaryJson(const graph::ModelSummary& summary);
 nlohmann::json VerifyResultJson(const gate::RunReport& report);
 nlohmann::json VerifyResultJson(const gate::CompareReport& report);
 nlohmann::json VerifyResultJson(const gate::VerifyReport& report);
+// verify's verify_result.json for a command line refused before any report existed (a usage
+// error: nothing ran): verify_passed and e2e_passed false, `message` the error.
+nlohmann::json VerifyUsageErrorJson(const std::string& message);
 
 // JUnit XML: one <testcase> per output per sample; an error verdict is one <testcase> with
 // <error>.
@@ -87,6 +90,10 @@ std::string ErrorLine(const gate::GateError& error);
 Status WriteResultFiles(const std::filesystem::path& dir, const nlohmann::json& report,
                         const nlohmann::json& verify_result, const std::string& junit,
                         bool pretty = false);
+
+// Writes only verify_result.json into `dir` (created if needed), atomically: what a usage error of
+// verify leaves, since every outcome of verify writes one.
+Status WriteVerifyResultFile(const std::filesystem::path& dir, const nlohmann::json& verify_result);
 
 // Current UTC time as ISO 8601 ("2026-11-25T21:40:00Z").
 std::string UtcNow();

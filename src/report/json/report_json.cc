@@ -189,6 +189,7 @@ void VerifyFields(Io& io, Report& report, Inv& invocation) {
   io.Text("source", report.source);
   io.Text("target", report.target);
   io.Text("conversion_path", report.conversion_path);
+  io.Text("conversion_detail", report.conversion_detail, OrElse(std::string()));
   io.DescribedOrNull("conversion", report.conversion, ConversionJson, internal::ConversionFromJson);
   io.OptionalObject("task", report.task, [](auto& part, auto& task) {
     part.Text("task", task.task);

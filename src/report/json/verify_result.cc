@@ -1,6 +1,8 @@
 // verify_result.json in the exact schema of OpenVINO's verify-conversion gate
 // (../shared/reference/openvino-verify-conversion.txt): six fields, nothing more, so the
 // orchestrators that consume that file consume ours unchanged.
+#include <filesystem>
+
 #include "convgate/report/report.h"
 #include "report/agreement_report.h"
 #include "report/per_node_report.h"
@@ -48,6 +50,8 @@ json Assemble(bool verify_passed, bool e2e_passed, const std::string& detail,
               {"e2e_detail", detail},
               {"error", error.empty() ? json(nullptr) : json(error)}};
 }
+
+constexpr char kUsageErrorDetail[] = "Nothing ran: the request was refused as a usage error.";
 
 std::string Text(const json& value) { return value.is_string() ? value.get<std::string>() : ""; }
 
@@ -123,29 +127,81 @@ json VerifyResultJson(const gate::CompareReport& report) {
   return Assemble(passed, e2e, detail, error);
 }
 
+json VerifyUsageErrorJson(const std::string& message) {
+  return Assemble(false, false, kUsageErrorDetail, message);
+}
+
+namespace {
+
+// The last component of a path ("out/model.xml" -> "model.xml"; a folder keeps its name).
+std::string FileName(const std::string& path) {
+  std::filesystem::path name = std::filesystem::path(path).filename();
+  if (name.empty()) name = std::filesystem::path(path).parent_path().filename();
+  return name.empty() ? path : name.string();
+}
+
+std::string SamplesPhrase(const gate::DatasetRecord& inputs) {
+  return std::to_string(inputs.samples) + (inputs.samples == 1 ? " sample" : " samples");
+}
+
+}  // namespace
+
+// verify's e2e_detail: one sentence saying what was converted how, where the target ran on how
+// many samples, and how its outputs held up on their own and against the source; the details
+// (paths, versions, settings of the comparison) are report.json's.
 json VerifyResultJson(const gate::VerifyReport& report) {
   const json task = report.task ? json(report.task->task) : json(nullptr);
   const json path = report.conversion_path.empty() ? json(nullptr) : json(report.conversion_path);
+  if (report.error && report.error->stage == gate::Stage::kFlags) {
+    return Assemble(false, false, kUsageErrorDetail, report.error->status.message(), path, task);
+  }
   if (!report.conversion_passed) {
     const std::string error = report.error ? report.error->status.message() : "";
-    return Assemble(false, false, "conversion of " + report.source + " failed; nothing ran", error,
+    const std::string with =
+        report.conversion_path.empty() ? "" : " with " + report.conversion_path;
+    return Assemble(false, false,
+                    "Converting " + FileName(report.source) + with + " failed; nothing ran.", error,
                     path, task);
   }
-  std::string detail = "target " + report.target + " (" + report.conversion_path + ")";
+  std::string detail = report.conversion_path == "given"
+                           ? "Took the given target " + FileName(report.target)
+                           : "Converted " + FileName(report.source) + " with " +
+                                 report.conversion_path + " to " + FileName(report.target);
   std::string error;
   if (report.e2e) {
-    const json e2e = VerifyResultJson(*report.e2e);
-    detail += "; end-to-end: " + Text(e2e["e2e_detail"]);
-    error = Text(e2e["error"]);
+    const gate::RunReport& run = *report.e2e;
+    if (run.error) {
+      detail += ", but its run on " + run.model.backend + " stopped at " +
+                std::string(gate::StageName(run.error->stage));
+    } else {
+      detail += " and ran it on " + BackendText(run.model) + " over " + SamplesPhrase(run.inputs) +
+                ": " + std::to_string(run.checks.size() - CountFailed(run.checks)) + " of " +
+                std::to_string(run.checks.size()) +
+                " output check(s) sane (non-empty, no NaN/Inf, declared dtype and shape)";
+    }
+    error = Text(VerifyResultJson(run)["error"]);
   }
   if (report.comparison) {
-    const json compared = VerifyResultJson(*report.comparison);
-    detail += "; comparison: " + Text(compared["e2e_detail"]);
-    if (error.empty()) error = Text(compared["error"]);
+    const gate::CompareReport& compared = *report.comparison;
+    if (compared.error) {
+      detail += "; the comparison with the source stopped at " +
+                std::string(gate::StageName(compared.error->stage));
+    } else {
+      detail += "; against the source on " + compared.source.backend + ", " +
+                std::to_string(compared.checks.size() - CountFailed(compared.checks)) + " of " +
+                std::to_string(compared.checks.size()) + " output check(s) matched";
+      if (!compared.structure_failures.empty()) {
+        detail +=
+            ", " + std::to_string(compared.structure_failures.size()) + " structure failure(s)";
+      }
+      if (const std::string agreement = internal::AgreementDetail(compared); !agreement.empty()) {
+        detail += ", " + agreement;
+      }
+    }
+    if (error.empty()) error = Text(VerifyResultJson(compared)["error"]);
   }
-  if (report.task) detail += "; task: " + report.task->evidence;
   const bool passed = report.verdict == gate::Verdict::kPass;
-  return Assemble(passed, report.e2e_passed(), detail, passed ? "" : error, path, task);
+  return Assemble(passed, report.e2e_passed(), detail + ".", passed ? "" : error, path, task);
 }
 
 }  // namespace convgate::report

@@ -401,7 +401,9 @@ std::string ConsoleText(const gate::CompareReport& report, bool color) {
 std::string ConsoleText(const gate::VerifyReport& report, bool color) {
   std::string out = internal::Paint("convgate verify", internal::kBold, color) + "\n";
   out += "  source      " + report.source + "\n";
-  out += "  conversion  " + report.conversion_path + "\n";
+  out += "  conversion  " +
+         (report.conversion_detail.empty() ? report.conversion_path : report.conversion_detail) +
+         "\n";
   if (report.conversion) {
     const convert::ConversionRecord& record = *report.conversion;
     out += "              " +
@@ -423,6 +425,9 @@ std::string ConsoleText(const gate::VerifyReport& report, bool color) {
           : internal::Paint(
                 report.verdict == gate::Verdict::kFail ? "VERIFY FAILED" : "VERIFY ERROR",
                 report.verdict == gate::Verdict::kFail ? internal::kRed : internal::kYellow, color);
+  if (report.error && report.error->stage == gate::Stage::kFlags) {
+    return out + verdict + ": usage error, nothing ran\n";
+  }
   out += verdict + ": conversion " + (report.conversion_passed ? "ok" : "failed") +
          ", end-to-end " + (report.e2e_passed() ? "ok" : (report.e2e ? "failed" : "not run")) +
          ", comparison " +

@@ -174,7 +174,10 @@ std::string JUnitXml(const gate::VerifyReport& report, const Invocation& invocat
   if (!report.target.empty()) conversion.properties.emplace_back("target", report.target);
   std::vector<std::string> failure;
   if (!report.conversion_passed && report.error) failure.push_back(ErrorLine(*report.error));
-  conversion.cases.push_back({classname, report.conversion_path, failure, !failure.empty()});
+  conversion.cases.push_back(
+      {classname,
+       report.conversion_detail.empty() ? report.conversion_path : report.conversion_detail,
+       failure, !failure.empty()});
   std::vector<Suite> suites = {conversion};
   if (report.e2e) suites.push_back(RunSuite(*report.e2e));
   if (report.comparison) suites.push_back(CompareSuite(*report.comparison));
