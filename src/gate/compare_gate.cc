@@ -494,6 +494,13 @@ std::optional<GateError> CheckPerNodeSides(const PerNodeOptions& options, const 
   return std::nullopt;
 }
 
+// A calibrated comparison calibrates its intermediates too (per_node.h).
+PerNodeOptions PerNodeOptionsOf(const CompareOptions& options) {
+  PerNodeOptions per_node = options.per_node;
+  per_node.calibrate = per_node.calibrate || options.calibration.enabled;
+  return per_node;
+}
+
 std::optional<GateError> RunPerNodeStage(const CompareOptions& options, Side& source, Side& target,
                                          const inputs::Dataset& dataset, CompareReport& report) {
   auto side_of = [](Side& side) {
@@ -504,7 +511,7 @@ std::optional<GateError> RunPerNodeStage(const CompareOptions& options, Side& so
   Result<PerNodeReport> per_node = internal::RunPerNodeWithSubgraphs(
       side_of(source), internal::SideLoadOptions(options.data, options.source_exec),
       side_of(target), internal::SideLoadOptions(options.data, options.target_exec),
-      dataset.samples, report.policy, options.per_node);
+      dataset.samples, report.policy, PerNodeOptionsOf(options));
   if (!per_node.ok()) return GateError{Stage::kRun, per_node.status().WithContext("--per-node")};
   report.per_node = std::move(per_node).value();
   return std::nullopt;

@@ -22,11 +22,11 @@ struct PerNodeOptions {
   // DefaultMemoryBudget(). The runtimes' own buffers come on top of it.
   int64_t memory_budget_bytes = 0;
   LocalErrorMode local_error = LocalErrorMode::kFailed;  // --local-error
-  // Per-tensor noise floors (the coordinator wires --calibrate / --no-calibrate): the source's
-  // intermediates run a second time under a benign change (ONNX Runtime's graph optimization
-  // disabled against the gate's level, and one thread), and each tensor whose atol is a default
-  // is judged at max(atol, compare::kNoiseFloorFactor x its floor). Every tensor's floor and its
-  // error as a multiple of it are reported. Costs one more source session and a run of each
+  // Per-tensor noise floors (on with compare --calibrate and in verify, unless --no-calibrate): the
+  // source's intermediates run a second time under a benign change (ONNX Runtime's graph
+  // optimization disabled against the gate's level, and one thread), and each tensor whose atol is
+  // a default is judged at max(atol, compare::kNoiseFloorFactor x its floor). Every tensor's floor
+  // and its error as a multiple of it are reported. Costs one more source session and a run of each
   // source per chunk and sample.
   bool calibrate = false;
 };
