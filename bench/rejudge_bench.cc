@@ -6,7 +6,7 @@
 //
 //   convgate-rejudge-bench LABEL=SOURCE.npz,TARGET.npz ...
 //
-// Two grids (README "convgate check"):
+// Two grids (docs/guide.md, "convgate check"):
 //   round: atol 0 and {1, 2, 5} x 1e-8 .. 1, rtol 0 and {1, 5} x 1e-6 .. 1e-1, each with
 //          elementwise at mismatch_ppm 0, 100, 1000, 10000, 100000 and the statistics max, mean,
 //          median, p90, p95, p99, p99.9 (what a user types);

@@ -13,7 +13,7 @@ set -euo pipefail
 
 DEPS_DIR="${CONVGATE_DEPS:-$HOME/.cache/convgate-deps}"
 
-# Every Debian package the build, tests and benchmarks use. Keep sorted; say why in DESIGN.md.
+# Every Debian package the build, tests and benchmarks use. Keep sorted; say why in docs/architecture.md.
 # slurm-wlm: slurmctld, slurmd and the clients for the single-host cluster the slurm tests start
 # (scripts/services/slurm.sh); installed without recommends (no munge: the cluster uses auth/none).
 # clang and libclang-rt-14-dev: the fuzz targets (-DCONVGATE_FUZZ=ON, fuzz/CMakeLists.txt) need
@@ -31,7 +31,7 @@ PACKAGES=(
 )
 
 # Pinned ONNX Runtime: npm package com.github.asus4.onnxruntime@0.4.9 ships Microsoft's official
-# 1.29.0 Linux x64 build and the matching API-29 headers (facts in DESIGN.md).
+# 1.29.0 Linux x64 build and the matching API-29 headers (docs/architecture.md, Dependencies).
 ORT_VERSION=1.29.0
 ORT_NPM_URL="https://registry.npmjs.org/com.github.asus4.onnxruntime/-/com.github.asus4.onnxruntime-0.4.9.tgz"
 ORT_TGZ_SHA256=e59788788818fdde1b2e522e766a21ba0f7d8391de55737abf81e32cc801785d

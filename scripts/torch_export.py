@@ -9,7 +9,7 @@ Run with Debian's python (/usr/bin/python3: python3-torch, python3-torchvision).
 --model takes any torchvision.models name. Its weights are random (seeded) and so are its
 BatchNorm statistics and affine parameters: with weights=None every BatchNorm is neutral (mean 0,
 var 1, weight 1, bias 0), the ONNX exporter folds it away to nothing, and deep networks such as
-mobilenet_v2 produce outputs around 1e-9, which no tolerance can judge (DESIGN.md, pitfalls).
+mobilenet_v2 produce outputs around 1e-9, which no tolerance can judge (docs/architecture.md, Pitfalls).
 Random statistics alone are not enough either: they do not normalize, and mobilenet_v2's output
 then no longer depends on its input. So the statistics are first calibrated on seeded random
 inputs (one training-mode forward pass), then every BatchNorm parameter is randomized around them.

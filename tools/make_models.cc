@@ -56,8 +56,8 @@ TinyCnnWeights MakeWeights() {
   TinyCnnWeights w;
   w.conv_w = rng.Vector(kChannels * 3 * 3 * 3, 0.4f);
   w.conv_b = rng.Vector(kChannels, 0.1f);
-  // Non-trivial BatchNorm statistics, so folding it away changes the arithmetic (DESIGN.md notes
-  // that neutral BatchNorms hide conversion bugs).
+  // Non-trivial BatchNorm statistics, so folding it away changes the arithmetic (neutral
+  // BatchNorms hide conversion bugs: docs/architecture.md, Pitfalls).
   w.bn_scale = rng.Vector(kChannels, 0.5f, 1.0f);
   w.bn_bias = rng.Vector(kChannels, 0.2f);
   w.bn_mean = rng.Vector(kChannels, 0.3f);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A throwaway single-host Slurm cluster for tests (../shared/recipes/slurm-single-host.sh, measured
+# A throwaway single-host Slurm cluster for tests (a recipe measured
 # on Debian 12's slurm-wlm 22.05: ready in ~1 s). No systemd, no munge (auth/none), root runs the
 # jobs; everything lives in DIR.
 #

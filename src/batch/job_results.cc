@@ -1,5 +1,5 @@
 // What a finished job left in its folder, read back for the store: report.json's per-output
-// figures (README "Result files") and verify_result.json's conversion path.
+// figures (docs/guide.md, "Result files") and verify_result.json's conversion path.
 #include <fstream>
 #include <optional>
 

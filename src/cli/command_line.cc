@@ -83,8 +83,8 @@ Result<Command*> CommandLine::Parse(const std::vector<std::string>& args) {
 }
 
 int RunMain(int argc, char** argv) {
-  // ONNX Runtime's official builds enable telemetry in the first Ort::Env: it writes
-  // /tmp/mat-debug-<pid>.log and overflows the stack on long command lines (DESIGN.md pitfalls).
+  // ONNX Runtime's builds enable telemetry in its first Env: it writes /tmp/mat-debug-<pid>.log
+  // and overflows the stack on long command lines (docs/architecture.md, Pitfalls).
   ::setenv("ORT_DISABLE_TELEMETRY", "1", 1);
   InstallInterruptHandling();
   // What an earlier convgate killed outright (SIGKILL, a crash) left in $TMPDIR.

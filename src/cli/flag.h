@@ -2,7 +2,7 @@
 // (read from the options struct it fills), the forms it accepts (shown in --help and each one
 // parsed by a test), and the function that parses, validates and stores a value. Commands compose
 // flags in groups (flag_groups.h) into a FlagSet, which registers them with CLI11 and applies the
-// values after parsing, before any model loads (Polygraphy's early check, STYLE.md section 7).
+// values after parsing, before any model loads (Polygraphy's early check; rule 7).
 #pragma once
 
 #include <CLI/CLI.hpp>

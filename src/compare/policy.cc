@@ -12,7 +12,7 @@ namespace {
 // precision's unit roundoff u (half the distance from 1 to the next representable number).
 //
 // float32 and float64: LEAPP's rtol 1e-3, atol 1e-5 (compile_graph(validate=True)), which
-//   DESIGN.md adopts: loose enough for reordered fp32 accumulation, tight enough to catch a 1%
+//   convgate adopts: loose enough for reordered fp32 accumulation, tight enough to catch a 1%
 //   weight change. float64 outputs get the same: a converted model's error comes from what it
 //   computes, not from the width it reports in.
 // float16 (u = 2^-11 = 4.9e-4) and bfloat16 (u = 2^-8 = 3.9e-3):
@@ -26,7 +26,7 @@ namespace {
 //   2e-2, which checkers.cc derives as 10 times the largest rounding error of values in [0, 1)
 //   (2^-12 and 2^-9): they absorb the error of values near zero, where no relative bound holds.
 const DTypeDefault kFloat32Default{
-    {1e-5, 1e-3}, "LEAPP's defaults (compile_graph(validate=True)), adopted by DESIGN.md"};
+    {1e-5, 1e-3}, "LEAPP's defaults (compile_graph(validate=True)), adopted by convgate"};
 const DTypeDefault kFloat16Default{
     {2.5e-3, 5e-3},
     "rtol = 10 x float16's unit roundoff 2^-11, rounded up; atol = ONNX Runtime's float16 test "

@@ -1,6 +1,6 @@
 // When a failed conversion is worth retrying, and how long to wait (internal to src/convert).
 //
-// The rule (also in the README): a failure looks transient when the converter
+// The rule (also in docs/guide.md): a failure looks transient when the converter
 //   - timed out, hung (no CPU progress for ConverterStallSeconds(): a deadlock), or was killed by
 //     a signal it did not raise itself (the OOM killer, a shutdown);
 //   - exited with 75 (EX_TEMPFAIL, sysexits.h: "temporary failure; user is invited to retry");

@@ -81,8 +81,8 @@ Result<io::TestCaseNames> TestCaseNamesFor(const fs::path& path, const Signature
   return result;
 }
 
-// ONNX 1.12 writes bfloat16 test data as UINT16 TensorProtos (DESIGN.md): where the model
-// declares bfloat16 and the file holds uint16, the bits are bfloat16 and are read as such.
+// ONNX 1.12 writes bfloat16 test data as UINT16 TensorProtos (docs/architecture.md, Pitfalls):
+// where the model declares bfloat16 and the file holds uint16, the bits are bfloat16, read so.
 Status ApplyBFloat16Quirk(TensorMap& tensors, const std::vector<TensorInfo>& declared) {
   for (const TensorInfo& info : declared) {
     Tensor* tensor = tensors.Find(info.name);

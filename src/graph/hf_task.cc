@@ -1,5 +1,5 @@
 // ResolveHfTask: the optimum export task of a Hugging Face model folder, by the verify-conversion
-// gate's rule (../shared/reference/openvino-verify-conversion.txt), refined by the architecture
+// gate's rule (docs/openvino.md), refined by the architecture
 // where the seed's fallback would name a task the model cannot do.
 #include <fstream>
 #include <map>

@@ -1,4 +1,4 @@
-// Parsing the pipeline YAML (README "Pipelines"). Only the form is checked here; how the nodes
+// Parsing the pipeline YAML (docs/guide.md, "Pipelines"). Only the form is checked here; how nodes
 // fit together is wiring.cc's, once the models have said what they declare.
 #include <yaml-cpp/yaml.h>
 

@@ -1,4 +1,4 @@
-// libpqxx's exceptions as Status, so nothing throws out of the store module (STYLE.md section 3).
+// libpqxx's exceptions as Status: nothing throws out of the store (docs/architecture.md rule 3).
 #pragma once
 
 #include <string>

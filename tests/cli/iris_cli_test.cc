@@ -1,5 +1,5 @@
 // ONNX Runtime's train-convert-predict reference workflow, end to end
-// (../shared/reference/onnxruntime-conversion-validation.txt): sklearn trains a logistic regression
+// (docs/architecture.md): sklearn trains a logistic regression
 // on iris and saves its test-split predictions (tests/fixtures/iris_logreg.py); the equivalent ONNX
 // model is built from the trained coefficients by committed code (tools/make_logreg.cc); then
 // `convgate compare` of the saved predictions against the ONNX model must show a diagonal

@@ -376,7 +376,7 @@ TEST_F(PolicyCliTest, CheckDecidesTheTolerancesTheHintsSuggest) {
 }
 
 // report.json stays small with many samples: compact JSON and a bounded error summary per result
-// (README "Result files": under 250 KB per 100 output checks for a passing report).
+// (docs/guide.md, "Result files": under 250 KB per 100 output checks for a passing report).
 TEST_F(PolicyCliTest, ReportSizePerOutputCheckIsBounded) {
   for (const char* target : {"tinycnn_converted.onnx", "tinycnn_perturbed.onnx"}) {
     const fs::path out = dir_ / target;

@@ -12,7 +12,7 @@
 namespace convgate::compare {
 namespace {
 
-// The README's example, verbatim.
+// docs/policy.md's example, verbatim.
 constexpr char kReadmeExample[] = R"(atol: 1e-5
 rtol: 1e-3
 check_error_stat: elementwise   # or max | mean | median | p99 | p99.5 ...

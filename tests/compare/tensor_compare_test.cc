@@ -1,5 +1,5 @@
-// Table tests of the comparator itself (STYLE.md section 6): NaN, Inf, -0, empty, fp16, bf16,
-// integers, structure mismatches, and the exact wording of every failure sentence.
+// Table tests of the comparator itself (docs/architecture.md rule 6): NaN, Inf, -0, empty, fp16,
+// bf16, integers, structure mismatches, and the exact wording of every failure sentence.
 #include "convgate/compare/tensor_compare.h"
 
 #include <gtest/gtest.h>

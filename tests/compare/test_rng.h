@@ -1,6 +1,6 @@
 // A tiny seeded generator for the compare tests and benchmarks: SplitMix64 (Steele, Lea, Flood
-// 2014), our own because <random> distributions differ across standard libraries (STYLE.md
-// section 6) and the data must be the same everywhere.
+// 2014), our own because <random> distributions differ across standard libraries (docs/
+// architecture.md, rule 6) and the data must be the same everywhere.
 #pragma once
 
 #include <cstdint>

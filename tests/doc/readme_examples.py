@@ -1,7 +1,8 @@
 #!/usr/bin/python3
-"""Runs every command the README shows, exactly as printed, on the bundled models.
+"""Runs every command the README and docs/*.md show, exactly as printed, on the bundled models.
 
-Each ```sh block of README.md is read in order; every line that runs convgate (or one of the
+Each ```sh block of README.md, then of each docs/*.md file in the order given, is read in order
+(one sandbox for them all, so a later document may use what an earlier one wrote); every line that runs convgate (or one of the
 project's own tools and scripts it documents) is run with bash in one sandbox folder, where the
 file names the examples use exist: model.onnx is the bundled tinycnn, converted.onnx its faithful
 conversion, resnet18.pt the cached torchvision fixture, inputs.npz and expected.npz come from
@@ -14,7 +15,7 @@ Lines that run something other than convgate (set-up, cmake, ctest) are listed a
 example that cannot run on this machine is skipped only by name below, with the reason, and
 counted as skipped, never as passed.
 
-Usage: readme_examples.py README.md BUILD_DIR SOURCE_DIR [--with-torch]
+Usage: readme_examples.py BUILD_DIR SOURCE_DIR [--with-torch] README.md [docs/X.md ...]
 (--with-torch: the torchvision fixtures exist; scripts/make_torch_fixtures.sh names their folder)
 """
 
@@ -43,8 +44,8 @@ PASS_WORDS = re.compile(r"#.*\bPASS\b")
 FAIL_WORDS = re.compile(r"#.*\bFAIL\b")
 
 
-def sh_blocks(readme):
-    text = open(readme, encoding="utf-8").read()
+def sh_blocks(document):
+    text = open(document, encoding="utf-8").read()
     return [m.group(1) for m in re.finditer(r"```sh\n(.*?)```", text, re.S)]
 
 
@@ -138,9 +139,10 @@ def venv_has_openvino():
 
 
 def main():
-    readme, build, source = (os.path.abspath(arg) for arg in sys.argv[1:4])
+    build, source = (os.path.abspath(arg) for arg in sys.argv[1:3])
+    documents = [os.path.abspath(arg) for arg in sys.argv[3:] if arg != "--with-torch"]
     fixtures = None
-    if "--with-torch" in sys.argv[4:]:
+    if "--with-torch" in sys.argv[3:]:
         script = os.path.join(source, "scripts", "make_torch_fixtures.sh")
         found = subprocess.run([script], capture_output=True, text=True, check=True)
         fixtures = found.stdout.strip().splitlines()[-1]
@@ -156,7 +158,8 @@ def main():
         env.get("CONVGATE_DEPS") or os.path.expanduser("~/.cache/convgate-deps"), "venv"))
     make_sandbox(sandbox, build, source, fixtures, env)
     passed, failed, skipped, not_examples = [], [], [], []
-    for block in sh_blocks(readme):
+    blocks = [block for document in documents for block in sh_blocks(document)]
+    for block in blocks:
         for line in commands(block):
             if not line.startswith(RUN_PREFIXES):
                 not_examples.append(line)
@@ -188,7 +191,8 @@ def main():
         print(f"skipped: {line}\n  because {reason}")
     for line in not_examples:
         print(f"not a convgate example, not run: {line}")
-    print(f"README examples: {len(passed)} passed, {len(failed)} failed, {len(skipped)} skipped, "
+    print(f"README and docs examples ({len(documents)} files): {len(passed)} passed, "
+          f"{len(failed)} failed, {len(skipped)} skipped, "
           f"{len(not_examples)} other commands not run")
     if failed:
         print(f"sandbox kept for inspection: {sandbox}")

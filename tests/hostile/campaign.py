@@ -41,7 +41,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-PEAK_RSS_LIMIT_MB = 2048  # the bound the README states for one convgate process on bad input
+PEAK_RSS_LIMIT_MB = 2048  # the bound docs/safety.md states for one convgate process on bad input
 # Every run gets this data limit (RLIMIT_DATA, a CI job's `ulimit -d`), from which convgate
 # derives its size limits (--max-tensor-bytes, --max-run-bytes: half, 1.5 GiB). What a run may
 # hold is then the same on any machine: on a 23 GiB one the defaults would be 11.5 GiB, and a

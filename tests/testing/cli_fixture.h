@@ -21,7 +21,7 @@ inline std::string Describe(const ProcessResult& r) {
 }
 
 // Every hint of report.json's result `index`: its own, then those its output's aggregates row holds
-// for every failing sample (README "Result files"), as a script reading the report would join them.
+// for every failing sample (docs/guide.md, "Result files"), as a script reading the report would.
 inline nlohmann::json HintsOf(const nlohmann::json& report, size_t index) {
   const nlohmann::json& result = report["results"][index];
   nlohmann::json hints = result.value("hints", nlohmann::json::array());

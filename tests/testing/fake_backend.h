@@ -1,4 +1,4 @@
-// A scripted backend for workflow tests (STYLE.md section 6: fakes over mocks). A test scripts what
+// A scripted backend for workflow tests (fakes over mocks, rule 6). A test scripts what
 // loading a model path gives (a signature, or a load error) and what each sample's run returns
 // (given tensors, NaNs, wrong shapes or dtypes, a run error, a delay), then hands the factory to a
 // workflow through its options' backend_factory. No runtime and no model file's content is

@@ -1,5 +1,5 @@
 // Runs a program the way a user would (argv, no shell) and captures exit code, stdout and stderr.
-// For CLI end-to-end tests, which must exercise the real binary (STYLE.md section 6).
+// For CLI end-to-end tests, which must exercise the real binary (docs/architecture.md rule 6).
 #pragma once
 
 #include <sys/types.h>

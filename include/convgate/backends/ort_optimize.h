@@ -1,7 +1,7 @@
 // ONNX Runtime as a converter: the optimized model it writes after applying its graph
 // optimizations (constant folding, fusions, layout changes) at a chosen level. Declared here so
 // that src/convert/ can use it without including ONNX Runtime's headers (only
-// src/backends/onnxruntime/ may, STYLE.md section 2).
+// src/backends/onnxruntime/ may, docs/architecture.md rule 2).
 #pragma once
 
 #include <filesystem>

@@ -7,7 +7,7 @@
 //          (each entry runs `convgate run FILE_PATH`; "id" may be given too).
 //   text   one model path per line; '#' starts a comment; blank lines are skipped (`run PATH`).
 //   YAML   {defaults: {...}, models: [{...}, ...]} or a bare list; an entry takes what one verify
-//          takes (README "Fleet"): id, model_id, source, to, target, command, params, inputs,
+//          takes (docs/fleet.md): id, model_id, source, to, target, command, params, inputs,
 //          policy, per_node, timeout, model_type, flags (other flags, verbatim). `defaults` keys
 //          apply to every entry that does not set them itself.
 // Paths are relative to the manifest's folder. An entry's id is its `id`, else its model_id, else

@@ -2,7 +2,7 @@
 //
 // ONNX Runtime's conversion validation compares the predicted labels of the source and the
 // converted model with a confusion matrix that must be diagonal
-// (../shared/reference/onnxruntime-conversion-validation.txt). An elementwise tolerance answers a
+// (docs/architecture.md). An elementwise tolerance answers a
 // different question: a 1e-3 difference in a logit matters only when it changes a prediction, and a
 // prediction can change under any tolerance when two classes are nearly tied. This module counts
 // what a classifier's user sees: top-1 / top-k agreement, flips, and the confusion matrix.

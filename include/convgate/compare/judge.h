@@ -1,7 +1,7 @@
 // Judging: one output's measurements (a TensorComparison) held to its OutputPolicy. Separate from
 // computing, so `convgate check` can re-judge a saved report under a new policy.
 //
-// Rules (README "Tolerance policy"):
+// Rules (docs/policy.md):
 //   - dtype, shape and element-count mismatches fail, whatever the policy;
 //   - introduced NaN/Inf (non-finite in the target only) fail, whatever the policy;
 //   - elementwise (default): an element passes when |t - s| <= atol + rtol * |s|; the output

@@ -15,7 +15,7 @@ namespace convgate::compare {
 // How many times its measured floor a faithful implementation may differ by. One benign change
 // samples the spread of faithful implementations once; another runtime (a different convolution
 // algorithm, another summation order) lands within a few times that. 8 leaves room for that and
-// stays far below what a fault does: the measured detection margins are in the README.
+// stays far below what a fault does: the measured detection margins are in docs/policy.md.
 inline constexpr double kNoiseFloorFactor = 8.0;
 
 // One tensor's floor: the largest difference between the source and its benign variant.

@@ -1,5 +1,5 @@
-// The tolerance policy: for each output, which rules decide pass or fail (DESIGN.md, "Comparison
-// semantics"). Computing and judging are separate: CompareTensors measures at the elementwise
+// The tolerance policy: for each output, which rules decide pass or fail (docs/policy.md).
+// Computing and judging are separate: CompareTensors measures at the elementwise
 // tolerance, Judge (judge.h) applies an OutputPolicy to the measurements, and `convgate check`
 // re-applies a new policy to a saved report.
 //

@@ -31,7 +31,7 @@ struct ValueSummary {
   int64_t neg_inf = 0;
 };
 
-// Non-finite values, split by where they come from (DESIGN.md, "Comparison semantics"):
+// Non-finite values, split by where they come from (docs/policy.md):
 //   introduced: non-finite in the target where the source is finite: always a failure.
 //   inherited:  non-finite in the source where the target differs: a mismatch, reported as the
 //               source itself being unstable. A source +Inf against a target NaN is inherited.

@@ -9,7 +9,7 @@
 namespace convgate::compare {
 
 struct Tolerance {
-  // LEAPP's defaults (compile_graph(validate=True, rtol=1e-3, atol=1e-5)), which DESIGN.md adopts:
+  // LEAPP's defaults (compile_graph(validate=True, rtol=1e-3, atol=1e-5)), which convgate adopts:
   // loose enough for reordered fp32 accumulation, tight enough to catch a 1% weight change.
   double atol = 1e-5;
   double rtol = 1e-3;

@@ -57,7 +57,7 @@ struct ConversionRequest {
   // "openvino:fp16" (an OpenVINO IR), "optimum-openvino", "optimum-onnx" (a Hugging Face model
   // folder exported by optimum), or "external" (argv below).
   std::string kind;
-  // Kind-specific parameters (the README lists them), e.g. fp16: keep_io_types=1,
+  // Kind-specific parameters (docs/guide.md lists them), e.g. fp16: keep_io_types=1,
   // op_block_list=Resize,TopK, node_block_list=..., clamp=1; onnx: opset=17, arch=resnet18,
   // input_shape=1x3x224x224, dynamic_axes=batch. external: version=STRING (the converter's
   // version, when hashing its program is not enough). Unknown names are kBadRequest.
@@ -72,7 +72,7 @@ struct ConversionRequest {
   // model takes on this project's 2-core machine with room to spare; hangs are cut there.
   double timeout_seconds = 600.0;
   // Attempts in total (1 = no retry). Only failures that look transient are retried: see
-  // IsTransientFailure in src/convert/retry.h and the README.
+  // IsTransientFailure in src/convert/retry.h and docs/guide.md.
   int max_attempts = 3;
   // Delay before the first retry; each further retry doubles it (0.5 s, 1 s, 2 s, ...), capped
   // at 60 s. Converters failing on a busy machine or a flaky download recover within seconds.

@@ -45,7 +45,7 @@ struct HubModelOptions {
 
 // The model `uri_text` (hf://org/name[@rev]/path) names: the file itself when the repository has
 // it; else, for a path ending in .onnx at the repository's root (model.onnx, or any *.onnx name:
-// the export writes model.onnx, see the README) and a repository with config.json and
+// the export writes model.onnx, see docs/openvino.md) and a repository with config.json and
 // model.safetensors or pytorch_model.bin, the optimum-onnx export of those files and the side
 // files above that it has, all at the commit config.json resolved to. Errors: hub::FetchFile's
 // (NotFound naming repo, revision and file when there is nothing to convert from, saying what is

@@ -1,5 +1,5 @@
 // The conversion kinds convgate knows and each kind's parameters with their defaults: one table
-// from which `convgate convert --help`, the README's table and the parameter checks all come.
+// from which `convgate convert --help`, docs/guide.md's table and the parameter checks all come.
 #pragma once
 
 #include <string>

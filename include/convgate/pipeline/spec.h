@@ -1,7 +1,7 @@
 // A pipeline spec: several models wired into one graph (LEAPP's YAML description). Nodes are
 // models with declared inputs and outputs; edges carry a node's output to another node's input
 // within a step; feedback edges carry an output to an input at the next step, starting from an
-// initial value. README "Pipelines" documents the YAML; ParseSpec reads it and checks only what
+// initial value. docs/guide.md ("Pipelines") documents the YAML; ParseSpec reads and checks what
 // needs no model (keys, names, references, initial values' form); ValidateWiring (wiring.h) checks
 // the graph once every node's declarations are known.
 #pragma once

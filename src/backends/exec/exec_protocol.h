@@ -1,4 +1,4 @@
-// The exec protocol (DESIGN.md, Backends): convgate writes the sample's inputs to inputs.npz in a
+// The exec protocol (docs/backends.md): convgate writes the sample's inputs to inputs.npz in a
 // fresh temporary folder, runs the user's command with {model}, {inputs} and {outputs}
 // substituted, and reads the outputs back from outputs.npz. The pieces here hold no process or
 // file state, so they are tested directly.

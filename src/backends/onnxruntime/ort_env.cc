@@ -21,7 +21,7 @@ EnvState CreateEnvState() {
     return state;
   }
   // Official builds have telemetry on: the first Env writes /tmp/mat-debug-<pid>.log and, with a
-  // command line over ~25 KB, overflows the stack (DESIGN.md, ONNX Runtime pitfalls). The variable
+  // command line over ~25 KB, overflows the stack (docs/architecture.md, Pitfalls). The variable
   // must be set before the Env exists; setenv overwrites so a stray "0" cannot re-enable it.
   // setenv is not safe against concurrent getenv in other threads, which is why the CLI also
   // sets it in main before any thread starts; here it covers library users.

@@ -1,5 +1,5 @@
 // The libtorch backend in one translation unit: including torch/script.h costs ~15-20 s of
-// compile time per TU (DESIGN.md, dependencies), so everything that touches libtorch is here.
+// compile time per TU (docs/architecture.md, Pitfalls): all that touches libtorch is here.
 // c10::Error and std::exception are caught in this file and become Status.
 #include "backends/torch/torch_backend.h"
 

@@ -13,8 +13,8 @@
 namespace convgate::report::internal {
 
 // The summary as written: its parts in their compact integer encodings (one flat array each,
-// differences where values are sorted, so a summary costs a few bytes per stored number; README
-// "Result files"). A complete frontier holds every pair: the ladders and cells are then left out.
+// differences where values are sorted, so a summary costs a few bytes per stored number; docs/
+// guide.md, "Result files"). A complete frontier holds every pair: the ladders and cells are then left out.
 struct StoredLadder {
   int64_t count = 0;
   double min = 0.0;
@@ -83,7 +83,7 @@ void StoredSummaryFields(Io& io, Summary& summary, const compare::ErrorStats& er
   });
 }
 
-// What report.json says about the error summary's resolution (README "Re-judging").
+// What report.json says about the error summary's resolution (docs/guide.md, "Re-judging").
 nlohmann::json ErrorSummaryResolutionJson();
 
 }  // namespace convgate::report::internal

@@ -1,5 +1,5 @@
 // verify_result.json in the exact schema of OpenVINO's verify-conversion gate
-// (../shared/reference/openvino-verify-conversion.txt): six fields, nothing more, so the
+// (docs/openvino.md): six fields, nothing more, so the
 // orchestrators that consume that file consume ours unchanged.
 #include <filesystem>
 
