@@ -126,12 +126,12 @@ TEST_F(ModelFileTest, TruncatedEmptyMissingAndWrongMagicFail) {
   EXPECT_EQ(absent.category, "missing-file");
   EXPECT_THAT(absent.problem, HasSubstr("absent.onnx does not exist"));
 
-  // Named like a safetensors file, holding neither it nor ONNX: the magic decides, and the ONNX
-  // parse it falls to fails.
+  // Named like a safetensors file, holding neither it nor ONNX: the name's claim is what fails
+  // ("not a safetensors file"), not an ONNX parse the bytes never asked for (issue 32, item 10).
   WriteBytes(Path("x.safetensors"), "this is not a model at all");
   const ModelFileCheck magic = VerifyModelFile(Path("x.safetensors"));
   EXPECT_EQ(magic.category, "corrupt-file");
-  EXPECT_EQ(magic.format, "onnx");
+  EXPECT_THAT(magic.problem, HasSubstr("x.safetensors: not a safetensors file"));
   EXPECT_THAT(ModelFileCheckText(magic), HasSubstr("verification FAILED (corrupt-file)"));
 }
 
