@@ -3,12 +3,14 @@
 #include "store/postgres_store.h"
 
 #include <array>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <pqxx/pqxx>
 #include <string_view>
 #include <utility>
 
+#include "convgate/core/numbers.h"
 #include "convgate/core/utf8.h"
 #include "convgate/store/location.h"
 #include "store/glob_regex.h"
@@ -200,17 +202,40 @@ std::string WithConnectTimeout(const std::string& location, int busy_timeout_ms)
 }  // namespace
 
 PostgresStore::PostgresStore(std::string connection_string, std::string location,
-                             int busy_timeout_ms)
+                             int busy_timeout_ms, int call_deadline_ms)
     : connection_string_(std::move(connection_string)),
       location_(std::move(location)),
-      busy_timeout_ms_(busy_timeout_ms) {}
+      busy_timeout_ms_(busy_timeout_ms),
+      watchdog_(std::make_unique<Watchdog>(std::chrono::milliseconds(call_deadline_ms))) {}
+
+class PostgresStore::Call {
+ public:
+  explicit Call(PostgresStore& store) : store_(store) { store_.watchdog_->Arm(store_.Socket()); }
+  ~Call() { store_.watchdog_->Disarm(); }
+  Call(const Call&) = delete;
+  Call& operator=(const Call&) = delete;
+
+ private:
+  PostgresStore& store_;
+};
+
+int PostgresStore::Socket() const { return connection_ ? connection_->sock() : -1; }
+
+Status PostgresStore::Failure(std::string_view what) {
+  if (!watchdog_->Fired()) return CurrentPostgresError(location_, what);
+  const auto seconds = std::chrono::duration<double>(watchdog_->deadline()).count();
+  return Status::Unavailable("store " + location_ + ": " + std::string(what) +
+                             ": the server did not answer within " + FormatSignificant(seconds, 6) +
+                             " s (is it stopped or overloaded? " + std::string(kStoreDeadlineEnv) +
+                             " sets the limit)");
+}
 
 PostgresStore::~PostgresStore() = default;
 
 Result<std::unique_ptr<Store>> PostgresStore::Open(const StoreOptions& options) {
-  auto store = std::unique_ptr<PostgresStore>(
-      new PostgresStore(WithConnectTimeout(options.location, options.busy_timeout_ms),
-                        RedactStoreLocation(options.location), options.busy_timeout_ms));
+  auto store = std::unique_ptr<PostgresStore>(new PostgresStore(
+      WithConnectTimeout(options.location, options.busy_timeout_ms),
+      RedactStoreLocation(options.location), options.busy_timeout_ms, options.call_deadline_ms));
   CONVGATE_RETURN_IF_ERROR(store->Connect());
   CONVGATE_RETURN_IF_ERROR(store->Migrate());
   CONVGATE_RETURN_IF_ERROR(store->Prepare());
@@ -220,6 +245,7 @@ Result<std::unique_ptr<Store>> PostgresStore::Open(const StoreOptions& options) 
 Status PostgresStore::Connect() {
   try {
     connection_ = std::make_unique<pqxx::connection>(connection_string_);
+    Call call(*this);
     pqxx::nontransaction setup(*connection_);
     // lock_timeout: the busy timeout of SQLite, for row and table locks and the migration lock.
     setup.exec0("SET lock_timeout = " + std::to_string(busy_timeout_ms_));
@@ -228,21 +254,23 @@ Status PostgresStore::Connect() {
     setup.exec0("SET jit = off");
     return Status::OK();
   } catch (...) {
-    return CurrentPostgresError(location_, "cannot open");
+    return Failure("cannot open");
   }
 }
 
 Result<int> PostgresStore::SchemaVersion() {
+  Call call(*this);
   try {
     pqxx::read_transaction txn(*connection_);
     pqxx::result rows = txn.exec("SELECT version FROM schema_version");
     return rows.empty() ? 0 : rows[0][0].as<int>();
   } catch (...) {
-    return CurrentPostgresError(location_, "reading the schema version");
+    return Failure("reading the schema version");
   }
 }
 
 Status PostgresStore::Migrate() {
+  Call call(*this);
   try {
     pqxx::work txn(*connection_);
     // Two batches opening a new database at once migrate one after the other; the second finds
@@ -267,12 +295,12 @@ Status PostgresStore::Migrate() {
     txn.commit();
     return Status::OK();
   } catch (...) {
-    return CurrentPostgresError(location_,
-                                "migrating to schema version " + std::to_string(kSchemaVersion));
+    return Failure("migrating to schema version " + std::to_string(kSchemaVersion));
   }
 }
 
 Status PostgresStore::Prepare() {
+  Call call(*this);
   try {
     connection_->prepare("begin_run",
                          "INSERT INTO runs (manifest, host, convgate_version, shard, argv, "
@@ -312,11 +340,12 @@ Status PostgresStore::Prepare() {
     }
     return Status::OK();
   } catch (...) {
-    return CurrentPostgresError(location_, "preparing statements");
+    return Failure("preparing statements");
   }
 }
 
 Result<int64_t> PostgresStore::BeginRun(const RunRecord& run) {
+  Call call(*this);
   try {
     pqxx::work txn(*connection_);
     pqxx::row row = txn.exec_prepared1("begin_run", Utf8(run.manifest), Utf8(run.host),
@@ -325,18 +354,19 @@ Result<int64_t> PostgresStore::BeginRun(const RunRecord& run) {
     txn.commit();
     return row[0].as<int64_t>();
   } catch (...) {
-    return CurrentPostgresError(location_, "recording the run");
+    return Failure("recording the run");
   }
 }
 
 Status PostgresStore::EndRun(int64_t run_id, const std::string& ended_at) {
+  Call call(*this);
   try {
     pqxx::work txn(*connection_);
     txn.exec_prepared0("end_run", Utf8(ended_at), run_id);
     txn.commit();
     return Status::OK();
   } catch (...) {
-    return CurrentPostgresError(location_, "recording the run's end");
+    return Failure("recording the run's end");
   }
 }
 
@@ -380,39 +410,44 @@ Status PostgresStore::RecordJob(int64_t run_id, const JobRecord& job) {
       CONVGATE_RETURN_IF_ERROR(Connect());
       CONVGATE_RETURN_IF_ERROR(Prepare());
     }
+    Call call(*this);
     try {
       InsertJob(run_id, job);
       return Status::OK();
     } catch (const pqxx::broken_connection&) {
-      if (attempt > 0) return CurrentPostgresError(location_, "recording job " + job.entry_id);
+      // A server the deadline gave up on is not reconnected to: it would not answer either.
+      if (attempt > 0 || watchdog_->Fired()) return Failure("recording job " + job.entry_id);
     } catch (...) {
-      return CurrentPostgresError(location_, "recording job " + job.entry_id);
+      return Failure("recording job " + job.entry_id);
     }
   }
 }
 
 Result<std::optional<std::string>> PostgresStore::FinalVerdict(const std::string& entry_key) {
+  Call call(*this);
   try {
     pqxx::read_transaction txn(*connection_);
     pqxx::result rows = txn.exec_prepared("final_verdict", Utf8(entry_key));
     if (rows.empty()) return std::optional<std::string>();
     return std::optional<std::string>(Text(rows[0][0]));
   } catch (...) {
-    return CurrentPostgresError(location_, "querying job " + entry_key);
+    return Failure("querying job " + entry_key);
   }
 }
 
 Result<int64_t> PostgresStore::CountJobs(const std::string& entry_key) {
+  Call call(*this);
   try {
     pqxx::read_transaction txn(*connection_);
     return txn.exec_prepared1("count_jobs", Utf8(entry_key))[0].as<int64_t>();
   } catch (...) {
-    return CurrentPostgresError(location_, "querying job " + entry_key);
+    return Failure("querying job " + entry_key);
   }
 }
 
 Result<std::vector<HistoryRow>> PostgresStore::Query(const std::string& statement,
                                                      const HistoryQuery& query) {
+  Call call(*this);
   try {
     pqxx::read_transaction txn(*connection_);
     pqxx::result rows = txn.exec_prepared(statement, GlobToRegex(Utf8(query.pattern)),
@@ -422,7 +457,7 @@ Result<std::vector<HistoryRow>> PostgresStore::Query(const std::string& statemen
     for (const pqxx::row& row : rows) history.push_back(ReadHistoryRow(row));
     return history;
   } catch (...) {
-    return CurrentPostgresError(location_, "reading the history");
+    return Failure("reading the history");
   }
 }
 

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "convgate/store/store.h"
+#include "store/postgres_watchdog.h"
 
 namespace convgate::store {
 
@@ -30,7 +31,14 @@ class PostgresStore : public Store {
   Result<std::vector<HistoryRow>> Jobs(const HistoryQuery& query) override;
 
  private:
-  PostgresStore(std::string connection_string, std::string location, int busy_timeout_ms);
+  PostgresStore(std::string connection_string, std::string location, int busy_timeout_ms,
+                int call_deadline_ms);
+  // Arms the watchdog for one call on the connection, disarms it when the call returns.
+  class Call;
+  int Socket() const;
+  // The error of the call under way: the deadline when the watchdog cut it off, else what
+  // libpqxx threw (CurrentPostgresError). Only inside a catch block.
+  Status Failure(std::string_view what);
   // (Re)connects and sets the session up; statements are prepared by Prepare, after Migrate.
   Status Connect();
   Status Migrate();
@@ -43,6 +51,7 @@ class PostgresStore : public Store {
   std::string location_;           // redacted: safe to print
   int busy_timeout_ms_;
   std::unique_ptr<pqxx::connection> connection_;
+  std::unique_ptr<Watchdog> watchdog_;
 };
 
 }  // namespace convgate::store

@@ -1,6 +1,9 @@
 #include "convgate/store/store.h"
 
+#include <cstdlib>
+
 #include "convgate/core/module_loader.h"
+#include "convgate/core/numbers.h"
 #include "convgate/store/location.h"
 #include "store/postgres_plugin.h"
 #include "store/sqlite_store.h"
@@ -16,6 +19,19 @@ Result<std::unique_ptr<Store>> OpenPostgres(const StoreOptions& options) {
   CONVGATE_RETURN_IF_ERROR(
       CheckModuleBuild(module, "store", plugin->abi, kStorePluginAbi, plugin->build));
   return plugin->open(options);
+}
+
+// The options with the call deadline of kStoreDeadlineEnv when it is set.
+Result<StoreOptions> WithDeadlineFromEnvironment(StoreOptions options) {
+  const char* seconds = std::getenv(kStoreDeadlineEnv);
+  if (seconds == nullptr || *seconds == '\0') return options;
+  Result<double> parsed = ParseNumber(seconds, 0.1, 86400.0);
+  if (!parsed.ok()) {
+    return Status::InvalidArgument(std::string(kStoreDeadlineEnv) + "=" + seconds + ": " +
+                                   parsed.status().message());
+  }
+  options.call_deadline_ms = static_cast<int>(*parsed * 1000.0);
+  return options;
 }
 
 }  // namespace
@@ -42,8 +58,9 @@ bool SameConversion(const JobRecord& a, const JobRecord& b) {
           a.converter_version == b.converter_version);
 }
 
-Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& options) {
-  if (options.location.empty()) return Status::InvalidArgument("the store location is empty");
+Result<std::unique_ptr<Store>> Store::Open(const StoreOptions& given) {
+  if (given.location.empty()) return Status::InvalidArgument("the store location is empty");
+  CONVGATE_ASSIGN_OR_RETURN(const StoreOptions options, WithDeadlineFromEnvironment(given));
   switch (StoreBackendOf(options.location)) {
     case StoreBackend::kPostgres:
       return OpenPostgres(options);

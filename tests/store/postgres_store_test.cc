@@ -2,7 +2,9 @@
 // printed, many connections writing at once, locks held past the busy timeout, and bytes that are
 // not UTF-8. On the throwaway cluster of the postgres ctest fixture (CONVGATE_TEST_PG_URL).
 #include <gtest/gtest.h>
+#include <signal.h>
 
+#include <chrono>
 #include <pqxx/pqxx>
 #include <set>
 #include <thread>
@@ -199,6 +201,52 @@ TEST_F(PostgresStoreTest, ADroppedConnectionIsReconnectedForTheNextJob) {
                 .as<int>(),
             1)
       << "the reconnected store sets its application_name again";
+}
+
+// A server that stops answering (here: our connection's backend, stopped with SIGSTOP, so the
+// other tests sharing the cluster are not frozen with it) keeps libpq waiting in poll() forever;
+// the call deadline cuts the call off and names the store and the limit, and the job is not
+// retried on a reconnection that would hang the same way.
+TEST_F(PostgresStoreTest, AFrozenServerEndsEachCallAtTheDeadlineNamingTheStore) {
+  StoreOptions options{location_};
+  options.call_deadline_ms = 1000;
+  Result<std::unique_ptr<Store>> store = Store::Open(options);
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  Result<int64_t> run = (*store)->BeginRun({"m.yaml", "h", "v", "", "", "t"});
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  pid_t backend = 0;
+  {
+    pqxx::connection admin(location_);
+    pqxx::nontransaction txn(admin);
+    pqxx::result rows = txn.exec(
+        "SELECT pid FROM pg_stat_activity WHERE pid <> pg_backend_pid() "
+        "AND datname = current_database() AND application_name = 'convgate'");
+    ASSERT_EQ(rows.size(), 1u);
+    backend = rows[0][0].as<int>();
+  }
+  ASSERT_EQ(::kill(backend, SIGSTOP), 0);
+  struct Resume {
+    pid_t pid;
+    ~Resume() { ::kill(pid, SIGCONT); }
+  } resume{backend};
+
+  const auto start = std::chrono::steady_clock::now();
+  Status recorded = (*store)->RecordJob(*run, Job("frozen"));
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_FALSE(recorded.ok());
+  EXPECT_EQ(recorded.code(), StatusCode::kUnavailable);
+  EXPECT_NE(recorded.message().find("store " + location_ +
+                                    ": recording job frozen: the server "
+                                    "did not answer within 1 s"),
+            std::string::npos)
+      << recorded.message();
+  EXPECT_NE(recorded.message().find("CONVGATE_STORE_DEADLINE_SECONDS"), std::string::npos);
+  // Bounded: the deadline plus scheduling, far below libpq's wait-forever (a loaded machine
+  // gets a generous margin).
+  EXPECT_LT(seconds, 60.0) << "the call was not cut off at its 1 s deadline";
+  Result<int64_t> count = (*store)->CountJobs("key-frozen");
+  EXPECT_FALSE(count.ok()) << "the cut connection is not used again as if it were fine";
 }
 
 // A crashed runner's stderr is bytes; PostgreSQL only takes UTF-8. The job is kept, its bad bytes

@@ -37,7 +37,15 @@ struct StoreOptions {
   // shared by a few batches on one machine, whose transactions take milliseconds. PostgreSQL
   // takes it as lock_timeout, and (in whole seconds, at least 2) as the connect timeout.
   int busy_timeout_ms = 30000;
+  // How long one call may wait for a PostgreSQL server that answers nothing (stopped, swapped
+  // out, cut off by a partition): the call is then cut off and fails naming the store, so a
+  // frozen server ends a batch with exit 3 instead of hanging it. Two minutes leaves a history
+  // query over 100k jobs (about 1 s) and a lock wait (busy_timeout_ms) far inside. Store::Open
+  // takes kStoreDeadlineEnv (seconds) over this default.
+  int call_deadline_ms = 120000;
 };
+
+inline constexpr char kStoreDeadlineEnv[] = "CONVGATE_STORE_DEADLINE_SECONDS";
 
 struct RunRecord {
   std::string manifest;  // the manifest path as given
