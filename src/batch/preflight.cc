@@ -1,6 +1,7 @@
 #include "convgate/batch/preflight.h"
 
 #include <algorithm>
+#include <chrono>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -102,9 +103,16 @@ struct HubFile {
   std::string text;
 };
 
-HubFile FetchHubFile(const std::string& written) {
+// The hub settings of the environment, with the entry's deadline on every fetch.
+Result<hub::HubOptions> HubOptionsUntil(std::chrono::steady_clock::time_point deadline) {
+  CONVGATE_ASSIGN_OR_RETURN(hub::HubOptions options, hub::HubOptionsFromEnvironment(""));
+  options.retry.deadline = deadline;
+  return options;
+}
+
+HubFile FetchHubFile(const std::string& written, std::chrono::steady_clock::time_point deadline) {
   HubFile file;
-  Result<hub::HubOptions> options = hub::HubOptionsFromEnvironment("");
+  Result<hub::HubOptions> options = HubOptionsUntil(deadline);
   Status status = options.status();
   if (status.ok()) {
     // The file, or its export when the repository publishes no ONNX file (cached: the job's own
@@ -132,10 +140,11 @@ HubFile FetchHubFile(const std::string& written) {
 
 // config.json of the source's hub repository at the commit it resolved to, when there is one.
 std::optional<fs::path> HubConfig(const std::vector<hub::ModelOrigin>& origins,
-                                  const std::string& source) {
+                                  const std::string& source,
+                                  std::chrono::steady_clock::time_point deadline) {
   for (const hub::ModelOrigin& origin : origins) {
     if (origin.uri != source) continue;
-    Result<hub::HubOptions> options = hub::HubOptionsFromEnvironment("");
+    Result<hub::HubOptions> options = HubOptionsUntil(deadline);
     if (!options.ok()) return std::nullopt;
     Result<hub::FetchedFile> config =
         hub::FetchFile(*options, origin.repo_id, origin.commit, "config.json");
@@ -182,7 +191,12 @@ std::string ModelTypeFromName(std::string_view name) {
   return "";
 }
 
-Preflight CheckEntry(const ManifestEntry& entry) {
+Preflight CheckEntry(const ManifestEntry& entry, double timeout_seconds) {
+  const auto deadline = timeout_seconds > 0
+                            ? std::chrono::steady_clock::now() +
+                                  std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                      std::chrono::duration<double>(timeout_seconds))
+                            : std::chrono::steady_clock::time_point::max();
   Preflight result;
   std::string all_hashes;
   std::optional<graph::ModelSummary> source_summary;
@@ -194,7 +208,7 @@ Preflight CheckEntry(const ManifestEntry& entry) {
     const std::string written = files[file_idx].first.string();
     FileCheck check;
     if (hub::IsHfUri(written)) {
-      HubFile hub_file = FetchHubFile(written);
+      HubFile hub_file = FetchHubFile(written, deadline);
       if (hub_file.origin) {
         result.origins.push_back(*hub_file.origin);
         check = CheckFile(hub_file.local, files[file_idx].second);
@@ -218,7 +232,8 @@ Preflight CheckEntry(const ManifestEntry& entry) {
   }
   result.files_sha256 = Sha256Hex(all_hashes);
   if (entry.declared_model_type.empty()) {
-    if (std::optional<fs::path> config = HubConfig(result.origins, entry.source.string())) {
+    if (std::optional<fs::path> config =
+            HubConfig(result.origins, entry.source.string(), deadline)) {
       source_local = *config;
     }
   }

@@ -311,7 +311,9 @@ Result<BatchSummary> RunBatch(const Manifest& manifest, const BatchOptions& opti
   // Every entry's files first, before any job runs.
   std::vector<PlannedJob> planned;
   for (const ManifestEntry& entry : entries) {
-    PlannedJob job{&entry, CheckEntry(entry), ""};
+    const double timeout =
+        entry.timeout_seconds > 0 ? entry.timeout_seconds : options.timeout_seconds;
+    PlannedJob job{&entry, CheckEntry(entry, timeout), ""};
     job.key = EntryKey(entry, job.preflight.files_sha256, VersionText());
     if (options.resume) {
       CONVGATE_ASSIGN_OR_RETURN(const std::optional<std::string> verdict,

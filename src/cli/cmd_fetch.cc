@@ -1,5 +1,6 @@
 // `convgate fetch REPO_ID [FILE...]`: files of a Hugging Face Hub repository into the cache
 // huggingface_hub shares (hub/hub.h), --check-exists without downloading, --metadata from the API.
+#include <chrono>
 #include <iostream>
 
 #include "cli/command.h"
@@ -78,6 +79,11 @@ class FetchCommand : public Command {
                    "Exit 0 if every FILE exists at the revision, 1 if one does not; downloads "
                    "nothing",
                    check_exists_),
+        DurationFlag("--timeout",
+                     "The whole fetch, every file and retry included; a transfer still running "
+                     "then is cut off (exit 3). Default: no limit (each transfer still needs 1 "
+                     "KiB/s, CONVGATE_HUB_STALL_TIMEOUT)",
+                     {"10m", "1h"}, timeout_seconds_),
         SwitchFlag("--metadata",
                    "Print the model type, architectures, pipeline tag, license, commit and files "
                    "with sizes (the hub's API); downloads nothing",
@@ -93,6 +99,11 @@ class FetchCommand : public Command {
     }
     Result<hub::HubOptions> options = hub::HubOptionsFromEnvironment(token_);
     if (!options.ok()) return ReportError(gate::Stage::kFlags, options.status());
+    if (timeout_seconds_ > 0) {
+      options->retry.deadline = std::chrono::steady_clock::now() +
+                                std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                    std::chrono::duration<double>(timeout_seconds_));
+    }
     if (metadata_) return Metadata(*options);
     if (check_exists_) return CheckExists(*options);
     return Fetch(*options);
@@ -181,6 +192,7 @@ class FetchCommand : public Command {
   std::string token_;
   bool check_exists_ = false;
   bool metadata_ = false;
+  double timeout_seconds_ = 0;  // 0: no overall deadline
   OutputOptions output_;
 };
 

@@ -135,7 +135,8 @@ Result<HttpResponse> GetIntoIncomplete(const HubOptions& options, const RepoCach
                         .token = options.token,
                         .token_origin = UrlOrigin(options.endpoint),
                         .range_start = offset,
-                        .stall_timeout_seconds = options.retry.stall_timeout_seconds};
+                        .stall_timeout_seconds = options.retry.stall_timeout_seconds,
+                        .deadline = options.retry.deadline};
     return Perform(request, &sink);
   });
 }

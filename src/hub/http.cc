@@ -43,6 +43,8 @@ struct Transfer {
   curl_off_t last_bytes = -1;
   std::chrono::steady_clock::time_point last_change = std::chrono::steady_clock::now();
   bool stalled = false;
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  bool past_deadline = false;
   // The response's header bytes: a server sending megabytes of headers is cut off.
   size_t header_bytes = 0;
   bool headers_too_large = false;
@@ -126,6 +128,10 @@ int OnProgress(void* user, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ulto
   (void)ultotal;
   auto* transfer = static_cast<Transfer*>(user);
   const auto now = std::chrono::steady_clock::now();
+  if (now >= transfer->deadline) {
+    transfer->past_deadline = true;
+    return 1;  // libcurl aborts with CURLE_ABORTED_BY_CALLBACK
+  }
   const auto needed = static_cast<curl_off_t>(kMinBytesPerSecond * transfer->stall_seconds);
   if (transfer->last_bytes < 0 || dlnow + ulnow >= transfer->last_bytes + needed) {
     transfer->last_bytes = dlnow + ulnow;
@@ -186,7 +192,8 @@ Status PerformHop(const HttpRequest& request, const std::string& url, const Body
   const auto headers = RequestHeaders(request, url);
   Transfer transfer{.response = &response,
                     .sink = sink,
-                    .stall_seconds = std::max(0.1, request.stall_timeout_seconds)};
+                    .stall_seconds = std::max(0.1, request.stall_timeout_seconds),
+                    .deadline = request.deadline};
   char error[CURL_ERROR_SIZE] = {0};
   const long stall = std::max(1L, static_cast<long>(request.stall_timeout_seconds + 0.5));
   CURL* handle = curl.get();
@@ -211,7 +218,10 @@ Status PerformHop(const HttpRequest& request, const std::string& url, const Body
   if (code == CURLE_OK && sink != nullptr && IsSuccess(response.status)) {
     CONVGATE_RETURN_IF_ERROR(StartSink(transfer));  // an empty body still starts the sink
   }
-  if (transfer.stalled) {
+  if (transfer.past_deadline) {
+    response.transport = TransportError::kTimeout;
+    response.transport_message = "cut off at the fetch's deadline";
+  } else if (transfer.stalled) {
     response.transport = TransportError::kTimeout;
     response.transport_message = "less than " +
                                  std::to_string(static_cast<int>(kMinBytesPerSecond)) +

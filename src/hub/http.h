@@ -3,6 +3,7 @@
 // Authorization header.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -28,6 +29,8 @@ struct HttpRequest {
   // is) instead of followed: huggingface_hub's HEAD does the same to read the hub's headers.
   bool follow_cross_origin = true;
   double stall_timeout_seconds = 30;
+  // RetryPolicy::deadline: the transfer is cut off then (a timeout whose message says so).
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
 };
 
 // How an exchange ended when no HTTP response arrived (or its body broke off).

@@ -33,7 +33,8 @@ HttpRequest HubRequest(const HubOptions& options, std::string url) {
   return HttpRequest{.url = std::move(url),
                      .token = options.token,
                      .token_origin = UrlOrigin(options.endpoint),
-                     .stall_timeout_seconds = options.retry.stall_timeout_seconds};
+                     .stall_timeout_seconds = options.retry.stall_timeout_seconds,
+                     .deadline = options.retry.deadline};
 }
 
 // HEAD of the resolve URL, same-origin redirects followed (a renamed repository), a redirect to

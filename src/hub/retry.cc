@@ -74,6 +74,12 @@ Result<HttpResponse> WithRetries(const RetryPolicy& policy, const std::string& w
   for (int attempt_idx = 0;; ++attempt_idx) {
     CONVGATE_ASSIGN_OR_RETURN(HttpResponse response, attempt());
     if (!IsTransient(response) || attempt_idx + 1 >= attempts) return response;
+    const double left =
+        std::chrono::duration<double>(policy.deadline - std::chrono::steady_clock::now()).count();
+    if (left <= 0) {
+      return Status::Unavailable(what + ": " + DescribeFailure(response) +
+                                 "; no retry: the fetch's deadline has passed");
+    }
     double wait = BackoffSeconds(policy, attempt_idx, UnitRandom());
     const auto retry_after = response.headers.find("retry-after");
     if (response.transport == TransportError::kNone && retry_after != response.headers.end()) {
@@ -88,6 +94,7 @@ Result<HttpResponse> WithRetries(const RetryPolicy& policy, const std::string& w
       }
       if (asked) wait = *asked;
     }
+    wait = std::min(wait, left);
     std::fprintf(stderr, "convgate: %s: %s; retry %d/%d in %.3f s\n", what.c_str(),
                  DescribeFailure(response).c_str(), attempt_idx + 1, attempts - 1, wait);
     std::this_thread::sleep_for(std::chrono::duration<double>(wait));

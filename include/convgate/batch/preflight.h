@@ -37,7 +37,9 @@ struct Preflight {
 // hf:// models are fetched first (hub::FetchFile with the settings of the environment: retries,
 // HF_HUB_OFFLINE) and hashed under their URI, not their cache path, so the resume key of an
 // entry is the same wherever the cache is. Never fails: a bad file is data in the result.
-Preflight CheckEntry(const ManifestEntry& entry);
+// `timeout_seconds` > 0 (the entry's timeout) bounds those fetches, retries included: a hub too
+// slow to deliver within it is a "fetch-failed" entry, not a batch that waits.
+Preflight CheckEntry(const ManifestEntry& entry, double timeout_seconds = 0);
 
 // The entry's command line (ManifestEntry::Args) with each fetched hf:// model pinned to the
 // commit the preflight resolved.

@@ -19,6 +19,7 @@
 // huggingface_hub) serialize on the lock file huggingface_hub uses (.locks/<repo>/<etag>.lock).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -56,6 +57,12 @@ struct RetryPolicy {
   // A transfer that receives no byte for this long is dropped and retried (checked about once a
   // second); also the connect timeout.
   double stall_timeout_seconds = 30.0;
+  // When the whole fetch must have ended, every request and retry included: a transfer still
+  // running then is cut off and no retry starts after it (Unavailable, "... deadline ..."). A
+  // slow hub that keeps above the minimum rate would otherwise hold a fetch for hours. max():
+  // none. `fetch --timeout` sets it, and a batch sets it to each entry's timeout for the fetches
+  // of its preflight.
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
 };
 
 struct HubOptions {
