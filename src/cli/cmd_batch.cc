@@ -10,6 +10,7 @@
 #include "cli/batch_slurm.h"
 #include "cli/command.h"
 #include "convgate/batch/batch.h"
+#include "convgate/batch/out_lock.h"
 #include "convgate/core/file_util.h"
 #include "convgate/core/interrupt.h"
 #include "convgate/core/limits.h"
@@ -165,6 +166,9 @@ class BatchCommand : public Command {
       options_.cache_cleanup = *cleanup;
     }
     if (slurm_.slurm) return RunSlurmBatch(*manifest, slurm_, options_, quiet_, json_);
+    Result<batch::OutLock> claim =
+        batch::OutLock::Acquire(options_.out_dir, options_.shard_index, options_.shard_count);
+    if (!claim.ok()) return ReportError(gate::Stage::kLoad, claim.status());
     Result<std::unique_ptr<store::Store>> store = store::Store::Open({options_.store_location});
     if (!store.ok()) return ReportError(gate::Stage::kLoad, store.status());
     BatchProgress progress(BatchProgress::ModeFor(quiet_));
