@@ -216,6 +216,73 @@ void SetUpChild(pid_t parent, int in_fd, int out_fd, int err_fd, bool die_with_t
   ::dup2(err_fd, STDERR_FILENO);
 }
 
+// The signal a keeper (BecomeKeeper) gets when the convgate thread that started it ends.
+constexpr int kKeeperParentGone = SIGUSR2;
+
+// Splits the child in two: this process stays behind as the leader of the command's process
+// group, and the call returns in a new child that goes on to exec the command. PR_SET_PDEATHSIG
+// reaches only the direct child, so a command started through a shell (`--converter 'sh -c
+// ...'`, `--target-exec`) used to leave its own children running when convgate was killed with
+// SIGKILL, which cleans up nothing. The keeper gets a catchable signal instead and kills the
+// whole group, grandchildren included. Otherwise it waits for the command and ends the way it
+// ended (its exit code, or the same signal), so the parent sees the command's status, and
+// wait4's rusage, which counts the children the keeper waited for, still covers the command.
+// Async-signal-safe calls only, as in SetUpChild.
+void BecomeKeeper(pid_t parent, int exec_error_fd) {
+  sigset_t watched;
+  sigemptyset(&watched);
+  for (int signal : {SIGCHLD, kKeeperParentGone, SIGINT, SIGTERM, SIGHUP, SIGQUIT}) {
+    sigaddset(&watched, signal);
+  }
+  sigset_t previous;
+  ::sigprocmask(SIG_BLOCK, &watched, &previous);
+  ::prctl(PR_SET_PDEATHSIG, kKeeperParentGone);
+  if (::getppid() != parent) ::_exit(kExitParentGone);
+  const pid_t keeper = ::getpid();
+  const pid_t command = ::fork();
+  if (command < 0) {
+    const int err = errno;
+    [[maybe_unused]] ssize_t ignored = ::write(exec_error_fd, &err, sizeof(err));
+    ::_exit(kExitExecFailed);
+  }
+  if (command == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // a keeper killed on its own takes the command along
+    if (::getppid() != keeper) ::_exit(kExitParentGone);
+    ::sigprocmask(SIG_SETMASK, &previous, nullptr);
+    return;
+  }
+  // The keeper holds no end of the command's pipes: the parent sees them close with the command.
+  ::close(exec_error_fd);
+  ::close(STDIN_FILENO);
+  ::close(STDOUT_FILENO);
+  ::close(STDERR_FILENO);
+  for (;;) {
+    siginfo_t info;
+    const int signal = ::sigwaitinfo(&watched, &info);
+    if (signal == kKeeperParentGone) {
+      ::kill(0, SIGKILL);  // the whole group, this keeper included
+      ::_exit(kExitParentGone);
+    }
+    // SIGINT, SIGTERM, ... come to the whole group (convgate signals -pgid): the command has its
+    // own copy, and its end decides this one's.
+    if (signal != SIGCHLD) continue;
+    int status = 0;
+    if (::waitpid(command, &status, WNOHANG) != command) continue;
+    if (WIFEXITED(status)) ::_exit(WEXITSTATUS(status));
+    const int ended_by = WTERMSIG(status);
+    struct sigaction default_action {};
+    default_action.sa_handler = SIG_DFL;
+    sigemptyset(&default_action.sa_mask);
+    ::sigaction(ended_by, &default_action, nullptr);
+    ::kill(keeper, ended_by);
+    sigset_t only;
+    sigemptyset(&only);
+    sigaddset(&only, ended_by);
+    ::sigprocmask(SIG_UNBLOCK, &only, nullptr);
+    ::_exit(128 + ended_by);  // a signal whose default is not to end the process
+  }
+}
+
 }  // namespace
 
 namespace internal {
@@ -242,6 +309,8 @@ Result<pid_t> SpawnArgv(const std::vector<std::string>& argv, const SubprocessOp
   if (pid < 0) return Status::Unavailable(std::string("cannot fork: ") + std::strerror(errno));
   if (pid == 0) {
     SetUpChild(parent, fds.in, fds.out, fds.err, fds.die_with_thread);
+    // Only a child waited for by the thread that started it has a parent-death signal to act on.
+    if (fds.die_with_thread) BecomeKeeper(parent, error_write.get());
     if (options.address_space_bytes > 0) {
       const struct rlimit limit = {static_cast<rlim_t>(options.address_space_bytes),
                                    static_cast<rlim_t>(options.address_space_bytes)};

@@ -178,5 +178,29 @@ TEST_F(SignalsCliTest, SigkillTakesTheConverterAlongAndTheNextConversionSweepsIt
   EXPECT_TRUE(CacheWorkDirs().empty()) << Join(CacheWorkDirs());
 }
 
+// A converter started through a shell: the child is the shell, the hang script its child. The
+// parent-death signal reaches only the shell; the group's keeper kills the rest (issue 32, 9).
+TEST_F(SignalsCliTest, SigkillTakesAConvertersGrandchildrenAlong) {
+  const std::string through_shell = "/bin/sh -c \"" + HangCommand() + " & wait\" {src} {out}";
+  StartedProcess convgate =
+      Start({"convert", kTinyCnn, "--converter", through_shell, "-o", Path("out.onnx")});
+  ::kill(convgate.pid, SIGKILL);
+  EXPECT_EQ(testing::WaitProcess(convgate).signal, SIGKILL);
+  EXPECT_TRUE(WaitFor([&] { return !ProcessIsRunning(child_); }, kDeathSeconds))
+      << "the converter's grandchild outlived convgate";
+}
+
+// The same for a --target-exec runner started through a shell.
+TEST_F(SignalsCliTest, SigkillTakesARunnersGrandchildrenAlong) {
+  const std::string through_shell =
+      "/bin/sh -c \"" + HangCommand() + " & wait\" {model} {inputs} {outputs}";
+  StartedProcess convgate =
+      Start({"compare", kTinyCnn, kTinyCnn, "--target-exec", through_shell, "--exec-timeout", "0"});
+  ::kill(convgate.pid, SIGKILL);
+  EXPECT_EQ(testing::WaitProcess(convgate).signal, SIGKILL);
+  EXPECT_TRUE(WaitFor([&] { return !ProcessIsRunning(child_); }, kDeathSeconds))
+      << "the runner's grandchild outlived convgate";
+}
+
 }  // namespace
 }  // namespace convgate
