@@ -1,6 +1,8 @@
 #include "convgate/graph/precision.h"
 
+#include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <string_view>
 
 #include "convgate/core/file_util.h"
@@ -10,16 +12,30 @@
 namespace convgate::graph {
 namespace {
 
+// Counts saturate: a hostile model's dims may multiply past int64 (the counts only decide which
+// dtype most weights have, so a saturated count still decides right).
+constexpr int64_t kMaxCount = std::numeric_limits<int64_t>::max() / 4;
+
+int64_t SaturatingMultiply(int64_t a, int64_t b) {
+  int64_t product = 0;
+  if (__builtin_mul_overflow(a, b, &product) || product > kMaxCount) return kMaxCount;
+  return product;
+}
+
+void SaturatingAdd(int64_t& total, int64_t elements) {
+  total = std::min(kMaxCount, total + std::min(kMaxCount, elements));
+}
+
 void AddWeights(int32_t data_type, int64_t elements, ComputePrecision& precision) {
   switch (data_type) {
     case onnx::TensorProto::FLOAT:
-      precision.float32_weights += elements;
+      SaturatingAdd(precision.float32_weights, elements);
       break;
     case onnx::TensorProto::FLOAT16:
-      precision.float16_weights += elements;
+      SaturatingAdd(precision.float16_weights, elements);
       break;
     case onnx::TensorProto::BFLOAT16:
-      precision.bfloat16_weights += elements;
+      SaturatingAdd(precision.bfloat16_weights, elements);
       break;
     default:
       break;
@@ -28,7 +44,7 @@ void AddWeights(int32_t data_type, int64_t elements, ComputePrecision& precision
 
 int64_t ElementsOf(const onnx::TensorProto& tensor) {
   int64_t elements = 1;
-  for (int64_t dim : tensor.dims()) elements *= dim > 0 ? dim : 0;
+  for (int64_t dim : tensor.dims()) elements = SaturatingMultiply(elements, dim > 0 ? dim : 0);
   return elements;
 }
 
@@ -70,7 +86,7 @@ int64_t ShapeElements(std::string_view shape) {
   while (begin <= shape.size()) {
     const size_t comma = std::min(shape.find(',', begin), shape.size());
     const long long dim = std::atoll(std::string(shape.substr(begin, comma - begin)).c_str());
-    elements *= dim > 0 ? dim : 0;
+    elements = SaturatingMultiply(elements, dim > 0 ? dim : 0);
     begin = comma + 1;
   }
   return elements;
@@ -78,7 +94,7 @@ int64_t ShapeElements(std::string_view shape) {
 
 // Each <layer ... type="Const"> is followed by its <data element_type=... shape=...>; each
 // Convert layer by its <data destination_type=...>.
-ComputePrecision FromIr(std::string_view xml) {
+ComputePrecision FromIrText(std::string_view xml) {
   ComputePrecision precision;
   for (size_t at = xml.find("<layer "); at != std::string_view::npos;
        at = xml.find("<layer ", at + 1)) {
@@ -98,9 +114,9 @@ ComputePrecision FromIr(std::string_view xml) {
     }
     const std::string_view element = Attribute(data_tag, "element_type");
     const int64_t elements = ShapeElements(Attribute(data_tag, "shape"));
-    if (element == "f32") precision.float32_weights += elements;
-    if (element == "f16") precision.float16_weights += elements;
-    if (element == "bf16") precision.bfloat16_weights += elements;
+    if (element == "f32") SaturatingAdd(precision.float32_weights, elements);
+    if (element == "f16") SaturatingAdd(precision.float16_weights, elements);
+    if (element == "bf16") SaturatingAdd(precision.bfloat16_weights, elements);
   }
   return precision;
 }
@@ -140,10 +156,12 @@ std::string ComputePrecision::Describe() const {
          std::to_string(casts) + (casts == 1 ? " cast" : " casts") + " to " + name;
 }
 
+ComputePrecision IrComputePrecision(std::string_view xml) { return FromIrText(xml); }
+
 Result<ComputePrecision> ReadComputePrecision(const std::filesystem::path& path) {
   if (IsOpenVinoIr(path)) {
     CONVGATE_ASSIGN_OR_RETURN(std::string xml, ReadFile(path));
-    return FromIr(xml);
+    return IrComputePrecision(xml);
   }
   int64_t size = 0;
   CONVGATE_ASSIGN_OR_RETURN(onnx::ModelProto model, ParseModelStructureFile(path, &size));

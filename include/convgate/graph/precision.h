@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "convgate/core/dtype.h"
 #include "convgate/core/status.h"
@@ -32,5 +33,7 @@ struct ComputePrecision {
 // Reads an ONNX model's structure (no weight data) or an OpenVINO IR's .xml. DataLoss / NotFound
 // naming `path` when it is neither readable.
 Result<ComputePrecision> ReadComputePrecision(const std::filesystem::path& path);
+// The same from an IR's XML text: its Const layers' element types and its Convert layers.
+ComputePrecision IrComputePrecision(std::string_view xml);
 
 }  // namespace convgate::graph
