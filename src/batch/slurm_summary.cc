@@ -114,7 +114,8 @@ std::string TaskProblemText(const SlurmTaskProblem& problem) {
 std::string Totals(const SlurmSummary& summary) {
   std::string text = "entries " + std::to_string(summary.entries) + ": " +
                      std::to_string(summary.passed) + " passed, " + std::to_string(summary.failed) +
-                     " failed, " + std::to_string(summary.errors) + " errors";
+                     " failed, " + std::to_string(summary.errors) +
+                     (summary.errors == 1 ? " error" : " errors");
   if (!summary.errors_by_category.empty()) {
     std::string categories;
     for (const auto& [category, count] : summary.errors_by_category) {

@@ -103,7 +103,8 @@ std::string SummaryText(const BatchSummary& summary) {
     text += " (of " + std::to_string(summary.manifest_entries) + " in the manifest)";
   }
   text += ": " + std::to_string(summary.passed) + " passed, " + std::to_string(summary.failed) +
-          " failed, " + std::to_string(summary.errors) + " errors";
+          " failed, " + std::to_string(summary.errors) +
+          (summary.errors == 1 ? " error" : " errors");
   if (!summary.errors_by_category.empty()) {
     std::string categories;
     for (const auto& [category, count] : summary.errors_by_category) {

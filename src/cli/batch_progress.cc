@@ -97,7 +97,8 @@ std::string BatchProgress::Line(int done, int total, int passed, int failed, int
                                 size_t width) {
   std::string line = "[" + std::to_string(done) + "/" + std::to_string(total) + "] " +
                      std::to_string(passed) + " passed, " + std::to_string(failed) + " failed, " +
-                     std::to_string(errors) + " errors | " + Clock(elapsed);
+                     std::to_string(errors) + (errors == 1 ? " error | " : " errors | ") +
+                     Clock(elapsed);
   // The mean time per finished job times the jobs left: rough with -j N and uneven models, but
   // what a waiting user wants to know.
   line += done > 0 && done < total ? ", ETA " + Clock(elapsed / done * (total - done))

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
+#include <string_view>
+#include <vector>
 
 #include "convgate/core/interrupt.h"
 #include "convgate/core/redact.h"
@@ -26,6 +28,56 @@ std::string CliMessage(const CLI::ParseError& error) {
   return message;
 }
 
+// Levenshtein distance between two flag names (a few dozen bytes: the table is tiny).
+size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// "unknown flag --dims; did you mean --dim?" for the first "--name" in `args` that `sub` does not
+// declare, instead of CLI11's "The following arguments were not expected: x=1 --dims" (reversed,
+// and silent about what was meant). "" when every flag is known: CLI11's message stands.
+std::string UnknownFlagMessage(const CLI::App& app, const CLI::App* sub,
+                               const std::vector<std::string>& args) {
+  std::vector<std::string> known;
+  for (const CLI::App* scope : {&app, sub}) {
+    if (scope == nullptr) continue;
+    for (const CLI::Option* option : scope->get_options()) {
+      for (const std::string& name : option->get_lnames()) known.push_back("--" + name);
+    }
+  }
+  for (const std::string& arg : args) {
+    if (arg == "--") break;
+    if (arg.rfind("--", 0) != 0 || arg.size() < 3) continue;
+    const std::string name = arg.substr(0, arg.find('='));
+    if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+    std::string best;
+    size_t best_distance = 3;  // at most two edits: a typo, not another flag
+    for (const std::string& candidate : known) {
+      const size_t distance = EditDistance(name, candidate);
+      if (distance < best_distance) {
+        best_distance = distance;
+        best = candidate;
+      }
+    }
+    const std::string command = sub != nullptr ? "convgate " + sub->get_name() : "convgate";
+    return "unknown flag " + name +
+           (best.empty() ? "; `" + command + " --help` lists the flags"
+                         : "; did you mean " + best + "?");
+  }
+  return "";
+}
+
 // What the command's own exit code becomes when a signal stopped it: the shell's 128 + signal,
 // whatever step the interrupt cut short.
 int ExitCodeAfter(ExitCode finished) {
@@ -40,6 +92,7 @@ int ExitCodeAfter(ExitCode finished) {
 
 CommandLine::CommandLine()
     : app_("convgate: proves a converted ML model still computes what its source computed.") {
+  app_.name("convgate");  // "Usage: convgate verify [OPTIONS] ...", not "Usage: [OPTIONS] ..."
   app_.footer(WrapText(kGateExitCodes, 100));
   app_.require_subcommand(1);
   app_.set_version_flag("--version",
@@ -72,7 +125,15 @@ Result<Command*> CommandLine::Parse(const std::vector<std::string>& args) {
   } catch (const CLI::CallForVersion&) {
     throw;
   } catch (const CLI::ParseError& error) {
-    return Status::InvalidArgument(CliMessage(error));
+    // The subcommand is the first word that is not a flag.
+    const CLI::App* chosen = nullptr;
+    const auto word = std::find_if(args.begin(), args.end(),
+                                   [](const std::string& arg) { return arg.rfind('-', 0) != 0; });
+    for (const auto& [sub, command] : registered_) {
+      if (word != args.end() && *word == sub->get_name()) chosen = sub;
+    }
+    const std::string unknown = UnknownFlagMessage(app_, chosen, args);
+    return Status::InvalidArgument(unknown.empty() ? CliMessage(error) : unknown);
   }
   for (const auto& [sub, command] : registered_) {
     if (!sub->parsed()) continue;

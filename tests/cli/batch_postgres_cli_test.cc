@@ -92,7 +92,7 @@ TEST_F(BatchPostgresCliTest, BatchWritesEveryJobOnceAndHistoryReadsIt) {
   const std::string url = UrlWithPassword();
   ProcessResult r = Batch({Path("m.yaml"), "--store", url, "--out", Path("out"), "-j", "2"});
   ASSERT_EQ(r.exit_code, 1) << Describe(r);  // a gate failed
-  EXPECT_NE(r.out.find("entries 4: 2 passed, 1 failed, 1 errors (missing-file 1)"),
+  EXPECT_NE(r.out.find("entries 4: 2 passed, 1 failed, 1 error (missing-file 1)"),
             std::string::npos)
       << r.out;
   EXPECT_NE(r.out.find("postgres:***@"), std::string::npos) << r.out;
@@ -145,7 +145,7 @@ TEST_F(BatchPostgresCliTest, ResumeSkipsTheVerdictsTheServerHolds) {
       Batch({Path("m.yaml"), "--store", url_, "--out", Path("out"), "-j", "2", "--resume"});
   ASSERT_EQ(again.exit_code, 1) << Describe(again);  // the recorded failure still counts
   // The error is no verdict: it runs again.
-  EXPECT_NE(again.out.find("1 passed, 0 failed, 1 errors (missing-file 1), 3 skipped as done"),
+  EXPECT_NE(again.out.find("1 passed, 0 failed, 1 error (missing-file 1), 3 skipped as done"),
             std::string::npos)
       << again.out;
   auto jobs = StoreJobs();

@@ -163,7 +163,12 @@ TEST_F(FlagsCliTest, MessagesSayWhatIsWrongInConvgatesWords) {
   EXPECT_EQ(margin.exit_code, 2);
   EXPECT_LT(margin.err.size(), 200u) << "no 300-digit numbers: " << margin.err;
   ExpectUsageError({"compare", kModel, kConverted, "--bogus"},
-                   "convgate: The following argument was not expected: --bogus");
+                   "convgate: unknown flag --bogus; `convgate compare --help` lists the flags");
+  // A typo names the flag it resembles (issue 30), with or without its value attached.
+  ExpectUsageError({"run", kModel, "--dims", "batch=1"},
+                   "convgate: unknown flag --dims; did you mean --dim?");
+  ExpectUsageError({"compare", kModel, kConverted, "--atoll=1e-3"},
+                   "convgate: unknown flag --atoll; did you mean --atol?");
   ProcessResult r = Convgate({"compare", kModel, kConverted, "--out", Path("results") + "/"});
   EXPECT_EQ(r.exit_code, 0) << Describe(r);
   EXPECT_NE(r.out.find("results in " + Path("results") + "/\n"), std::string::npos) << r.out;

@@ -36,8 +36,11 @@ std::string FirstComparisonFailure(const std::optional<gate::CompareReport>& rep
 }
 
 std::string Header(const pipeline::PipelineReport& report, bool color) {
-  std::string out =
-      Paint("convgate pipeline " + report.name, internal::kBold, color) + " (" + report.spec + ")";
+  // compare --feedback runs a pipeline of its own, with neither a name nor a spec file.
+  std::string out = Paint(
+      report.name.empty() ? std::string("convgate pipeline") : "convgate pipeline " + report.name,
+      internal::kBold, color);
+  if (!report.spec.empty()) out += " (" + report.spec + ")";
   if (report.steps > 0) out += ", " + std::to_string(report.steps) + " steps";
   out += "\n";
   for (const std::string& line : report.inputs) out += "  input     " + line + "\n";
