@@ -848,6 +848,20 @@ def fleet_cases(work, build):
                                          else [])
         cases.append(Case("fleet hub trickle", ["fetch", "org/slow", "model.onnx"], None,
                           env=hub_env("cache_slow"), timeout=20, check=mentions("bytes a second")))
+        # A hub slow enough to take minutes yet never stalled long enough for the stall timer:
+        # the overall deadline (fetch --timeout; a batch entry's timeout for its preflight) ends it.
+        slow_env = dict(hub_env("cache_deadline"), CONVGATE_HUB_STALL_TIMEOUT="60")
+        cases.append(Case("fleet hub overall deadline", ["fetch", "org/slow", "model.onnx",
+                                                         "--timeout", "1s"], None,
+                          env=slow_env, timeout=20, check=mentions("deadline")))
+        deadline_manifest = os.path.join(d, "deadline.yaml")
+        with open(deadline_manifest, "w") as f:
+            f.write("models:\n  - {id: slow, source: hf://org/slow/model.onnx, timeout: 1s}\n")
+        cases.append(Case("fleet batch entry timeout covers its fetch",
+                          ["batch", deadline_manifest, "--out", os.path.join(d, "out_deadline")],
+                          None, env=dict(hub_env("cache_deadline_batch"),
+                                         CONVGATE_HUB_STALL_TIMEOUT="60"),
+                          timeout=30, check=mentions("deadline")))
         cases.append(Case("fleet hub escape header", ["fetch", "org/esc", "model.onnx"], None,
                           env=hub_env("cache_esc"), timeout=20, check=no_esc))
         cases.append(Case("fleet hub 40 MB header", ["fetch", "org/huge", "model.onnx"], None,
