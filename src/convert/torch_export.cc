@@ -7,6 +7,7 @@
 #include "convert/converter.h"
 #include "convert/retry.h"
 #include "convgate/core/file_util.h"
+#include "convgate/io/file_format.h"
 
 namespace convgate::convert {
 namespace {
@@ -115,8 +116,36 @@ AttemptResult RunScript(const std::vector<std::string>& argv_template,
 
 }  // namespace
 
+// A SOURCE the export cannot take is a usage error before Python starts: an ONNX model given
+// to --to onnx (a new user's first guess) used to fail inside torch.load with "PytorchStreamReader
+// failed reading zip archive". PyTorch's formats are zips or pickles; anything else is refused
+// with what it looks like. A file that cannot be read is left to the conversion's own checks.
+Status CheckSourceFormat(const std::filesystem::path& source) {
+  Result<io::SniffedFile> sniffed = io::SniffFile(source);
+  if (!sniffed.ok()) return Status::OK();
+  switch (sniffed->format) {
+    case io::FileFormat::kTorchScript:
+    case io::FileFormat::kPyTorchZip:
+    case io::FileFormat::kPyTorchLegacy:
+    case io::FileFormat::kPickle:
+    case io::FileFormat::kZip:  // a torch.export program (.pt2) is a zip too
+      return Status::OK();
+    case io::FileFormat::kOther:
+      return Status::InvalidArgument(
+          "--to onnx exports a PyTorch model (a TorchScript file, or torchvision:NAME) to ONNX; " +
+          source.string() +
+          " is not one (an ONNX model is already ONNX: --to opset:N changes its opset, and "
+          "--target OTHER.onnx compares it with another file)");
+    default:
+      return Status::InvalidArgument(
+          "--to onnx exports a PyTorch model (a TorchScript file, or torchvision:NAME) to ONNX; " +
+          source.string() + " is " + std::string(io::FileFormatName(sniffed->format)));
+  }
+}
+
 Result<Converter> MakeTorchExportConverter(const ConversionRequest& request) {
   CONVGATE_RETURN_IF_ERROR(CheckParams(request.params));
+  if (!request.source.empty()) CONVGATE_RETURN_IF_ERROR(CheckSourceFormat(request.source));
   const bool from_arch = request.params.count("arch") > 0;
   if (from_arch == !request.source.empty()) {
     return Status::InvalidArgument(

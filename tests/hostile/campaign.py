@@ -779,7 +779,10 @@ def fleet_cases(work, build):
         then=Case("fleet invalid utf-8 batch history --json", ["history", "--store",
                   os.path.join(out, "convgate.db"), "--json"], None, may_pass=True,
                   check=valid_json(stdout=True))))
-    raw = identity_model().SerializeToString().replace(b"\x12\x01y", b"\x12\x01\xff")
+    # The output's name is in the node (field 2, tag 0x12) and in the graph's output ValueInfo
+    # (field 1, tag 0x0a): both become the byte 0xff, which protobuf's Python API refuses to write.
+    raw = (identity_model().SerializeToString().replace(b"\x12\x01y", b"\x12\x01\xff")
+           .replace(b"\n\x01y", b"\n\x01\xff"))
     with open(os.path.join(d, "utf8_out.onnx"), "wb") as f:
         f.write(raw)
     cases.append(Case("fleet safetensors invalid utf-8 name", ["run",
@@ -794,7 +797,7 @@ def fleet_cases(work, build):
         f.truncate(40 << 30)
     fifo_model = os.path.join(d, "fifo_model.onnx")
     os.mkfifo(fifo_model)
-    for tag, entry in (("fifo policy", "{source: m_ok.onnx, policy: fifo_policy.yaml}"),
+    for tag, entry in (("fifo policy", "{source: m_ok.onnx, target: m_ok.onnx, policy: fifo_policy.yaml}"),
                        ("fifo source", "{source: fifo_model.onnx}"),
                        ("fifo target", "{source: m_ok.onnx, target: fifo_model.onnx}"),
                        ("dev zero inputs", "{source: m_ok.onnx, inputs: {load: /dev/zero}}"),

@@ -196,10 +196,10 @@ Status LoadGraphs(PerNodeContext& context) {
     CONVGATE_ASSIGN_OR_RETURN(std::vector<std::string> source_names,
                               graph::IntermediateNames(source_bytes));
     context.source_produced.insert(source_names.begin(), source_names.end());
-    if (graph::IsOpenVinoIr(context.target.path)) {  // which source nodes an IR layer fused
-      CONVGATE_ASSIGN_OR_RETURN(context.source_nodes,
-                                graph::ListNodes(source_bytes, context.source.path));
-    }
+    // Which source nodes a target node absorbed (fusion.cc): an IR layer's fused names, or a
+    // BatchNorm an optimizer folded into the Conv before it under the Conv's tensor name.
+    CONVGATE_ASSIGN_OR_RETURN(context.source_nodes,
+                              graph::ListNodes(source_bytes, context.source.path));
   }
   if (graph::IsOpenVinoIr(context.target.path)) {
     CONVGATE_ASSIGN_OR_RETURN(std::string ir_bytes, ReadFile(context.target.path));
@@ -443,7 +443,7 @@ Result<PerNodeReport> RunPerNode(const PerNodeSide& source,
   // Not held while the models run: local errors parse the file again, once (NodeModelCutter).
   context.target_bytes = std::string();
   MatchTensors(context, report);
-  if (!context.source_nodes.empty()) ApplyFusion(context, report);
+  ApplyFusion(context, report);
   if (report.nodes.empty()) {
     report.notes.push_back(
         "nothing was compared node by node: the graphs share no intermediate tensor names (" +

@@ -38,7 +38,7 @@ struct PerNodeContext {
   const compare::Policy* policy = nullptr;
   std::string target_bytes;  // the target's structure (no weights), until sizes are estimated
   std::vector<graph::NodeInfo> target_nodes;
-  std::vector<graph::NodeInfo> source_nodes;  // an OpenVINO IR target's source only (fusion.cc)
+  std::vector<graph::NodeInfo> source_nodes;  // the source's nodes (fusion.cc)
   std::set<std::string> source_produced;      // tensors a source node produces
   std::set<std::string> target_produced;
   std::map<std::string, size_t> target_producer;  // tensor -> index into target_nodes
@@ -98,7 +98,9 @@ void ReleaseSide(const PerNodeSide& side);
 // tensor that carries its value. A matched tensor whose producer the IR layer carrying its name
 // lists as fused but not last (its rt_info fused_names) moves to report.not_comparable, and so
 // does a source tensor the IR lacks whose consumers lead only into a matched layer; each layer's
-// NodeCheck::fused names the source nodes it carries.
+// NodeCheck::fused names the source nodes it carries. For any target, a matched tensor whose value
+// the target changed under the same name (a BatchNorm folded into the Conv before it, the Conv's
+// output name kept) moves to report.not_comparable too, with the source tensor it now carries.
 void ApplyFusion(const PerNodeContext& context, PerNodeReport& report);
 
 // `tensor` in dtype `to` (a floating one), each element rounded to nearest even: a source tensor

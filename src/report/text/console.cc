@@ -406,10 +406,13 @@ std::string ConsoleText(const gate::VerifyReport& report, bool color) {
          "\n";
   if (report.conversion) {
     const convert::ConversionRecord& record = *report.conversion;
-    out += "              " +
-           (record.cache_hit ? std::string("cache hit")
-                             : "converted in " + internal::Short(record.seconds) + " s") +
-           (record.output_path.empty() ? "" : " -> " + record.output_path) + "\n";
+    // A refused or failed conversion converted nothing: its error says why, below.
+    if (record.error == convert::ConversionError::kNone) {
+      out += "              " +
+             (record.cache_hit ? std::string("cache hit")
+                               : "converted in " + internal::Short(record.seconds) + " s") +
+             (record.output_path.empty() ? "" : " -> " + record.output_path) + "\n";
+    }
     for (const std::string& note : record.notes) out += "              note: " + note + "\n";
   }
   out += "  task        " +
