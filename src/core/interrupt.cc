@@ -16,45 +16,68 @@
 
 #include "convgate/core/numbers.h"
 
-namespace convgate {
-namespace {
+namespace convgate::internal {
 
-using Clock = std::chrono::steady_clock;
-
-// The handler only touches these: lock-free atomics and write(2) are async-signal-safe.
-static_assert(std::atomic<int>::is_always_lock_free);
-std::atomic<int> g_signal{0};
-// One byte per signal goes to the wake pipe, which the watcher reads. The first signal also
-// writes to the level pipe, which nobody reads, so it stays readable: InterruptFd().
-std::atomic<int> g_wake_write{-1};
-std::atomic<int> g_level_read{-1};
-std::atomic<int> g_level_write{-1};
-
-struct Registry {
+// Everything interruption keeps, in one object per process, shared by the binary and every
+// module it loads (backends, the PostgreSQL store). Each module links its own copy of core, so
+// with file-level globals a runner the openvino module started was registered where the
+// watcher never looked: SIGTERM waited out the whole grace and left the runner's temporary
+// folder behind. The executable exports convgate_interrupt_state (src/cli/CMakeLists.txt:
+// --export-dynamic-symbol), and a module's reference to it binds to the executable's at load
+// (ELF symbol interposition), so every copy of this file finds the same state.
+struct InterruptState {
+  std::atomic<int> signal{0};
+  // One byte per signal goes to the wake pipe, which the watcher reads. The first signal also
+  // writes to the level pipe, which nobody reads, so it stays readable: InterruptFd().
+  std::atomic<int> wake_write{-1};
+  std::atomic<int> level_read{-1};
+  std::atomic<int> level_write{-1};
   std::mutex mutex;
   std::set<pid_t> groups;
   std::set<std::filesystem::path> temp_paths;
 };
 
-// Never destroyed: the watcher may still use it while static destructors run at exit.
-Registry& GetRegistry() {
-  static Registry* registry = new Registry;
-  return *registry;
+}  // namespace convgate::internal
+
+// A pointer, zero-initialized at load: no constructor runs for it, so a module loaded later never
+// re-initializes the state the executable already uses.
+extern "C" __attribute__((visibility("default"))) std::atomic<convgate::internal::InterruptState*>
+    convgate_interrupt_state;
+std::atomic<convgate::internal::InterruptState*> convgate_interrupt_state{nullptr};
+
+namespace convgate {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// The handler only touches the atomics: lock-free atomics and write(2) are async-signal-safe.
+static_assert(std::atomic<int>::is_always_lock_free);
+static_assert(std::atomic<internal::InterruptState*>::is_always_lock_free);
+
+// The one state of the process (see InterruptState). Never destroyed: the watcher may still use
+// it while static destructors run at exit.
+internal::InterruptState& State() {
+  internal::InterruptState* state = convgate_interrupt_state.load(std::memory_order_acquire);
+  if (state != nullptr) return *state;
+  auto* fresh = new internal::InterruptState;
+  if (convgate_interrupt_state.compare_exchange_strong(state, fresh)) return *fresh;
+  delete fresh;  // another thread (or module) made it first
+  return *state;
 }
 
 void OnSignal(int signal) {
   const int saved_errno = errno;
   int none = 0;
   const char byte = static_cast<char>(signal);
-  if (g_signal.compare_exchange_strong(none, signal)) {
-    [[maybe_unused]] ssize_t ignored = ::write(g_level_write.load(), &byte, 1);
+  if (State().signal.compare_exchange_strong(none, signal)) {
+    [[maybe_unused]] ssize_t ignored = ::write(State().level_write.load(), &byte, 1);
   }
-  [[maybe_unused]] ssize_t ignored = ::write(g_wake_write.load(), &byte, 1);
+  [[maybe_unused]] ssize_t ignored = ::write(State().wake_write.load(), &byte, 1);
   errno = saved_errno;
 }
 
 void SignalGroups(int signal) {
-  Registry& registry = GetRegistry();
+  internal::InterruptState& registry = State();
   std::lock_guard<std::mutex> lock(registry.mutex);
   for (pid_t group : registry.groups) ::kill(-group, signal);
 }
@@ -84,7 +107,7 @@ bool ReadByte(int fd, int timeout_ms) {
   SignalGroups(SIGKILL);
   std::vector<std::filesystem::path> paths;
   {
-    Registry& registry = GetRegistry();
+    internal::InterruptState& registry = State();
     std::lock_guard<std::mutex> lock(registry.mutex);
     paths.assign(registry.temp_paths.begin(), registry.temp_paths.end());
   }
@@ -94,13 +117,13 @@ bool ReadByte(int fd, int timeout_ms) {
   }
   const std::string message = "convgate: " + why + "\n";
   [[maybe_unused]] ssize_t ignored = ::write(STDERR_FILENO, message.data(), message.size());
-  ::_exit(128 + g_signal.load());
+  ::_exit(128 + State().signal.load());
 }
 
 void Watch(int wake_read) {
   while (!ReadByte(wake_read, -1)) {
   }
-  const std::string name = SignalName(g_signal.load());
+  const std::string name = SignalName(State().signal.load());
   SignalGroups(SIGTERM);
   const int grace_ms = static_cast<int>(std::lround(kInterruptGraceSeconds * 1000.0));
   if (ReadByte(wake_read, grace_ms)) {
@@ -126,9 +149,9 @@ void Install() {
   }
   // The handler must never block, whatever the watcher is doing.
   ::fcntl(wake[1], F_SETFL, O_NONBLOCK);
-  g_wake_write = wake[1];
-  g_level_read = level[0];
-  g_level_write = level[1];
+  State().wake_write = wake[1];
+  State().level_read = level[0];
+  State().level_write = level[1];
   std::thread(Watch, wake[0]).detach();
   struct sigaction action {};
   action.sa_handler = OnSignal;
@@ -148,9 +171,9 @@ void InstallInterruptHandling() {
   std::call_once(once, Install);
 }
 
-int InterruptSignal() { return g_signal.load(); }
+int InterruptSignal() { return State().signal.load(); }
 
-bool Interrupted() { return g_signal.load() != 0; }
+bool Interrupted() { return State().signal.load() != 0; }
 
 std::string SignalName(int signal) {
   if (signal == SIGINT) return "SIGINT";
@@ -164,7 +187,7 @@ Status InterruptedStatus(std::string_view context) {
   return Status::Unavailable(std::move(message));
 }
 
-int InterruptFd() { return g_level_read.load(); }
+int InterruptFd() { return State().level_read.load(); }
 
 bool SleepUnlessInterrupted(double seconds) {
   const Clock::time_point deadline =
@@ -181,25 +204,25 @@ bool SleepUnlessInterrupted(double seconds) {
 }
 
 ScopedChildGroup::ScopedChildGroup(pid_t group) : group_(group) {
-  Registry& registry = GetRegistry();
+  internal::InterruptState& registry = State();
   std::lock_guard<std::mutex> lock(registry.mutex);
   registry.groups.insert(group_);
 }
 
 ScopedChildGroup::~ScopedChildGroup() {
-  Registry& registry = GetRegistry();
+  internal::InterruptState& registry = State();
   std::lock_guard<std::mutex> lock(registry.mutex);
   registry.groups.erase(group_);
 }
 
 void RegisterTempPath(const std::filesystem::path& path) {
-  Registry& registry = GetRegistry();
+  internal::InterruptState& registry = State();
   std::lock_guard<std::mutex> lock(registry.mutex);
   registry.temp_paths.insert(path);
 }
 
 void UnregisterTempPath(const std::filesystem::path& path) {
-  Registry& registry = GetRegistry();
+  internal::InterruptState& registry = State();
   std::lock_guard<std::mutex> lock(registry.mutex);
   registry.temp_paths.erase(path);
 }

@@ -251,6 +251,9 @@ void BecomeKeeper(pid_t parent, int exec_error_fd) {
     ::sigprocmask(SIG_SETMASK, &previous, nullptr);
     return;
   }
+  // Told apart from the convgate it was forked from in ps and /proc/PID/comm (it has the same
+  // command line).
+  ::prctl(PR_SET_NAME, "convgate-keeper");
   // The keeper holds no end of the command's pipes: the parent sees them close with the command.
   ::close(exec_error_fd);
   ::close(STDIN_FILENO);

@@ -4,6 +4,8 @@
 // paths (a model OpenVINO
 // cannot read, no venv). Skipped, saying why, when the venv has no openvino.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -218,6 +220,39 @@ TEST_F(OpenVinoCliTest, PerNodeAgainstAFusedIrComparesLikeWithLike) {
             std::string::npos)
       << r.out;
   EXPECT_EQ(r.out.find("culprit: none"), std::string::npos) << r.out;
+}
+
+// SIGTERM while the runner runs: the runner's group was registered in the openvino module's own
+// copy of the interrupt state, so convgate waited out its 5 s grace and left the runner's
+// temporary folder behind (issue 32, item 9). One state per process now: the runner is stopped
+// at once, the folder removed, exit 143.
+TEST_F(OpenVinoCliTest, SigtermStopsTheRunnerAtOnceAndRemovesItsFolder) {
+  const fs::path tmp = dir_ / "tmp";
+  fs::create_directories(tmp);
+  ::setenv("TMPDIR", tmp.c_str(), 1);
+  // 20000 samples: generated in well under a second, run for tens of seconds.
+  testing::StartedProcess convgate =
+      testing::StartProcess({Binary().string(), "run", Model("tinycnn.onnx"), "--backend",
+                             "openvino", "--samples", "20000"});
+  ::unsetenv("TMPDIR");
+  ASSERT_GT(convgate.pid, 0);
+  // Samples are running once the runner's folder holds a sample's inputs.
+  auto running = [&] {
+    std::error_code error;
+    for (auto it = fs::recursive_directory_iterator(tmp, error);
+         !error && it != fs::recursive_directory_iterator(); it.increment(error)) {
+      if (it->path().filename() == "inputs.npz") return true;
+    }
+    return false;
+  };
+  ASSERT_TRUE(testing::WaitFor(running, 60.0)) << "the openvino runner never ran a sample";
+  ::kill(convgate.pid, SIGTERM);
+  ProcessResult r = testing::WaitProcess(convgate);
+  EXPECT_EQ(r.exit_code, 143) << Describe(r);
+  EXPECT_EQ(r.err.find("not stopped within"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("removed its temporary folders"), std::string::npos) << r.err;
+  EXPECT_TRUE(fs::is_empty(tmp)) << "left in " << tmp << ": "
+                                 << fs::directory_iterator(tmp)->path().filename();
 }
 
 }  // namespace

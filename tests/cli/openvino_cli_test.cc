@@ -337,12 +337,13 @@ constexpr char kPerturbTorchScript[] = R"(
 import sys, torch
 model = torch.jit.load(sys.argv[1])
 with torch.no_grad():
-    model.fc.bias.add_(0.5)
+    model.model.fc.bias.add_(0.5)  # the fixture wraps torchvision's model (torch_export.py)
 model.save(sys.argv[2])
 )";
 
 // Build item 5: PyTorch -> OpenVINO through convert_model. The IR's input is named as forward()'s
-// argument (`x`, not TorchScript's debug name `x.1`), and --shape makes it static, so verify of
+// argument (the fixture's `input`, not TorchScript's debug name `input.1`), and --shape makes it
+// static, so verify of
 // the torchvision TorchScript classifier passes end to end. An IR of a perturbed copy, given as
 // the target, fails the comparison (exit 1, not 3: the names match).
 TEST_F(OpenvinoTorchCliTest, VerifyOfResnet18TorchScriptToOpenvinoPassesAndAPerturbedIrFails) {
@@ -352,15 +353,15 @@ TEST_F(OpenvinoTorchCliTest, VerifyOfResnet18TorchScriptToOpenvinoPassesAndAPert
   }
   ::setenv("CONVGATE_CACHE_DIR", (dir_ / "cache").c_str(), 1);
   const std::string pt = Fixture("resnet18.pt");
-  ProcessResult r = Convgate({"verify", pt, "--to", "openvino", "--shape", "x:1x3x224x224", "-o",
-                              Path("r18.xml"), "--out", Path("out")});
+  ProcessResult r = Convgate({"verify", pt, "--to", "openvino", "--shape", "input:1x3x224x224",
+                              "-o", Path("r18.xml"), "--out", Path("out")});
   EXPECT_EQ(r.exit_code, 0) << Describe(r);
   std::ifstream in(Path("out/verify_result.json"));
   const json result = json::parse(in, nullptr, false);
   ASSERT_TRUE(result.is_object()) << Describe(r);
   EXPECT_EQ(result["verify_passed"], true) << result.dump(1);
   EXPECT_EQ(result["conversion_path"], "convert_model") << result.dump(1);
-  // The IR's input: named x, static at --shape.
+  // The IR's input: named as forward()'s argument, static at --shape.
   const std::string inputs =
       testing::RunProcess(
           {python, "-c",
@@ -369,7 +370,7 @@ TEST_F(OpenvinoTorchCliTest, VerifyOfResnet18TorchScriptToOpenvinoPassesAndAPert
            "print(';'.join(i.get_any_name() + str(i.get_partial_shape()) for i in m.inputs))",
            Path("r18.xml")})
           .out;
-  EXPECT_EQ(inputs, "x[1,3,224,224]\n");
+  EXPECT_EQ(inputs, "input[1,3,224,224]\n");
 
   const std::string perturbed = Path("perturbed.pt");
   ProcessResult made = testing::RunProcess({python, "-c", kPerturbTorchScript, pt, perturbed});
@@ -378,7 +379,7 @@ TEST_F(OpenvinoTorchCliTest, VerifyOfResnet18TorchScriptToOpenvinoPassesAndAPert
                                       "input_shape=1x3x224x224", "-o", Path("perturbed.xml")});
   ASSERT_EQ(converted.exit_code, 0) << Describe(converted);
   ProcessResult bad = Convgate({"verify", pt, "--target", Path("perturbed.xml"), "--shape",
-                                "x:1x3x224x224", "--out", Path("bad")});
+                                "input:1x3x224x224", "--out", Path("bad")});
   ::unsetenv("CONVGATE_CACHE_DIR");
   EXPECT_EQ(bad.exit_code, 1) << Describe(bad);
   std::ifstream bad_in(Path("bad/verify_result.json"));
