@@ -62,7 +62,7 @@ class BatchCommand : public Command {
     app->footer(kBatchExitCodes);
     options_.jobs = std::max(1u, std::thread::hardware_concurrency());
     Flag jobs = IntegerFlag("-j,--jobs", "N", "Jobs at once", {"2"}, 1, 256, options_.jobs);
-    jobs.default_text = "the number of cores (" + std::to_string(options_.jobs) + ")";
+    jobs.default_text = "the number of usable cores";
     Flag store = TextFlag("--store", "PATH|URL",
                           "The results store: an SQLite file, or a PostgreSQL database shared by "
                           "many machines (postgresql://USER@HOST/DB; the password from PGPASSWORD "

@@ -53,6 +53,7 @@ std::unique_ptr<Command> MakeBatchCommand();
 std::unique_ptr<Command> MakeHistoryCommand();
 std::unique_ptr<Command> MakeFetchCommand();
 std::unique_ptr<Command> MakePipelineCommand();
+std::unique_ptr<Command> MakeDocsCommand();
 
 // An hf://org/name[@rev]/path model argument replaced by the local path of the file, fetched into
 // the hub cache (hub/hub.h FetchHfUri); other paths are left alone. Returns the exit code when it

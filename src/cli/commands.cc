@@ -17,6 +17,7 @@ std::vector<std::unique_ptr<Command>> MakeCommands() {
   commands.push_back(MakeBatchCommand());
   commands.push_back(MakeHistoryCommand());
   commands.push_back(MakeFetchCommand());
+  commands.push_back(MakeDocsCommand());
   return commands;
 }
 

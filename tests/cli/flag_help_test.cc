@@ -30,6 +30,7 @@ const std::map<std::string, std::vector<std::string>>& BaseArguments() {
       {"batch", {"manifest.yaml"}},
       {"history", {}},
       {"fetch", {"org/tiny", "model.onnx"}},
+      {"docs", {"reference"}},
       {"pipeline", {"pipe.yaml"}},
   };
   return kBase;
