@@ -48,9 +48,9 @@ Result<std::string> TrendFigureName(const std::string& text) {
 }
 
 std::vector<TrendRow> Trend(const std::vector<store::HistoryRow>& jobs, const std::string& figure) {
-  // Like with like (store::SameConversion): by store::SeriesKey, then by converter version. A job that does not know its converter's version (it stopped before
-  // converting) joins the latest series of its conversion; the first job that knows it names a
-  // series that had none.
+  // Like with like (store::SameConversion): by store::SeriesKey, then by converter version. A job
+  // that does not know its converter's version (it stopped before converting) joins the latest
+  // series of its conversion; the first job that knows it names a series that had none.
   using Series = std::vector<const store::HistoryRow*>;
   std::map<std::vector<std::string>, std::vector<Series>> by_conversion;
   for (const store::HistoryRow& row : jobs) {  // jobs come oldest first

@@ -1,7 +1,7 @@
 // The one decision of which defaults a source/target pair is judged under (docs/policy.md, "The
-// policy of a pair"): every command that compares a target with its source (compare, verify, pipeline,
-// compare --feedback, batch through them, check through the report it re-judges) calls it, so the
-// same conversion is never judged by two policies.
+// policy of a pair"): every command that compares a target with its source (compare, verify,
+// pipeline, compare --feedback, batch through them, check through the report it re-judges) calls
+// it, so the same conversion is never judged by two policies.
 #pragma once
 
 #include <filesystem>

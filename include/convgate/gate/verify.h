@@ -34,7 +34,7 @@ Status CheckVerifyOptions(const VerifyOptions& options);
 
 struct VerifyReport {
   std::string source;
-  std::string target;           // the converted model that was verified
+  std::string target;  // the converted model that was verified
   // verify_result's conversion_path, one word as the reference gives it: "optimum-cli", "ovc",
   // "convert_model" for the OpenVINO paths; convgate's own conversions by their kind's name
   // ("fp16", "opset", "ort-optimized", "onnx", "external", "opencv"); "given" for --target.

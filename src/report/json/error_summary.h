@@ -14,7 +14,8 @@ namespace convgate::report::internal {
 
 // The summary as written: its parts in their compact integer encodings (one flat array each,
 // differences where values are sorted, so a summary costs a few bytes per stored number; docs/
-// guide.md, "Result files"). A complete frontier holds every pair: the ladders and cells are then left out.
+// guide.md, "Result files"). A complete frontier holds every pair: the ladders and cells are then
+// left out.
 struct StoredLadder {
   int64_t count = 0;
   double min = 0.0;
