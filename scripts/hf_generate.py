@@ -59,8 +59,9 @@ DEFAULT_PROMPT = "hello world, this is"
 DEFAULT_CAPTIONS = ["a photo of a cat", "a photo of a dog"]
 GENERATIVE = ("text-generation", "text2text-generation")
 TASKS = GENERATIVE + ("fill-mask", "feature-extraction", "text-classification",
-                      "image-classification", "zero-shot-image-classification",
-                      "automatic-speech-recognition")
+                      "token-classification", "question-answering", "image-classification",
+                      "zero-shot-image-classification", "automatic-speech-recognition",
+                      "audio-classification")
 SEQ2SEQ_TYPES = ("t5", "mt5", "bart", "mbart", "marian", "pegasus", "longt5")
 
 # (transformers class, optimum-intel class) per task; ASR splits by architecture.
@@ -71,6 +72,10 @@ CLASSES = {
     "feature-extraction": ("AutoModel", "OVModelForFeatureExtraction"),
     "text-classification": ("AutoModelForSequenceClassification",
                             "OVModelForSequenceClassification"),
+    "token-classification": ("AutoModelForTokenClassification", "OVModelForTokenClassification"),
+    "question-answering": ("AutoModelForQuestionAnswering", "OVModelForQuestionAnswering"),
+    "audio-classification": ("AutoModelForAudioClassification",
+                             "OVModelForAudioClassification"),
     "image-classification": ("AutoModelForImageClassification", "OVModelForImageClassification"),
     "zero-shot-image-classification": ("AutoModelForZeroShotImageClassification",
                                        "OVModelForZeroShotImageClassification"),

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""Runs a Hugging Face text-generation model for convgate's "hf" backend.
+"""Runs a Hugging Face model folder for convgate's "hf" backend.
 
     hf_runner.py describe MODEL_DIR
+    hf_runner.py inputs MODEL_DIR OUT.npz [--prompt TEXT] [--seed S] [--samples N]
     hf_runner.py serve MODEL_DIR [--new-tokens N]
     hf_runner.py run MODEL_DIR INPUTS.npz OUTPUTS.npz [--new-tokens N]
 
@@ -12,28 +13,45 @@ encoder-decoder models), run with optimum-intel on OpenVINO's CPU plugin at floa
 precision (the plugin would otherwise pick bf16 on CPUs that have it, which is a different
 computation than the one being verified).
 
-`describe` prints one JSON object: the task, the runtime and its versions, the model class and
-the vocabulary size, from which convgate declares the model's signature:
-    input  input_ids          int64[1, sequence]   the prompt's token ids
+The task comes from config.json by OpenVINO's verify-conversion rule (scripts/hf_tasks.py:
+pipeline_tag, then encoder-decoder types, then the architecture class). Generative tasks
+(text-generation, text2text-generation, Whisper-style speech recognition) declare
+    input  input_ids          int64[1, sequence]   the prompt's token ids (speech: input_features
+                                                    float32[1, mel bins, frames])
     output token_ids          int64[1, tokens]     prompt + N greedily generated tokens (an
                                                     encoder-decoder model: the prompt, then the
                                                     N tokens its decoder generated)
     output first_step_logits  float32[1, vocab]    raw logits of the first generated position
+    output text               string[1]            the N new tokens decoded by tokenizer.json,
+                                                    special tokens skipped (the gate's LM check)
+and every other task (fill-mask, text/token classification, question answering, feature
+extraction, image and audio classification, CTC speech recognition, CLIP) runs one forward pass:
+its inputs as the tokenizer or processor would give them (input_ids, attention_mask,
+token_type_ids; pixel_values; input_values), its main outputs (logits, last_hidden_state, ...)
+as float32.
+
+`describe` prints one JSON object: the task and why, the mode (generate or forward), the runtime
+and its versions, and the ports above.
+
+`inputs` writes inputs that exercise the model to OUT.npz (flat for one sample, sample_<i>/<name>
+for several) and prints {"task", "description"}: the prompt tokenized by the folder's
+tokenizer.json ("Hello" for generation, as the gate does; a test sentence for encoders), attention
+masks of ones, token types of zeros, pixel values and audio ~ N(0,1) at the config's sizes.
 
 `serve` is how convgate runs the model: one process per loaded model serving every sample, in the
 openvino backend's JSON-lines protocol (src/backends/openvino/openvino_runner.py's docstring;
 src/backends/runner/runner_protocol.h): it loads the model once and answers with its ports
     {"ok": true, "version": ..., "settings": ..., "inputs": [PORT...], "outputs": [PORT...]}
 then serves each request line {"op": "run", "inputs": IN.npz, "outputs": OUT.npz, "names": [...]}
-with {"ok": true} once OUT.npz holds both outputs, or {"ok": false, "code": C, "message": M}. A
+with {"ok": true} once OUT.npz holds the outputs, or {"ok": false, "code": C, "message": M}. A
 start-up failure is answered the same way, and the runner exits 3. stdout is kept for the
 responses (whatever a library prints goes to stderr), and the runner exits when its parent dies.
 
 `run` (one sample per process, for use by hand; convgate serves) generates exactly N new
-tokens (greedy, min_new_tokens = max_new_tokens = N, so an early
-end-of-sequence token cannot make the two sides' lengths differ) and writes both outputs to
-OUTPUTS.npz (written under a temporary name and renamed). Exit codes: 0 ok, 2 usage, 3 the model
-cannot be loaded or run (the message names the folder and the reason).
+tokens (greedy, min_new_tokens = max_new_tokens = N, so an early end-of-sequence token cannot make
+the two sides' lengths differ), or runs the forward pass, and writes the outputs to OUTPUTS.npz
+(written under a temporary name and renamed). Exit codes: 0 ok, 2 usage, 3 the model cannot be
+loaded or run (the message names the folder and the reason).
 """
 import argparse
 import json
@@ -43,6 +61,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hf_generate  # noqa: E402  the loader and the greedy generation, shared with the zoo tools
+import hf_tasks  # noqa: E402  the task, its ports and inputs that exercise it
 # The openvino backend's runner speaks the same protocol: its response writer and parent watch.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "src",
                                 "backends", "openvino"))
@@ -59,27 +78,14 @@ def read_config(model_dir):
     path = os.path.join(model_dir, "config.json")
     try:
         with open(path, encoding="utf-8") as f:
-            return json.load(f)
+            config = json.load(f)
     except FileNotFoundError:
         raise Failure(f"{model_dir}: no config.json (not a Hugging Face model folder)")
     except (OSError, ValueError) as e:
         raise Failure(f"{path}: cannot read: {e}")
-
-
-def task_of(config):
-    model_type = config.get("model_type", "")
-    # The seed's task resolution (OpenVINO verify-conversion gate): encoder-decoder model types
-    # generate with text2text-generation-with-past, every other generative type with
-    # text-generation-with-past.
-    if model_type in hf_generate.SEQ2SEQ_TYPES or config.get("is_encoder_decoder"):
-        return "text2text-generation-with-past"
-    architectures = config.get("architectures") or []
-    if any(a.endswith(("ForCausalLM", "LMHeadModel")) for a in architectures) or not architectures:
-        return "text-generation-with-past"
-    raise Failure(
-        f"model type '{model_type}' ({', '.join(architectures)}) is not a text-generation model: "
-        "the hf backend runs text-generation and text2text-generation models; export others with "
-        "--to optimum-onnx and verify the ONNX file")
+    if not isinstance(config, dict):
+        raise Failure(f"{path}: not a JSON object")
+    return config
 
 
 def versions(openvino):
@@ -93,40 +99,84 @@ def versions(openvino):
 def describe(model_dir):
     config = read_config(model_dir)
     openvino = hf_generate.is_openvino_folder(model_dir)
-    task = task_of(config)
-    vocab = config.get("vocab_size")
-    if not isinstance(vocab, int) or vocab <= 0:
-        raise Failure(f"{model_dir}/config.json: no positive vocab_size")
+    task, why = hf_tasks.resolve_task(config)
+    try:
+        mode = hf_tasks.mode_of(task, config)
+        inputs, outputs = hf_tasks.ports(task, config, model_dir)
+    except hf_tasks.TaskError as e:
+        raise Failure(f"{model_dir}: {e}")
     return {
         "task": task,
+        "task_source": why,
+        "mode": mode,
         "runtime": "openvino" if openvino else "pytorch",
         "model_type": config.get("model_type", ""),
         "architectures": config.get("architectures") or [],
-        "vocab_size": vocab,
+        "vocab_size": config.get("vocab_size") if mode == "generate" else None,
+        "inputs": inputs,
+        "outputs": outputs,
         "versions": versions(openvino),
     }
 
 
 def load(model_dir, info, config):
     """The model, loaded by hf_generate.py's loader (OpenVINO at float32 precision)."""
-    task = info["task"][:-len("-with-past")]
+    task = hf_tasks.base_task(info["task"])
     try:
         return hf_generate.load_model(model_dir, info["runtime"], task, config, "f32")
     except Exception as e:  # every loader error is the model's: say which folder and why
         raise Failure(f"{model_dir}: cannot load it: {type(e).__name__}: {e}")
 
 
-def generate(model, input_ids, new_tokens, config):
-    """hf_generate.py's greedy generation of exactly new_tokens tokens."""
+def decode(model_dir, ids):
+    """The generated ids as text (special tokens skipped), by the folder's tokenizer; "" when the
+    folder has none (the export folders carry the source's tokenizer)."""
+    tok = hf_tasks.tokenizer_of(model_dir)
+    if tok is None:
+        return ""
+    return tok.decode([int(i) for i in ids], skip_special_tokens=True)
+
+
+def generate(model_dir, model, inputs, new_tokens, config):
+    """hf_generate.py's greedy generation of exactly new_tokens tokens, and its text."""
     import numpy as np
     import torch
-    ids = torch.from_numpy(np.ascontiguousarray(input_ids, dtype=np.int64))
-    inputs = {"input_ids": ids, "attention_mask": torch.ones_like(ids)}
+    if "input_features" in inputs:  # speech: no text prompt
+        features = torch.from_numpy(np.ascontiguousarray(inputs["input_features"],
+                                                         dtype=np.float32))
+        model_inputs, prompt = {"input_features": features}, None
+    else:
+        prompt = torch.from_numpy(np.ascontiguousarray(inputs["input_ids"], dtype=np.int64))
+        model_inputs = {"input_ids": prompt, "attention_mask": torch.ones_like(prompt)}
     try:
-        tokens, logits = hf_generate.generate(model, inputs, ids, new_tokens, config)
+        tokens, logits = hf_generate.generate(model, model_inputs, prompt, new_tokens, config)
     except hf_generate.RunError as e:
         raise Failure(str(e))
-    return {"token_ids": tokens.numpy(), "first_step_logits": logits.numpy()}
+    tokens = tokens.numpy()
+    new_ids = tokens[0, -new_tokens:]
+    return {"token_ids": tokens, "first_step_logits": logits.numpy(),
+            "text": np.array([decode(model_dir, new_ids)])}
+
+
+def forward(model, inputs, info):
+    """One forward pass; the task's outputs as float32 arrays."""
+    import numpy as np
+    import torch
+    kwargs = {}
+    for p in info["inputs"]:
+        if p["name"] not in inputs:
+            raise Failure(f"the request has no input '{p['name']}' (holds {sorted(inputs)})")
+        array = np.ascontiguousarray(inputs[p["name"]])
+        kwargs[p["name"]] = torch.from_numpy(array)
+    with torch.no_grad():
+        out = model(**kwargs)
+    result = {}
+    for p in info["outputs"]:
+        value = out[p["name"]]
+        value = value.detach().float().numpy() if hasattr(value, "detach") else np.asarray(
+            value, dtype=np.float32)
+        result[p["name"]] = value
+    return result
 
 
 def write_npz(path, arrays):
@@ -137,58 +187,78 @@ def write_npz(path, arrays):
     os.replace(tmp, path)
 
 
-def read_input_ids(inputs_path, info):
-    """The prompt in INPUTS.npz, checked against the vocabulary."""
+def read_inputs(inputs_path, info):
+    """The request's inputs in INPUTS.npz, ids checked against the vocabulary."""
     import numpy as np
     try:
         with np.load(inputs_path) as npz:
-            if "input_ids" not in npz.files:
-                raise Failure(f"{inputs_path}: no input_ids (holds {npz.files})")
-            input_ids = npz["input_ids"]
+            arrays = {name: npz[name] for name in npz.files}
     except (OSError, ValueError) as e:
         raise Failure(f"{inputs_path}: cannot read: {e}")
-    if input_ids.ndim != 2 or input_ids.shape[0] != 1:
-        raise Failure(f"input_ids must be int64[1, sequence], got shape {list(input_ids.shape)}")
-    if input_ids.size and (input_ids.min() < 0 or input_ids.max() >= info["vocab_size"]):
-        raise Failure(f"input_ids hold ids outside the vocabulary [0, {info['vocab_size']}): "
-                      f"min {input_ids.min()}, max {input_ids.max()}")
-    return input_ids
+    for p in info["inputs"]:
+        if p["name"] not in arrays:
+            raise Failure(f"{inputs_path}: no {p['name']} (holds {sorted(arrays)})")
+    ids = arrays.get("input_ids")
+    vocab = info.get("vocab_size")
+    if info["mode"] == "generate" and ids is not None:
+        if ids.ndim != 2 or ids.shape[0] != 1:
+            raise Failure(f"input_ids must be int64[1, sequence], got shape {list(ids.shape)}")
+        if ids.size and vocab and (ids.min() < 0 or ids.max() >= vocab):
+            raise Failure(f"input_ids hold ids outside the vocabulary [0, {vocab}): "
+                          f"min {ids.min()}, max {ids.max()}")
+    return arrays
 
 
-def generate_checked(model_dir, model, class_name, input_ids, new_tokens, config):
+def run_one(model_dir, model, class_name, inputs, info, new_tokens, config):
     try:
-        return generate(model, input_ids, new_tokens, config)
+        if info["mode"] == "generate":
+            return generate(model_dir, model, inputs, new_tokens, config)
+        return forward(model, inputs, info)
     except Failure:
         raise
     except Exception as e:
-        raise Failure(f"{model_dir}: {class_name}.generate failed: {type(e).__name__}: {e}")
+        verb = "generate" if info["mode"] == "generate" else "forward"
+        raise Failure(f"{model_dir}: {class_name}.{verb} failed: {type(e).__name__}: {e}")
 
 
 def run(model_dir, inputs_path, outputs_path, new_tokens):
     info = describe(model_dir)
-    input_ids = read_input_ids(inputs_path, info)
+    inputs = read_inputs(inputs_path, info)
     start = time.monotonic()
     config = read_config(model_dir)
     model, class_name = load(model_dir, info, config)
-    outputs = generate_checked(model_dir, model, class_name, input_ids, new_tokens, config)
+    outputs = run_one(model_dir, model, class_name, inputs, info, new_tokens, config)
     write_npz(outputs_path, outputs)
     info.update({"model_class": class_name, "new_tokens": new_tokens,
-                 "prompt_tokens": int(input_ids.shape[1]),
                  "seconds": round(time.monotonic() - start, 3)})
     print(json.dumps(info), file=sys.stderr)
 
 
-def hello(info, vocab):
-    port = lambda name, dtype, shape: {"name": name, "type": dtype, "shape": shape}  # noqa: E731
+def make_inputs(model_dir, out_path, prompt, seed, samples):
+    """`inputs`: model-aware inputs for the folder's task, written to OUT.npz (flat for one
+    sample, sample_<i>/<name> for several); prints what they are."""
+    config = read_config(model_dir)
+    task, _ = hf_tasks.resolve_task(config)
+    try:
+        made, description = hf_tasks.make_inputs(model_dir, config, task, prompt, seed, samples)
+    except hf_tasks.TaskError as e:
+        raise Failure(str(e))
+    arrays = {}
+    for index, sample in enumerate(made):
+        for name, value in sample.items():
+            arrays[name if samples == 1 else f"sample_{index}/{name}"] = value
+    write_npz(out_path, arrays)
+    print(json.dumps({"task": task, "description": description}))
+
+
+def hello(info):
     return {"ok": True, "version": ", ".join(f"{k} {v}" for k, v in info["versions"].items()),
             "settings": info["task"] + " on " + info["runtime"],
-            "inputs": [port("input_ids", "int64", [1, -1])],
-            "outputs": [port("token_ids", "int64", [1, -1]),
-                        port("first_step_logits", "float32", [1, vocab])]}
+            "inputs": info["inputs"], "outputs": info["outputs"]}
 
 
 def serve(model_dir, new_tokens, responses):
-    """Loads the model once, then runs one generation per request line until stdin ends."""
+    """Loads the model once, then runs one sample per request line until stdin ends."""
     try:
         info = describe(model_dir)
         config = read_config(model_dir)
@@ -200,7 +270,7 @@ def serve(model_dir, new_tokens, responses):
         respond(responses, ok=False, code="FailedPrecondition",
                 message=f"{sys.executable} cannot import {e.name}: run ./scripts/setup.sh")
         return EXIT_FAILURE
-    respond(responses, **hello(info, info["vocab_size"]))
+    respond(responses, **hello(info))
     for line in sys.stdin:
         if not line.strip():
             continue
@@ -208,9 +278,8 @@ def serve(model_dir, new_tokens, responses):
             request = json.loads(line)
             if request.get("op") != "run":
                 raise Failure(f"unknown request {request.get('op')!r}")
-            input_ids = read_input_ids(request["inputs"], info)
-            outputs = generate_checked(model_dir, model, class_name, input_ids, new_tokens,
-                                       config)
+            inputs = read_inputs(request["inputs"], info)
+            outputs = run_one(model_dir, model, class_name, inputs, info, new_tokens, config)
             write_npz(request["outputs"], outputs)
             respond(responses, ok=True)
         except Failure as e:
@@ -235,6 +304,12 @@ def main(argv):
     r.add_argument("inputs")
     r.add_argument("outputs")
     r.add_argument("--new-tokens", type=int, default=8)
+    i = sub.add_parser("inputs")
+    i.add_argument("model_dir")
+    i.add_argument("outputs")
+    i.add_argument("--prompt")
+    i.add_argument("--seed", type=int, default=1)
+    i.add_argument("--samples", type=int, default=1)
     args = parser.parse_args(argv[1:])
     # An absolute path: from_pretrained takes a relative one that is no folder here for a hub id.
     args.model_dir = os.path.abspath(args.model_dir)
@@ -244,6 +319,12 @@ def main(argv):
             raise Failure(f"{args.model_dir}: not a folder")
         if args.command == "describe":
             print(json.dumps(describe(args.model_dir)))
+            return 0
+        if args.command == "inputs":
+            if args.samples < 1:
+                print("hf_runner.py: --samples must be at least 1", file=sys.stderr)
+                return EXIT_USAGE
+            make_inputs(args.model_dir, args.outputs, args.prompt, args.seed, args.samples)
             return 0
         if args.new_tokens < 1:
             print("hf_runner.py: --new-tokens must be at least 1", file=sys.stderr)

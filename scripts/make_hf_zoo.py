@@ -48,7 +48,9 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 EXIT_OK, EXIT_USAGE, EXIT_FAILED = 0, 2, 3
 
-MODELS = ["bert", "t5", "gpt2", "vit", "clip", "whisper", "wav2vec2", "llama"]
+# New models go at the end: each model's weights are seeded by its index.
+MODELS = ["bert", "t5", "gpt2", "vit", "clip", "whisper", "wav2vec2", "llama", "bert-cls",
+          "bert-ner"]
 
 # The corpus the tokenizers are trained on: fixed, so the vocabularies are too.
 CORPUS = [
@@ -319,6 +321,37 @@ def build_bert():
         "input": {"text": "the quick brown [MASK] jumps over the lazy dog"}}
 
 
+def _bert_config(tok, **extra):
+    from transformers import BertConfig
+    return BertConfig(vocab_size=len(tok), hidden_size=TINY["hidden"],
+                      num_hidden_layers=TINY["layers"], num_attention_heads=TINY["heads"],
+                      intermediate_size=TINY["intermediate"],
+                      max_position_embeddings=TINY["positions"], pad_token_id=tok.pad_token_id,
+                      **extra)
+
+
+def build_bert_cls():
+    # A text classifier whose config carries a pipeline_tag: the gate's task map reads it first.
+    from transformers import BertForSequenceClassification
+    tok = bert_tokenizer()
+    labels = {0: "negative", 1: "neutral", 2: "positive"}
+    config = _bert_config(tok, id2label=labels, label2id={v: k for k, v in labels.items()},
+                          pipeline_tag="text-classification")
+    return BertForSequenceClassification(config), tok, {
+        "task": "text-classification", "model_class": "AutoModelForSequenceClassification",
+        "input": {"text": "the quick brown fox jumps over the lazy dog"}}
+
+
+def build_bert_ner():
+    from transformers import BertForTokenClassification
+    tok = bert_tokenizer()
+    labels = {0: "O", 1: "B-PER", 2: "I-PER", 3: "B-LOC", 4: "I-LOC"}
+    config = _bert_config(tok, id2label=labels, label2id={v: k for k, v in labels.items()})
+    return BertForTokenClassification(config), tok, {
+        "task": "token-classification", "model_class": "AutoModelForTokenClassification",
+        "input": {"text": "the quick brown fox jumps over the lazy dog"}}
+
+
 def build_gpt2():
     from transformers import GenerationConfig, GPT2Config, GPT2LMHeadModel
     tok = gpt2_tokenizer()
@@ -448,7 +481,7 @@ def build_wav2vec2(folder):
 
 BUILDERS = {"bert": build_bert, "t5": build_t5, "gpt2": build_gpt2, "vit": build_vit,
             "clip": build_clip, "whisper": build_whisper, "wav2vec2": build_wav2vec2,
-            "llama": build_llama}
+            "llama": build_llama, "bert-cls": build_bert_cls, "bert-ner": build_bert_ner}
 
 
 def build_one(name, index, seed, zoo):

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the tiny offline Hugging Face model zoo once and reuses it afterwards:
-#   bert, t5, gpt2, vit, clip, whisper, wav2vec2, llama
+#   bert, t5, gpt2, vit, clip, whisper, wav2vec2, llama, bert-cls, bert-ner
 # (2 layers, hidden size 32, seeded random weights in safetensors, a tokenizer trained locally,
 # preprocessor and generation configs; scripts/make_hf_zoo.py says what each folder holds) into
 #   ${CONVGATE_FIXTURE_CACHE:-$HOME/.cache/convgate-fixtures}/hf-zoo-<key>/

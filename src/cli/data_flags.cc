@@ -8,8 +8,8 @@ namespace convgate::cli {
 namespace {
 
 // The flags that shape generated inputs, which --load-inputs makes meaningless.
-constexpr const char* kGenerationFlags[] = {"--seed",      "--samples", "--fill",
-                                            "--val-range", "--shape",   "--dim"};
+constexpr const char* kGenerationFlags[] = {"--seed",  "--samples", "--fill",  "--val-range",
+                                            "--shape", "--dim",     "--prompt"};
 
 // A --shape value is "NAME:DIMS"; in Polygraphy's list form, further such values follow the flag.
 bool IsShapeArgument(const std::string& arg) {
@@ -124,6 +124,15 @@ void AddDataFlags(FlagSet& flags, gate::DataOptions& options) {
                   "per sample; its token ids compare exactly, its first step's logits under the "
                   "policy",
                   {"16"}, 1, 4096, options.new_tokens),
+      Flag{.name = "--prompt",
+           .value_name = "TEXT",
+           .help = "Text a Hugging Face model's inputs are tokenized from, by the folder's "
+                   "tokenizer.json (hf backend; without --fill, --val-range, --shape or --dim, "
+                   "its inputs are made for its task: ids in the vocabulary, masks of ones, pixel "
+                   "values at the config's size)",
+           .default_text = "'Hello' for generation, a test sentence for encoders",
+           .examples = {"'The capital of France is'"},
+           .apply = StoreNonEmpty("text", options.prompt)},
       Flag{.name = "--ort-optimization",
            .value_name = "LEVEL",
            .help = "ONNX Runtime's graph optimization level for ort models: disabled, basic, "

@@ -26,6 +26,7 @@
 #include "gate/data_inputs.h"
 #include "gate/data_output_saver.h"
 #include "gate/data_save_paths.h"
+#include "gate/hf_inputs.h"
 #include "gate/per_node/run.h"
 #include "gate/per_node/subgraphs.h"
 #include "gate/side_positional.h"
@@ -445,6 +446,15 @@ std::optional<GateError> SetUpSamples(const CompareOptions& options, Side& sourc
   }
   if (provided && !options.data.load_inputs.has_value()) {
     if (auto e = CheckCarriedInputs(*provided, source.saved ? source : target, *runner)) return e;
+  }
+  if (!provided) {
+    Result<std::optional<inputs::Dataset>> made =
+        internal::HfModelInputs(*runner->record, options.data);
+    if (!made.ok()) {
+      const bool usage = made.status().code() == StatusCode::kInvalidArgument;
+      return GateError{usage ? Stage::kFlags : Stage::kInputs, made.status()};
+    }
+    provided = std::move(*made);
   }
   std::optional<GateError> error;
   dataset = internal::PrepareDataset(options.data, *runner->signature(), std::move(provided),

@@ -7,6 +7,7 @@
 #include "gate/data_inputs.h"
 #include "gate/data_output_saver.h"
 #include "gate/data_save_paths.h"
+#include "gate/hf_inputs.h"
 
 namespace convgate::gate {
 namespace {
@@ -101,8 +102,18 @@ RunReport RunModelGate(const RunOptions& options) {
   // --save-outputs keeps every sample's outputs until they are written.
   const internal::HeldOutputs held{
       .models = {{&model.signature(), options.data.save_outputs.has_value()}}};
+  std::optional<inputs::Dataset> given = CopyOf(options.inputs);
+  if (!given) {
+    Result<std::optional<inputs::Dataset>> made =
+        internal::HfModelInputs(report.model, options.data);
+    if (!made.ok()) {
+      const bool usage = made.status().code() == StatusCode::kInvalidArgument;
+      return Errored(std::move(report), usage ? Stage::kFlags : Stage::kInputs, made.status());
+    }
+    given = std::move(*made);
+  }
   std::optional<inputs::Dataset> dataset = internal::PrepareDataset(
-      options.data, model.signature(), CopyOf(options.inputs), held, report.inputs, error);
+      options.data, model.signature(), std::move(given), held, report.inputs, error);
   if (!dataset.has_value()) return Errored(std::move(report), error->stage, error->status);
 
   internal::OutputSaver saver(options.data.save_outputs);

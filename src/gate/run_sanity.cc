@@ -28,6 +28,19 @@ void CheckNonFinite(const std::string& name, const Tensor& tensor, bool inputs_f
   report(values.pos_inf + values.neg_inf, "Inf", [](double v) { return std::isinf(v); });
 }
 
+// A string output with elements, every one empty or whitespace: the text a model produced says
+// nothing (OpenVINO's verify-conversion gate fails a blank decode; the hf backend's 'text').
+void CheckBlank(const std::string& name, const Tensor& tensor, SanityCheck& check) {
+  if (tensor.dtype() != DType::kString || tensor.num_elements() == 0) return;
+  for (const std::string& text : tensor.strings()) {
+    if (text.find_first_not_of(" \t\n\r\f\v") != std::string::npos) return;
+  }
+  check.failures.push_back(
+      "blank: output " + Quote(name) + " holds " + std::to_string(tensor.num_elements()) +
+      (tensor.num_elements() == 1 ? " string, empty or whitespace"
+                                  : " strings, every one empty or whitespace"));
+}
+
 std::string DimName(const Dim& dim) {
   if (dim.is_fixed()) return std::to_string(dim.value);
   return dim.symbol.empty() ? "?" : dim.symbol;
@@ -115,6 +128,7 @@ SanityCheck CheckOutputSanity(int sample, const std::string& name, const Tensor&
                              tensor.shape().ToString() + " and no elements");
   }
   CheckNonFinite(name, tensor, inputs_finite, check);
+  CheckBlank(name, tensor, check);
   if (declared == nullptr) {
     check.failures.push_back("undeclared: the runtime returned output " + Quote(name) +
                              ", which the model does not declare");

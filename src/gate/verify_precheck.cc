@@ -3,6 +3,7 @@
 #include "convgate/core/join.h"
 #include "convgate/gate/internal/side.h"
 #include "gate/data_inputs.h"
+#include "gate/hf_inputs.h"
 #include "gate/side_positional.h"
 
 namespace convgate::gate::internal {
@@ -70,7 +71,14 @@ std::optional<GateError> PrecheckSource(const CompareOptions& options, SourceFac
   std::optional<GateError> error;
   // The target is not converted yet: the source's outputs are what is known to be held.
   const HeldOutputs held{.models = {{&facts.signature, false}}};
-  facts.dataset = PrepareDataset(data, facts.signature, std::nullopt, held, dataset_record, error);
+  Result<std::optional<inputs::Dataset>> made = HfModelInputs(record, data);
+  if (!made.ok()) {
+    const Stage stage =
+        made.status().code() == StatusCode::kInvalidArgument ? Stage::kFlags : Stage::kInputs;
+    return GateError{stage, made.status()};
+  }
+  facts.dataset =
+      PrepareDataset(data, facts.signature, std::move(*made), held, dataset_record, error);
   return error;
 }
 

@@ -53,6 +53,25 @@ TEST(Sanity, IntroducedNaNAndInfAreNamedWithTheirFirstIndex) {
   EXPECT_NE(unsure.failures[0].find("non-finite NaN"), std::string::npos) << Joined(unsure);
 }
 
+// A decoded generation that is empty or whitespace says nothing: the verify-conversion gate's LM
+// check fails it. One real character anywhere passes.
+TEST(Sanity, BlankTextFailsAndAnyCharacterPasses) {
+  SymbolBindings bindings;
+  TensorInfo declared = Declared("text", DType::kString, {Dim::Fixed(2)});
+  Result<Tensor> blank = Tensor::FromStrings(Shape::Of({2}), {"", " \n\t"});
+  ASSERT_TRUE(blank.ok());
+  SanityCheck check = CheckOutputSanity(0, "text", *blank, &declared, true, bindings);
+  EXPECT_FALSE(check.passed);
+  EXPECT_NE(Joined(check).find("blank: output 'text' holds 2 strings, every one empty or "
+                               "whitespace"),
+            std::string::npos)
+      << Joined(check);
+  Result<Tensor> some = Tensor::FromStrings(Shape::Of({2}), {"", " a"});
+  ASSERT_TRUE(some.ok());
+  check = CheckOutputSanity(0, "text", *some, &declared, true, bindings);
+  EXPECT_TRUE(check.passed) << Joined(check);
+}
+
 TEST(Sanity, EmptyOutputFails) {
   SymbolBindings bindings;
   TensorInfo declared = Declared("y", DType::kFloat32, {Dim::Symbolic("n")});

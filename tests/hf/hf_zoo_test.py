@@ -2,7 +2,7 @@
 """Checks the tiny offline Hugging Face zoo and the greedy-generation runner (issue 12).
 
 1. scripts/make_hf_zoo.sh builds the zoo (or finds it cached) and names its folder; manifest.json
-   lists the eight model types, each folder with config.json naming its architectures.
+   lists the ten models, each folder with config.json naming its architectures.
 2. Every model folder loads with transformers through the class the manifest names, and its
    tokenizer (text models) decodes the manifest's input text back (special tokens around it).
 3. scripts/hf_generate.py on gpt2 twice gives identical token ids and first-step logits, with
@@ -22,7 +22,8 @@ import subprocess
 import sys
 import tempfile
 
-MODEL_TYPES = {"bert", "t5", "gpt2", "vit", "clip", "whisper", "wav2vec2", "llama"}
+MODEL_TYPES = {"bert", "t5", "gpt2", "vit", "clip", "whisper", "wav2vec2", "llama", "bert-cls",
+               "bert-ner"}
 
 # Run by the venv's python: loads every model of the manifest, prints one JSON line per model.
 LOAD_CHECK = r"""

@@ -31,6 +31,9 @@ struct DataOptions {
   backends::GraphOptimization graph_optimization = backends::GraphOptimization::kExtended;
   // --new-tokens: how many tokens the hf backend generates per run.
   int new_tokens = 8;
+  // --prompt: the text a Hugging Face model's inputs are tokenized from (gate/hf_inputs.h); empty
+  // for the task's default ("Hello" for generation, as OpenVINO's verify-conversion gate does).
+  std::string prompt;
   // --max-tensor-bytes, --max-run-bytes, --run-timeout: the files read, the tensors a run may
   // hold and the time a model run may take (core/limits.h). The backends get them through
   // SideLoadOptions.

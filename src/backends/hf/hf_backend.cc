@@ -2,9 +2,12 @@
 
 #include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <stdexcept>
 
 #include "backends/exec/exec_protocol.h"
 #include "backends/runner/runner_model.h"
+#include "convgate/backends/hf_inputs.h"
 #include "convgate/core/python_env.h"
 #include "convgate/core/subprocess.h"
 
@@ -36,12 +39,28 @@ TensorInfo Declared(std::string name, DType dtype, std::vector<Dim> shape) {
   return info;
 }
 
-// What hf_runner.py describe says about the folder.
+// One port of hf_runner.py's description: {"name", "type", "shape": [1, "sequence", 171]}, a
+// string in the shape naming a symbolic dim.
+TensorInfo ParsePort(const nlohmann::json& port) {
+  const std::string type = port.at("type").get<std::string>();
+  const std::optional<DType> dtype = ParseDType(type);
+  if (!dtype) throw std::invalid_argument("port type '" + type + "' is no dtype");
+  std::vector<Dim> shape;
+  for (const nlohmann::json& dim : port.at("shape")) {
+    shape.push_back(dim.is_string() ? Dim::Symbolic(dim.get<std::string>())
+                                    : Dim::Fixed(dim.get<int64_t>()));
+  }
+  return Declared(port.at("name").get<std::string>(), *dtype, std::move(shape));
+}
+
+// What hf_runner.py describe says about the folder (scripts/hf_tasks.py decides it): the task,
+// whether it generates or runs one forward pass, and the ports it declares.
 struct Description {
   std::string task;
+  std::string mode;      // "generate" or "forward"
   std::string runtime;   // "pytorch" or "openvino"
   std::string versions;  // "transformers 4.57.6, torch 2.13.0+cpu"
-  int64_t vocab_size = 0;
+  Signature signature;
 };
 
 Result<Description> Describe(const fs::path& python, const fs::path& folder) {
@@ -57,33 +76,27 @@ Result<Description> Describe(const fs::path& python, const fs::path& folder) {
     const nlohmann::json json = nlohmann::json::parse(TailLines(run->stdout_tail, 1));
     Description description;
     description.task = json.at("task").get<std::string>();
+    description.mode = json.at("mode").get<std::string>();
     description.runtime = json.at("runtime").get<std::string>();
-    description.vocab_size = json.at("vocab_size").get<int64_t>();
     for (const auto& [package, version] : json.at("versions").items()) {
       description.versions +=
           (description.versions.empty() ? "" : ", ") + package + " " + version.get<std::string>();
     }
+    for (const nlohmann::json& port : json.at("inputs")) {
+      description.signature.inputs.push_back(ParsePort(port));
+    }
+    for (const nlohmann::json& port : json.at("outputs")) {
+      description.signature.outputs.push_back(ParsePort(port));
+    }
     return description;
-  } catch (const nlohmann::json::exception& error) {
+  } catch (const std::exception& error) {
     return Status::Internal("hf_runner.py describe " + folder.string() +
                             " printed no description: " + error.what());
   }
 }
 
-// input_ids in, the generated ids and the first step's logits out.
-Signature GenerationSignature(int64_t vocab_size) {
-  Signature signature;
-  signature.inputs.push_back(
-      Declared("input_ids", DType::kInt64, {Dim::Fixed(1), Dim::Symbolic("sequence")}));
-  signature.outputs.push_back(
-      Declared("token_ids", DType::kInt64, {Dim::Fixed(1), Dim::Symbolic("tokens")}));
-  signature.outputs.push_back(
-      Declared("first_step_logits", DType::kFloat32, {Dim::Fixed(1), Dim::Fixed(vocab_size)}));
-  return signature;
-}
-
 // The persistent runner's model (hf_runner.py serve: the model loaded once for every sample), with
-// the generation signature's dimension symbols and what ran for the report.
+// the signature hf_runner.py describe declared (named dimension symbols) and what ran.
 class HfModel : public Model {
  public:
   HfModel(std::unique_ptr<Model> runner, Signature signature, std::string settings)
@@ -137,18 +150,51 @@ class HfBackend : public Backend {
     spec.temp_prefix = "hf";
     CONVGATE_ASSIGN_OR_RETURN(std::unique_ptr<RunnerModel> runner,
                               RunnerModel::Load(model_path, std::move(spec), options));
-    const std::string settings =
-        description.task + " on " +
-        (description.runtime == "openvino" ? "OpenVINO CPU (f32)" : "PyTorch") + " (" +
-        description.versions + "), greedy, " + std::to_string(options.new_tokens) + " new tokens";
+    std::string settings = description.task + " on " +
+                           (description.runtime == "openvino" ? "OpenVINO CPU (f32)" : "PyTorch") +
+                           " (" + description.versions + "), ";
+    settings += description.mode == "generate"
+                    ? "greedy, " + std::to_string(options.new_tokens) + " new tokens"
+                    : "one forward pass";
     return std::unique_ptr<Model>(
-        new HfModel(std::move(runner), GenerationSignature(description.vocab_size), settings));
+        new HfModel(std::move(runner), std::move(description.signature), settings));
   }
 };
 
 }  // namespace
 
 std::unique_ptr<Backend> CreateHfBackend() { return std::make_unique<HfBackend>(); }
+
+Result<std::string> MakeHfInputs(const HfInputsRequest& request) {
+  CONVGATE_ASSIGN_OR_RETURN(const fs::path python, VenvPython());
+  std::vector<std::string> argv = {python.string(),
+                                   RunnerScript().string(),
+                                   "inputs",
+                                   request.folder.string(),
+                                   request.out.string(),
+                                   "--seed",
+                                   std::to_string(request.seed),
+                                   "--samples",
+                                   std::to_string(request.samples)};
+  if (!request.prompt.empty()) {
+    argv.push_back("--prompt");
+    argv.push_back(request.prompt);
+  }
+  SubprocessOptions options;
+  options.timeout_seconds = kDescribeSeconds;
+  Result<SubprocessResult> run = RunSubprocess(argv, options);
+  if (!run.ok()) return run.status().WithContext(request.folder.string());
+  if (!run->succeeded()) {
+    return CommandFailure(*run, "hf_runner.py inputs " + request.folder.string());
+  }
+  try {
+    const nlohmann::json json = nlohmann::json::parse(TailLines(run->stdout_tail, 1));
+    return json.at("description").get<std::string>();
+  } catch (const nlohmann::json::exception& error) {
+    return Status::Internal("hf_runner.py inputs " + request.folder.string() +
+                            " printed no description: " + error.what());
+  }
+}
 
 bool IsHfModelFolder(const std::filesystem::path& path) {
   std::error_code error;
