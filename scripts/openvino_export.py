@@ -12,7 +12,9 @@ optimum-onnx, transformers, torch: scripts/python-requirements.txt).
 
 native: the verify-conversion seed's Path B. An ONNX file or a TorchScript file (.pt, .pth, .ts)
 goes through openvino.convert_model and openvino.save_model (IR: OUT.xml with OUT.bin beside it;
-float weights stay float32 unless --fp16); a TensorFlow SavedModel folder goes through `ovc`.
+float weights stay float32 unless --fp16); a TensorFlow SavedModel folder goes through `ovc`; a
+Hugging Face model folder of a task that does not generate (classification, fill-mask, ...) is
+loaded by transformers and traced by convert_model on the inputs convgate's hf backend makes.
 A TorchScript model's IR inputs are named after forward()'s arguments (or --input-names) instead
 of TorchScript's debug names (`x.1`); with --input-shape (one per input, in order) and
 --input-dtype, convert_model gets them as `input` and an example input, so the IR is static.
@@ -22,9 +24,9 @@ optimum: Path A. A Hugging Face model folder (config.json + weights) goes throug
 same pid, so convgate's timeout and an OOM kill reach the exporter itself, and its stderr is
 optimum's own). convgate resolves the task (graph::ResolveHfTask, the one rule verify reports too).
 
-Fault injection for tests: CONVGATE_INJECT_EXPORT_OOM=FORMAT makes an optimum export with that
---weight-format print a MemoryError and kill itself with SIGKILL, as the OOM killer would;
-CONVGATE_INJECT_EXPORT_HANG=FORMAT makes it sleep instead (an hour, using no CPU), as an export
+Fault injection for tests: CONVGATE_INJECT_EXPORT_OOM=FORMAT[,FORMAT] makes an optimum export with
+that --weight-format print a MemoryError and kill itself with SIGKILL, as the OOM killer would;
+CONVGATE_INJECT_EXPORT_HANG=FORMAT[,FORMAT] makes it sleep instead (an hour, using no CPU), as an export
 deadlocked in a futex wait does, for convgate's hang detection to find.
 
 Before exec'ing (optimum) or after exporting (native), prints one JSON line on stdout (and into
@@ -145,9 +147,14 @@ def convert_native(args):
                 raise RuntimeError(f"ovc exited with code {done.returncode}")
         write_ir_atomically(args.out, run_ovc)
         return "ovc"
+    if os.path.isfile(os.path.join(source, "config.json")):
+        model = convert_transformers(ov, source)
+        write_ir_atomically(args.out,
+                            lambda tmp: ov.save_model(model, tmp, compress_to_fp16=args.fp16))
+        return "convert_model (transformers)"
     if os.path.isdir(source):
-        raise UsageError(f"{source} is a folder but not a TensorFlow SavedModel (no saved_model.pb)"
-                         "; a Hugging Face model folder converts with --to optimum-openvino")
+        raise UsageError(f"{source} is a folder but neither a TensorFlow SavedModel (no "
+                         "saved_model.pb) nor a Hugging Face model folder (no config.json)")
     if source.endswith(TORCHSCRIPT_SUFFIXES):
         model = convert_torchscript(ov, source, args)
         path = "convert_model (TorchScript)"
@@ -204,6 +211,46 @@ def convert_torchscript(ov, source, args):
     return model
 
 
+def convert_transformers(ov, source):
+    """The verify-conversion gate's Path B for a Hugging Face folder: transformers' PyTorch model
+    for the folder's task, traced by convert_model on the inputs the hf backend makes for it
+    (scripts/hf_tasks.py), the IR's inputs named as the model's forward() arguments and its
+    outputs as the model's output keys (logits, ...), so the hf backend's run of the folder and
+    the IR compare by name. Generative models are refused: an IR of one forward pass has no
+    generate loop to compare with the folder's greedy generation."""
+    import inspect
+    import torch
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import hf_generate
+    import hf_tasks
+    with open(os.path.join(source, "config.json"), encoding="utf-8") as f:
+        config = json.load(f)
+    task, _ = hf_tasks.resolve_task(config)
+    try:
+        mode = hf_tasks.mode_of(task, config)
+        made, _ = hf_tasks.make_inputs(source, config, task, None, 1, 1)
+    except hf_tasks.TaskError as e:
+        raise UsageError(f"{source}: {e}")
+    if mode == "generate":
+        raise UsageError(f"{source} is a {task} model: its IR from convert_model is one forward "
+                         "pass without the generate loop the hf backend compares; convert it with "
+                         "--to optimum-openvino")
+    model, _ = hf_generate.load_model(source, "pytorch", hf_tasks.base_task(task), config,
+                                      "default")
+    order = list(inspect.signature(model.forward).parameters)
+    names = sorted(made[0], key=lambda n: order.index(n) if n in order else len(order))
+    example = {name: torch.from_numpy(made[0][name]) for name in names}
+    with torch.no_grad():
+        converted = ov.convert_model(model, example_input=example)
+    if len(converted.inputs) != len(names):
+        raise RuntimeError(f"the IR has {len(converted.inputs)} input(s), the example "
+                           f"{len(names)} ({', '.join(names)}): cannot name them")
+    for port, name in zip(converted.inputs, names):
+        port.get_tensor().set_names({name})
+        port.get_node().set_friendly_name(name)
+    return converted
+
+
 def dtype_name(dtype):
     """numpy's dtype name -> OpenVINO's element type name."""
     types = {"float32": "f32", "float64": "f64", "float16": "f16", "bfloat16": "bf16",
@@ -215,7 +262,7 @@ def dtype_name(dtype):
 
 
 def inject_oom(weight_format):
-    if os.environ.get(INJECT_OOM_ENV) != weight_format:
+    if weight_format not in os.environ.get(INJECT_OOM_ENV, "").split(","):
         return
     print(f"MemoryError: out of memory exporting with --weight-format {weight_format} "
           f"(injected by {INJECT_OOM_ENV})", file=sys.stderr, flush=True)
@@ -223,7 +270,7 @@ def inject_oom(weight_format):
 
 
 def inject_hang(weight_format):
-    if os.environ.get(INJECT_HANG_ENV) != weight_format:
+    if weight_format not in os.environ.get(INJECT_HANG_ENV, "").split(","):
         return
     print(f"hanging in the export with --weight-format {weight_format} (injected by "
           f"{INJECT_HANG_ENV})", file=sys.stderr, flush=True)

@@ -21,11 +21,18 @@ class VerifyCommand : public Command {
         "verify",
         "Convert SOURCE (or take --target), run the end-to-end sanity gate on the target and "
         "compare it with the source. verify_passed is true only when all three pass");
-    app->add_option("SOURCE", options_.source, "The model to convert (.onnx, .pt)")->required();
+    app->add_option("SOURCE", options_.source,
+                    "The model to convert: a Hugging Face folder, .onnx, .pt, a SavedModel (or "
+                    "--context's model_id)");
     app->footer(ConversionParamsHelp() + "\n" + kVerifyExitCodes);
     flags_.Add(TextFlag("--target", "PATH",
                         "An already converted model to verify (instead of --to or --converter)",
                         {"converted.onnx"}, options_.target));
+    flags_.Add(TextFlag("--context", "FILE",
+                        "The orchestrator's pipeline_state.json: model_id is SOURCE when none is "
+                        "given, optimum_supported false skips Path A, and verify_result.json goes "
+                        "to the folder verify-conversion beside it unless --out says otherwise",
+                        {"agent-results/pipeline_state.json"}, context_));
     AddConversionFlags(flags_, options_.conversion, ConversionUse::kVerify);
     AddSideFlags(flags_,
                  {{"source", &options_.compare.source_backend, &options_.compare.source_exec},
@@ -43,6 +50,18 @@ class VerifyCommand : public Command {
   }
 
   ExitCode Execute(report::Invocation& invocation) override {
+    if (!context_.empty()) {
+      Result<gate::VerifyContext> context = gate::ReadVerifyContext(context_);
+      if (!context.ok()) return ReportError(gate::Stage::kFlags, context.status());
+      if (options_.source.empty()) options_.source = context->model_id;
+      options_.optimum_supported = context->optimum_supported;
+      if (output_.out_dir.empty()) output_.out_dir = context->out_dir.string();
+    }
+    if (options_.source.empty()) {
+      return ReportError(gate::Stage::kFlags,
+                         Status::InvalidArgument("verify needs SOURCE, or --context FILE whose "
+                                                 "model_id names the model"));
+    }
     for (std::string* side : {&options_.source, &options_.target}) {
       if (std::optional<ExitCode> failed = FetchHfSource(*side, invocation)) return *failed;
     }
@@ -54,6 +73,7 @@ class VerifyCommand : public Command {
 
  private:
   gate::VerifyOptions options_;
+  std::string context_;
   // As a batch manifest entry names it (batch/manifest.h Conversion), so history groups a
   // single verify with the batch entries of the same conversion.
   std::string Conversion() const {
@@ -67,7 +87,7 @@ class VerifyCommand : public Command {
       }
       return "converter:" + command;
     }
-    return "to:" + options_.conversion.kind;
+    return "to:" + (options_.conversion.kind.empty() ? "auto" : options_.conversion.kind);
   }
 
   OutputOptions output_;
@@ -79,10 +99,17 @@ class VerifyCommand : public Command {
 void WriteVerifyUsageResult(const std::vector<std::string>& args, const Status& status) {
   if (args.empty() || args.front() != "verify") return;
   std::string out_dir;
+  std::string context;
   for (size_t idx = 1; idx < args.size(); ++idx) {
     if (args[idx] == "--") break;  // what follows is positional
     if (args[idx] == "--out" && idx + 1 < args.size()) out_dir = args[idx + 1];
     if (args[idx].rfind("--out=", 0) == 0) out_dir = args[idx].substr(6);
+    if (args[idx] == "--context" && idx + 1 < args.size()) context = args[idx + 1];
+    if (args[idx].rfind("--context=", 0) == 0) context = args[idx].substr(10);
+  }
+  // A usage error of a verify with a context still leaves its result where the context says.
+  if (out_dir.empty() && !context.empty()) {
+    out_dir = (std::filesystem::path(context).parent_path() / "verify-conversion").string();
   }
   if (out_dir.empty()) return;
   Status written =

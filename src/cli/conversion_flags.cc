@@ -19,7 +19,12 @@ std::string KindsHelp(ConversionUse use) {
     if (kind.name == "external") continue;  // spelled --converter
     kinds += (kinds.empty() ? "" : " | ") + kind.spelling;
   }
-  if (use == ConversionUse::kVerify) kinds += " | opencv (the same ONNX model on OpenCV DNN)";
+  if (use == ConversionUse::kVerify) {
+    kinds +=
+        " | opencv (the same ONNX model on OpenCV DNN) | auto (the default without --target "
+        "or --converter: a Hugging Face folder goes optimum-openvino, .onnx/.pt/SavedModel "
+        "openvino, as OpenVINO's verify-conversion gate chooses)";
+  }
   return "Conversion: " + kinds;
 }
 
@@ -38,6 +43,14 @@ Status CheckRequest(ConversionUse use, convert::ConversionRequest& request) {
   if (request.kind.empty()) {
     if (use == ConversionUse::kVerify) return Status::OK();  // --target, checked by verify
     return Status::InvalidArgument("convert needs --to KIND (or --converter 'CMD {src} {out}')");
+  }
+  if (use == ConversionUse::kVerify && request.kind == "auto") {
+    if (!request.params.empty()) {
+      return Status::InvalidArgument(
+          "--to auto chooses the conversion, so no --param can be meant for it: name the kind "
+          "(--to openvino, --to optimum-openvino, ...)");
+    }
+    return Status::OK();
   }
   if (use == ConversionUse::kVerify && request.kind == "opencv") {
     if (!request.params.empty()) {

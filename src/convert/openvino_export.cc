@@ -162,14 +162,15 @@ Status CheckSource(const std::filesystem::path& source, Flavor flavor, const std
   if (!std::filesystem::exists(source, error)) return Status::OK();
   const bool folder = std::filesystem::is_directory(source, error);
   if (flavor == Flavor::kNative) {
-    if (!folder || std::filesystem::is_regular_file(source / "saved_model.pb", error)) {
+    if (!folder || std::filesystem::is_regular_file(source / "saved_model.pb", error) ||
+        std::filesystem::is_regular_file(source / "config.json", error)) {
       return Status::OK();
     }
     return Status::InvalidArgument(
         source.string() +
-        " is a folder but not a TensorFlow SavedModel (no saved_model.pb): --to " + kind +
-        " converts an ONNX or TorchScript file or a SavedModel; a Hugging Face model folder "
-        "converts with --to optimum-openvino");
+        " is a folder but neither a TensorFlow SavedModel (no saved_model.pb) nor a Hugging Face "
+        "model folder (no config.json): --to " +
+        kind + " converts an ONNX or TorchScript file, a SavedModel or a Hugging Face folder");
   }
   if (folder && std::filesystem::is_regular_file(source / "config.json", error)) {
     return Status::OK();
@@ -415,6 +416,9 @@ std::string ToolName(Flavor flavor, const std::filesystem::path& source) {
   std::error_code error;
   switch (flavor) {
     case Flavor::kNative:
+      if (std::filesystem::is_regular_file(source / "config.json", error)) {
+        return "openvino.convert_model of the transformers model (openvino_export.py)";
+      }
       return std::filesystem::is_directory(source, error)
                  ? "ovc (openvino_export.py)"
                  : "openvino.convert_model (openvino_export.py)";
@@ -442,10 +446,14 @@ Result<Converter> MakeOpenvinoConverter(const ConversionRequest& request) {
   // What reads the source: ovc reads a SavedModel with TensorFlow (a venv without it fails here,
   // saying to run setup.sh), convert_model an ONNX or TorchScript file with torch beside it.
   std::error_code folder_error;
-  const bool saved_model =
-      plan.flavor == Flavor::kNative && std::filesystem::is_directory(request.source, folder_error);
+  const bool hf_folder =
+      std::filesystem::is_regular_file(request.source / "config.json", folder_error);
+  const bool saved_model = plan.flavor == Flavor::kNative && !hf_folder &&
+                           std::filesystem::is_directory(request.source, folder_error);
   const std::vector<std::string> packages =
       saved_model ? std::vector<std::string>{"openvino", "tensorflow-cpu"}
+      : plan.flavor == Flavor::kNative && hf_folder
+          ? std::vector<std::string>{"openvino", "torch", "transformers"}
       : plan.flavor == Flavor::kNative
           ? std::vector<std::string>{"openvino", "torch"}
           : std::vector<std::string>{"optimum",      "optimum-intel", "optimum-onnx",

@@ -5,6 +5,7 @@
 #include "convgate/gate/verify.h"
 #include "convgate/graph/onnx_model.h"
 #include "gate/data_save_paths.h"
+#include "gate/verify_path.h"
 #include "gate/verify_precheck.h"
 
 namespace convgate::gate {
@@ -127,6 +128,41 @@ std::optional<GateError> Convert(const VerifyOptions& options, const internal::S
   return std::nullopt;
 }
 
+bool ChoosesPath(const VerifyOptions& options) {
+  return options.conversion.kind == "auto" ||
+         (options.conversion.kind.empty() && options.conversion.converter_argv.empty() &&
+          options.target.empty());
+}
+
+// The conversion chosen from the source (verify_path.h): each path in turn until one converts;
+// every attempt and why is recorded. A usage error stops at once: it is no path's failure.
+// `chosen` becomes the request that converted (or the last one tried).
+std::optional<GateError> ConvertByPath(const VerifyOptions& options,
+                                       const internal::SourceFacts& facts, VerifyReport& report,
+                                       convert::ConversionRequest& chosen) {
+  std::optional<GateError> failed;
+  for (const internal::PathStep& step :
+       internal::ChooseVerifyPaths(options.source, options.optimum_supported)) {
+    VerifyOptions attempt = options;
+    attempt.conversion.kind = step.kind;
+    chosen = attempt.conversion;
+    VerifyReport tried;
+    failed = Convert(attempt, facts, tried);
+    report.conversion = tried.conversion;
+    report.conversion_path = tried.conversion_path;
+    report.conversion_detail = tried.conversion_detail;
+    report.target = tried.target;
+    std::string line = step.kind + " (" + step.why + "): ";
+    if (!failed) {
+      report.path_attempts.push_back(line + "converted");
+      return std::nullopt;
+    }
+    report.path_attempts.push_back(line + "failed: " + failed->status.message());
+    if (failed->stage == Stage::kFlags) break;
+  }
+  return failed;
+}
+
 // The task from whichever side declares an ONNX graph (a TorchScript source declares too little).
 std::optional<graph::DetectedTask> DetectFrom(const std::string& source,
                                               const std::string& target) {
@@ -163,9 +199,10 @@ RunOptions E2eOptions(const CompareOptions& compare, std::optional<inputs::Datas
 Status CheckVerifyOptions(const VerifyOptions& options) {
   const bool converts =
       !options.conversion.kind.empty() || !options.conversion.converter_argv.empty();
-  if (converts == options.target.empty()) return Status::OK();
+  if (!converts || options.target.empty()) return Status::OK();
   return Status::InvalidArgument(
-      "verify needs exactly one of --to KIND, --target PATH or --converter 'CMD {src} {out}'");
+      "verify takes one of --to KIND, --target PATH or --converter 'CMD {src} {out}' (none: "
+      "the conversion is chosen from SOURCE), not two");
 }
 
 VerifyReport VerifyGate(const VerifyOptions& options) {
@@ -183,6 +220,7 @@ VerifyReport VerifyGate(const VerifyOptions& options) {
   }
   CompareOptions compare = options.compare;
   compare.source = options.source;
+  convert::ConversionRequest chosen = options.conversion;  // the kind verify chose, when it did
   // Everything the flags can get wrong is found before a conversion that may take minutes.
   internal::SourceFacts facts;
   if (auto e = internal::PrecheckSource(compare, facts)) {
@@ -199,14 +237,19 @@ VerifyReport VerifyGate(const VerifyOptions& options) {
     report.target = options.target;
     report.conversion_path = "given";
     report.conversion_detail = "given: " + options.target;
+  } else if (ChoosesPath(options)) {
+    if (auto e = ConvertByPath(options, facts, report, chosen)) {
+      report.task = DetectFrom(options.source, "");
+      return Errored(std::move(report), e->stage, e->status);
+    }
   } else if (auto e = Convert(options, facts, report)) {
     report.task = DetectFrom(options.source, "");
     return Errored(std::move(report), e->stage, e->status);
   }
   report.conversion_passed = true;
   compare.target = report.target;
-  const PairFacts pair{&options.conversion, report.conversion ? &*report.conversion : nullptr,
-                       options.source, report.target};
+  const PairFacts pair{&chosen, report.conversion ? &*report.conversion : nullptr, options.source,
+                       report.target};
   ApplyPairPolicy(pair, compare.policy);
   // The floors are cached where the conversions are, and --no-cache skips both.
   compare.calibration.cache_dir = options.conversion.cache_dir;

@@ -209,13 +209,13 @@ TEST_F(FlagsCliTest, VerifyRefusesBadFlagsBeforeConverting) {
   }
 }
 
-// Refused by the command line itself (an unknown flag, no way to a target, an unknown kind), before
-// verify ran at all: verify_result.json says so all the same.
+// Refused by the command line itself (an unknown flag, a --param for a conversion verify is to
+// choose, an unknown kind), before verify ran at all: verify_result.json says so all the same.
 TEST_F(FlagsCliTest, VerifyUsageErrorsOfTheCommandLineWriteVerifyResult) {
   const std::string out = Path("out");
   for (const std::vector<std::string>& bad :
        std::vector<std::vector<std::string>>{{"--to", "opset:17", "--no-such-flag"},
-                                             {},
+                                             {"--to", "auto", "--param", "opset=17"},
                                              {"--to", "no-such-kind"},
                                              {"--to", "fp16", "--param", "no_such_param=1"}}) {
     fs::remove_all(out);
@@ -225,6 +225,41 @@ TEST_F(FlagsCliTest, VerifyUsageErrorsOfTheCommandLineWriteVerifyResult) {
     EXPECT_EQ(r.exit_code, 2) << Describe(r);
     ExpectUsageErrorResult(r, out);
   }
+}
+
+// --context names the orchestrator's pipeline_state.json: its model_id is the source, and
+// verify_result.json goes to verify-conversion/ beside it, for a pass, for a model that is not
+// there (exit 3), and for a usage error found by the command line (exit 2).
+TEST_F(FlagsCliTest, VerifyWithAContextFileWritesItsResultBesideIt) {
+  const fs::path results = dir_ / "agent-results";
+  fs::create_directories(results);
+  const fs::path state = results / "pipeline_state.json";
+  const fs::path verify_result = results / "verify-conversion" / "verify_result.json";
+  auto read_result = [&] {
+    std::ifstream in(verify_result);
+    return json::parse(in, nullptr, false);
+  };
+  std::ofstream(state) << json{{"model_id", kModel}, {"optimum_supported", false}}.dump();
+  ProcessResult r = Convgate({"verify", "--context", state.string(), "--to", "fp16"});
+  EXPECT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_EQ(read_result()["verify_passed"], true) << Describe(r);
+
+  fs::remove_all(results / "verify-conversion");
+  std::ofstream(state) << json{{"model_id", "models/missing.onnx"}}.dump();
+  r = Convgate({"verify", "--context", state.string(), "--to", "fp16"});
+  EXPECT_EQ(r.exit_code, 3) << Describe(r);
+  EXPECT_NE(r.err.find("missing.onnx"), std::string::npos) << Describe(r);
+  EXPECT_EQ(read_result()["verify_passed"], false) << Describe(r);
+
+  fs::remove_all(results / "verify-conversion");
+  r = Convgate({"verify", "--context", state.string(), "--to", "no-such-kind"});
+  EXPECT_EQ(r.exit_code, 2) << Describe(r);
+  EXPECT_FALSE(read_result()["error"].is_null()) << Describe(r);
+
+  std::ofstream(state) << "{\"model_id\": 3}";
+  r = Convgate({"verify", "--context", state.string(), "--to", "fp16"});
+  EXPECT_EQ(r.exit_code, 2) << Describe(r);
+  EXPECT_NE(r.err.find("model_id must be a non-empty string"), std::string::npos) << Describe(r);
 }
 
 }  // namespace

@@ -1,7 +1,10 @@
-// The hf backend on the real binary: Hugging Face folders of the tiny offline zoo
-// (scripts/make_hf_zoo.sh) run by scripts/hf_runner.py in the project's venv, generating tokens
-// greedily; a model and itself compare exactly, and what the backend cannot run is exit 3 saying
-// why. Label slow: every run starts Python and loads transformers (~5 s).
+// The hf backend and verify's Path A and B on the real binary: Hugging Face folders of the tiny
+// offline zoo (scripts/make_hf_zoo.sh) run by scripts/hf_runner.py in the project's venv,
+// generating tokens greedily or running one forward pass on inputs made for their task; a model
+// and itself compare exactly, an export of perturbed weights fails, and what the backend cannot
+// run is exit 3 saying why. Label slow: every run starts Python and loads transformers (~5 s).
+#include <stdlib.h>
+
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -59,11 +62,47 @@ TEST_F(HfCliTest, AModelAgainstItselfGeneratesTheSameTokens) {
   }
 }
 
-TEST_F(HfCliTest, ModelsThatDoNotGenerateAreExitThreeSayingWhatToDo) {
-  ProcessResult r = Convgate({"run", Zoo("bert"), "--out", Out()});
-  EXPECT_EQ(r.exit_code, 3) << Describe(r);
-  EXPECT_NE(r.err.find("is not a text-generation model"), std::string::npos) << Describe(r);
-  EXPECT_NE(r.err.find("--to optimum-onnx"), std::string::npos) << Describe(r);
+// Models that do not generate run one forward pass, on inputs made for their task: the text
+// tokenized by the folder's tokenizer (ids inside the vocabulary, a mask of ones, token types of
+// zeros), pixel values at the config's channels and size, a second of audio.
+TEST_F(HfCliTest, ForwardTasksRunOnInputsMadeForTheirTask) {
+  struct Case {
+    std::string model, output, origin, shape;
+  };
+  for (const Case& c :
+       {Case{"bert", "logits", "tokenized by tokenizer.json", "float32[1, "},
+        Case{"bert-ner", "logits", "token_type_ids zeros", "float32[1, "},
+        Case{"vit", "logits", "pixel_values ~ N(0,1) [1, 3, 32, 32]", "float32[1, 3]"},
+        Case{"wav2vec2", "logits", "input_values ~ N(0,1) [1, 16000]", "float32[1, "}}) {
+    fs::remove_all(Out());
+    ProcessResult r = Convgate({"run", Zoo(c.model), "--out", Out()});
+    ASSERT_EQ(r.exit_code, 0) << c.model << ": " << Describe(r);
+    const json report = Report();
+    const std::string origin = report["inputs"]["origin"];
+    EXPECT_NE(origin.find(c.origin), std::string::npos) << c.model << ": " << origin;
+    const std::string settings = report["model"]["backend_settings"];
+    EXPECT_NE(settings.find("one forward pass"), std::string::npos) << settings;
+    EXPECT_NE(r.out.find(c.output), std::string::npos) << Describe(r);
+    EXPECT_NE(r.out.find(c.shape), std::string::npos) << c.model << ": " << Describe(r);
+  }
+}
+
+// A text-generation model's prompt is the text --prompt gives (default "Hello"), tokenized by the
+// folder's tokenizer, and its generated tokens come back decoded as 'text', which the sanity gate
+// checks is not blank. --prompt with flags that generate inputs their own way is a usage error.
+TEST_F(HfCliTest, GenerationTokenizesThePromptAndDecodesTheTokens) {
+  ProcessResult r =
+      Convgate({"run", Zoo("gpt2"), "--prompt", "the quick brown fox", "--out", Out()});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  const json report = Report();
+  const std::string origin = report["inputs"]["origin"];
+  EXPECT_NE(origin.find("prompt 'the quick brown fox' tokenized"), std::string::npos) << origin;
+  EXPECT_NE(r.out.find("text"), std::string::npos) << Describe(r);
+  EXPECT_NE(r.out.find("string[1]"), std::string::npos) << Describe(r);
+
+  r = Convgate({"run", Zoo("gpt2"), "--prompt", "hi", "--val-range", "input_ids:[0,9]"});
+  EXPECT_EQ(r.exit_code, 2) << Describe(r);
+  EXPECT_NE(r.err.find("--prompt has no effect with"), std::string::npos) << Describe(r);
 }
 
 TEST_F(HfCliTest, BrokenFoldersAreExitThreeNamingTheFolder) {
@@ -96,11 +135,16 @@ TEST_F(HfCliTest, IdsOutsideTheVocabularyAreRefused) {
 // The verify-conversion gate's Path A on the zoo's generative models: optimum-intel's export
 // (fp16 weights; t5 stateless) generates the same tokens as the PyTorch source, its first step's
 // logits within the float16-weight defaults, and verify_result.json names the resolved task.
+// gpt2 is given no --to: verify chooses Path A for a Hugging Face folder and prompts "Hello".
 TEST_F(HfCliTest, PathAVerifiesEveryGenerativeModelOfTheZoo) {
   for (const std::string model : {"gpt2", "t5", "llama"}) {
     fs::remove_all(Out());
-    ProcessResult r = Convgate({"verify", Zoo(model), "--to", "optimum-openvino", "--dim",
-                                "sequence=5", "--val-range", "input_ids:[0,99]", "--out", Out()});
+    std::vector<std::string> args = {"verify", Zoo(model), "--out", Out()};
+    if (model != "gpt2") {
+      args.insert(args.end(), {"--to", "optimum-openvino", "--dim", "sequence=5", "--val-range",
+                               "input_ids:[0,99]"});
+    }
+    ProcessResult r = Convgate(args);
     EXPECT_EQ(r.exit_code, 0) << model << ": " << Describe(r);
     std::ifstream in(dir_ / "out" / "verify_result.json");
     const json result = json::parse(in, nullptr, false);
@@ -111,6 +155,86 @@ TEST_F(HfCliTest, PathAVerifiesEveryGenerativeModelOfTheZoo) {
     EXPECT_NE(result["e2e_detail"].get<std::string>().find("on OpenVINO CPU (f32)"),
               std::string::npos)
         << result["e2e_detail"];
+    EXPECT_EQ(result["conversion_path"], "optimum-cli") << model;
+    if (model == "gpt2") {
+      const json report = Report();
+      ASSERT_EQ(report["path_attempts"].size(), 1u) << report["path_attempts"];
+      EXPECT_EQ(report["path_attempts"][0].get<std::string>().rfind("optimum-openvino (a Hugging "
+                                                                    "Face model folder",
+                                                                    0),
+                0u)
+          << report["path_attempts"];
+      EXPECT_NE(report["inputs"]["origin"].get<std::string>().find("prompt 'Hello' tokenized"),
+                std::string::npos)
+          << report["inputs"];
+    }
+  }
+}
+
+// Path A for the tasks that do not generate (and Whisper's speech recognition, which does): each
+// zoo model verified with no --to, its export compared with the PyTorch source on inputs made for
+// its task; verify_result.json names the task the config implies (bert-cls by its pipeline_tag).
+TEST_F(HfCliTest, PathAVerifiesEveryTaskOfTheZooWithNoConversionNamed) {
+  const std::pair<std::string, std::string> cases[] = {{"bert-cls", "text-classification"},
+                                                       {"bert-ner", "token-classification"},
+                                                       {"vit", "image-classification"},
+                                                       {"wav2vec2", "automatic-speech-recognition"},
+                                                       {"whisper", "automatic-speech-recognition"}};
+  for (const auto& [model, task] : cases) {
+    fs::remove_all(Out());
+    ProcessResult r = Convgate({"verify", Zoo(model), "--out", Out()});
+    EXPECT_EQ(r.exit_code, 0) << model << ": " << Describe(r);
+    std::ifstream in(dir_ / "out" / "verify_result.json");
+    const json result = json::parse(in, nullptr, false);
+    ASSERT_TRUE(result.is_object()) << Describe(r);
+    EXPECT_EQ(result["task"], task) << model;
+    EXPECT_EQ(result["conversion_path"], "optimum-cli") << model;
+    EXPECT_EQ(result["verify_passed"], true) << model << ": " << result.dump();
+  }
+}
+
+// Path A failing (the fp16 export and its int4 fallback both killed as the OOM killer would kill
+// them) falls back to Path B for a model that does not generate: convert_model of the
+// transformers model, compared by name with the folder on PyTorch. Both attempts are recorded.
+TEST_F(HfCliTest, PathAFailingFallsBackToPathB) {
+  ::setenv("CONVGATE_INJECT_EXPORT_OOM", "fp16,int4", 1);
+  ProcessResult r = Convgate({"verify", Zoo("bert-cls"), "--no-cache", "--out", Out()});
+  ::unsetenv("CONVGATE_INJECT_EXPORT_OOM");
+  EXPECT_EQ(r.exit_code, 0) << Describe(r);
+  std::ifstream in(dir_ / "out" / "verify_result.json");
+  const json result = json::parse(in, nullptr, false);
+  ASSERT_TRUE(result.is_object()) << Describe(r);
+  EXPECT_EQ(result["conversion_path"], "convert_model") << result.dump();
+  const json attempts = Report()["path_attempts"];
+  ASSERT_EQ(attempts.size(), 2u) << attempts;
+  EXPECT_NE(attempts[0].get<std::string>().find("optimum-openvino"), std::string::npos);
+  EXPECT_NE(attempts[0].get<std::string>().find("failed"), std::string::npos) << attempts;
+  EXPECT_NE(attempts[1].get<std::string>().find("converted"), std::string::npos) << attempts;
+  EXPECT_NE(r.out.find("tried: optimum-openvino"), std::string::npos) << Describe(r);
+}
+
+// A wrong conversion fails the gate on each path: the export of a copy of the model with
+// perturbed weights (tests/hf/perturb_hf_model.py), given as the target, is exit 1 naming the
+// output that differs, for a classifier (logits) and a generator (tokens and logits).
+TEST_F(HfCliTest, PathAFailsAPerturbedConversion) {
+  const fs::path python = testing::ProjectVenvPython();
+  ASSERT_TRUE(fs::exists(python)) << python << " (run scripts/setup.sh)";
+  for (const std::string model : {"bert-cls", "gpt2"}) {
+    const fs::path perturbed = dir_ / (model + "-perturbed");
+    ProcessResult r = testing::RunProcess(
+        {python.string(), std::string(CONVGATE_SOURCE_DIR) + "/tests/hf/perturb_hf_model.py",
+         Zoo(model), perturbed.string()});
+    ASSERT_EQ(r.exit_code, 0) << Describe(r);
+    const fs::path exported = dir_ / (model + "-perturbed-ov");
+    r = Convgate(
+        {"convert", perturbed.string(), "--to", "optimum-openvino", "-o", exported.string()});
+    ASSERT_EQ(r.exit_code, 0) << Describe(r);
+    fs::remove_all(Out());
+    r = Convgate({"verify", Zoo(model), "--target", exported.string(), "--out", Out()});
+    EXPECT_EQ(r.exit_code, 1) << model << ": " << Describe(r);
+    EXPECT_NE(r.out.find(model == "gpt2" ? "first_step_logits" : "logits"), std::string::npos)
+        << Describe(r);
+    EXPECT_NE(r.out.find("FAIL"), std::string::npos) << Describe(r);
   }
 }
 

@@ -27,9 +27,26 @@ struct VerifyOptions {
   // Backends, inputs, policy and agreement checks of the comparison; source and target are set
   // by VerifyGate.
   CompareOptions compare;
+  // With no way to the target given (or conversion.kind "auto"), the conversion is chosen from
+  // the source as OpenVINO's verify-conversion gate does (docs/openvino.md, Step 1);
+  // optimum_supported false (from a --context file) leaves Path A out.
+  std::optional<bool> optimum_supported;
 };
 
-// What can be checked without touching a file: exactly one way to the target. InvalidArgument.
+// A --context file (the orchestrator's pipeline_state.json): which model, whether optimum
+// supports it, and where verify_result.json goes: the folder `verify-conversion` beside it
+// (agent-results/<agent>/verify_result.json).
+struct VerifyContext {
+  std::filesystem::path path;
+  std::string model_id;  // as written; resolved against the file's folder when that exists
+  std::optional<bool> optimum_supported;
+  std::filesystem::path out_dir;
+};
+// InvalidArgument naming the file for unreadable JSON or fields of the wrong type; NotFound for a
+// missing file.
+Result<VerifyContext> ReadVerifyContext(const std::filesystem::path& path);
+
+// What can be checked without touching a file: at most one way to the target. InvalidArgument.
 Status CheckVerifyOptions(const VerifyOptions& options);
 
 struct VerifyReport {
@@ -44,6 +61,9 @@ struct VerifyReport {
   // a cache hit, a fallback taken: "optimum-openvino: optimum-cli export openvino
   // (openvino_export.py) optimum 2.1.0, ...; fallback: weight_format int4, because ...".
   std::string conversion_detail;
+  // The conversions tried when verify chose the path, in order, each with why and how it ended:
+  // "optimum-openvino (a Hugging Face model folder (config.json): Path A, optimum-cli): converted".
+  std::vector<std::string> path_attempts;
   std::optional<convert::ConversionRecord> conversion;  // absent when the target was given
   bool conversion_passed = false;
   std::optional<RunReport> e2e;             // the sanity gate on the target (absent if not reached)

@@ -190,6 +190,7 @@ void VerifyFields(Io& io, Report& report, Inv& invocation) {
   io.Text("target", report.target);
   io.Text("conversion_path", report.conversion_path);
   io.Text("conversion_detail", report.conversion_detail, OrElse(std::string()));
+  io.Texts("path_attempts", report.path_attempts, OrElse(std::vector<std::string>()));
   io.DescribedOrNull("conversion", report.conversion, ConversionJson, internal::ConversionFromJson);
   io.OptionalObject("task", report.task, [](auto& part, auto& task) {
     part.Text("task", task.task);

@@ -404,6 +404,14 @@ std::string ConsoleText(const gate::VerifyReport& report, bool color) {
   out += "  conversion  " +
          (report.conversion_detail.empty() ? report.conversion_path : report.conversion_detail) +
          "\n";
+  // A chosen path that took more than one attempt says what each did.
+  if (report.path_attempts.size() > 1) {
+    for (const std::string& attempt : report.path_attempts) {
+      out += "              tried: " + attempt + "\n";
+    }
+  } else if (report.path_attempts.size() == 1) {
+    out += "              chosen: " + report.path_attempts.front() + "\n";
+  }
   if (report.conversion) {
     const convert::ConversionRecord& record = *report.conversion;
     // A refused or failed conversion converted nothing: its error says why, below.
