@@ -56,8 +56,8 @@ std::optional<int64_t> NonFinite(const json& values) {
 store::OutputRecord OutputOf(const json& result) {
   store::OutputRecord output;
   output.sample = static_cast<int64_t>(Number(result, {"sample"}).value_or(0));
-  output.output = result.value("output", "");
-  output.verdict = result.value("verdict", "");
+  output.output = Text(result, "output");
+  output.verdict = Text(result, "verdict");
   // A run's result has the model's values; a comparison's, the target's and the split.
   if (result.contains("values")) output.non_finite = NonFinite(result["values"]);
   const json stats = result.value("stats", json::object());

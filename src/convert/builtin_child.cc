@@ -6,6 +6,7 @@
 #include "convert/converter.h"
 #include "convert/retry.h"
 #include "convgate/core/file_util.h"
+#include "convgate/core/json_field.h"
 
 namespace convgate::convert {
 namespace {
@@ -49,12 +50,15 @@ AttemptResult ReadChildReport(const std::filesystem::path& result_path) {
     attempt.problem = "the conversion process exited without reporting a result";
     return attempt;
   }
-  if (result.value("ok", false)) {
-    attempt.notes = result.value("notes", std::vector<std::string>());
+  if (JsonBoolOr(result, "ok", false)) {
+    const nlohmann::json notes = result.contains("notes") ? result["notes"] : nlohmann::json();
+    for (const nlohmann::json& note : notes.is_array() ? notes : nlohmann::json::array()) {
+      if (note.is_string()) attempt.notes.push_back(note.get<std::string>());
+    }
     return attempt;
   }
-  attempt.error = ErrorForCode(static_cast<StatusCode>(result.value("code", 0)));
-  attempt.problem = result.value("message", std::string("unknown error"));
+  attempt.error = ErrorForCode(static_cast<StatusCode>(JsonIntOr(result, "code", 0)));
+  attempt.problem = JsonTextOr(result, "message", "unknown error");
   return attempt;
 }
 

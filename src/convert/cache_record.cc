@@ -10,6 +10,7 @@
 
 #include "convert/cache_internal.h"
 #include "convgate/core/file_util.h"
+#include "convgate/core/json_field.h"
 
 namespace convgate::convert {
 namespace {
@@ -53,7 +54,7 @@ Result<CachedConversion> ReadRecord(const std::filesystem::path& entry_dir) {
   const std::filesystem::path path = entry_dir / kRecordFile;
   CONVGATE_ASSIGN_OR_RETURN(std::string text, ReadFile(path, kMaxTextFileBytes, "a JSON file"));
   nlohmann::json json = nlohmann::json::parse(text, nullptr, false);
-  if (!json.is_object() || json.value("schema_version", 0) != kRecordSchemaVersion) {
+  if (!json.is_object() || JsonIntOr(json, "schema_version", 0) != kRecordSchemaVersion) {
     return Status::DataLoss(path.string() + " is not a version " +
                             std::to_string(kRecordSchemaVersion) + " conversion record");
   }

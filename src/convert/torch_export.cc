@@ -7,6 +7,7 @@
 #include "convert/converter.h"
 #include "convert/retry.h"
 #include "convgate/core/file_util.h"
+#include "convgate/core/json_field.h"
 #include "convgate/io/file_format.h"
 
 namespace convgate::convert {
@@ -108,8 +109,8 @@ AttemptResult RunScript(const std::vector<std::string>& argv_template,
   // The script's last stdout line is a JSON record naming the torch that exported.
   nlohmann::json record = nlohmann::json::parse(TailLines(run.stdout_tail, 1), nullptr, false);
   if (record.is_object() && record.contains("torch_version")) {
-    attempt.tool_version = "torch " + record.value("torch_version", std::string()) +
-                           ", torchvision " + record.value("torchvision_version", std::string());
+    attempt.tool_version = "torch " + JsonTextOr(record, "torch_version", "") + ", torchvision " +
+                           JsonTextOr(record, "torchvision_version", "");
   }
   return attempt;
 }

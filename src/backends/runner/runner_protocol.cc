@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "convgate/core/dtype.h"
+#include "convgate/core/json_field.h"
 
 namespace convgate::backends {
 namespace {
@@ -35,8 +36,8 @@ Result<json> ParseLine(std::string_view line) {
     return NotProtocol(line, "no \"ok\" field");
   }
   if (parsed["ok"].get<bool>()) return parsed;
-  const std::string code = parsed.value("code", std::string("Unavailable"));
-  return Status(CodeNamed(code), parsed.value("message", std::string("(no message)")));
+  const std::string code = JsonTextOr(parsed, "code", "Unavailable");
+  return Status(CodeNamed(code), JsonTextOr(parsed, "message", "(no message)"));
 }
 
 Result<TensorInfo> PortInfo(const json& port, std::string_view line) {
@@ -77,8 +78,8 @@ Status AddPorts(const json& hello, const char* key, std::string_view line,
 Result<RunnerHello> ParseRunnerHello(std::string_view line) {
   CONVGATE_ASSIGN_OR_RETURN(json hello, ParseLine(line));
   RunnerHello parsed;
-  parsed.version = hello.value("version", std::string());
-  parsed.settings = hello.value("settings", std::string());
+  parsed.version = JsonTextOr(hello, "version", "");
+  parsed.settings = JsonTextOr(hello, "settings", "");
   CONVGATE_RETURN_IF_ERROR(AddPorts(hello, "inputs", line, parsed.signature.inputs));
   CONVGATE_RETURN_IF_ERROR(AddPorts(hello, "outputs", line, parsed.signature.outputs));
   return parsed;

@@ -9,6 +9,7 @@
 
 #include "convgate/backends/registry.h"
 #include "convgate/core/file_util.h"
+#include "convgate/core/json_field.h"
 #include "convgate/io/safetensors.h"
 #include "convgate/report/conversion.h"
 #include "report/inspect/internal.h"
@@ -284,8 +285,8 @@ SafetensorsList ListSafetensors(const json& header) {
   SafetensorsList list;
   for (const auto& [name, info] : header.items()) {
     if (name == "__metadata__" || !info.is_object()) continue;
-    const json shape = info.value("shape", json::array());
-    const std::string dtype = info.value("dtype", "?");
+    const json shape = info.contains("shape") ? info["shape"] : json::array();
+    const std::string dtype = JsonTextOr(info, "dtype", "?");
     int64_t elements = 1;
     std::string dims;
     for (const json& dim : shape) {
