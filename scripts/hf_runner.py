@@ -88,17 +88,30 @@ def read_config(model_dir):
     return config
 
 
-def versions(openvino):
+def versions(runtime):
     import importlib.metadata as m
-    if openvino:
+    if runtime == "openvino":
         return {"optimum-intel": m.version("optimum-intel"), "openvino": m.version("openvino"),
+                "transformers": m.version("transformers")}
+    if runtime == "onnxruntime":
+        return {"optimum-onnx": m.version("optimum-onnx"), "onnxruntime": m.version("onnxruntime"),
                 "transformers": m.version("transformers")}
     return {"transformers": m.version("transformers"), "torch": m.version("torch")}
 
 
+def runtime_of(model_dir):
+    """openvino for an optimum-intel export, onnxruntime for an optimum ONNX export (run by
+    optimum's ORTModelFor* classes on ONNX Runtime's CPU provider), else pytorch."""
+    if hf_generate.is_openvino_folder(model_dir):
+        return "openvino"
+    if hf_generate.is_onnx_folder(model_dir):
+        return "onnxruntime"
+    return "pytorch"
+
+
 def describe(model_dir):
     config = read_config(model_dir)
-    openvino = hf_generate.is_openvino_folder(model_dir)
+    runtime = runtime_of(model_dir)
     task, why = hf_tasks.resolve_task(config)
     try:
         mode = hf_tasks.mode_of(task, config)
@@ -109,13 +122,13 @@ def describe(model_dir):
         "task": task,
         "task_source": why,
         "mode": mode,
-        "runtime": "openvino" if openvino else "pytorch",
+        "runtime": runtime,
         "model_type": config.get("model_type", ""),
         "architectures": config.get("architectures") or [],
         "vocab_size": config.get("vocab_size") if mode == "generate" else None,
         "inputs": inputs,
         "outputs": outputs,
-        "versions": versions(openvino),
+        "versions": versions(runtime),
     }
 
 
@@ -252,9 +265,14 @@ def make_inputs(model_dir, out_path, prompt, seed, samples):
 
 
 def hello(info):
+    """The protocol's ports take integer dims, -1 for a dynamic one: the named symbols reach
+    convgate through `describe`."""
+    def protocol(port):
+        return dict(port, shape=[d if isinstance(d, int) else -1 for d in port["shape"]])
     return {"ok": True, "version": ", ".join(f"{k} {v}" for k, v in info["versions"].items()),
             "settings": info["task"] + " on " + info["runtime"],
-            "inputs": info["inputs"], "outputs": info["outputs"]}
+            "inputs": [protocol(p) for p in info["inputs"]],
+            "outputs": [protocol(p) for p in info["outputs"]]}
 
 
 def serve(model_dir, new_tokens, responses):

@@ -392,7 +392,14 @@ def build_t5():
                       decoder_start_token_id=tok.pad_token_id)
     gen = GenerationConfig(decoder_start_token_id=tok.pad_token_id,
                            eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id)
-    return T5ForConditionalGeneration(config), tok, {
+    model = T5ForConditionalGeneration(config)
+    # Random weights make <pad> the greedy choice at every step, so the generation decodes to
+    # nothing and the gate's LM check (a blank decode fails) would reject the source itself. A
+    # zero embedding for <pad> (tied to the LM head: its logit becomes 0) lets real tokens win.
+    import torch
+    with torch.no_grad():
+        model.shared.weight[tok.pad_token_id].zero_()
+    return model, tok, {
         "task": "text2text-generation-with-past", "model_class": "AutoModelForSeq2SeqLM",
         "input": {"text": "translate english to german: the house is wonderful"},
         "generation_config": gen}

@@ -20,6 +20,7 @@
 #include "convert/retry.h"
 #include "convgate/core/file_util.h"
 #include "convgate/core/join.h"
+#include "convgate/core/json_field.h"
 #include "convgate/core/python_env.h"
 #include "convgate/graph/task.h"
 
@@ -380,7 +381,7 @@ class OpenvinoAttempt {
     std::ifstream file(path);
     nlohmann::json record = nlohmann::json::parse(file, nullptr, false);
     if (!record.is_object()) return;
-    if (record.value("path", std::string()) == "ovc") {
+    if (JsonTextOr(record, "path", "") == "ovc") {
       attempt.notes.push_back("converted by ovc (a TensorFlow SavedModel)");
     }
   }

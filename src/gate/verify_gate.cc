@@ -125,6 +125,19 @@ std::optional<GateError> Convert(const VerifyOptions& options, const internal::S
   report.conversion_path = ReferencePath(record->kind, record->tool);
   report.conversion_detail = ConversionPath(*record);
   report.target = record->output_path.empty() ? record->cache_path : record->output_path;
+  // optimum's ONNX export of a Hugging Face folder is verified as a whole against its source:
+  // the export folder (config.json beside the .onnx files) runs on the hf backend through
+  // optimum's ORTModelFor* classes, which feed a decoder its past key/values and generate, as the
+  // source does on PyTorch. Its main .onnx file alone lacks that loop (past_key_values.0.key
+  // would be a missing input).
+  const std::filesystem::path folder = std::filesystem::path(report.target).parent_path();
+  std::error_code error;
+  if (record->kind == "optimum-onnx" &&
+      std::filesystem::is_regular_file(std::filesystem::path(request.source) / "config.json",
+                                       error) &&
+      std::filesystem::is_regular_file(folder / "config.json", error)) {
+    report.target = folder.string();
+  }
   return std::nullopt;
 }
 
@@ -135,7 +148,7 @@ bool ChoosesPath(const VerifyOptions& options) {
 }
 
 // The conversion chosen from the source (verify_path.h): each path in turn until one converts;
-// every attempt and why is recorded. A usage error stops at once: it is no path's failure.
+// every attempt and why is recorded.
 // `chosen` becomes the request that converted (or the last one tried).
 std::optional<GateError> ConvertByPath(const VerifyOptions& options,
                                        const internal::SourceFacts& facts, VerifyReport& report,
@@ -157,8 +170,9 @@ std::optional<GateError> ConvertByPath(const VerifyOptions& options,
       report.path_attempts.push_back(line + "converted");
       return std::nullopt;
     }
+    // Any failure moves on, a refusal too (Path A refusing a file that is no Hugging Face
+    // folder is what "try A, then B" is for); the last one is the verdict's error.
     report.path_attempts.push_back(line + "failed: " + failed->status.message());
-    if (failed->stage == Stage::kFlags) break;
   }
   return failed;
 }

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <system_error>
 
+#include "convgate/core/json_field.h"
 #include "convgate/graph/task.h"
 
 namespace convgate::gate::internal {
@@ -35,8 +36,7 @@ bool Generates(const fs::path& folder) {
   if (task->task != "automatic-speech-recognition") return false;
   std::ifstream in(folder / "config.json");
   const nlohmann::json config = nlohmann::json::parse(in, nullptr, false);
-  return config.is_object() && config.value("is_encoder_decoder", false) &&
-         config.contains("num_mel_bins");
+  return JsonBoolOr(config, "is_encoder_decoder", false) && config.contains("num_mel_bins");
 }
 
 }  // namespace

@@ -53,6 +53,7 @@ std::optional<GateError> PrecheckSource(const CompareOptions& options, SourceFac
   }
   SideRecord record;
   record.role = "source";
+  DescribeSide(*side, record, /*hash=*/false);  // the backend decides how inputs are made
   Result<LoadedModel> model = LoadModel(*side, *options.backend_factory,
                                         SideLoadOptions(options.data, options.source_exec), record);
   if (!model.ok()) return GateError{Stage::kLoad, model.status().WithContext("source")};

@@ -53,8 +53,11 @@ TEST_F(HfCliTest, AModelAgainstItselfGeneratesTheSameTokens) {
     const std::string settings = report["source"]["backend_settings"];
     EXPECT_NE(settings.find("on PyTorch"), std::string::npos) << settings;
     EXPECT_NE(settings.find("4 new tokens"), std::string::npos) << settings;
-    ASSERT_EQ(report["results"].size(), 2u) << model;
+    // token_ids, first_step_logits and the decoded text.
+    ASSERT_EQ(report["results"].size(), 3u) << model;
     for (const json& result : report["results"]) {
+      EXPECT_EQ(result["verdict"], "pass") << result.dump();
+      if (result["output"] == "text") continue;  // strings: equal or not
       EXPECT_EQ(result["stats"]["errors"]["max_abs_error"], 0.0) << result.dump();
     }
     // The 5-token prompt, then the 4 generated tokens.
@@ -164,9 +167,10 @@ TEST_F(HfCliTest, PathAVerifiesEveryGenerativeModelOfTheZoo) {
                                                                     0),
                 0u)
           << report["path_attempts"];
-      EXPECT_NE(report["inputs"]["origin"].get<std::string>().find("prompt 'Hello' tokenized"),
+      const json& inputs = report["comparison"]["inputs"];
+      EXPECT_NE(inputs["origin"].get<std::string>().find("prompt 'Hello' tokenized"),
                 std::string::npos)
-          << report["inputs"];
+          << inputs;
     }
   }
 }
@@ -198,7 +202,9 @@ TEST_F(HfCliTest, PathAVerifiesEveryTaskOfTheZooWithNoConversionNamed) {
 // transformers model, compared by name with the folder on PyTorch. Both attempts are recorded.
 TEST_F(HfCliTest, PathAFailingFallsBackToPathB) {
   ::setenv("CONVGATE_INJECT_EXPORT_OOM", "fp16,int4", 1);
-  ProcessResult r = Convgate({"verify", Zoo("bert-cls"), "--no-cache", "--out", Out()});
+  // A cache of its own: a hit for Path A would convert nothing to fail.
+  ProcessResult r = Convgate({"verify", Zoo("bert-cls"), "--cache-dir",
+                              (dir_ / "fallback-cache").string(), "--out", Out()});
   ::unsetenv("CONVGATE_INJECT_EXPORT_OOM");
   EXPECT_EQ(r.exit_code, 0) << Describe(r);
   std::ifstream in(dir_ / "out" / "verify_result.json");
@@ -211,6 +217,22 @@ TEST_F(HfCliTest, PathAFailingFallsBackToPathB) {
   EXPECT_NE(attempts[0].get<std::string>().find("failed"), std::string::npos) << attempts;
   EXPECT_NE(attempts[1].get<std::string>().find("converted"), std::string::npos) << attempts;
   EXPECT_NE(r.out.find("tried: optimum-openvino"), std::string::npos) << Describe(r);
+}
+
+// Hugging Face -> ONNX verified against PyTorch, as Optimum's export validation does: the export
+// folder runs through optimum's ORTModelFor* classes on the hf backend (a decoder fed its past
+// key/values by them), so gpt2's tokens and text equal PyTorch's and its logits, like the
+// classifier's, agree within float32's defaults.
+TEST_F(HfCliTest, OptimumOnnxExportsAreVerifiedAgainstPyTorch) {
+  for (const std::string model : {"gpt2", "bert-cls"}) {
+    fs::remove_all(Out());
+    ProcessResult r = Convgate({"verify", Zoo(model), "--to", "optimum-onnx", "--out", Out()});
+    EXPECT_EQ(r.exit_code, 0) << model << ": " << Describe(r);
+    const json report = Report();
+    const std::string settings = report["comparison"]["target"]["backend_settings"];
+    EXPECT_NE(settings.find("on ONNX Runtime CPU"), std::string::npos) << settings;
+    EXPECT_TRUE(fs::is_directory(report["target"].get<std::string>())) << report["target"];
+  }
 }
 
 // A wrong conversion fails the gate on each path: the export of a copy of the model with

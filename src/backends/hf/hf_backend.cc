@@ -58,7 +58,7 @@ TensorInfo ParsePort(const nlohmann::json& port) {
 struct Description {
   std::string task;
   std::string mode;      // "generate" or "forward"
-  std::string runtime;   // "pytorch" or "openvino"
+  std::string runtime;   // "pytorch", "openvino" or "onnxruntime"
   std::string versions;  // "transformers 4.57.6, torch 2.13.0+cpu"
   Signature signature;
 };
@@ -150,9 +150,11 @@ class HfBackend : public Backend {
     spec.temp_prefix = "hf";
     CONVGATE_ASSIGN_OR_RETURN(std::unique_ptr<RunnerModel> runner,
                               RunnerModel::Load(model_path, std::move(spec), options));
-    std::string settings = description.task + " on " +
-                           (description.runtime == "openvino" ? "OpenVINO CPU (f32)" : "PyTorch") +
-                           " (" + description.versions + "), ";
+    const std::string runtime = description.runtime == "openvino"      ? "OpenVINO CPU (f32)"
+                                : description.runtime == "onnxruntime" ? "ONNX Runtime CPU"
+                                                                       : "PyTorch";
+    std::string settings =
+        description.task + " on " + runtime + " (" + description.versions + "), ";
     settings += description.mode == "generate"
                     ? "greedy, " + std::to_string(options.new_tokens) + " new tokens"
                     : "one forward pass";

@@ -401,9 +401,9 @@ std::string ConsoleText(const gate::CompareReport& report, bool color) {
 std::string ConsoleText(const gate::VerifyReport& report, bool color) {
   std::string out = internal::Paint("convgate verify", internal::kBold, color) + "\n";
   out += "  source      " + report.source + "\n";
-  out += "  conversion  " +
-         (report.conversion_detail.empty() ? report.conversion_path : report.conversion_detail) +
-         "\n";
+  const std::string conversion =
+      report.conversion_detail.empty() ? report.conversion_path : report.conversion_detail;
+  out += "  conversion  " + (conversion.empty() ? std::string("(not reached)") : conversion) + "\n";
   // A chosen path that took more than one attempt says what each did.
   if (report.path_attempts.size() > 1) {
     for (const std::string& attempt : report.path_attempts) {
@@ -438,6 +438,13 @@ std::string ConsoleText(const gate::VerifyReport& report, bool color) {
                 report.verdict == gate::Verdict::kFail ? internal::kRed : internal::kYellow, color);
   if (report.error && report.error->stage == gate::Stage::kFlags) {
     return out + verdict + ": usage error, nothing ran\n";
+  }
+  // Stopped before any conversion ran (the source did not load, its inputs could not be made):
+  // "conversion failed" would blame the converter for the source's problem.
+  if (report.error && !report.conversion_passed && !report.conversion &&
+      report.error->stage != gate::Stage::kConvert) {
+    return out + verdict + ": stopped at the " + std::string(gate::StageName(report.error->stage)) +
+           " stage before converting, so nothing was converted (the error says why)\n";
   }
   out += verdict + ": conversion " + (report.conversion_passed ? "ok" : "failed") +
          ", end-to-end " + (report.e2e_passed() ? "ok" : (report.e2e ? "failed" : "not run")) +
