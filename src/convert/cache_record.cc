@@ -50,6 +50,19 @@ std::string RecordToJson(const CachedConversion& record) {
   return json.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
+namespace {
+
+// An integer field: get<int64_t>() of a float beyond int64's range (1e43) is undefined behaviour,
+// so anything but a JSON integer is refused (found by fuzz/cache_record_fuzz.cc).
+int64_t Integer(const nlohmann::json& value, const char* name) {
+  if (!value.is_number_integer()) {
+    throw nlohmann::json::type_error::create(302, std::string(name) + " is not an integer", &value);
+  }
+  return value.get<int64_t>();
+}
+
+}  // namespace
+
 Result<CachedConversion> ReadRecord(const std::filesystem::path& entry_dir) {
   const std::filesystem::path path = entry_dir / kRecordFile;
   CONVGATE_ASSIGN_OR_RETURN(std::string text, ReadFile(path, kMaxTextFileBytes, "a JSON file"));
@@ -70,8 +83,8 @@ Result<CachedConversion> ReadRecord(const std::filesystem::path& entry_dir) {
     record.source_sha256 = json.at("source").at("sha256").get<std::string>();
     record.model_file = json.at("model").at("file").get<std::string>();
     record.model_sha256 = json.at("model").at("sha256").get<std::string>();
-    record.model_bytes = json.at("model").at("bytes").get<int64_t>();
-    record.created_unix = json.at("created_unix").get<int64_t>();
+    record.model_bytes = Integer(json.at("model").at("bytes"), "model.bytes");
+    record.created_unix = Integer(json.at("created_unix"), "created_unix");
     record.notes = json.at("notes").get<std::vector<std::string>>();
     return record;
   } catch (const nlohmann::json::exception& error) {

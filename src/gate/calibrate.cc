@@ -100,6 +100,8 @@ std::optional<Calibration> ReadCachedCalibration(const std::filesystem::path& ro
       compare::NoiseFloor& floor = calibration.floors[name];
       floor.max_abs = value.at("max_abs").get<double>();
       floor.max_rel = value.at("max_rel").get<double>();
+      // get<int>() of a float out of int's range is undefined behaviour: a damaged entry.
+      if (!value.at("samples").is_number_integer()) return std::nullopt;
       floor.samples = value.at("samples").get<int>();
       if (!(floor.max_abs >= 0.0) || !(floor.max_rel >= 0.0)) return std::nullopt;
     }
