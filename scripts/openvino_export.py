@@ -202,8 +202,14 @@ def convert_torchscript(ov, source, args):
         model = ov.convert_model(scripted, example_input=example, input=inputs)
     else:
         model = ov.convert_model(scripted)
+    return name_inputs(model, names, "forward()")
+
+
+def name_inputs(model, names, whose):
+    """Names the IR's inputs in order (convert_model keeps the traced arguments' order but
+    names them by debug names such as x.1 or a number)."""
     if len(model.inputs) != len(names):
-        raise RuntimeError(f"the IR has {len(model.inputs)} input(s), forward() "
+        raise RuntimeError(f"the IR has {len(model.inputs)} input(s), {whose} "
                            f"{len(names)} ({', '.join(names)}): cannot name them")
     for port, name in zip(model.inputs, names):
         port.get_tensor().set_names({name})
@@ -242,13 +248,7 @@ def convert_transformers(ov, source):
     example = {name: torch.from_numpy(made[0][name]) for name in names}
     with torch.no_grad():
         converted = ov.convert_model(model, example_input=example)
-    if len(converted.inputs) != len(names):
-        raise RuntimeError(f"the IR has {len(converted.inputs)} input(s), the example "
-                           f"{len(names)} ({', '.join(names)}): cannot name them")
-    for port, name in zip(converted.inputs, names):
-        port.get_tensor().set_names({name})
-        port.get_node().set_friendly_name(name)
-    return converted
+    return name_inputs(converted, names, "the example")
 
 
 def dtype_name(dtype):
