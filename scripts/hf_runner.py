@@ -142,11 +142,9 @@ def load(model_dir, info, config):
 
 
 def decode(model_dir, ids):
-    """The generated ids as text (special tokens skipped), by the folder's tokenizer; "" when the
-    folder has none (the export folders carry the source's tokenizer)."""
+    """The generated ids as text (special tokens skipped), by the folder's tokenizer.json (the
+    export folders carry the source's tokenizer)."""
     tok = hf_tasks.tokenizer_of(model_dir)
-    if tok is None:
-        return ""
     return tok.decode([int(i) for i in ids], skip_special_tokens=True)
 
 
@@ -166,9 +164,10 @@ def generate(model_dir, model, inputs, new_tokens, config):
     except hf_generate.RunError as e:
         raise Failure(str(e))
     tokens = tokens.numpy()
-    new_ids = tokens[0, -new_tokens:]
-    return {"token_ids": tokens, "first_step_logits": logits.numpy(),
-            "text": np.array([decode(model_dir, new_ids)])}
+    outputs = {"token_ids": tokens, "first_step_logits": logits.numpy()}
+    if hf_tasks.has_tokenizer(model_dir):  # declared only then (hf_tasks.ports)
+        outputs["text"] = np.array([decode(model_dir, tokens[0, -new_tokens:])])
+    return outputs
 
 
 def forward(model, inputs, info):

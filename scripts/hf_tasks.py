@@ -34,6 +34,7 @@ DEFAULT_LM_PROMPT = "Hello"
 DEFAULT_TEXT = "hello world, this is a test of the converted model"
 CAPTIONS = ["a photo of a cat", "a photo of a dog"]
 AUDIO_SAMPLES = 16000  # one second at 16 kHz
+UNTOKENIZED_LENGTH = 8  # prompt ids drawn for a folder without a tokenizer
 
 
 class TaskError(Exception):
@@ -170,8 +171,9 @@ def ports(task, config, folder):
     if mode == "generate":
         vocab = positive(config, "vocab_size", folder)
         outputs = [port("token_ids", "int64", [1, "tokens"]),
-                   port("first_step_logits", "float32", [1, vocab]),
-                   port("text", "string", [1])]
+                   port("first_step_logits", "float32", [1, vocab])]
+        if has_tokenizer(folder):  # the decoded generation, for the LM check
+            outputs.append(port("text", "string", [1]))
         if task == "automatic-speech-recognition":
             return [port("input_features", "float32", speech_feature_shape(config))], outputs
         return [port("input_ids", "int64", [1, "sequence"])], outputs
@@ -204,6 +206,10 @@ def ports(task, config, folder):
 
 # ---------------------------------------------------------------------------------------------
 # Inputs that exercise the model.
+
+def has_tokenizer(folder):
+    return os.path.isfile(os.path.join(folder, "tokenizer.json"))
+
 
 def tokenizer_of(folder):
     """The folder's fast tokenizer (tokenizer.json, read by the tokenizers package), or None."""
@@ -256,6 +262,13 @@ def make_inputs(folder, config, task, prompt, seed, samples):
                     [[1] * len(i) + [0] * (width - len(i)) for i in ids], dtype=np.int64)
                 if index == 0:
                     described.append("captions %s tokenized by tokenizer.json" % CAPTIONS)
+            elif prompt is None and not has_tokenizer(folder):
+                # Nothing to tokenize with: ids inside the vocabulary, past the special ones.
+                ids = rng.integers(low_id(config), vocab, size=UNTOKENIZED_LENGTH).tolist()
+                sample["input_ids"] = np.array([ids], dtype=np.int64)
+                if index == 0:
+                    described.append("no tokenizer.json: ids uniform in [%d, %d), %d tokens, "
+                                     "seed %d+i" % (low_id(config), vocab, len(ids), seed))
             else:
                 text = prompt if prompt is not None else (
                     DEFAULT_LM_PROMPT if generative else DEFAULT_TEXT)
