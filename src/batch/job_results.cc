@@ -5,6 +5,7 @@
 
 #include "convgate/batch/batch.h"
 #include "convgate/core/file_util.h"
+#include "convgate/core/json_field.h"
 
 namespace convgate::batch {
 namespace {
@@ -33,12 +34,6 @@ std::optional<double> Number(const json& object, std::initializer_list<const cha
   return node->get<double>();
 }
 
-// The text at `key` of `object`, "" when it is missing or not a text.
-std::string Text(const json& object, const char* key) {
-  const auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : "";
-}
-
 std::optional<int64_t> Count(const json& object, std::initializer_list<const char*> path) {
   const std::optional<double> value = Number(object, path);
   if (!value) return std::nullopt;
@@ -56,8 +51,8 @@ std::optional<int64_t> NonFinite(const json& values) {
 store::OutputRecord OutputOf(const json& result) {
   store::OutputRecord output;
   output.sample = static_cast<int64_t>(Number(result, {"sample"}).value_or(0));
-  output.output = Text(result, "output");
-  output.verdict = Text(result, "verdict");
+  output.output = JsonTextOr(result, "output", "");
+  output.verdict = JsonTextOr(result, "verdict", "");
   // A run's result has the model's values; a comparison's, the target's and the split.
   if (result.contains("values")) output.non_finite = NonFinite(result["values"]);
   const json stats = result.value("stats", json::object());
@@ -106,8 +101,8 @@ void ReadJobJson(const json* verify, const json* report, const std::string& comm
   // known before it ran: JobRecord::conversion_params).
   if (report->contains("conversion") && (*report)["conversion"].is_object()) {
     const json& conversion = (*report)["conversion"];
-    const std::string tool = Text(conversion, "tool");
-    const std::string version = Text(conversion, "tool_version");
+    const std::string tool = JsonTextOr(conversion, "tool", "");
+    const std::string version = JsonTextOr(conversion, "tool_version", "");
     job.converter_version = tool + (tool.empty() || version.empty() ? "" : " ") + version;
   }
   // An error stopped the job at a stage: "convert-failed", "load-failed", ...

@@ -5,6 +5,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "convgate/core/json_field.h"
 #include "convgate/graph/task.h"
 
 namespace convgate::graph {
@@ -66,10 +67,7 @@ std::optional<DetectedTask> ResolveHfTask(const std::filesystem::path& folder) {
     return std::nullopt;
   }
   if (!config.is_object()) return std::nullopt;
-  const auto text = [&](const char* key) {
-    auto found = config.find(key);
-    return found != config.end() && found->is_string() ? found->get<std::string>() : "";
-  };
+  const auto text = [&](const char* key) { return JsonTextOr(config, key, ""); };
   const std::string tag = text("pipeline_tag");
   if (!tag.empty()) {
     auto mapped = PipelineTagMap().find(tag);

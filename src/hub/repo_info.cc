@@ -2,17 +2,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "convgate/core/json_field.h"
 #include "hub/names.h"
 
 namespace convgate::hub {
 namespace {
 
 using nlohmann::json;
-
-std::string StringAt(const json& object, const char* key) {
-  const auto found = object.find(key);
-  return found != object.end() && found->is_string() ? found->get<std::string>() : "";
-}
 
 std::string License(const json& info) {
   const auto card = info.find("cardData");
@@ -48,7 +44,7 @@ std::optional<uint64_t> SiblingSize(const json& sibling) {
 Status ReadConfig(const json& info, RepoInfo& out) {
   const auto config = info.find("config");
   if (config == info.end() || !config->is_object()) return Status::OK();
-  out.model_type = StringAt(*config, "model_type");
+  out.model_type = JsonTextOr(*config, "model_type", "");
   const auto architectures = config->find("architectures");
   if (architectures != config->end() && architectures->is_array()) {
     for (const json& name : *architectures) {
@@ -65,7 +61,7 @@ Status ReadSiblings(const json& info, const std::string& repo_id, RepoInfo& out)
     return Status::DataLoss("the hub's answer for " + repo_id + ": 'siblings' is not a list");
   }
   for (const json& sibling : *siblings) {
-    const std::string name = sibling.is_object() ? StringAt(sibling, "rfilename") : "";
+    const std::string name = sibling.is_object() ? JsonTextOr(sibling, "rfilename", "") : "";
     Status valid = CheckRepoFile(name);
     if (!valid.ok()) {
       return Status::DataLoss("the hub's answer for " + repo_id + ": " + valid.message());
@@ -84,12 +80,12 @@ Result<RepoInfo> ParseRepoInfo(std::string_view json_text, const std::string& re
   }
   RepoInfo out;
   out.repo_id = repo_id;
-  out.commit = StringAt(info, "sha");
+  out.commit = JsonTextOr(info, "sha", "");
   if (!IsCommitHash(out.commit)) {
     return Status::DataLoss("the hub's answer for " + repo_id +
                             " has no commit ('sha' is not 40 hex digits)");
   }
-  out.pipeline_tag = StringAt(info, "pipeline_tag");
+  out.pipeline_tag = JsonTextOr(info, "pipeline_tag", "");
   out.license = License(info);
   CONVGATE_RETURN_IF_ERROR(ReadConfig(info, out));
   CONVGATE_RETURN_IF_ERROR(ReadSiblings(info, repo_id, out));
