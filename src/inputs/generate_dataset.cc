@@ -1,6 +1,7 @@
 // GenerateDataset: resolve each input's shape, dtype, fill and range from the signature and the
 // options (all checks happen before any value is drawn), then draw the values.
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -8,6 +9,7 @@
 #include "convgate/core/numbers.h"
 #include "convgate/inputs/dataset.h"
 #include "convgate/inputs/prng.h"
+#include "inputs/dim_expression.h"
 #include "inputs/fill.h"
 
 namespace convgate::inputs {
@@ -41,7 +43,11 @@ Status CheckDimSymbols(const Signature& signature, const InputOptions& options) 
   std::set<std::string> symbols;
   for (const TensorInfo& info : signature.inputs) {
     for (const Dim& dim : info.shape) {
-      if (!dim.is_fixed() && !dim.symbol.empty()) symbols.insert(dim.symbol);
+      if (dim.is_fixed() || dim.symbol.empty()) continue;
+      symbols.insert(dim.symbol);
+      // The parts of "past_sequence_length + sequence_length" can be bound on their own.
+      if (auto parts = internal::ExpressionParts(dim.symbol))
+        symbols.insert(parts->begin(), parts->end());
     }
   }
   for (const auto& [symbol, value] : options.dim_per_symbol) {
@@ -102,6 +108,34 @@ Status ApplyShapeOverride(const TensorInfo& info, const Shape& shape, Bindings& 
   return Status::OK();
 }
 
+// A dim whose symbol is an expression of other symbols ("past_sequence_length +
+// sequence_length"), evaluated from its parts' bindings (unbound parts take 1, noted as any
+// unbound symbol is), so that the inputs agree with each other; nullopt for a plain symbol.
+std::optional<int64_t> DerivedDim(const std::string& symbol, const std::string& where,
+                                  const Bindings& bindings, std::set<std::string>& noted_symbols,
+                                  std::vector<std::string>& notes, bool& bound_by_flags) {
+  if (!internal::ExpressionParts(symbol)) return std::nullopt;
+  std::string parts;
+  const auto value_of = [&](const std::string& part) -> int64_t {
+    int64_t value = 1;
+    if (auto it = bindings.find(part); it != bindings.end()) {
+      value = it->second.value;
+      bound_by_flags = true;
+    } else if (noted_symbols.insert(part).second) {
+      notes.push_back("dim '" + part + "' (in " + where + ", '" + symbol +
+                      "') unbound: used 1; bind it with --dim " + part + "=N");
+    }
+    parts += (parts.empty() ? "" : ", ") + part + " " + std::to_string(value);
+    return value;
+  };
+  std::optional<int64_t> value = internal::EvaluateDimExpression(symbol, value_of);
+  if (value && noted_symbols.insert(symbol).second) {
+    notes.push_back(where + " ('" + symbol +
+                    "') derived from its parts: " + std::to_string(*value) + " (" + parts + ")");
+  }
+  return value;
+}
+
 // Declared dims with symbols bound; unbound and unknown dims become 1 and are noted (once per
 // symbol, so a 'batch' shared by ten inputs gives one note).
 Result<Shape> DeclaredShape(const TensorInfo& info, const Bindings& bindings,
@@ -125,6 +159,9 @@ Result<Shape> DeclaredShape(const TensorInfo& info, const Bindings& bindings,
     } else if (auto it = bindings.find(dim.symbol); it != bindings.end()) {
       dims.push_back(it->second.value);
       bound_by_flags = true;
+    } else if (std::optional<int64_t> derived =
+                   DerivedDim(dim.symbol, where, bindings, noted_symbols, notes, bound_by_flags)) {
+      dims.push_back(*derived);
     } else {
       dims.push_back(1);
       if (noted_symbols.insert(dim.symbol).second) {

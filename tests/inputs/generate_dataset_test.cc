@@ -52,6 +52,32 @@ TEST(GenerateDataset, ShapesFromDeclarationDimsAndDefaults) {
                           "image:DIMS"));
 }
 
+// optimum's decoder-with-past export: the mask's dim is the sum of the past's and the ids'
+// lengths, derived from them (bound or defaulted), and the parts are valid --dim symbols.
+TEST(GenerateDataset, ExpressionDimsAreDerivedFromTheirParts) {
+  const Signature signature = MakeSignature({
+      Input("input_ids", DType::kInt64, {Sym("batch_size"), Sym("sequence_length")}),
+      Input("attention_mask", DType::kInt64,
+            {Sym("batch_size"), Sym("past_sequence_length + sequence_length")}),
+      Input("past.0.key", DType::kFloat32,
+            {Sym("batch_size"), Fix(2), Sym("past_sequence_length"), Fix(8)}),
+  });
+  InputOptions options;
+  options.dim_per_symbol["sequence_length"] = 5;
+  Dataset dataset = Generate(signature, options);
+  ASSERT_EQ(dataset.samples.size(), 1u);
+  EXPECT_EQ(dataset.samples[0].Find("attention_mask")->shape(), Shape::Of({1, 6}));
+  EXPECT_EQ(dataset.samples[0].Find("past.0.key")->shape(), Shape::Of({1, 2, 1, 8}));
+  EXPECT_THAT(dataset.notes,
+              ::testing::Contains(HasSubstr("('past_sequence_length + sequence_length') derived "
+                                            "from its parts: 6 (past_sequence_length 1, "
+                                            "sequence_length 5)")));
+  options.dim_per_symbol["past_sequence_length"] = 3;
+  dataset = Generate(signature, options);
+  EXPECT_EQ(dataset.samples[0].Find("attention_mask")->shape(), Shape::Of({1, 8}));
+  EXPECT_EQ(dataset.samples[0].Find("past.0.key")->shape(), Shape::Of({1, 2, 3, 8}));
+}
+
 TEST(GenerateDataset, ShapeOverrideWinsAndBindsSymbolsForOtherInputs) {
   const Signature signature = MakeSignature({
       Input("ids", DType::kInt64, {Sym("batch"), Sym("seq")}),
