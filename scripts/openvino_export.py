@@ -27,7 +27,9 @@ optimum's own). convgate resolves the task (graph::ResolveHfTask, the one rule v
 Fault injection for tests: CONVGATE_INJECT_EXPORT_OOM=FORMAT[,FORMAT] makes an optimum export with
 that --weight-format print a MemoryError and kill itself with SIGKILL, as the OOM killer would;
 CONVGATE_INJECT_EXPORT_HANG=FORMAT[,FORMAT] makes it sleep instead (an hour, using no CPU), as an export
-deadlocked in a futex wait does, for convgate's hang detection to find.
+deadlocked in a futex wait does, for convgate's hang detection to find;
+CONVGATE_INJECT_EXPORT_PERTURB=FORMAT[,FORMAT] exports a copy of the model whose floating weights got
+30% noise (tests/hf/perturb_hf_model.py), a wrong conversion for the gate to fail.
 
 Before exec'ing (optimum) or after exporting (native), prints one JSON line on stdout (and into
 --record FILE): versions, the task, the command. Exit codes: 0 exported, 1 the export failed (the
@@ -39,6 +41,7 @@ import json
 import os
 import shutil
 import signal
+import subprocess
 import sys
 import tempfile
 import time
@@ -56,6 +59,7 @@ WEIGHT_FORMATS = ("fp16", "int8", "int4")
 TORCHSCRIPT_SUFFIXES = (".pt", ".pth", ".ts", ".torchscript")
 INJECT_OOM_ENV = "CONVGATE_INJECT_EXPORT_OOM"
 INJECT_HANG_ENV = "CONVGATE_INJECT_EXPORT_HANG"
+INJECT_PERTURB_ENV = "CONVGATE_INJECT_EXPORT_PERTURB"
 
 
 class UsageError(Exception):
@@ -277,13 +281,29 @@ def inject_hang(weight_format):
     time.sleep(3600)
 
 
+def inject_perturbation(weight_format, model):
+    """The folder to export: `model`, or a perturbed copy of it when the test asks for one."""
+    if weight_format not in os.environ.get(INJECT_PERTURB_ENV, "").split(","):
+        return model
+    copy = os.path.join(tempfile.mkdtemp(prefix="convgate-perturbed-"), "model")
+    perturb = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "tests", "hf",
+                           "perturb_hf_model.py")
+    subprocess.run([sys.executable, perturb, model, copy], check=True)
+    print(f"exporting a perturbed copy of {model} (injected by {INJECT_PERTURB_ENV})",
+          file=sys.stderr, flush=True)
+    return copy
+
+
 def exec_optimum(args):
     if not os.path.isfile(os.path.join(args.model, "config.json")):
         raise UsageError(f"{args.model} is not a Hugging Face model folder: it has no config.json")
     cli = os.path.join(os.path.dirname(sys.executable), "optimum-cli")
     if not os.path.isfile(cli):
         raise FileNotFoundError(f"{cli} is missing: the venv lacks optimum (scripts/setup.sh)")
-    command = [cli, "export", args.exporter, "--model", args.model, "--task", args.task]
+    model = args.model
+    if args.exporter == "openvino":
+        model = inject_perturbation(args.weight_format, model)
+    command = [cli, "export", args.exporter, "--model", model, "--task", args.task]
     if args.exporter == "openvino":
         command += ["--weight-format", args.weight_format]
         if args.group_size is not None:

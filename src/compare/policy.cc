@@ -161,7 +161,12 @@ std::optional<DType> DTypeForDefaults(std::optional<DType> source, std::optional
 OutputPolicy Policy::For(std::string_view output, std::optional<DType> source,
                          std::optional<DType> target) const {
   PolicySettings settings;
-  if (conversion_defaults) settings = conversion_defaults->settings;
+  if (conversion_defaults) {
+    const auto special = conversion_defaults->per_output.find(std::string(output));
+    settings = special == conversion_defaults->per_output.end() ? conversion_defaults->settings
+                                                                : special->second;
+  }
+  const PolicySettings conversion = settings;
   settings.MergeFrom(global);
   const auto it = per_output.find(std::string(output));
   const PolicySettings* own = it == per_output.end() ? nullptr : &it->second;
@@ -181,12 +186,12 @@ OutputPolicy Policy::For(std::string_view output, std::optional<DType> source,
   }
   // A conversion's default replaces the dtype default where it sets a value.
   std::string atol_origin = origin, rtol_origin = origin;
-  if (conversion_defaults && conversion_defaults->settings.atol) {
-    fallback.atol = *conversion_defaults->settings.atol;
+  if (conversion_defaults && conversion.atol) {
+    fallback.atol = *conversion.atol;
     atol_origin = conversion_defaults->origin;
   }
-  if (conversion_defaults && conversion_defaults->settings.rtol) {
-    fallback.rtol = *conversion_defaults->settings.rtol;
+  if (conversion_defaults && conversion.rtol) {
+    fallback.rtol = *conversion.rtol;
     rtol_origin = conversion_defaults->origin;
   }
   // A measured floor raises a default, never a setting: the user's atol is the user's.

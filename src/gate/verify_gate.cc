@@ -101,6 +101,21 @@ Status SetExportInputs(const internal::SourceFacts& facts, convert::ConversionRe
 
 // The target from a conversion; fills the report's conversion fields. Errors are Stage::kConvert,
 // or Stage::kFlags for a bad request.
+// The weight-compression profile's top-1 rule: compressed weights may move every logit, but the
+// first generated token is the model's answer to the prompt and must stay the same. Added for a
+// generating source (its first_step_logits) unless the user already put a check on that output.
+void AddFirstStepTop1(const PairFacts& pair, const Signature& source,
+                      compare::AgreementConfig& agreement) {
+  constexpr char kLogits[] = "first_step_logits";
+  if (CompressedWeightFormat(pair).empty() || source.FindOutput(kLogits) == nullptr) return;
+  for (const compare::AgreementCheck& check : agreement.checks) {
+    if (check.output == kLogits) return;
+  }
+  Result<compare::AgreementCheck> top1 =
+      compare::ParseAgreementCheck(std::string(kLogits) + ":top1>=1");
+  if (top1.ok()) agreement.checks.push_back(std::move(*top1));
+}
+
 std::optional<GateError> Convert(const VerifyOptions& options, const internal::SourceFacts& facts,
                                  VerifyReport& report) {
   convert::ConversionRequest request = options.conversion;
@@ -265,6 +280,7 @@ VerifyReport VerifyGate(const VerifyOptions& options) {
   const PairFacts pair{&chosen, report.conversion ? &*report.conversion : nullptr, options.source,
                        report.target};
   ApplyPairPolicy(pair, compare.policy);
+  AddFirstStepTop1(pair, facts.signature, compare.agreement);
   // The floors are cached where the conversions are, and --no-cache skips both.
   compare.calibration.cache_dir = options.conversion.cache_dir;
   if (!options.conversion.use_cache) compare.calibration.use_cache = false;

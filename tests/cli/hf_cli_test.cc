@@ -9,6 +9,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 
 #include "testing/cli_fixture.h"
 
@@ -258,6 +259,38 @@ TEST_F(HfCliTest, PathAFailsAPerturbedConversion) {
         << Describe(r);
     EXPECT_NE(r.out.find("FAIL"), std::string::npos) << Describe(r);
   }
+}
+
+// int8 and int4 weights are judged by the weight-compression profile (gate/pair_policy.h): a
+// faithful int8 export of llama and int4 export of gpt2 pass although most of their logits are
+// outside float32 tolerances, with the profile and the first step's top-1 check in the report;
+// an int4 export of perturbed weights (injected into the export) still fails on cosine and SNR.
+TEST_F(HfCliTest, CompressedWeightsAreJudgedByTheWeightCompressionProfile) {
+  const std::string cache = (dir_ / "compressed-cache").string();
+  for (const auto& [model, format] : {std::pair{"llama", "int8"}, std::pair{"gpt2", "int4"}}) {
+    fs::remove_all(Out());
+    ProcessResult r =
+        Convgate({"verify", Zoo(model), "--to", "optimum-openvino", "--param",
+                  std::string("weight_format=") + format, "--cache-dir", cache, "--out", Out()});
+    EXPECT_EQ(r.exit_code, 0) << model << " " << format << ": " << Describe(r);
+    const json report = Report();
+    const json& policy = report["comparison"]["policy"];
+    EXPECT_NE(policy["conversion_defaults"]["origin"].get<std::string>().find(
+                  std::string("weight-compression profile of --to optimum-openvino (") + format),
+              std::string::npos)
+        << policy.dump(1);
+    EXPECT_NE(r.out.find("PASS first_step_logits:top1>=1"), std::string::npos) << Describe(r);
+  }
+  ::setenv("CONVGATE_INJECT_EXPORT_PERTURB", "int4", 1);
+  fs::remove_all(Out());
+  ProcessResult r =
+      Convgate({"verify", Zoo("gpt2"), "--to", "optimum-openvino", "--param", "weight_format=int4",
+                "--cache-dir", (dir_ / "perturbed-cache").string(), "--out", Out()});
+  ::unsetenv("CONVGATE_INJECT_EXPORT_PERTURB");
+  EXPECT_EQ(r.exit_code, 1) << Describe(r);
+  EXPECT_NE(r.out.find("first failure: sample 0, output 'token_ids'"), std::string::npos)
+      << Describe(r);
+  EXPECT_NE(r.out.find("cosine"), std::string::npos) << Describe(r);
 }
 
 // Path B on a model the hf backend does not generate with: optimum's ONNX export of the zoo's

@@ -219,9 +219,30 @@ TEST(ConversionDefaults, BeatDTypeDefaultsAndLoseToTheUser) {
   EXPECT_EQ(*resolved.min_cosine, 0.9);
 
   Policy overlay;
-  overlay.conversion_defaults = ConversionDefaults{{}, "other"};
+  overlay.conversion_defaults = ConversionDefaults{.origin = "other"};
   policy.MergeFrom(overlay);
   EXPECT_EQ(policy.conversion_defaults->origin, "other");
+}
+
+// A conversion's per-output entry replaces its settings for that output (the weight-compression
+// profile's token_ids get no cosine floor), and the user's settings still win over both.
+TEST(ConversionDefaults, PerOutputEntriesReplaceTheirSettings) {
+  Policy policy;
+  ConversionDefaults defaults;
+  defaults.settings.mismatch_ppm = 1e6;
+  defaults.settings.min_cosine = 0.98;
+  defaults.per_output["token_ids"].mismatch_ppm = 5e5;
+  defaults.origin = "weight-compression profile";
+  policy.conversion_defaults = defaults;
+  OutputPolicy logits = policy.For("logits", DType::kFloat32, DType::kFloat32);
+  EXPECT_EQ(logits.mismatch_ppm, 1e6);
+  ASSERT_TRUE(logits.min_cosine.has_value());
+  EXPECT_EQ(*logits.min_cosine, 0.98);
+  OutputPolicy tokens = policy.For("token_ids", DType::kInt64, DType::kInt64);
+  EXPECT_EQ(tokens.mismatch_ppm, 5e5);
+  EXPECT_FALSE(tokens.min_cosine.has_value());
+  ASSERT_TRUE(AddMismatchPpm("token_ids:0", policy).ok());
+  EXPECT_EQ(policy.For("token_ids", DType::kInt64, DType::kInt64).mismatch_ppm, 0.0);
 }
 
 }  // namespace

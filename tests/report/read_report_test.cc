@@ -59,6 +59,13 @@ gate::CompareReport Saved() {
   EXPECT_TRUE(compare::AddCheckErrorStat("h:p95", report.policy).ok());
   EXPECT_TRUE(compare::AddMinSnrDb("20", report.policy).ok());
   report.policy.dtype_defaults[DType::kFloat16] = {1e-3, std::nullopt};
+  // A weight-compression profile's per-output entry must come back, or `check` would re-judge
+  // token_ids by the floating outputs' rule.
+  compare::ConversionDefaults profile;
+  profile.settings.min_cosine = 0.98;
+  profile.per_output["ids"].mismatch_ppm = 5e5;
+  profile.origin = "weight-compression profile";
+  report.policy.conversion_defaults = profile;
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double inf = std::numeric_limits<double>::infinity();
   report.checks.push_back(Check("y", Floats(DType::kFloat32, {1, 2, nan, -3, 0, inf, 1e-3}),
@@ -102,6 +109,8 @@ TEST_F(ReadReportTest, EveryStatisticSurvivesTheRoundTrip) {
     EXPECT_TRUE(got == want) << saved.checks[idx].output;
   }
   EXPECT_EQ(internal::PolicyJson(read->policy), internal::PolicyJson(saved.policy));
+  ASSERT_TRUE(read->policy.conversion_defaults.has_value());
+  EXPECT_EQ(read->policy.conversion_defaults->per_output.at("ids").mismatch_ppm, 5e5);
   EXPECT_EQ(read->source.output_names, saved.source.output_names);
 }
 

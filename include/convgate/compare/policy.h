@@ -104,6 +104,11 @@ std::optional<DType> DTypeForDefaults(std::optional<DType> source, std::optional
 // settings and above the per-dtype defaults; `origin` is what the report says about them.
 struct ConversionDefaults {
   PolicySettings settings;
+  // Outputs this conversion judges by another rule: each entry replaces `settings` (not merges
+  // into it) for that output. A weight-compression profile holds floating outputs to cosine and
+  // SNR but the generated `token_ids` to a share of equal tokens, and the decoded `text` (which
+  // differs as soon as one token does) to nothing but being reported.
+  std::map<std::string, PolicySettings> per_output;
   std::string origin;  // "network-level float16 default of --to openvino:fp16 (...)"
 };
 

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <optional>
+#include <string>
 
 #include "convgate/compare/policy.h"
 #include "convgate/convert/convert.h"
@@ -33,8 +34,14 @@ struct PairFacts {
 //   - without a conversion (or after an external one), a target whose floating weights are mostly
 //     float16 (graph/precision.h) from a source whose are not gets the same profile, its origin
 //     saying what was detected;
-//   - int8 and int4 weights, and a conversion that fell back to int4, keep the dtype defaults.
+//   - int8 and int4 weights (optimum-openvino's weight_format, or its int4 fallback) get the
+//     weight-compression profile: floating outputs by cosine and SNR floors with elementwise
+//     differences reported, not gating; generated token ids exact (int8) or at least half equal
+//     (int4). verify adds the first step's top-1 agreement (CompressedWeightFormat).
 std::optional<compare::ConversionDefaults> DecidePairPolicy(const PairFacts& facts);
+
+// "int8" or "int4" when the pair is judged under the weight-compression profile, else "".
+std::string CompressedWeightFormat(const PairFacts& facts);
 
 // Sets policy.conversion_defaults from DecidePairPolicy unless something already set them (a
 // policy read back from a report, or a caller that decided).

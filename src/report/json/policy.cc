@@ -1,6 +1,7 @@
 #include "report/json/policy.h"
 
 #include <string>
+#include <type_traits>
 
 #include "convgate/compare/judge.h"
 #include "report/json/error_summary.h"
@@ -98,11 +99,15 @@ void PolicyFields(Io& io, Policy& policy) {
     }
   }
   io.Map("per_output", policy.per_output, settings);
-  io.OptionalObject("conversion_defaults", policy.conversion_defaults,
-                    [&settings](auto& part, auto& defaults) {
-                      part.Text("origin", defaults.origin);
-                      part.Object("settings", defaults.settings, settings);
-                    });
+  io.OptionalObject(
+      "conversion_defaults", policy.conversion_defaults, [&settings](auto& part, auto& defaults) {
+        part.Text("origin", defaults.origin);
+        part.Object("settings", defaults.settings, settings);
+        // Left out when empty, so reports of the float16 profile read as before.
+        if (std::decay_t<decltype(part)>::kReading || !defaults.per_output.empty()) {
+          part.Map("per_output", defaults.per_output, settings, Presence::kOptionalOnRead);
+        }
+      });
   io.Map(
       "dtype_overrides", policy.dtype_defaults,
       [](auto& part, auto& values) {

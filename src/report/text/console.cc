@@ -510,14 +510,23 @@ std::string PolicySummaryText(const compare::Policy& policy) {
   if (global.min_cosine) text += ", min_cosine " + Setting(*global.min_cosine);
   if (global.min_snr_db) text += ", min_snr_db " + Setting(*global.min_snr_db);
   text += "; integers, bool and strings exact";
-  for (const auto& [name, settings] : policy.per_output) {
-    std::string knobs;
+  const auto knobs = [](const compare::PolicySettings& settings) {
+    std::string listed;
     const nlohmann::json set = PolicySettingsJson(settings);
     for (const auto& [knob, value] : set.items()) {
-      knobs += (knobs.empty() ? "" : ", ") + knob + " " +
-               (value.is_string() ? value.get<std::string>() : Setting(value.get<double>()));
+      listed += (listed.empty() ? "" : ", ") + knob + " " +
+                (value.is_string() ? value.get<std::string>() : Setting(value.get<double>()));
     }
-    text += "; " + name + ": " + knobs;
+    return listed.empty() ? std::string("exact") : listed;
+  };
+  if (policy.conversion_defaults) {
+    // The profile's own rule for an output (the weight-compression profile's token_ids).
+    for (const auto& [name, settings] : policy.conversion_defaults->per_output) {
+      if (!policy.per_output.contains(name)) text += "; " + name + " (profile): " + knobs(settings);
+    }
+  }
+  for (const auto& [name, settings] : policy.per_output) {
+    text += "; " + name + ": " + knobs(settings);
   }
   return text;
 }
