@@ -16,7 +16,9 @@ class CheckCommand : public Command {
         "Policy flags not given keep the report's values. Values the report does not hold "
         "exactly come from its error summaries; a check they cannot decide is 'indeterminate' "
         "and fails (re-run compare)");
-    app->add_option("REPORT", report_, "report.json written by `convgate compare`")->required();
+    app->add_option("REPORT", report_,
+                    "report.json written by `convgate compare` (or `verify`: its comparison)")
+        ->required();
     AddToleranceFlags(flags_, policy_);
     AddOutputFlags(flags_, output_, OutputUse::kGate);
     return RegisterFlags(app);

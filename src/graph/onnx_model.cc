@@ -10,6 +10,7 @@
 #include "convgate/core/file_util.h"
 #include "convgate/core/numbers.h"
 #include "convgate/graph/internal/model_proto.h"
+#include "graph/input_hints.h"
 #include "graph/onnx_types.h"
 
 namespace convgate::graph {
@@ -166,6 +167,7 @@ ModelSummary Summarize(const onnx::ModelProto& model, int64_t file_bytes,
   summary.producer_version = model.producer_version();
   summary.graph_name = model.graph().name();
   summary.signature = GraphSignature(model.graph());
+  AddInputHints(model.graph(), summary.signature);
   CountGraph(model.graph(), &summary);
   summary.parameter_count =
       SaturatingAdd(summary.initializer_parameters, summary.constant_node_parameters);

@@ -152,6 +152,10 @@ Result<Shape> DeclaredShape(const TensorInfo& info, const Bindings& bindings,
     const std::string where = "input '" + info.name + "' dim " + std::to_string(axis);
     if (dim.is_fixed()) {
       dims.push_back(dim.value);
+    } else if (dim.symbol.empty() && axis == 1 && info.hint.channels > 0) {
+      dims.push_back(info.hint.channels);
+      notes.push_back(where + " unknown: used " + std::to_string(info.hint.channels) +
+                      ", the channels " + info.hint.channels_source + " takes");
     } else if (dim.symbol.empty()) {
       dims.push_back(1);
       notes.push_back(where + " unknown: used 1; set the shape with --shape " + info.name +
@@ -189,6 +193,23 @@ struct InputPlan {
   ValueRange range;
 };
 
+// What the graph shows (core/signature.h InputHint) where no flag says otherwise: token ids
+// inside their embedding table, masks of ones.
+void ApplyGraphHint(const TensorInfo& info, const InputOptions& options, InputPlan& plan,
+                    std::vector<std::string>& notes) {
+  if (options.fill_given || plan.fill != Fill::kUniform) return;
+  if (info.hint.mask) {
+    plan.fill = Fill::kOnes;
+    notes.push_back("input '" + info.name + "' is ones: a mask, by its name (--fill " + info.name +
+                    ":uniform for random bits)");
+  } else if (IsInteger(plan.dtype) && info.hint.index_rows > 1) {
+    plan.range = ValueRange{0.0, static_cast<double>(info.hint.index_rows - 1)};
+    notes.push_back("input '" + info.name + "' takes values in [0, " +
+                    std::to_string(info.hint.index_rows - 1) + "]: it indexes " +
+                    info.hint.index_source + " (--val-range " + info.name + ":[LO,HI] to choose)");
+  }
+}
+
 Result<InputPlan> PlanInput(const TensorInfo& info, const InputOptions& options,
                             const Bindings& bindings, std::set<std::string>& noted_symbols,
                             std::vector<std::string>& notes) {
@@ -214,10 +235,27 @@ Result<InputPlan> PlanInput(const TensorInfo& info, const InputOptions& options,
   plan.range = options.range.value_or(DefaultValueRange(plan.dtype, plan.fill));
   if (auto it = options.range_per_input.find(info.name); it != options.range_per_input.end()) {
     plan.range = it->second;
+  } else if (!options.range && !options.fill_per_input.contains(info.name)) {
+    ApplyGraphHint(info, options, plan, notes);
   }
   Status range_ok = CheckFillRange(plan.dtype, plan.fill, plan.range);
   if (!range_ok.ok()) return range_ok.WithContext("input '" + info.name + "'");
   return plan;
+}
+
+// A symbolic channel dim the flags left unbound takes the channels the input's first Conv
+// takes (ViT's num_channels), instead of 1, which that Conv refuses.
+void BindChannels(const Signature& signature, Bindings& bindings, std::vector<std::string>& notes) {
+  for (const TensorInfo& info : signature.inputs) {
+    if (info.hint.channels <= 0 || info.shape.size() != 4) continue;
+    const Dim& dim = info.shape[1];
+    if (dim.is_fixed() || dim.symbol.empty() || bindings.contains(dim.symbol)) continue;
+    const std::string source = "the graph (" + info.hint.channels_source + ")";
+    bindings[dim.symbol] = Binding{info.hint.channels, source};
+    notes.push_back("input '" + info.name + "' dim 1 ('" + dim.symbol + "'): used " +
+                    std::to_string(info.hint.channels) + ", the channels " +
+                    info.hint.channels_source + " takes; bind it with --dim " + dim.symbol + "=N");
+  }
 }
 
 Result<std::vector<InputPlan>> PlanInputs(const Signature& signature, const InputOptions& options,
@@ -232,6 +270,7 @@ Result<std::vector<InputPlan>> PlanInputs(const Signature& signature, const Inpu
       CONVGATE_RETURN_IF_ERROR(ApplyShapeOverride(info, it->second, bindings));
     }
   }
+  BindChannels(signature, bindings, notes);
   std::vector<InputPlan> plans;
   std::set<std::string> noted_symbols;
   for (const TensorInfo& info : signature.inputs) {

@@ -122,6 +122,7 @@ Status AddFill(std::string_view text, InputOptions& options) {
   if (!fill.ok()) return InFlag(fill.status(), "--fill", text, scoped);
   if (scoped.name.empty()) {
     options.fill = *fill;
+    options.fill_given = true;
   } else {
     options.fill_per_input[scoped.name] = *fill;
   }

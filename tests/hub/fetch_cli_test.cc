@@ -92,6 +92,13 @@ class FetchCliTest : public CliTest {
 
   std::string Commit() const { return ReadAll(Cache() / "models--org--tiny/refs/main"); }
 
+  // The hub writes its request log into dir_: stop it before the folder is removed, or a line
+  // it writes after the last request races remove_all ("Directory not empty").
+  void TearDown() override {
+    hub_.reset();
+    CliTest::TearDown();
+  }
+
   std::unique_ptr<FakeHub> hub_;
 };
 

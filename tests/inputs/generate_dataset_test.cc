@@ -1,6 +1,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -76,6 +77,50 @@ TEST(GenerateDataset, ExpressionDimsAreDerivedFromTheirParts) {
   dataset = Generate(signature, options);
   EXPECT_EQ(dataset.samples[0].Find("attention_mask")->shape(), Shape::Of({1, 8}));
   EXPECT_EQ(dataset.samples[0].Find("past.0.key")->shape(), Shape::Of({1, 2, 3, 8}));
+}
+
+// What the graph shows (InputHint) shapes generated inputs where no flag says otherwise: ids
+// inside their table, masks of ones, the channels the first Conv takes; flags still win.
+TEST(GenerateDataset, GraphHintsShapeTheValuesUnlessAFlagSaysOtherwise) {
+  TensorInfo ids = Input("input_ids", DType::kInt64, {Sym("batch"), Sym("seq")});
+  ids.hint.index_rows = 400;
+  ids.hint.index_source = "Gather 'g' on 'wte' (400 rows)";
+  TensorInfo mask = Input("attention_mask", DType::kInt64, {Sym("batch"), Sym("seq")});
+  mask.hint.mask = true;
+  TensorInfo pixels =
+      Input("pixel_values", DType::kFloat32, {Sym("batch"), Sym("num_channels"), Fix(4), Fix(4)});
+  pixels.hint.channels = 3;
+  pixels.hint.channels_source = "Conv 'c' (weight 'w' [8, 3, 2, 2])";
+  const Signature signature = MakeSignature({ids, mask, pixels});
+  InputOptions options;
+  options.dim_per_symbol["seq"] = 64;
+  Dataset dataset = Generate(signature, options);
+  ASSERT_EQ(dataset.samples.size(), 1u);
+  const Tensor& drawn = *dataset.samples[0].Find("input_ids");
+  double top = 0;
+  for (int64_t k = 0; k < drawn.num_elements(); ++k) top = std::max(top, drawn.GetDouble(k));
+  EXPECT_GT(top, 1.0);  // 64 draws from [0, 399]: far from the old [0, 1]
+  EXPECT_LE(top, 399.0);
+  const Tensor& ones = *dataset.samples[0].Find("attention_mask");
+  for (int64_t k = 0; k < ones.num_elements(); ++k) EXPECT_EQ(ones.GetDouble(k), 1.0);
+  EXPECT_EQ(dataset.samples[0].Find("pixel_values")->shape(), Shape::Of({1, 3, 4, 4}));
+  EXPECT_THAT(dataset.notes, ::testing::Contains(HasSubstr(
+                                 "input 'input_ids' takes values in [0, 399]: it indexes Gather")));
+  EXPECT_THAT(dataset.notes, ::testing::Contains(HasSubstr("input 'attention_mask' is ones")));
+  EXPECT_THAT(dataset.notes, ::testing::Contains(HasSubstr("('num_channels'): used 3")));
+
+  // A global --fill or --val-range, a per-input one, or --dim: the flags decide.
+  options.fill_per_input["attention_mask"] = Fill::kUniform;
+  options.range_per_input["input_ids"] = ValueRange{0.0, 1.0};
+  options.dim_per_symbol["num_channels"] = 1;
+  dataset = Generate(signature, options);
+  const Tensor& small = *dataset.samples[0].Find("input_ids");
+  for (int64_t k = 0; k < small.num_elements(); ++k) EXPECT_LE(small.GetDouble(k), 1.0);
+  EXPECT_EQ(dataset.samples[0].Find("pixel_values")->shape(), Shape::Of({1, 1, 4, 4}));
+  const Tensor& bits = *dataset.samples[0].Find("attention_mask");
+  double zeros = 0;
+  for (int64_t k = 0; k < bits.num_elements(); ++k) zeros += bits.GetDouble(k) == 0.0 ? 1 : 0;
+  EXPECT_GT(zeros, 0);  // random bits again
 }
 
 TEST(GenerateDataset, ShapeOverrideWinsAndBindsSymbolsForOtherInputs) {

@@ -289,6 +289,24 @@ TEST(ParseCompareReport, ReadsTextInMemoryAsReadCompareReportReadsTheFile) {
   EXPECT_EQ(read->source.output_names, Saved().source.output_names);
 }
 
+// verify's report.json carries its comparison as a compare report: check re-judges that one;
+// a verify report without a comparison is still refused.
+TEST(ParseCompareReport, ReadsTheComparisonInsideAVerifyReport) {
+  Invocation invocation;
+  invocation.command = "compare";
+  json verify = {{"schema_version", 1},
+                 {"command", "verify"},
+                 {"comparison", ReportJson(Saved(), invocation)}};
+  Result<gate::CompareReport> read = ParseCompareReport(verify.dump(), "verify report");
+  ASSERT_TRUE(read.ok()) << read.status().message();
+  EXPECT_EQ(read->checks.size(), 3u);
+  verify.erase("comparison");
+  Result<gate::CompareReport> bare = ParseCompareReport(verify.dump(), "verify report");
+  ASSERT_FALSE(bare.ok());
+  EXPECT_NE(bare.status().message().find("not a compare report"), std::string::npos)
+      << bare.status().message();
+}
+
 TEST(ParseCompareReport, ErrorsNameWhatWasParsed) {
   Result<gate::CompareReport> not_json = ParseCompareReport("{\"schema", "piped report");
   ASSERT_FALSE(not_json.ok());

@@ -120,6 +120,12 @@ class HubCliTest : public CliTest {
 
   size_t RequestCount() const { return HubRequestCount(dir_ / "requests.jsonl"); }
 
+  // The hub writes its request log into dir_: stop it before the folder is removed.
+  void TearDown() override {
+    hub_.reset();
+    CliTest::TearDown();
+  }
+
   std::unique_ptr<FakeHub> hub_;
 };
 

@@ -22,6 +22,20 @@ struct Dim {
   static Dim Unknown() { return Dim{}; }
 };
 
+// What an ONNX graph shows about the values an input takes, beyond what it declares
+// (graph/input_hints.cc), for generated inputs: a token-id input must index inside its embedding
+// table, an image input must have the channels its first Conv takes. Never checked against loaded
+// data; zero/empty when nothing was found.
+struct InputHint {
+  int64_t index_rows = 0;    // > 0: an integer input that indexes a table of this many rows
+  std::string index_source;  // "Gather '/wte/Gather' on 'transformer.wte.weight' (400 rows)"
+  // A bool or integer input named like a mask ("attention_mask"): HF models take ones for the
+  // tokens to attend to, and random bits can mask out a whole row (a softmax over nothing is NaN).
+  bool mask = false;
+  int64_t channels = 0;         // > 0: the size dim 1 (NCHW) must have
+  std::string channels_source;  // "Conv '/conv1/Conv' (weight 'conv1.weight' [16, 3, 3, 3])"
+};
+
 struct TensorInfo {
   std::string name;
   // nullopt when the declared element type is one convgate cannot hold (complex, fp8, ...), or
@@ -31,6 +45,7 @@ struct TensorInfo {
   std::string type_name;   // "float32", "string", "seq(tensor(float))", "tensor", ...
   bool has_shape = false;  // false when the model declares no shape at all (rank unknown)
   std::vector<Dim> shape;  // valid when has_shape
+  InputHint hint;          // inputs of ONNX models only
 };
 
 // type_name of a tensor input whose element type the model does not declare (TorchScript's

@@ -40,6 +40,7 @@ struct InputOptions {
   uint64_t seed = 1;  // Polygraphy's default seed is 1 as well
   int samples = 1;    // must be >= 1
   Fill fill = Fill::kUniform;
+  bool fill_given = false;  // a global --fill was given: what the graph suggests gives way
   std::map<std::string, Fill> fill_per_input;
   // Unset: floats [0, 1) like Polygraphy; normal fill of floats defaults to [-1, 1] (N(0, 1));
   // integers [0, 1] inclusive, which is safe for indices, masks and token ids of any vocabulary.

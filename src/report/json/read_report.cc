@@ -1,5 +1,6 @@
 // report.json back into the report of its workflow, each record read through the one description
-// it was written with (json/report_json.cc); for `convgate check`, a compare report that compared.
+// it was written with (json/report_json.cc); for `convgate check`, a compare report that compared
+// (or the comparison inside a verify report).
 #include "convgate/report/read_report.h"
 
 #include <fstream>
@@ -77,7 +78,11 @@ Report ReportFromJson(const JsonFields& root, Invocation& invocation) {
 
 Result<gate::CompareReport> ParseCompareReport(std::string_view text, std::string_view what,
                                                Invocation* header) {
-  return Parse(text, what, [&](const JsonFields& root) {
+  return Parse(text, what, [&](const JsonFields& top) {
+    // verify's report.json holds its comparison as a whole compare report: re-judge that.
+    const bool verify = top.Has("command") && top.Raw("command") == "verify" &&
+                        top.Has("comparison") && top.Raw("comparison").is_object();
+    const JsonFields root = verify ? top.Object("comparison") : top;
     CheckComparedReport(root);
     Invocation invocation;
     gate::CompareReport report = internal::CompareReportFromJson(root, invocation);
