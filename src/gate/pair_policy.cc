@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "convgate/core/numbers.h"
 #include "convgate/graph/openvino_ir.h"
 #include "convgate/graph/precision.h"
 
@@ -32,7 +33,7 @@ compare::ConversionDefaults Float16Network(std::string origin) {
 // token equal; int4 (group size 32) 0.9985-0.9994 and 25-29 dB on the decoders, t5's 0.974 and
 // 12.7 dB (which fails: say so rather than pass it); weights perturbed by 30% noise fall to
 // 0.85-0.90 and 3-7 dB. The token_ids and text names are the hf backend's generation outputs.
-compare::ConversionDefaults WeightCompression(const std::string& format, std::string origin) {
+compare::ConversionDefaults WeightCompression(const std::string& format) {
   const bool int4 = format == "int4";
   compare::ConversionDefaults defaults;
   defaults.settings.mismatch_ppm = 1e6;
@@ -49,7 +50,6 @@ compare::ConversionDefaults WeightCompression(const std::string& format, std::st
   }
   defaults.per_output["token_ids"] = tokens;
   defaults.per_output["text"] = text;
-  defaults.origin = std::move(origin);
   return defaults;
 }
 
@@ -84,12 +84,15 @@ std::string CompressedWeights(const PairFacts& facts) {
   return format->second == "int8" || format->second == "int4" ? format->second : "";
 }
 
-std::string WeightCompressionOrigin(const PairFacts& facts, const std::string& format) {
+// The profile's rules in words, from its own numbers, for the report's policy line.
+std::string WeightCompressionOrigin(const PairFacts& facts, const std::string& format,
+                                    const compare::ConversionDefaults& profile) {
   const bool int4 = format == "int4";
   std::string origin = "weight-compression profile of --to " + facts.conversion->kind + " (" +
                        format + " weights" + (FellBack(facts.record) ? ", the fallback" : "") +
-                       "): floating outputs by cosine >= " + (int4 ? "0.98" : "0.999") +
-                       " and SNR >= " + (int4 ? "15" : "25") +
+                       "): floating outputs by cosine >= " +
+                       FormatShortest(profile.settings.min_cosine.value_or(0.0)) +
+                       " and SNR >= " + FormatShortest(profile.settings.min_snr_db.value_or(0.0)) +
                        " dB, elementwise differences counted, not gating; token_ids ";
   origin += int4 ? "at least 50% equal, text reported" : "and text exact";
   return origin + "; the first step's top-1 must agree (docs/policy.md)";
@@ -122,7 +125,9 @@ std::optional<compare::ConversionDefaults> DecidePairPolicy(const PairFacts& fac
   if (converted) {
     const std::string format = CompressedWeights(facts);
     if (!format.empty()) {
-      return WeightCompression(format, WeightCompressionOrigin(facts, format));
+      compare::ConversionDefaults profile = WeightCompression(format);
+      profile.origin = WeightCompressionOrigin(facts, format, profile);
+      return profile;
     }
     const std::string weights = WeightsDescription(*facts.conversion);
     if (!weights.empty()) {

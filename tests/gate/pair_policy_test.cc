@@ -35,6 +35,8 @@ TEST(PairPolicy, Int8WeightsGetTheWeightCompressionProfile) {
   EXPECT_NE(defaults->origin.find("weight-compression profile of --to optimum-openvino (int8"),
             std::string::npos)
       << defaults->origin;
+  EXPECT_NE(defaults->origin.find("cosine >= 0.999 and SNR >= 25 dB"), std::string::npos)
+      << defaults->origin;
   EXPECT_EQ(defaults->settings.mismatch_ppm, 1e6);
   EXPECT_EQ(defaults->settings.min_cosine, 0.999);
   EXPECT_EQ(defaults->settings.min_snr_db, 25.0);
@@ -48,6 +50,8 @@ TEST(PairPolicy, Int4WeightsAndTheInt4FallbackGetTheLooserProfile) {
   const convert::ConversionRequest asked = Request("optimum-openvino", "int4");
   const auto defaults = DecidePairPolicy(PairFacts{.conversion = &asked});
   ASSERT_TRUE(defaults.has_value());
+  EXPECT_NE(defaults->origin.find("cosine >= 0.98 and SNR >= 15 dB"), std::string::npos)
+      << defaults->origin;
   EXPECT_EQ(defaults->settings.min_cosine, 0.98);
   EXPECT_EQ(defaults->settings.min_snr_db, 15.0);
   EXPECT_EQ(defaults->per_output.at("token_ids").mismatch_ppm, 5e5);
