@@ -186,11 +186,11 @@ OutputPolicy Policy::For(std::string_view output, std::optional<DType> source,
   }
   // A conversion's default replaces the dtype default where it sets a value.
   std::string atol_origin = origin, rtol_origin = origin;
-  if (conversion_defaults && conversion.atol) {
+  if (conversion.atol) {
     fallback.atol = *conversion.atol;
     atol_origin = conversion_defaults->origin;
   }
-  if (conversion_defaults && conversion.rtol) {
+  if (conversion.rtol) {
     fallback.rtol = *conversion.rtol;
     rtol_origin = conversion_defaults->origin;
   }

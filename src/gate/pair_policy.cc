@@ -73,17 +73,6 @@ std::string WeightsDescription(const convert::ConversionRequest& request) {
   return "";
 }
 
-// "int8" or "int4" when the conversion stores compressed weights: asked for, or the int4
-// fallback taken after the fp16 export ran out of memory or time.
-std::string CompressedWeights(const PairFacts& facts) {
-  if (facts.conversion == nullptr || facts.conversion->kind.empty()) return "";
-  if (FellBack(facts.record)) return "int4";
-  if (facts.conversion->kind != "optimum-openvino") return "";
-  auto format = facts.conversion->params.find("weight_format");
-  if (format == facts.conversion->params.end()) return "";
-  return format->second == "int8" || format->second == "int4" ? format->second : "";
-}
-
 // The profile's rules in words, from its own numbers, for the report's policy line.
 std::string WeightCompressionOrigin(const PairFacts& facts, const std::string& format,
                                     const compare::ConversionDefaults& profile) {
@@ -120,10 +109,21 @@ std::optional<compare::ConversionDefaults> FromGraphs(const PairFacts& facts) {
 
 }  // namespace
 
+// "int8" or "int4" when the conversion stores compressed weights: asked for, or the int4
+// fallback taken after the fp16 export ran out of memory or time.
+std::string CompressedWeightFormat(const PairFacts& facts) {
+  if (facts.conversion == nullptr || facts.conversion->kind.empty()) return "";
+  if (FellBack(facts.record)) return "int4";
+  if (facts.conversion->kind != "optimum-openvino") return "";
+  auto format = facts.conversion->params.find("weight_format");
+  if (format == facts.conversion->params.end()) return "";
+  return format->second == "int8" || format->second == "int4" ? format->second : "";
+}
+
 std::optional<compare::ConversionDefaults> DecidePairPolicy(const PairFacts& facts) {
   const bool converted = facts.conversion != nullptr && !facts.conversion->kind.empty();
   if (converted) {
-    const std::string format = CompressedWeights(facts);
+    const std::string format = CompressedWeightFormat(facts);
     if (!format.empty()) {
       compare::ConversionDefaults profile = WeightCompression(format);
       profile.origin = WeightCompressionOrigin(facts, format, profile);
@@ -139,8 +139,6 @@ std::optional<compare::ConversionDefaults> DecidePairPolicy(const PairFacts& fac
   }
   return FromGraphs(facts);
 }
-
-std::string CompressedWeightFormat(const PairFacts& facts) { return CompressedWeights(facts); }
 
 void ApplyPairPolicy(const PairFacts& facts, compare::Policy& policy) {
   if (policy.conversion_defaults) return;

@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "graph/onnx_types.h"
+
 namespace convgate::graph {
 namespace {
 
@@ -43,10 +45,6 @@ Consumers ReadConsumers(const onnx::GraphProto& graph) {
     }
   }
   return consumers;
-}
-
-bool IsDefaultDomain(const onnx::NodeProto& node) {
-  return node.domain().empty() || node.domain() == "ai.onnx";
 }
 
 int64_t IntAttribute(const onnx::NodeProto& node, const std::string& name, int64_t fallback) {

@@ -1,6 +1,7 @@
 #include "convgate/graph/nodes.h"
 
 #include "convgate/graph/internal/model_proto.h"
+#include "graph/onnx_types.h"
 
 namespace convgate::graph {
 
@@ -12,8 +13,7 @@ Result<std::vector<NodeInfo>> ListNodes(std::string_view model_bytes,
   for (const onnx::NodeProto& node : model.graph().node()) {
     NodeInfo info;
     info.name = node.name();
-    const bool default_domain = node.domain().empty() || node.domain() == "ai.onnx";
-    info.op_type = default_domain ? node.op_type() : node.domain() + "." + node.op_type();
+    info.op_type = IsDefaultDomain(node) ? node.op_type() : node.domain() + "." + node.op_type();
     info.inputs.assign(node.input().begin(), node.input().end());
     info.outputs.assign(node.output().begin(), node.output().end());
     nodes.push_back(std::move(info));

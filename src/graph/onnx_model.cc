@@ -17,7 +17,7 @@ namespace convgate::graph {
 namespace {
 
 std::string OpKey(const onnx::NodeProto& node) {
-  if (node.domain().empty() || node.domain() == "ai.onnx") return node.op_type();
+  if (IsDefaultDomain(node)) return node.op_type();
   return node.domain() + "." + node.op_type();
 }
 
@@ -119,7 +119,7 @@ void AddConstantNode(const onnx::NodeProto& node, ModelSummary* summary) {
 }
 
 bool IsConstantNode(const onnx::NodeProto& node) {
-  return node.op_type() == "Constant" && (node.domain().empty() || node.domain() == "ai.onnx");
+  return node.op_type() == "Constant" && IsDefaultDomain(node);
 }
 
 // Counts nodes, initializers and Constant nodes of `graph` and, recursively, of the subgraphs in

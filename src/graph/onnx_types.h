@@ -24,6 +24,11 @@ std::string OnnxElemTypeName(int32_t elem_type);
 // string and unknown types, whose size is not a function of the element count.
 int OnnxElemTypeBits(int32_t elem_type);
 
+// A node of the default ONNX domain ("" or "ai.onnx").
+inline bool IsDefaultDomain(const onnx::NodeProto& node) {
+  return node.domain().empty() || node.domain() == "ai.onnx";
+}
+
 // ONNX's type string: "tensor(float)", "seq(tensor(float))", "optional(tensor(int64))",
 // "map(int64,tensor(float))", "sparse_tensor(float)"; "undefined" for an empty TypeProto.
 std::string OnnxTypeString(const onnx::TypeProto& type);

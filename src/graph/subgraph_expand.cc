@@ -7,13 +7,10 @@
 #include <set>
 
 #include "convgate/graph/internal/model_proto.h"
+#include "graph/onnx_types.h"
 
 namespace convgate::graph {
 namespace {
-
-bool IsDefaultDomain(const onnx::NodeProto& node) {
-  return node.domain().empty() || node.domain() == "ai.onnx";
-}
 
 bool IsSiteOp(const onnx::NodeProto& node) {
   return IsDefaultDomain(node) &&
