@@ -293,7 +293,7 @@ TEST(ParseCompareReport, ReadsTextInMemoryAsReadCompareReportReadsTheFile) {
 // a verify report without a comparison is still refused.
 TEST(ParseCompareReport, ReadsTheComparisonInsideAVerifyReport) {
   Invocation invocation;
-  invocation.command = "compare";
+  invocation.command = "verify";  // as verify writes its comparison
   json verify = {{"schema_version", 1},
                  {"command", "verify"},
                  {"comparison", ReportJson(Saved(), invocation)}};

@@ -22,11 +22,12 @@ using internal::BadField;
 using internal::JsonFields;
 using nlohmann::json;
 
-// What `convgate check` needs beyond a readable report: a compare report that compared.
-void CheckComparedReport(const JsonFields& root) {
+// What `convgate check` needs beyond a readable report: a compare report that compared (verify
+// writes its comparison with its own command name).
+void CheckComparedReport(const JsonFields& root, bool in_verify) {
   internal::CheckSchema(root);
   const std::string command = root.String("command");
-  if (command != "compare" && command != "check") {
+  if (command != "compare" && command != "check" && !(in_verify && command == "verify")) {
     root.Fail("command", "'" + command + "': not a compare report");
   }
   if (root.Has("error") && !root.Raw("error").is_null()) {
@@ -83,7 +84,7 @@ Result<gate::CompareReport> ParseCompareReport(std::string_view text, std::strin
     const bool verify = top.Has("command") && top.Raw("command") == "verify" &&
                         top.Has("comparison") && top.Raw("comparison").is_object();
     const JsonFields root = verify ? top.Object("comparison") : top;
-    CheckComparedReport(root);
+    CheckComparedReport(root, verify);
     Invocation invocation;
     gate::CompareReport report = internal::CompareReportFromJson(root, invocation);
     if (header) *header = std::move(invocation);
