@@ -72,7 +72,10 @@ Result<LoadedModule> LoadModule(std::string_view file, const char* symbol, std::
   static std::mutex mutex;
   static std::map<std::string, LoadedModule, std::less<>> loaded;
   std::lock_guard<std::mutex> lock(mutex);
-  if (auto found = loaded.find(file); found != loaded.end()) return found->second;
+  // One entry per file and symbol: a module may export more than one entry point (the openvino
+  // module's backend and IR writer); dlopen of a file already loaded returns the same handle.
+  const std::string key = std::string(file) + '\n' + symbol;
+  if (auto found = loaded.find(key); found != loaded.end()) return found->second;
   const std::vector<fs::path> folders = ModuleSearchPath();
   for (const fs::path& folder : folders) {
     const fs::path candidate = folder / file;
@@ -80,7 +83,7 @@ Result<LoadedModule> LoadModule(std::string_view file, const char* symbol, std::
     if (!fs::is_regular_file(candidate, error)) continue;
     CONVGATE_ASSIGN_OR_RETURN(void* entry, Open(candidate, symbol, kind));
     LoadedModule module{candidate, entry};
-    loaded.emplace(std::string(file), module);
+    loaded.emplace(key, module);
     return module;
   }
   return Status::NotFound("the " + std::string(kind) + " module " + std::string(file) +

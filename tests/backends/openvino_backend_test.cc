@@ -13,6 +13,7 @@
 #include <string>
 
 #include "backends/runner/runner_protocol.h"
+#include "convgate/backends/openvino_ir.h"
 #include "convgate/backends/registry.h"
 #include "convgate/core/python_env.h"
 #include "convgate/core/subprocess.h"
@@ -24,6 +25,8 @@ namespace {
 namespace fs = std::filesystem;
 
 const fs::path kModels = fs::path(CONVGATE_BINARY_DIR) / "examples";
+const std::string kRealRunner =
+    std::string(CONVGATE_SOURCE_DIR) + "/src/backends/openvino/openvino_runner.py";
 
 bool Contains(const Status& status, const std::string& text) {
   return status.message().find(text) != std::string::npos;
@@ -262,7 +265,8 @@ TEST_F(OpenVinoTest, WrongInputsAreRefusedBeforeTheRunner) {
   EXPECT_EQ(run.status().code(), StatusCode::kFailedPrecondition) << run.status().ToString();
 }
 
-TEST_F(OpenVinoTest, NoVenvOrNoOpenVinoSaysToRunSetup) {
+TEST_F(OpenVinoTest, TheRunnerWithNoVenvOrNoOpenVinoSaysToRunSetup) {
+  ScopedEnv runner("CONVGATE_OPENVINO_RUNNER", kRealRunner);
   {
     ScopedEnv venv("CONVGATE_VENV", (dir_.path() / "no-venv").string());
     Result<std::unique_ptr<Model>> model = Load(kModels / "tinycnn.onnx");
@@ -279,15 +283,124 @@ TEST_F(OpenVinoTest, NoVenvOrNoOpenVinoSaysToRunSetup) {
   EXPECT_TRUE(Contains(model.status(), "./scripts/setup.sh"));
 }
 
+#if CONVGATE_OPENVINO_IN_PROCESS
+// In-process, a load needs no Python: with no venv at all the model loads and computes what the
+// runner process computes from the same OpenVINO build.
+TEST_F(OpenVinoTest, InProcessNeedsNoPythonAndComputesWhatTheRunnerDoes) {
+  const TensorMap sample = ImageSample(2);
+  Result<TensorMap> in_process = Status::Internal("not run");
+  {
+    ScopedEnv venv("CONVGATE_VENV", (dir_.path() / "no-venv").string());
+    std::unique_ptr<Model> model = LoadOk(kModels / "tinycnn.onnx");
+    ASSERT_NE(model, nullptr);
+    EXPECT_EQ(model->settings(), "CPU, inference precision f32");
+    in_process = model->Run(sample, {});
+    ASSERT_TRUE(in_process.ok()) << in_process.status().ToString();
+  }
+  ScopedEnv runner("CONVGATE_OPENVINO_RUNNER", kRealRunner);
+  std::unique_ptr<Model> model = LoadOk(kModels / "tinycnn.onnx");
+  ASSERT_NE(model, nullptr);
+  EXPECT_EQ(model->signature().outputs.size(), 2u);
+  Result<TensorMap> through_runner = model->Run(sample, {});
+  ASSERT_TRUE(through_runner.ok()) << through_runner.status().ToString();
+  ASSERT_EQ(in_process->Names(), through_runner->Names());
+  for (const std::string& name : in_process->Names()) {
+    EXPECT_LT(MaxAbsDiff(*in_process->Find(name), *through_runner->Find(name)), 1e-6) << name;
+  }
+}
+
+// A Run past the run timeout is cancelled, said so, and the model serves the next Run: twelve
+// 1024x1024 MatMuls of the input by itself (~26 GFLOP, seconds on one thread) against 0.2 s.
+TEST_F(OpenVinoTest, InProcessRunPastTheRunTimeoutIsCancelled) {
+  std::string nodes;
+  std::string last = "x";
+  for (int i = 0; i < 12; ++i) {
+    const std::string next = i == 11 ? "y" : "m" + std::to_string(i);
+    nodes += "  " + next + " = MatMul(" + last + ", x)\n";
+    last = next;
+  }
+  const fs::path path = dir_.path() / "slow.onnx";
+  testing::WriteModel(
+      testing::ParseOnnxText("<ir_version: 8, opset_import: [\"\" : 17]>\n"
+                             "slow (float[1024, 1024] x) => (float[1024, 1024] y) {\n" +
+                             nodes + "}\n"),
+      path);
+  LoadOptions options;
+  options.limits.run_timeout_seconds = 0.2;
+  std::unique_ptr<Model> model = LoadOk(path, options);
+  ASSERT_NE(model, nullptr);
+  TensorMap sample;
+  ASSERT_TRUE(sample
+                  .Insert("x", Tensor::FromVector(DType::kFloat32, Shape::Of({1024, 1024}),
+                                                  std::vector<float>(1024 * 1024, 0.001f)))
+                  .ok());
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    const auto start = std::chrono::steady_clock::now();
+    Result<TensorMap> run = model->Run(sample, {});
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_EQ(run.status().code(), StatusCode::kUnavailable) << run.status().ToString();
+    EXPECT_TRUE(Contains(run.status(), "did not finish within 0.2 s and was cancelled"))
+        << run.status().ToString();
+    EXPECT_TRUE(Contains(run.status(), path.string())) << run.status().ToString();
+    // Cancelled between nodes: one MatMul (~0.2-0.5 s here) at most after the limit.
+    EXPECT_LT(seconds, 30.0);
+  }
+}
+#endif
+
+#if CONVGATE_OPENVINO_IN_PROCESS
+// ONNX -> IR in-process (what `convert --to openvino` uses): the IR computes what the ONNX model
+// does, fp16 compression halves the weights, and bad sources are named.
+TEST_F(OpenVinoTest, TheIrWriterConvertsInProcess) {
+  ASSERT_TRUE(OpenVinoInProcess());
+  Result<std::string> version = OpenVinoIrWriterVersion();
+  ASSERT_TRUE(version.ok()) << version.status().ToString();
+  EXPECT_EQ(*version, backend_->version());
+  const fs::path xml = dir_.path() / "out" / "tinycnn.xml";
+  fs::create_directories(xml.parent_path());
+  ASSERT_TRUE(WriteOpenVinoIr(kModels / "tinycnn.onnx", xml, false).ok());
+  const fs::path half = dir_.path() / "out" / "tinycnn_fp16.xml";
+  ASSERT_TRUE(WriteOpenVinoIr(kModels / "tinycnn.onnx", half, true).ok());
+  fs::path bin = xml, half_bin = half;
+  bin.replace_extension(".bin");
+  half_bin.replace_extension(".bin");
+  EXPECT_LT(fs::file_size(half_bin), fs::file_size(bin) * 0.6);
+  // Nothing but the IRs is left in the folder (no staging folder).
+  int entries = 0;
+  for ([[maybe_unused]] const fs::directory_entry& entry :
+       fs::directory_iterator(xml.parent_path())) {
+    ++entries;
+  }
+  EXPECT_EQ(entries, 4);
+  std::unique_ptr<Model> ir = LoadOk(xml);
+  ASSERT_NE(ir, nullptr);
+  const TensorMap sample = ImageSample(2);
+  Result<TensorMap> from_ir = ir->Run(sample, {"logits"});
+  ASSERT_TRUE(from_ir.ok()) << from_ir.status().ToString();
+  const TensorMap expected = OrtOutputs(kModels / "tinycnn.onnx", sample, {"logits"});
+  if (!expected.empty()) {
+    EXPECT_LT(MaxAbsDiff(*from_ir->Find("logits"), *expected.Find("logits")), 1e-5);
+  }
+  Status missing = WriteOpenVinoIr(dir_.path() / "nope.onnx", dir_.path() / "nope.xml", false);
+  EXPECT_EQ(missing.code(), StatusCode::kNotFound) << missing.ToString();
+  const fs::path garbage = dir_.path() / "garbage.onnx";
+  std::ofstream(garbage) << "not a model";
+  Status unreadable = WriteOpenVinoIr(garbage, dir_.path() / "garbage.xml", false);
+  EXPECT_EQ(unreadable.code(), StatusCode::kDataLoss) << unreadable.ToString();
+  EXPECT_TRUE(Contains(unreadable, garbage.string())) << unreadable.ToString();
+  EXPECT_FALSE(fs::exists(dir_.path() / "garbage.xml"));
+}
+#endif
+
 // The real runner behind a wrapper that records each start: all samples, one process.
 TEST_F(OpenVinoTest, OneRunnerServesEverySample) {
   const fs::path starts = dir_.path() / "starts.txt";
-  const fs::path wrapper =
-      WriteRunner("counting.py", "import os, runpy, sys\nopen(" + ("'" + starts.string() + "'") +
-                                     ", 'a').write('%d\\n' % os.getpid())\nsys.argv = [" + "'" +
-                                     CONVGATE_SOURCE_DIR +
-                                     "/src/backends/openvino/openvino_runner.py'] + sys.argv[1:]\n"
-                                     "runpy.run_path(sys.argv[0], run_name='__main__')\n");
+  const fs::path wrapper = WriteRunner(
+      "counting.py", "import os, runpy, sys\nopen(" + ("'" + starts.string() + "'") +
+                         ", 'a').write('%d\\n' % os.getpid())\nsys.argv = [" + "'" + kRealRunner +
+                         "'] + sys.argv[1:]\n"
+                         "runpy.run_path(sys.argv[0], run_name='__main__')\n");
   ScopedEnv runner("CONVGATE_OPENVINO_RUNNER", wrapper.string());
   std::unique_ptr<Model> model = LoadOk(kModels / "tinycnn.onnx");
   ASSERT_NE(model, nullptr);

@@ -9,6 +9,7 @@
 
 #include "convert/converter.h"
 #include "convert/output.h"
+#include "convgate/backends/openvino_ir.h"
 #include "convgate/convert/convert.h"
 #include "convgate/convert/kinds.h"
 #include "convgate/core/file_util.h"
@@ -114,10 +115,26 @@ TEST_F(OpenvinoConvertTest, AMissingVenvIsAMissingConverterSayingHowToMakeIt) {
   const char* old = std::getenv("CONVGATE_VENV");
   const std::string saved = old != nullptr ? old : "";
   ::setenv("CONVGATE_VENV", (dir_.path() / "no-venv").c_str(), 1);
-  ConversionRecord record = ExpectFailure(Request("openvino"), ConversionError::kConverterMissing);
+  // A TorchScript file goes through the venv's convert_model.
+  const fs::path torchscript = dir_.path() / "model.pt";
+  Write(torchscript, "a TorchScript archive");
+  ConversionRecord record =
+      ExpectFailure(Request("openvino", torchscript), ConversionError::kConverterMissing);
   EXPECT_NE(record.error_message.find("scripts/setup.sh"), std::string::npos)
       << record.error_message;
   EXPECT_NE(record.error_message.find("no-venv"), std::string::npos);
+  // An ONNX file converts in-process when this build has OpenVINO's C++ runtime: no venv needed.
+  if (backends::OpenVinoInProcess()) {
+    ConversionRecord onnx;
+    Result<ConversionRecord> converted = Convert(Request("openvino"), &onnx);
+    EXPECT_TRUE(converted.ok()) << converted.status().ToString();
+    if (converted.ok()) {
+      EXPECT_EQ(converted->tool, "read_model + save_model (OpenVINO C++ runtime)");
+    }
+    EXPECT_TRUE(fs::exists(dir_.path() / "out" / "model.bin"));
+  } else {
+    ExpectFailure(Request("openvino"), ConversionError::kConverterMissing);
+  }
   if (old != nullptr) {
     ::setenv("CONVGATE_VENV", saved.c_str(), 1);
   } else {

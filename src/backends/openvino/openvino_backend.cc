@@ -3,6 +3,9 @@
 #include <cstdlib>
 
 #include "backends/runner/runner_model.h"
+#if CONVGATE_OPENVINO_IN_PROCESS
+#include "backends/openvino/ov_model.h"
+#endif
 #include "convgate/core/file_util.h"
 #include "convgate/core/python_env.h"
 
@@ -11,10 +14,23 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path RunnerScript() {
+const char* RunnerOverride() {
   const char* script = std::getenv("CONVGATE_OPENVINO_RUNNER");
-  if (script != nullptr && script[0] != '\0') return script;
+  return script != nullptr && script[0] != '\0' ? script : nullptr;
+}
+
+fs::path RunnerScript() {
+  if (const char* script = RunnerOverride()) return script;
   return fs::path(CONVGATE_SOURCE_DIR) / "src" / "backends" / "openvino" / "openvino_runner.py";
+}
+
+// In-process unless CONVGATE_OPENVINO_RUNNER names a runner (or this build has no runtime).
+bool UseRunner() {
+#if CONVGATE_OPENVINO_IN_PROCESS
+  return RunnerOverride() != nullptr;
+#else
+  return true;
+#endif
 }
 
 // The version of the openvino package in the venv, from its dist-info folder's name
@@ -60,12 +76,30 @@ Status CheckModelFiles(const fs::path& model_path) {
 class OpenVinoBackend : public Backend {
  public:
   std::string name() const override { return "openvino"; }
-  std::string version() const override { return InstalledVersion(); }
+  std::string version() const override {
+#if CONVGATE_OPENVINO_IN_PROCESS
+    if (!UseRunner()) return OpenVinoRuntimeVersion();
+#endif
+    return InstalledVersion();
+  }
   bool SupportsIntermediates() const override { return true; }
 
   Result<std::unique_ptr<Model>> Load(const fs::path& model_path,
                                       const LoadOptions& options) override {
     CONVGATE_RETURN_IF_ERROR(CheckModelFiles(model_path));
+    if (options.intra_op_threads < 0) {
+      return Status::InvalidArgument("intra_op_threads must be >= 0, got " +
+                                     std::to_string(options.intra_op_threads));
+    }
+#if CONVGATE_OPENVINO_IN_PROCESS
+    if (!UseRunner()) return LoadOpenVinoInProcess(model_path, options);
+#endif
+    return LoadThroughRunner(model_path, options);
+  }
+
+ private:
+  static Result<std::unique_ptr<Model>> LoadThroughRunner(const fs::path& model_path,
+                                                          const LoadOptions& options) {
     Result<fs::path> python = VenvPython();
     if (!python.ok()) return python.status().WithContext("the openvino backend");
     const fs::path script = RunnerScript();
@@ -73,10 +107,6 @@ class OpenVinoBackend : public Backend {
     if (!fs::is_regular_file(script, error)) {
       return Status::NotFound("the openvino backend's runner " + script.string() +
                               " does not exist (set CONVGATE_OPENVINO_RUNNER to its path)");
-    }
-    if (options.intra_op_threads < 0) {
-      return Status::InvalidArgument("intra_op_threads must be >= 0, got " +
-                                     std::to_string(options.intra_op_threads));
     }
     RunnerSpec spec;
     spec.argv = {python->string(),

@@ -1,11 +1,13 @@
 // Factory for the OpenVINO backend ("openvino"): OpenVINO IR (.xml, weights in the .bin beside
-// it) and ONNX models compiled for OpenVINO's CPU plugin by Core.compile_model.
+// it) and ONNX models compiled for OpenVINO's CPU plugin.
 //
-// OpenVINO ships no C or C++ headers through the registries this project uses, so the backend
-// drives OpenVINO's Python API from the project venv (core/python_env.h: CONVGATE_VENV): Load
-// starts one runner process (openvino_runner.py) that reads and compiles the model once and then
-// serves every Run of the Model over a JSON-lines protocol, tensors travelling in .npz files in a
-// folder of the Model's own. The runner is located by CONVGATE_OPENVINO_RUNNER, by default
+// Two implementations behind one behaviour. In a build that found OpenVINO's C++ runtime (the one
+// the venv's openvino wheel ships, cmake/FindOpenVinoRuntime.cmake) the model is read, compiled
+// and run in-process (ov_model.h). Otherwise, or when CONVGATE_OPENVINO_RUNNER names a runner
+// script, the backend drives OpenVINO's Python API from the project venv (core/python_env.h:
+// CONVGATE_VENV): Load starts one runner process (openvino_runner.py) that reads and compiles the
+// model once and then serves every Run of the Model over a JSON-lines protocol, tensors
+// travelling in .npz files in a folder of the Model's own; the runner defaults to
 // src/backends/openvino/openvino_runner.py in the source tree convgate was built from.
 //
 // Behaviour:
@@ -20,17 +22,19 @@
 //  - Intermediate tensors (SupportsIntermediates): a Run naming tensors that are not outputs reads
 //    the model again, adds them with Model.add_outputs and compiles that; the last such model is
 //    kept, as the "ort" backend keeps one intermediate-value session.
-//  - Time: starting the runner (Python, OpenVINO, compiling) is bounded by
-//    LoadOptions::timeout_seconds; each Run by limits.run_timeout_seconds (timeout_seconds when
-//    that is <= 0). A runner that times out is killed; one that dies (a crash, the OOM killer) is
-//    an Unavailable error naming the model and the end of its stderr, and the next Run starts a
-//    new one.
-//  - Errors: the model file or the IR's .bin missing is NotFound naming it; no venv, or a venv
-//    without openvino, FailedPrecondition/NotFound saying to run ./scripts/setup.sh; a model
+//  - Time: each Run is bounded by limits.run_timeout_seconds (timeout_seconds when that is <= 0):
+//    in-process the inference request is cancelled, a runner is killed (the next Run starts a new
+//    one). Starting a runner (Python, OpenVINO, compiling) is bounded by
+//    LoadOptions::timeout_seconds; an in-process load is not. A runner that dies (a crash, the OOM
+//    killer) is an Unavailable error naming the model and the end of its stderr.
+//  - Errors: the model file or the IR's .bin missing is NotFound naming it; for the runner, no
+//    venv, or a venv without openvino, FailedPrecondition/NotFound saying to run
+//    ./scripts/setup.sh; a model
 //    OpenVINO cannot read DataLoss (Unimplemented for an operator it has no conversion for),
 //    one it cannot compile InvalidArgument, with OpenVINO's message; a failure while running
 //    Unavailable naming the model.
-// Thread safety: Run calls on one Model are serialized (one runner serves them in turn).
+// Thread safety: Run calls on one Model are serialized (one infer request, or one runner, serves
+// them in turn).
 #pragma once
 
 #include <memory>
