@@ -5,6 +5,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <filesystem>
 
 #include "convgate/core/limits.h"
@@ -48,6 +50,41 @@ TEST(FileUtil, Sha256MatchesKnownDigest) {
   ASSERT_TRUE(WriteFileAtomic(path, "abc").ok());
   EXPECT_EQ(*Sha256File(path), Sha256Hex("abc"));
   std::filesystem::remove_all(path.parent_path());
+}
+
+// Large files' digests are remembered per process (a verify hashes its source several times);
+// any change to the file must still give its new digest: a rewrite in place of the same size
+// right after the first hash (inside one tick of the file clock), one long after, and a file
+// replaced by rename. A prefetch's digest is the file's.
+TEST(FileUtil, RememberedDigestsFollowEveryChange) {
+  const std::filesystem::path dir = TempDir();
+  const std::filesystem::path path = dir / "big.bin";
+  std::string bytes(3 << 20, 'a');
+  auto rewrite_in_place = [&](char fill) {
+    std::fill(bytes.begin(), bytes.end(), fill);
+    FILE* file = std::fopen(path.c_str(), "r+b");
+    ASSERT_NE(file, nullptr);
+    ASSERT_EQ(std::fwrite(bytes.data(), 1, bytes.size(), file), bytes.size());
+    std::fclose(file);
+  };
+  ASSERT_TRUE(WriteFileAtomic(path, bytes).ok());
+  EXPECT_EQ(*Sha256File(path), Sha256Hex(bytes));
+  rewrite_in_place('b');  // at once: the same mtime tick, possibly
+  EXPECT_EQ(*Sha256File(path), Sha256Hex(bytes));
+  ::usleep(200'000);  // long past the tick: the next digest is remembered
+  EXPECT_EQ(*Sha256File(path), Sha256Hex(bytes));
+  EXPECT_EQ(*Sha256File(path), Sha256Hex(bytes));
+  rewrite_in_place('c');
+  EXPECT_EQ(*Sha256File(path), Sha256Hex(bytes));
+  std::fill(bytes.begin(), bytes.end(), 'd');
+  ASSERT_TRUE(WriteFileAtomic(path, bytes).ok());
+  ::usleep(200'000);
+  PrefetchSha256(path);
+  EXPECT_EQ(*Sha256File(path), Sha256Hex(bytes));
+  PrefetchSha256(path);  // known already: nothing to do
+  EXPECT_EQ(*Sha256File(path), Sha256Hex(bytes));
+  PrefetchSha256(dir / "missing.bin");  // nothing to hash, nothing to say
+  std::filesystem::remove_all(dir);
 }
 
 // Issue 10: a FIFO given as a model or data file hung every reader (open waits for a writer), and

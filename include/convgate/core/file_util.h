@@ -146,8 +146,15 @@ Status WriteFileAtomic(const std::filesystem::path& path, std::string_view conte
 // place, so a crash cannot publish it half-written. Unavailable naming the path and strerror.
 Status SyncFile(const std::filesystem::path& path);
 
-// Lower-case hex sha256 of a file's contents, streamed (constant memory).
+// Lower-case hex sha256 of a file's contents, streamed (constant memory). A file of 1 MiB or more
+// is hashed once per process: its digest is remembered with its inode, size, mtime and ctime, and
+// given again while they are unchanged.
 Result<std::string> Sha256File(const std::filesystem::path& path);
+// Starts hashing a file of 1 MiB or more on a thread of its own, so that a later Sha256File of it
+// (which waits for the thread) finds the digest ready: a large model is hashed while other work
+// (loading it, checking flags) runs on the other core. Does nothing for a smaller, unreadable or
+// already hashed file.
+void PrefetchSha256(const std::filesystem::path& path);
 // Lower-case hex sha256 of bytes.
 std::string Sha256Hex(std::string_view bytes);
 
