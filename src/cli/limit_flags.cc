@@ -43,8 +43,8 @@ void AddLimitFlags(FlagSet& flags, Limits& limits, LimitUse use) {
   flags.Add(DurationFlag(
       "--run-timeout",
       "How long one model run (one sample) may take before it is stopped (0: no limit). ONNX "
-      "Runtime runs only: libtorch and OpenCV cannot be interrupted in-process (exec runs have "
-      "--exec-timeout)",
+      "Runtime and OpenVINO runs: libtorch and OpenCV cannot be interrupted in-process (exec runs "
+      "have --exec-timeout)",
       {"120", "10m", "0"}, limits.run_timeout_seconds));
 }
 
