@@ -57,6 +57,7 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 WEIGHT_FORMATS = ("fp16", "int8", "int4")
 TORCHSCRIPT_SUFFIXES = (".pt", ".pth", ".ts", ".torchscript")
+EXPORTED_PROGRAM_SUFFIX = ".pt2"  # torch.export.save
 INJECT_OOM_ENV = "CONVGATE_INJECT_EXPORT_OOM"
 INJECT_HANG_ENV = "CONVGATE_INJECT_EXPORT_HANG"
 INJECT_PERTURB_ENV = "CONVGATE_INJECT_EXPORT_PERTURB"
@@ -162,6 +163,9 @@ def convert_native(args):
     if source.endswith(TORCHSCRIPT_SUFFIXES):
         model = convert_torchscript(ov, source, args)
         path = "convert_model (TorchScript)"
+    elif source.endswith(EXPORTED_PROGRAM_SUFFIX):
+        model = convert_exported_program(ov, source)
+        path = "convert_model (torch.export)"
     else:
         model = ov.convert_model(source)  # ONNX, or any format OpenVINO's frontends read
         path = "convert_model"
@@ -207,6 +211,15 @@ def convert_torchscript(ov, source, args):
     else:
         model = ov.convert_model(scripted)
     return name_inputs(model, names, "forward()")
+
+
+def convert_exported_program(ov, source):
+    """convert_model of a torch.export program (.pt2), its inputs named after the program's user
+    inputs (forward()'s arguments: the names the torch-export backend declares)."""
+    import torch
+    program = torch.export.load(source)
+    return name_inputs(ov.convert_model(program), list(program.graph_signature.user_inputs),
+                       "the program")
 
 
 def name_inputs(model, names, whose):

@@ -9,6 +9,7 @@
 #include "backends/exec/exec_backend.h"
 #include "backends/hf/hf_backend.h"
 #include "backends/plugin_loader.h"
+#include "backends/torch_export/torch_export_backend.h"
 
 namespace convgate::backends {
 namespace {
@@ -48,6 +49,8 @@ constexpr FormatEntry kFormats[] = {
     {".pt", "torch"},
     {".pth", "torch"},
     {".torchscript", "torch"},
+    // torch.export programs (torch.export.save), what current PyTorch writes.
+    {".pt2", "torch-export"},
     // OpenVINO IR (weights in the .bin beside it).
     {".xml", "openvino"},
 };
@@ -65,6 +68,7 @@ std::unique_ptr<Backend> CreateBuiltIn(std::string_view name) {
 #endif
   if (name == "exec") return CreateExecBackend();
   if (name == "hf") return CreateHfBackend();
+  if (name == "torch-export") return CreateTorchExportBackend();
   return nullptr;
 }
 
@@ -80,6 +84,8 @@ std::vector<BackendInfo> MakeTable() {
        "OpenVINO IR (.xml + .bin) and ONNX models on OpenVINO's CPU plugin (the venv's openvino)",
        "libconvgate_backend_openvino.so", kWithOpenVino,
        "CONVGATE_WITH_OPENVINO (and ./scripts/setup.sh for the venv)"},
+      {"torch-export", "torch.export programs (.pt2) on the venv's PyTorch (torch.export.load)", "",
+       true, ""},
       {"exec", "any runtime as an external command (inputs.npz in, outputs.npz out)", "", true, ""},
       {"hf",
        "Hugging Face text-generation folders (config.json + weights: transformers on PyTorch, or "

@@ -31,9 +31,13 @@ const std::vector<EnvironmentVariable>& EnvironmentVariables() {
       {"CONVGATE_TORCH_EXPORT_SCRIPT", "scripts/torch_export.py", "The `--to onnx` exporter"},
       {"CONVGATE_OPENVINO_EXPORT_SCRIPT", "scripts/openvino_export.py",
        "The OpenVINO and optimum exporter (`--to openvino*`, `--to optimum-*`)"},
-      {"CONVGATE_OPENVINO_RUNNER", "src/backends/openvino/openvino_runner.py",
-       "The runner process of the `openvino` backend"},
+      {"CONVGATE_OPENVINO_RUNNER",
+       "unset: in-process (the runner script when the build has no OpenVINO runtime)",
+       "Runs the `openvino` backend in a runner process, this script under the venv's python "
+       "(`src/backends/openvino/openvino_runner.py` is the project's)"},
       {"CONVGATE_HF_RUNNER", "scripts/hf_runner.py", "The runner process of the `hf` backend"},
+      {"CONVGATE_PT2_RUNNER", "scripts/pt2_runner.py",
+       "The runner process of the `torch-export` backend (`.pt2` programs)"},
       // Time limits.
       {"CONVGATE_CONVERTER_STALL_SECONDS", "120",
        "A converter whose process group uses no CPU for this long is hung: stopped and retried "

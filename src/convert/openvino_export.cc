@@ -69,6 +69,12 @@ bool IsTorchScriptFile(const std::filesystem::path& source) {
          extension == ".torchscript";
 }
 
+// A torch.export program (openvino_export.py's EXPORTED_PROGRAM_SUFFIX): convert_model of what
+// torch.export.load gives.
+bool IsExportedProgramFile(const std::filesystem::path& source) {
+  return Lower(source.extension().string()) == ".pt2";
+}
+
 // "openvino 2026.4.1, torch 2.13.0+cpu": importlib.metadata reads them without importing the
 // packages (importing openvino and torch takes seconds).
 Result<std::string> PackageVersions(const std::string& python,
@@ -441,7 +447,7 @@ std::optional<Converter> InProcessIrConverter(const ConversionRequest& request, 
   std::error_code error;
   if (plan.flavor != Flavor::kNative || !backends::OpenVinoInProcess() ||
       !std::filesystem::is_regular_file(request.source, error) ||
-      IsTorchScriptFile(request.source)) {
+      IsTorchScriptFile(request.source) || IsExportedProgramFile(request.source)) {
     return std::nullopt;
   }
   Result<std::string> version = backends::OpenVinoIrWriterVersion();

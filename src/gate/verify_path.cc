@@ -66,12 +66,15 @@ std::vector<PathStep> ChooseVerifyPaths(const fs::path& source,
   if (!folder && HasExtension(source, {".pt", ".pth", ".ts", ".torchscript"})) {
     return {{kPathB, "a TorchScript file: Path B, convert_model"}};
   }
+  if (!folder && HasExtension(source, {".pt2"})) {
+    return {{kPathB, "a torch.export program (.pt2): Path B, convert_model"}};
+  }
   if (HasExtension(source, {".pb"}) || (folder && fs::exists(source / "saved_model.pb", error))) {
     return {{kPathB, "a TensorFlow SavedModel: Path B, ovc"}};
   }
   std::vector<PathStep> steps;
   const std::string unclear =
-      "neither a Hugging Face folder nor an ONNX, TorchScript or "
+      "neither a Hugging Face folder nor an ONNX, TorchScript, torch.export or "
       "TensorFlow file by its name: ";
   if (optimum_supported != false) steps.push_back({kPathA, unclear + "Path A first"});
   steps.push_back({kPathB, unclear + (steps.empty() ? "Path B" : "then Path B")});

@@ -132,6 +132,54 @@ TEST_F(OpenvinoCliTest, TinyCnnBecomesAnIrThatOpenvinoReadsWithFloat32Weights) {
   EXPECT_TRUE(fs::is_regular_file(Path("again/tinycnn.bin")));
 }
 
+// Two torch.export programs (.pt2) made by the venv's torch: a small CNN with a dynamic batch,
+// and the same with its head's weights scaled by 1.05.
+constexpr char kMakePrograms[] = R"(
+import sys, torch
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.head = torch.nn.Linear(8, 10)
+    def forward(self, image):
+        return self.head(torch.relu(self.conv(image)).mean(dim=(2, 3)))
+torch.manual_seed(0)
+net = Net().eval()
+example = (torch.rand(2, 3, 16, 16),)
+batch = {"image": {0: torch.export.Dim("batch", min=1, max=64)}}
+torch.export.save(torch.export.export(net, example, dynamic_shapes=batch), sys.argv[1])
+with torch.no_grad():
+    net.head.weight.mul_(1.05)
+torch.export.save(torch.export.export(net, example, dynamic_shapes=batch), sys.argv[2])
+)";
+
+// A torch.export program as a source: it runs on the torch-export backend (the venv's torch),
+// `verify` with no --to takes Path B (convert_model of the program) and passes, and the IR of
+// the perturbed program fails against it.
+TEST_F(OpenvinoCliTest, ATorchExportProgramIsVerifiedThroughConvertModel) {
+  const std::string faithful = Path("net.pt2"), perturbed = Path("net_perturbed.pt2");
+  Python(kMakePrograms, {faithful, perturbed});
+  ProcessResult run = Convgate({"run", faithful, "--shape", "image:2x3x16x16"});
+  ASSERT_EQ(run.exit_code, 0) << Describe(run);
+  EXPECT_NE(run.out.find("torch-export"), std::string::npos) << run.out;
+
+  ProcessResult verify =
+      Convgate({"verify", faithful, "--shape", "image:2x3x16x16", "--out", Path("verified")});
+  ASSERT_EQ(verify.exit_code, 0) << Describe(verify);
+  std::ifstream in(Path("verified/verify_result.json"));
+  const json result = json::parse(in, nullptr, false);
+  ASSERT_FALSE(result.is_discarded());
+  EXPECT_EQ(result["conversion_path"], "convert_model") << result.dump(1);
+  EXPECT_EQ(result["verify_passed"], true) << result.dump(1);
+
+  const json record = Convert({perturbed, "--to", "openvino", "-o", Path("perturbed.xml")});
+  EXPECT_NE(record["tool"].get<std::string>().find("convert_model"), std::string::npos)
+      << record.dump(1);
+  ProcessResult compare = Convgate(
+      {"compare", faithful, Path("perturbed.xml"), "--shape", "image:2x3x16x16", "--json"});
+  EXPECT_EQ(compare.exit_code, 1) << Describe(compare);
+}
+
 TEST_F(OpenvinoCliTest, Fp16CompressesTheWeights) {
   Convert({kTinyCnn, "--to", "openvino:fp16", "-o", Path("fp16.xml")});
   EXPECT_EQ(Python(kConstantTypes, {Path("fp16.xml")}), "f16 i64");

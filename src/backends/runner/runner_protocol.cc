@@ -53,7 +53,13 @@ Result<TensorInfo> PortInfo(const json& port, std::string_view line) {
   if (shape.is_array()) {
     info.has_shape = true;
     for (const json& dim : shape) {
-      if (!dim.is_number_integer()) return NotProtocol(line, "a dimension that is not an integer");
+      if (dim.is_string() && !dim.get<std::string>().empty()) {
+        info.shape.push_back(Dim::Symbolic(dim.get<std::string>()));
+        continue;
+      }
+      if (!dim.is_number_integer()) {
+        return NotProtocol(line, "a dimension that is neither an integer nor a symbol");
+      }
       const int64_t value = dim.get<int64_t>();
       info.shape.push_back(value >= 0 ? Dim::Fixed(value) : Dim::Unknown());
     }
@@ -82,6 +88,9 @@ Result<RunnerHello> ParseRunnerHello(std::string_view line) {
   parsed.settings = JsonTextOr(hello, "settings", "");
   CONVGATE_RETURN_IF_ERROR(AddPorts(hello, "inputs", line, parsed.signature.inputs));
   CONVGATE_RETURN_IF_ERROR(AddPorts(hello, "outputs", line, parsed.signature.outputs));
+  // Outputs named by position only (a torch.export program's), matched by position as
+  // TorchScript's are.
+  parsed.signature.positional_outputs = JsonBoolOr(hello, "positional_outputs", false);
   return parsed;
 }
 
