@@ -20,37 +20,41 @@ requests on stdin, one response line each on stdout, tensors in .npz files.
 Failures answer {"ok": false, "code": C, "message": M}; after a start-up failure the runner exits
 3. The runner exits when its parent dies.
 """
-import json
+import logging
 import os
 import sys
-import threading
-import time
+import traceback
 
-EXIT_START_FAILED = 3
-
-
-class Failure(Exception):
-    def __init__(self, code, message):
-        super().__init__(message)
-        self.code = code
-        self.message = message
+# The openvino backend's runner speaks the same protocol: its failures, responses, serving loop and
+# start-up are this runner's too.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "src",
+                                "backends", "openvino"))
+from openvino_runner import Failure, run_runner  # noqa: E402
 
 
-def respond(stream, **fields):
-    stream.write(json.dumps(fields) + "\n")
-    stream.flush()
+class LoggedLines(logging.Handler):
+    """The non-empty lines of the warnings torch logs, exceptions' last lines included."""
+
+    def __init__(self):
+        super().__init__(logging.WARNING)
+        self.lines = []
+
+    def emit(self, record):
+        text = record.getMessage()
+        if record.exc_info and record.exc_info[1] is not None:
+            text += "\n" + "".join(traceback.format_exception_only(*record.exc_info[:2]))
+        self.lines += [line.strip() for line in text.splitlines() if line.strip()]
 
 
-def watch_parent():
-    parent = os.getppid()
-
-    def loop():
-        while True:
-            time.sleep(1.0)
-            if os.getppid() != parent:
-                os._exit(1)
-
-    threading.Thread(target=loop, daemon=True).start()
+def describe_error(error):
+    """One line for an exception and what caused it: torch.export.load wraps the reader's own
+    message ("file in archive is not in a subdirectory") in a generic one."""
+    parts = []
+    while error is not None and len(parts) < 3:
+        lines = [line.strip() for line in str(error).strip().splitlines() if line.strip()]
+        parts.append("%s: %s" % (type(error).__name__, lines[-1] if lines else ""))
+        error = error.__cause__ or error.__context__
+    return " (caused by ".join(parts) + ")" * (len(parts) - 1)
 
 
 def dtype_name(dtype):
@@ -73,12 +77,18 @@ def port(name, value):
 class Runner:
     def __init__(self, torch, path):
         self.torch = torch
+        logged = LoggedLines()  # torch.export logs to its own handler and does not propagate
+        logging.getLogger("torch.export").addHandler(logged)
         try:
             self.program = torch.export.load(path)
         except Exception as e:  # torch raises many kinds for a file that is no program
-            raise Failure("DataLoss", "torch.export.load cannot read %s: %s: %s"
-                          % (path, type(e).__name__, str(e).strip().splitlines()[0]
-                             if str(e).strip() else ""))
+            # torch logs the reader's own error and raises a generic one ("check the warnings
+            # above"): the logged line is the one that says what is wrong.
+            detail = " (%s)" % logged.lines[-1] if logged.lines else ""
+            raise Failure("DataLoss", "torch.export.load cannot read %s: %s%s"
+                          % (path, describe_error(e), detail))
+        finally:
+            logging.getLogger("torch.export").removeHandler(logged)
         self.module = self.program.module()
         signature = self.program.graph_signature
         placeholders = {node.name: node for node in self.program.graph.nodes
@@ -132,52 +142,19 @@ class Runner:
         return {"ok": True}
 
 
-def serve(runner, requests, responses):
-    for line in requests:
-        if not line.strip():
-            continue
-        try:
-            request = json.loads(line)
-            if request.get("op") != "run":
-                raise Failure("InvalidArgument", "unknown request %r" % request.get("op"))
-            respond(responses, **runner.run(request))
-        except Failure as f:
-            respond(responses, ok=False, code=f.code, message=f.message)
-        except Exception as e:  # a bug here, or numpy refusing a file: say so, keep serving
-            respond(responses, ok=False, code="Unavailable",
-                    message="%s: %s" % (type(e).__name__, str(e).strip()))
-
-
 def main():
     import argparse
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("program")
     parser.add_argument("--threads", type=int, default=0)
     args = parser.parse_args()
-    responses = os.fdopen(os.dup(1), "w")
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    watch_parent()
-    try:
-        import numpy  # noqa: F401
-        import torch
-    except ImportError as e:
-        respond(responses, ok=False, code="FailedPrecondition",
-                message="%s cannot import %s (%s): run ./scripts/setup.sh to install the pinned "
-                        "venv, or point CONVGATE_VENV at one that has it"
-                        % (sys.executable, e.name or "torch", e))
-        return EXIT_START_FAILED
-    if args.threads > 0:
-        torch.set_num_threads(args.threads)
-    try:
-        runner = Runner(torch, args.program)
-        hello = runner.hello()
-    except Failure as f:
-        respond(responses, ok=False, code=f.code, message=f.message)
-        return EXIT_START_FAILED
-    respond(responses, **hello)
-    serve(runner, sys.stdin, responses)
-    return 0
+
+    def make_runner(torch):
+        if args.threads > 0:
+            torch.set_num_threads(args.threads)
+        return Runner(torch, args.program)
+
+    return run_runner("torch", make_runner)
 
 
 if __name__ == "__main__":

@@ -178,6 +178,13 @@ TEST_F(OpenvinoCliTest, ATorchExportProgramIsVerifiedThroughConvertModel) {
   ProcessResult compare = Convgate(
       {"compare", faithful, Path("perturbed.xml"), "--shape", "image:2x3x16x16", "--json"});
   EXPECT_EQ(compare.exit_code, 1) << Describe(compare);
+
+  // A .pt2 that is no program: exit 3 naming the file and what torch.export.load said.
+  std::ofstream(Path("junk.pt2")) << "not a zip";
+  ProcessResult junk = Convgate({"run", Path("junk.pt2")});
+  EXPECT_EQ(junk.exit_code, 3) << Describe(junk);
+  EXPECT_NE(junk.err.find("torch.export.load cannot read " + Path("junk.pt2")), std::string::npos)
+      << junk.err;
 }
 
 TEST_F(OpenvinoCliTest, Fp16CompressesTheWeights) {

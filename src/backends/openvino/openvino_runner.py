@@ -269,28 +269,28 @@ def serve(runner, requests, responses):
                     message="%s: %s" % (type(e).__name__, str(e).strip()))
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("model")
-    parser.add_argument("--device", default="CPU")
-    parser.add_argument("--precision", default="f32")
-    parser.add_argument("--threads", type=int, default=0)
-    args = parser.parse_args()
+def run_runner(package, make_runner):
+    """A runner's life after its arguments are parsed (shared with scripts/pt2_runner.py): the
+    response stream (a duplicate of stdout, which is pointed at stderr so nothing a library prints
+    can corrupt it), the parent watch, importing numpy and `package` (a missing one is a clear
+    start-up failure), make_runner(the module) -> an object with hello() and run(request), its
+    hello line, then serving until end of input. Returns the exit code."""
+    import importlib
     responses = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     watch_parent()
     try:
         import numpy  # noqa: F401 (imported here so that its absence is a clear message)
-        import openvino as ov
+        module = importlib.import_module(package)
     except ImportError as e:
         respond(responses, ok=False, code="FailedPrecondition",
                 message="%s cannot import %s (%s): run ./scripts/setup.sh to install the pinned "
                         "venv, or point CONVGATE_VENV at one that has it"
-                        % (sys.executable, e.name or "openvino", e))
+                        % (sys.executable, e.name or package, e))
         return EXIT_START_FAILED
     try:
-        runner = Runner(ov, args)
+        runner = make_runner(module)
         hello = runner.hello()
     except Failure as f:
         respond(responses, ok=False, code=f.code, message=f.message)
@@ -298,6 +298,16 @@ def main():
     respond(responses, **hello)
     serve(runner, sys.stdin, responses)
     return 0
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("model")
+    parser.add_argument("--device", default="CPU")
+    parser.add_argument("--precision", default="f32")
+    parser.add_argument("--threads", type=int, default=0)
+    args = parser.parse_args()
+    return run_runner("openvino", lambda ov: Runner(ov, args))
 
 
 if __name__ == "__main__":
