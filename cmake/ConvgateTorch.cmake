@@ -12,20 +12,10 @@
 # here before it runs. Debian's TorchConfig.cmake (/usr/lib/x86_64-linux-gnu/cmake/Torch) must
 # come after Protobuf (its Caffe2 config reuses protobuf::libprotobuf) and brings gflags/glog.
 # The wheel's config warns that it found no kineto (the profiler; the CPU wheel links it into
-# libtorch_cpu): harmless. Sets Torch_FOUND, TORCH_LIBRARIES (the target `torch`) and CONVGATE_TORCH_SOURCE ("wheel" or
-# "debian").
-set(_torch_deps "$ENV{CONVGATE_DEPS}")
-if(NOT _torch_deps)
-  set(_torch_deps "$ENV{HOME}/.cache/convgate-deps")
-endif()
-set(_torch_dir "${TORCH_PACKAGE_DIR}")
-if(NOT _torch_dir)
-  file(GLOB _torch_candidates LIST_DIRECTORIES true
-       "${_torch_deps}/venv/lib/python3*/site-packages/torch")
-  if(_torch_candidates)
-    list(GET _torch_candidates -1 _torch_dir)
-  endif()
-endif()
+# libtorch_cpu): harmless. Sets Torch_FOUND, TORCH_LIBRARIES (the target `torch`) and
+# CONVGATE_TORCH_SOURCE ("wheel" or "debian").
+include(ConvgateVenvPackage)
+convgate_venv_package(torch "${TORCH_PACKAGE_DIR}" _torch_dir)
 
 set(CONVGATE_TORCH_SOURCE "")
 if(_torch_dir AND EXISTS "${_torch_dir}/share/cmake/Torch/TorchConfig.cmake"

@@ -8,19 +8,8 @@
 # module's RPATH survives a rebuilt venv.
 # Defines the imported target OpenVinoRuntime::runtime, OpenVinoRuntime_LIBRARY_DIR and
 # OpenVinoRuntime_VERSION (the wheel's, from its dist-info folder).
-set(_ov_cache_dir "$ENV{CONVGATE_DEPS}")
-if(NOT _ov_cache_dir)
-  set(_ov_cache_dir "$ENV{HOME}/.cache/convgate-deps")
-endif()
-set(_ov_package_dir "${OPENVINO_PACKAGE_DIR}")
-if(NOT _ov_package_dir)
-  file(GLOB _ov_candidates LIST_DIRECTORIES true
-       "${_ov_cache_dir}/venv/lib/python3*/site-packages/openvino")
-  list(SORT _ov_candidates)
-  if(_ov_candidates)
-    list(GET _ov_candidates -1 _ov_package_dir)
-  endif()
-endif()
+include(ConvgateVenvPackage)
+convgate_venv_package(openvino "${OPENVINO_PACKAGE_DIR}" _ov_package_dir)
 
 set(OpenVinoRuntime_INCLUDE_DIR "")
 set(OpenVinoRuntime_LIBRARY "")
