@@ -100,30 +100,14 @@ class OpenVinoBackend : public Backend {
  private:
   static Result<std::unique_ptr<Model>> LoadThroughRunner(const fs::path& model_path,
                                                           const LoadOptions& options) {
-    Result<fs::path> python = VenvPython();
-    if (!python.ok()) return python.status().WithContext("the openvino backend");
-    const fs::path script = RunnerScript();
-    std::error_code error;
-    if (!fs::is_regular_file(script, error)) {
-      return Status::NotFound("the openvino backend's runner " + script.string() +
-                              " does not exist (set CONVGATE_OPENVINO_RUNNER to its path)");
-    }
-    RunnerSpec spec;
-    spec.argv = {python->string(),
-                 script.string(),
-                 model_path.string(),
-                 "--device",
-                 "CPU",
-                 "--precision",
-                 "f32"};
-    if (options.intra_op_threads > 0) {
-      spec.argv.insert(spec.argv.end(), {"--threads", std::to_string(options.intra_op_threads)});
-    }
-    spec.label = "the OpenVINO runner";
-    spec.temp_prefix = "openvino";
-    CONVGATE_ASSIGN_OR_RETURN(std::unique_ptr<RunnerModel> model,
-                              RunnerModel::Load(model_path, std::move(spec), options));
-    return std::unique_ptr<Model>(std::move(model));
+    return LoadVenvRunner(model_path,
+                          {.backend = "openvino",
+                           .script = RunnerScript(),
+                           .script_variable = "CONVGATE_OPENVINO_RUNNER",
+                           .args = {"--device", "CPU", "--precision", "f32"},
+                           .label = "the OpenVINO runner",
+                           .temp_prefix = "openvino"},
+                          options);
   }
 };
 

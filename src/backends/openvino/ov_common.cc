@@ -29,10 +29,18 @@ std::string CleanMessage(const std::string& what) {
   return joined;
 }
 
-bool IsUnsupportedOperator(const std::string& message) {
-  return message.find("No conversion rule") != std::string::npos ||
-         message.find("OpConversionFailure") != std::string::npos ||
-         message.find("is not supported") != std::string::npos;
+Result<std::shared_ptr<ov::Model>> ReadOpenVinoModel(const std::filesystem::path& path) {
+  try {
+    return SharedCore().read_model(path.string());
+  } catch (const std::exception& e) {
+    const std::string message = CleanMessage(e.what());
+    const std::string text = path.string() + ": OpenVINO cannot read the model: " + message;
+    // An operator OpenVINO cannot convert, rather than a file it cannot parse.
+    const bool unsupported = message.find("No conversion rule") != std::string::npos ||
+                             message.find("OpConversionFailure") != std::string::npos ||
+                             message.find("is not supported") != std::string::npos;
+    return unsupported ? Status::Unimplemented(text) : Status::DataLoss(text);
+  }
 }
 
 namespace {

@@ -3,12 +3,15 @@
 // src/backends/openvino/ includes OpenVINO's headers (docs/architecture.md rule 2).
 #pragma once
 
+#include <filesystem>
+#include <memory>
 #include <openvino/openvino.hpp>
 #include <optional>
 #include <string>
 
 #include "convgate/core/dtype.h"
 #include "convgate/core/signature.h"
+#include "convgate/core/status.h"
 
 namespace convgate::backends {
 
@@ -16,14 +19,14 @@ namespace convgate::backends {
 // its own compiled-model cache, so every model loaded in this process shares it.
 ov::Core& SharedCore();
 
+// Core::read_model of `path` through SharedCore: DataLoss naming the file with OpenVINO's message,
+// Unimplemented for an operator it cannot convert.
+Result<std::shared_ptr<ov::Model>> ReadOpenVinoModel(const std::filesystem::path& path);
+
 // OpenVINO's message without its source locations ("Exception from src/...:" and "Check 'x'
 // failed at src/..." lines), which say where in OpenVINO, not what is wrong with the model; the
 // lines that remain joined by spaces.
 std::string CleanMessage(const std::string& what);
-
-// Whether a read_model failure is an operator OpenVINO cannot convert (Unimplemented) rather than
-// a file it cannot parse (DataLoss).
-bool IsUnsupportedOperator(const std::string& message);
 
 // convgate's dtype of an OpenVINO element type; nullopt for those convgate cannot hold (f8, i4,
 // nf4, ...), whose OpenVINO name ElementTypeName gives.

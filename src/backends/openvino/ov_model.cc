@@ -27,16 +27,6 @@ struct Compiled {
   std::unordered_map<std::string, size_t> output_index;
 };
 
-Result<std::shared_ptr<ov::Model>> ReadModel(const fs::path& path) {
-  try {
-    return SharedCore().read_model(path.string());
-  } catch (const std::exception& e) {
-    const std::string message = CleanMessage(e.what());
-    const std::string text = path.string() + ": OpenVINO cannot read the model: " + message;
-    return IsUnsupportedOperator(message) ? Status::Unimplemented(text) : Status::DataLoss(text);
-  }
-}
-
 Result<Compiled> Compile(const fs::path& path, const std::shared_ptr<ov::Model>& model,
                          const ov::AnyMap& config) {
   Compiled result;
@@ -158,7 +148,7 @@ class OpenVinoModel : public Model {
     if (extra.empty()) return &plain_;
     if (extra_ && extra == extra_names_) return &*extra_;
     extra_.reset();
-    CONVGATE_ASSIGN_OR_RETURN(std::shared_ptr<ov::Model> model, ReadModel(path_));
+    CONVGATE_ASSIGN_OR_RETURN(std::shared_ptr<ov::Model> model, ReadOpenVinoModel(path_));
     for (const std::string& name : extra) {
       try {
         model->add_output(name);
@@ -243,7 +233,7 @@ Result<std::unique_ptr<Model>> LoadOpenVinoInProcess(const fs::path& model_path,
     config.emplace(ov::inference_num_threads(options.intra_op_threads));
   }
   try {
-    CONVGATE_ASSIGN_OR_RETURN(std::shared_ptr<ov::Model> model, ReadModel(model_path));
+    CONVGATE_ASSIGN_OR_RETURN(std::shared_ptr<ov::Model> model, ReadOpenVinoModel(model_path));
     CONVGATE_ASSIGN_OR_RETURN(Compiled compiled, Compile(model_path, model, config));
     return std::unique_ptr<Model>(new OpenVinoModel(
         model_path, std::move(model), std::move(compiled), std::move(config), options));

@@ -14,14 +14,7 @@ Status SaveOpenVinoIr(const fs::path& source, const fs::path& out_xml, bool comp
   if (!fs::is_regular_file(source, error)) {
     return Status::NotFound(source.string() + ": no such file");
   }
-  std::shared_ptr<ov::Model> model;
-  try {
-    model = SharedCore().read_model(source.string());
-  } catch (const std::exception& e) {
-    const std::string message = CleanMessage(e.what());
-    const std::string text = source.string() + ": OpenVINO cannot read the model: " + message;
-    return IsUnsupportedOperator(message) ? Status::Unimplemented(text) : Status::DataLoss(text);
-  }
+  CONVGATE_ASSIGN_OR_RETURN(std::shared_ptr<ov::Model> model, ReadOpenVinoModel(source));
   // Staged beside the output, the .bin moved first: OUT.xml never names weights not yet there.
   const fs::path staging = out_xml.parent_path() / (".staging-" + out_xml.filename().string());
   fs::remove_all(staging, error);

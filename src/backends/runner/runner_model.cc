@@ -3,6 +3,7 @@
 #include "backends/check_inputs.h"
 #include "backends/exec/exec_protocol.h"
 #include "backends/runner/runner_protocol.h"
+#include "convgate/core/python_env.h"
 #include "convgate/core/units.h"
 #include "convgate/io/npz.h"
 
@@ -119,6 +120,29 @@ Result<TensorMap> RunnerModel::Run(const TensorMap& inputs,
 std::string RunnerModel::last_log() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return last_log_;
+}
+
+Result<std::unique_ptr<Model>> LoadVenvRunner(const fs::path& model_path, const VenvRunner& runner,
+                                              const LoadOptions& options) {
+  Result<fs::path> python = VenvPython();
+  if (!python.ok()) return python.status().WithContext("the " + runner.backend + " backend");
+  std::error_code error;
+  if (!fs::is_regular_file(runner.script, error)) {
+    return Status::NotFound("the " + runner.backend + " backend's runner " +
+                            runner.script.string() + " does not exist (set " +
+                            runner.script_variable + " to its path)");
+  }
+  RunnerSpec spec;
+  spec.argv = {python->string(), runner.script.string(), model_path.string()};
+  spec.argv.insert(spec.argv.end(), runner.args.begin(), runner.args.end());
+  if (options.intra_op_threads > 0) {
+    spec.argv.insert(spec.argv.end(), {"--threads", std::to_string(options.intra_op_threads)});
+  }
+  spec.label = runner.label;
+  spec.temp_prefix = runner.temp_prefix;
+  CONVGATE_ASSIGN_OR_RETURN(std::unique_ptr<RunnerModel> model,
+                            RunnerModel::Load(model_path, std::move(spec), options));
+  return std::unique_ptr<Model>(std::move(model));
 }
 
 }  // namespace convgate::backends

@@ -1,7 +1,8 @@
 // A model served by a persistent runner process: one process per loaded model, started by Load,
 // serving every Run over runner_protocol.h's JSON lines, tensors in .npz files in a folder of the
 // Model's own. The openvino backend (openvino_runner.py) and the hf backend (hf_runner.py serve)
-// are such models; openvino_backend.h states the behaviour (time limits, restarts, errors).
+// are such models, and the torch-export backend's (pt2_runner.py); openvino_backend.h states the
+// behaviour (time limits, restarts, errors).
 #pragma once
 
 #include <filesystem>
@@ -60,5 +61,20 @@ class RunnerModel : public Model {
   std::unique_ptr<ChildProcess> runner_;
   std::string last_log_;
 };
+
+// A runner script of `backend` under the venv's python (core/python_env.h): argv is python,
+// `script`, the model, `args`, then --threads N when LoadOptions::intra_op_threads > 0. No venv is
+// the venv's error in `backend`'s context; a missing script is NotFound naming it and
+// `script_variable`, the environment variable that points at another.
+struct VenvRunner {
+  std::string backend;  // "openvino"
+  std::filesystem::path script;
+  std::string script_variable;  // "CONVGATE_OPENVINO_RUNNER"
+  std::vector<std::string> args = {};
+  std::string label;        // RunnerSpec::label
+  std::string temp_prefix;  // RunnerSpec::temp_prefix
+};
+Result<std::unique_ptr<Model>> LoadVenvRunner(const std::filesystem::path& model_path,
+                                              const VenvRunner& runner, const LoadOptions& options);
 
 }  // namespace convgate::backends

@@ -4,7 +4,6 @@
 
 #include "backends/runner/runner_model.h"
 #include "convgate/core/file_util.h"
-#include "convgate/core/python_env.h"
 
 namespace convgate::backends {
 namespace {
@@ -36,23 +35,13 @@ class TorchExportBackend : public Backend {
       return Status::InvalidArgument("intra_op_threads must be >= 0, got " +
                                      std::to_string(options.intra_op_threads));
     }
-    Result<fs::path> python = VenvPython();
-    if (!python.ok()) return python.status().WithContext("the torch-export backend");
-    const fs::path script = RunnerScript();
-    if (!fs::is_regular_file(script, error)) {
-      return Status::NotFound("the torch-export backend's runner " + script.string() +
-                              " does not exist (set CONVGATE_PT2_RUNNER to its path)");
-    }
-    RunnerSpec spec;
-    spec.argv = {python->string(), script.string(), model_path.string()};
-    if (options.intra_op_threads > 0) {
-      spec.argv.insert(spec.argv.end(), {"--threads", std::to_string(options.intra_op_threads)});
-    }
-    spec.label = "the torch.export runner";
-    spec.temp_prefix = "pt2";
-    CONVGATE_ASSIGN_OR_RETURN(std::unique_ptr<RunnerModel> model,
-                              RunnerModel::Load(model_path, std::move(spec), options));
-    return std::unique_ptr<Model>(std::move(model));
+    return LoadVenvRunner(model_path,
+                          {.backend = "torch-export",
+                           .script = RunnerScript(),
+                           .script_variable = "CONVGATE_PT2_RUNNER",
+                           .label = "the torch.export runner",
+                           .temp_prefix = "pt2"},
+                          options);
   }
 };
 
