@@ -18,6 +18,11 @@ inputs (one training-mode forward pass), then every BatchNorm parameter is rando
 `convgate convert model.pt --to onnx`). Input names default to forward()'s argument names, so
 convgate matches the two files' inputs by name.
 
+--from-exported-program converts a torch.export program (.pt2, `convgate convert model.pt2 --to
+onnx`) with torch.onnx.export(dynamo=True), which needs a current torch and onnxscript: run it with
+the project's venv python, not Debian's (whose torch 1.13 predates torch.export). The ONNX inputs
+carry the program's user input names and its dynamic dims stay symbolic.
+
 The TorchScript file's forward() takes arguments named by --input-names (the model is wrapped), so
 `convgate compare model.pt model.onnx` sees the same input names on both sides.
 
@@ -57,9 +62,13 @@ def parse_args(argv):
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--model", help="a torchvision.models architecture name, e.g. resnet18")
     source.add_argument("--from-torchscript", metavar="FILE.pt", help="a TorchScript file")
+    source.add_argument("--from-exported-program", metavar="FILE.pt2",
+                        help="a torch.export program (torch.export.save), exported with "
+                        "torch.onnx.export(dynamo=True)")
     parser.add_argument("--to-torchscript", metavar="OUT.pt", help="write TorchScript (--model)")
     parser.add_argument("--to-onnx", metavar="OUT.onnx", help="write ONNX")
-    parser.add_argument("--opset", type=int, default=17, help="ONNX opset (default 17)")
+    parser.add_argument("--opset", type=int, help="ONNX opset (default 17; for "
+                        "--from-exported-program, torch's default)")
     parser.add_argument("--input-shape", action="append", metavar="DxDx...",
                         help="shape of one input, in order; repeat per input "
                         "(default 1x3x224x224)")
@@ -76,11 +85,23 @@ def parse_args(argv):
                         help="keep BatchNormalization nodes (the exporter's eval-mode peephole "
                         "otherwise folds them into the preceding Conv)")
     args = parser.parse_args(argv)
+    args.opset_given = args.opset is not None
+    if args.opset is None:
+        args.opset = 17
     if not args.to_torchscript and not args.to_onnx:
         parser.error("nothing to do: give --to-torchscript and/or --to-onnx")
-    if args.from_torchscript and args.to_torchscript:
-        parser.error("--to-torchscript needs --model (the input is already TorchScript)")
-    if not MIN_OPSET <= args.opset <= MAX_OPSET:
+    if (args.from_torchscript or args.from_exported_program) and args.to_torchscript:
+        parser.error("--to-torchscript needs --model")
+    if args.from_exported_program:
+        for flag in ("input_shape", "input_dtype", "input_names", "output_names"):
+            if getattr(args, flag):
+                parser.error(f"--{flag.replace('_', '-')}: a torch.export program carries its "
+                             "own inputs and outputs")
+        if args.dynamic_batch or args.keep_batchnorm:
+            parser.error("--dynamic-batch and --keep-batchnorm apply to TorchScript sources: a "
+                         "torch.export program carries its own dynamic dims")
+        args.opset = args.opset if args.opset_given else None
+    elif not MIN_OPSET <= args.opset <= MAX_OPSET:
         parser.error(f"--opset {args.opset}: torch {torch_version()} exports opsets "
                      f"{MIN_OPSET} to {MAX_OPSET}")
     return args
@@ -288,8 +309,39 @@ def load_model(args):
     return scripted, forward_argument_names(scripted)
 
 
+def export_program(args):
+    """torch.onnx.export(dynamo=True) of a .pt2: the program's graph, its names and symbolic dims."""
+    import torch
+    if not os.path.isfile(args.from_exported_program):
+        raise FileNotFoundError(f"{args.from_exported_program}: no such file")
+    program = torch.export.load(args.from_exported_program)
+    # The exporter prints its progress ("[torch.onnx] Obtain model graph ...") on stdout, where
+    # the record must be the last line; it goes to stderr with the rest of the log.
+    import contextlib
+    with contextlib.redirect_stdout(sys.stderr):
+        write_atomically(args.to_onnx, lambda tmp: torch.onnx.export(
+            program, f=tmp, dynamo=True, opset_version=args.opset, external_data=False))
+    import onnx
+    # The venv's checker knows the IR and opset the exporter writes (convgate's libonnx is older).
+    try:
+        onnx.checker.check_model(args.to_onnx)
+    except onnx.checker.ValidationError as error:
+        os.remove(args.to_onnx)
+        raise RuntimeError(f"the exported ONNX fails onnx {onnx.__version__}'s checker: {error}")
+    model = onnx.load(args.to_onnx, load_external_data=False)
+    opset = next((entry.version for entry in model.opset_import if entry.domain in ("", "ai.onnx")),
+                 None)
+    args.opset = opset
+    return {"input_names": [value.name for value in model.graph.input],
+            "output_names": [value.name for value in model.graph.output],
+            "files": [{"kind": "onnx", "path": args.to_onnx,
+                       "sha256": sha256_of(args.to_onnx)}]}
+
+
 def export(args):
     import torch
+    if args.from_exported_program:
+        return export_program(args)
     module, default_names = load_model(args)
     input_names, shapes, dtypes = resolve_inputs(args, default_names)
     inputs = example_inputs(shapes, dtypes, args.seed)
@@ -310,9 +362,25 @@ def export(args):
             "output_names": output_names, "files": files}
 
 
+def describe_failure(error):
+    """The error, its root cause first. The dynamo exporter wraps the cause (e.g. "AssertionError:
+    only 4D query, key, and value are supported") in two layers of advice and a stack summary; the
+    cause, then the node it was translating, is what a user acts on."""
+    chain = [error]
+    while chain[-1].__cause__ is not None and len(chain) < 8:
+        chain.append(chain[-1].__cause__)
+    if len(chain) == 1:
+        return f"{type(error).__name__}: {error}"
+
+    def first_line(exc):
+        text = str(exc).strip().splitlines()
+        return f"{type(exc).__name__}: {text[0] if text else ''}"[:400]
+    return "; ".join(first_line(exc) for exc in reversed(chain))
+
+
 def main(argv):
     args = parse_args(argv)
-    model = args.model or args.from_torchscript
+    model = args.model or args.from_torchscript or args.from_exported_program
     start = time.monotonic()
     try:
         import torch
@@ -322,14 +390,20 @@ def main(argv):
         print(f"torch_export.py: {error}", file=sys.stderr)
         return EXIT_USAGE
     except Exception as error:  # the export itself failed: name the model, keep torch's words
-        print(f"torch_export.py: exporting {model} failed: {type(error).__name__}: {error}",
+        print(f"torch_export.py: exporting {model} failed: {describe_failure(error)}",
               file=sys.stderr)
         return EXIT_FAILED
-    import torchvision
-    record = {"model": model, "source": "torchvision" if args.model else "torchscript",
-              "torch_version": torch.__version__, "torchvision_version": torchvision.__version__,
+    source = ("torchvision" if args.model else
+              "exported_program" if args.from_exported_program else "torchscript")
+    record = {"model": model, "source": source, "torch_version": torch.__version__,
               "opset": args.opset if args.to_onnx else None, "seed": args.seed,
               "randomized_batchnorm": bool(args.model), "dynamic_batch": args.dynamic_batch}
+    if args.from_exported_program:
+        import onnxscript
+        record["onnxscript_version"] = onnxscript.__version__
+    else:
+        import torchvision
+        record["torchvision_version"] = torchvision.__version__
     record.update(result)
     record["seconds"] = round(time.monotonic() - start, 3)
     print(json.dumps(record))

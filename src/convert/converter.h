@@ -66,6 +66,15 @@ Result<Converter> MakeExternalConverter(const ConversionRequest& request);
 // openvino_export.cc: "openvino", "openvino:fp16", "optimum-openvino", "optimum-onnx".
 Result<Converter> MakeOpenvinoConverter(const ConversionRequest& request);
 
+// "torch 2.13.0+cpu, torchvision 0.14.1": the installed versions of `packages` as `python` sees
+// them, read by importlib.metadata (importing torch or openvino would take seconds). NotFound
+// names the package missing (python_packages.cc).
+Result<std::string> PythonPackageVersions(const std::string& python,
+                                          const std::vector<std::string>& packages);
+// A torch.export program (.pt2, what torch.export.save writes), by its name: its bytes are a zip
+// like any PyTorch archive.
+bool IsExportedProgramFile(const std::filesystem::path& source);
+
 // A built-in conversion: reads `source`, writes `out`, returns notes.
 using BuiltinFn = std::function<Result<std::vector<std::string>>(
     const std::filesystem::path& source, const std::filesystem::path& out)>;
@@ -78,7 +87,9 @@ AttemptResult RunBuiltinIsolated(const BuiltinFn& convert, const std::filesystem
 
 // Reading and writing ONNX models for the built-in converters (onnx_file.cc). Errors name `path`.
 Result<std::string> ReadModelBytes(const std::filesystem::path& path);
-Status CheckOnnxModelFile(const std::filesystem::path& path);
+// ONNX's checker on the model at `path`: DataLoss when it fails; a note (empty when checked) when
+// the model is newer than the checker and only its parse was checked.
+Result<std::string> CheckOnnxModelFile(const std::filesystem::path& path);
 // True when some initializer of the model at `path` keeps its data in an external file.
 Result<bool> HasExternalData(const std::filesystem::path& path);
 // The model at `path`, serialized again with every external data location `from` renamed `to`

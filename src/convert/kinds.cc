@@ -40,7 +40,8 @@ std::vector<ConversionKind> MakeKinds() {
       {"onnx",
        "onnx",
        "PyTorch -> ONNX with torch.onnx.export (scripts/torch_export.py) from a TorchScript file "
-       "or torchvision:NAME; --shape/--dim of verify set input_shape",
+       "or torchvision:NAME (--shape/--dim of verify set input_shape), or from a torch.export "
+       "program (.pt2) with torch.onnx.export(dynamo=True) in the venv (only opset applies)",
        {{"opset", "17", "ONNX opset of the export"},
         {"input_shape", "1x3x224x224", "shape of each input, in order (a,b for several)"},
         {"input_dtype", "float32", "dtype of each input, in order"},

@@ -28,8 +28,6 @@
 namespace convgate::convert {
 namespace {
 
-// Reading six package versions takes ~0.1 s; the limit only guards against a hung interpreter.
-constexpr double kVersionProbeSeconds = 60.0;
 // The weight format the seed falls back to when the fp16 export runs out of memory or time.
 constexpr char kFallbackFormat[] = "int4";
 // The script writes its JSON record here, beside the output in the work directory.
@@ -67,35 +65,6 @@ bool IsTorchScriptFile(const std::filesystem::path& source) {
   const std::string extension = Lower(source.extension().string());
   return extension == ".pt" || extension == ".pth" || extension == ".ts" ||
          extension == ".torchscript";
-}
-
-// A torch.export program (openvino_export.py's EXPORTED_PROGRAM_SUFFIX): convert_model of what
-// torch.export.load gives.
-bool IsExportedProgramFile(const std::filesystem::path& source) {
-  return Lower(source.extension().string()) == ".pt2";
-}
-
-// "openvino 2026.4.1, torch 2.13.0+cpu": importlib.metadata reads them without importing the
-// packages (importing openvino and torch takes seconds).
-Result<std::string> PackageVersions(const std::string& python,
-                                    const std::vector<std::string>& packages) {
-  std::string probe = "import importlib.metadata as m\n";
-  for (const std::string& package : packages) {
-    probe += "print('" + package + " ' + m.version('" + package + "'))\n";
-  }
-  SubprocessOptions options;
-  options.timeout_seconds = kVersionProbeSeconds;
-  Result<SubprocessResult> run = RunSubprocess({python, "-c", probe}, options);
-  if (!run.ok()) return Status::NotFound(run.status().message());
-  if (!run->succeeded()) {
-    return Status::NotFound("the Python environment of " + python + " lacks a package (run " +
-                            "scripts/setup.sh): " + TailLines(run->stderr_tail, 1));
-  }
-  std::string versions = TailLines(run->stdout_tail, packages.size());
-  std::replace(versions.begin(), versions.end(), '\n', ',');
-  size_t pos = 0;
-  while ((pos = versions.find(',', pos)) != std::string::npos) versions.insert(++pos, " ");
-  return versions;
 }
 
 Result<Plan> ReadPlan(const ConversionRequest& request) {
@@ -502,7 +471,7 @@ Result<Converter> MakeOpenvinoConverter(const ConversionRequest& request) {
           ? std::vector<std::string>{"openvino", "torch"}
           : std::vector<std::string>{"optimum",      "optimum-intel", "optimum-onnx",
                                      "transformers", "openvino",      "torch"};
-  CONVGATE_ASSIGN_OR_RETURN(std::string versions, PackageVersions(python.string(), packages));
+  CONVGATE_ASSIGN_OR_RETURN(std::string versions, PythonPackageVersions(python.string(), packages));
   CONVGATE_ASSIGN_OR_RETURN(std::string script_sha, Sha256File(script));
   Converter converter;
   converter.tool = ToolName(plan.flavor, request.source);

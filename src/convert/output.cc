@@ -149,10 +149,13 @@ AttemptResult CheckOutput(const std::filesystem::path& out, OutputLayout layout,
     return attempt;
   }
   if (out.extension() == ".onnx") {
-    Status valid = CheckOnnxModelFile(out);
+    Result<std::string> valid = CheckOnnxModelFile(out);
     if (!valid.ok()) {
       attempt.error = ConversionError::kInvalidOutput;
-      attempt.problem = "it wrote a file that is not a valid ONNX model: " + valid.message();
+      attempt.problem =
+          "it wrote a file that is not a valid ONNX model: " + valid.status().message();
+    } else if (!valid->empty()) {
+      attempt.notes.push_back(*valid);
     }
   }
   return attempt;

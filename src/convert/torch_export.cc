@@ -1,6 +1,8 @@
 // `--to onnx`: PyTorch -> ONNX with torch.onnx.export, through scripts/torch_export.py run by
 // Debian's python3 (python3-torch, python3-torchvision), from a TorchScript file or from a
-// torchvision architecture name (seeded random weights and BatchNorm statistics).
+// torchvision architecture name (seeded random weights and BatchNorm statistics); a torch.export
+// program (.pt2) instead goes through the project's venv python, whose torch and onnxscript have
+// torch.onnx.export(dynamo=True) (Debian's torch 1.13 predates torch.export).
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
@@ -8,6 +10,7 @@
 #include "convert/retry.h"
 #include "convgate/core/file_util.h"
 #include "convgate/core/json_field.h"
+#include "convgate/core/python_env.h"
 #include "convgate/io/file_format.h"
 
 namespace convgate::convert {
@@ -15,13 +18,6 @@ namespace {
 
 // Debian's interpreter, which has python3-torch; a python3 earlier on PATH (pyenv) may not.
 constexpr char kDefaultPython[] = "/usr/bin/python3";
-// Reading two package versions takes ~50 ms; the limit only guards against a hung interpreter.
-constexpr double kVersionProbeSeconds = 60.0;
-
-// importlib.metadata reads the installed versions without importing torch (which takes ~1 s).
-constexpr char kVersionProbe[] =
-    "import importlib.metadata as m; print(m.version('torch')); print(m.version('torchvision'))";
-
 std::string EnvOr(const char* name, const std::string& fallback) {
   const char* value = std::getenv(name);
   return value != nullptr && value[0] != '\0' ? value : fallback;
@@ -33,24 +29,29 @@ std::filesystem::path ScriptPath() {
 }
 
 Result<std::string> TorchVersions(const std::string& python) {
-  SubprocessOptions options;
-  options.timeout_seconds = kVersionProbeSeconds;
-  Result<SubprocessResult> run = RunSubprocess({python, "-c", kVersionProbe}, options);
-  if (!run.ok()) return Status::NotFound(run.status().message());
-  if (!run->succeeded()) {
+  Result<std::string> versions = PythonPackageVersions(python, {"torch", "torchvision"});
+  if (versions.status().code() == StatusCode::kNotFound) {
     return Status::NotFound(
         "PyTorch export needs python3-torch and python3-torchvision for " + python +
-        " (apt-get install python3-torch python3-torchvision): " + TailLines(run->stderr_tail, 1));
+        " (apt-get install python3-torch python3-torchvision): " + versions.status().message());
   }
-  const std::string lines = TailLines(run->stdout_tail, 2);
-  const size_t newline = lines.find('\n');
-  return "torch " + lines.substr(0, newline) + ", torchvision " + lines.substr(newline + 1);
+  return versions;
 }
 
-Status CheckParams(const Params& params) {
+Status CheckParams(const Params& params, bool exported_program) {
   constexpr std::string_view kKind = "onnx";
   CONVGATE_RETURN_IF_ERROR(IntParam(params, "opset", kKind).status());
   CONVGATE_RETURN_IF_ERROR(IntParam(params, "seed", kKind).status());
+  if (exported_program) {
+    for (const auto& [param, value] : params) {
+      if (param != "opset") {
+        return Status::InvalidArgument(
+            "parameter " + param + "='" + value +
+            "' for --to onnx of a torch.export program: the program carries its own inputs, "
+            "outputs and dynamic dims; only opset=N applies");
+      }
+    }
+  }
   auto axes = params.find("dynamic_axes");
   if (axes != params.end() && axes->second != "batch" && axes->second != "none") {
     return Status::InvalidArgument("parameter dynamic_axes='" + axes->second +
@@ -62,9 +63,11 @@ Status CheckParams(const Params& params) {
 
 // The script's command line, with {src} and {out} left for the attempt to fill in.
 std::vector<std::string> ScriptArgv(const std::string& python, const std::string& script,
-                                    const Params& params) {
+                                    const Params& params, bool exported_program) {
   std::vector<std::string> argv = {python, script};
-  if (auto arch = params.find("arch"); arch != params.end()) {
+  if (exported_program) {
+    argv.insert(argv.end(), {"--from-exported-program", "{src}"});
+  } else if (auto arch = params.find("arch"); arch != params.end()) {
     argv.insert(argv.end(), {"--model", arch->second});
   } else {
     argv.insert(argv.end(), {"--from-torchscript", "{src}"});
@@ -109,8 +112,11 @@ AttemptResult RunScript(const std::vector<std::string>& argv_template,
   // The script's last stdout line is a JSON record naming the torch that exported.
   nlohmann::json record = nlohmann::json::parse(TailLines(run.stdout_tail, 1), nullptr, false);
   if (record.is_object() && record.contains("torch_version")) {
-    attempt.tool_version = "torch " + JsonTextOr(record, "torch_version", "") + ", torchvision " +
-                           JsonTextOr(record, "torchvision_version", "");
+    const bool dynamo = record.contains("onnxscript_version");
+    attempt.tool_version =
+        "torch " + JsonTextOr(record, "torch_version", "") +
+        (dynamo ? ", onnxscript " + JsonTextOr(record, "onnxscript_version", "")
+                : ", torchvision " + JsonTextOr(record, "torchvision_version", ""));
   }
   return attempt;
 }
@@ -133,19 +139,22 @@ Status CheckSourceFormat(const std::filesystem::path& source) {
       return Status::OK();
     case io::FileFormat::kOther:
       return Status::InvalidArgument(
-          "--to onnx exports a PyTorch model (a TorchScript file, or torchvision:NAME) to ONNX; " +
+          "--to onnx exports a PyTorch model (a TorchScript file, a torch.export .pt2, or "
+          "torchvision:NAME) to ONNX; " +
           source.string() +
           " is not one (an ONNX model is already ONNX: --to opset:N changes its opset, and "
           "--target OTHER.onnx compares it with another file)");
     default:
       return Status::InvalidArgument(
-          "--to onnx exports a PyTorch model (a TorchScript file, or torchvision:NAME) to ONNX; " +
+          "--to onnx exports a PyTorch model (a TorchScript file, a torch.export .pt2, or "
+          "torchvision:NAME) to ONNX; " +
           source.string() + " is " + std::string(io::FileFormatName(sniffed->format)));
   }
 }
 
 Result<Converter> MakeTorchExportConverter(const ConversionRequest& request) {
-  CONVGATE_RETURN_IF_ERROR(CheckParams(request.params));
+  const bool exported_program = IsExportedProgramFile(request.source);
+  CONVGATE_RETURN_IF_ERROR(CheckParams(request.params, exported_program));
   if (!request.source.empty()) CONVGATE_RETURN_IF_ERROR(CheckSourceFormat(request.source));
   const bool from_arch = request.params.count("arch") > 0;
   if (from_arch == !request.source.empty()) {
@@ -159,12 +168,23 @@ Result<Converter> MakeTorchExportConverter(const ConversionRequest& request) {
     return Status::NotFound("the PyTorch export script " + script.string() +
                             " is missing (set CONVGATE_TORCH_EXPORT_SCRIPT to its path)");
   }
-  const std::string python = EnvOr("CONVGATE_PYTHON", kDefaultPython);
-  CONVGATE_ASSIGN_OR_RETURN(std::string versions, TorchVersions(python));
+  std::string python;
+  std::string versions;
+  if (exported_program) {
+    Result<std::filesystem::path> venv = VenvPython();
+    if (!venv.ok()) return venv.status().WithContext("--to onnx of a torch.export program");
+    python = venv->string();
+    CONVGATE_ASSIGN_OR_RETURN(versions, PythonPackageVersions(python, {"torch", "onnxscript"}));
+  } else {
+    python = EnvOr("CONVGATE_PYTHON", kDefaultPython);
+    CONVGATE_ASSIGN_OR_RETURN(versions, TorchVersions(python));
+  }
   CONVGATE_ASSIGN_OR_RETURN(std::string script_sha, Sha256File(script));
-  const std::vector<std::string> argv = ScriptArgv(python, script.string(), request.params);
+  const std::vector<std::string> argv =
+      ScriptArgv(python, script.string(), request.params, exported_program);
   Converter converter;
-  converter.tool = "torch.onnx.export (torch_export.py)";
+  converter.tool = exported_program ? "torch.onnx.export(dynamo=True) (torch_export.py)"
+                                    : "torch.onnx.export (torch_export.py)";
   converter.tool_version = versions;
   converter.display = "torch.onnx.export (" + script.string() + ")";
   converter.identity = "script " + script_sha + "\npython " + python + "\n";

@@ -76,8 +76,10 @@ bool IsTorchScript(const std::filesystem::path& source) {
 Status SetExportInputs(const internal::SourceFacts& facts, convert::ConversionRequest& request) {
   const bool torchscript_to_ir = (request.kind == "openvino" || request.kind == "openvino:fp16") &&
                                  IsTorchScript(request.source);
-  if ((request.kind != "onnx" && !torchscript_to_ir) || !facts.dataset.has_value() ||
-      facts.dataset->samples.empty()) {
+  // A torch.export program (.pt2) carries its own input names, shapes and dynamic dims.
+  const bool exported_program = request.source.extension() == ".pt2";
+  if ((request.kind != "onnx" && !torchscript_to_ir) || exported_program ||
+      !facts.dataset.has_value() || facts.dataset->samples.empty()) {
     return Status::OK();
   }
   const TensorMap& sample = facts.dataset->samples.front();

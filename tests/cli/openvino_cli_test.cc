@@ -155,8 +155,8 @@ torch.export.save(torch.export.export(net, example, dynamic_shapes=batch), sys.a
 
 // A torch.export program as a source: it runs on the torch-export backend (the venv's torch),
 // `verify` with no --to takes Path B (convert_model of the program) and passes, and the IR of
-// the perturbed program fails against it.
-TEST_F(OpenvinoCliTest, ATorchExportProgramIsVerifiedThroughConvertModel) {
+// the perturbed program fails against it; the same through torch.onnx.export(dynamo=True).
+TEST_F(OpenvinoCliTest, ATorchExportProgramIsVerifiedThroughConvertModelAndDynamo) {
   const std::string faithful = Path("net.pt2"), perturbed = Path("net_perturbed.pt2");
   Python(kMakePrograms, {faithful, perturbed});
   ProcessResult run = Convgate({"run", faithful, "--shape", "image:2x3x16x16"});
@@ -178,6 +178,34 @@ TEST_F(OpenvinoCliTest, ATorchExportProgramIsVerifiedThroughConvertModel) {
   ProcessResult compare = Convgate(
       {"compare", faithful, Path("perturbed.xml"), "--shape", "image:2x3x16x16", "--json"});
   EXPECT_EQ(compare.exit_code, 1) << Describe(compare);
+
+  // Item 7's other converter: torch.onnx.export(dynamo=True) in the venv. The ONNX keeps the
+  // program's input name and its dynamic batch; verify passes, and the perturbed program's ONNX
+  // fails against the faithful program.
+  ProcessResult to_onnx = Convgate(
+      {"verify", faithful, "--to", "onnx", "--shape", "image:2x3x16x16", "--out", Path("to-onnx")});
+  ASSERT_EQ(to_onnx.exit_code, 0) << Describe(to_onnx);
+  std::ifstream onnx_in(Path("to-onnx/report.json"));
+  const json onnx_report = json::parse(onnx_in, nullptr, false);
+  ASSERT_FALSE(onnx_report.is_discarded());
+  EXPECT_NE(onnx_report["conversion"]["tool"].get<std::string>().find("dynamo=True"),
+            std::string::npos)
+      << onnx_report["conversion"].dump(1);
+  EXPECT_NE(onnx_report["conversion"]["tool_version"].get<std::string>().find("onnxscript"),
+            std::string::npos)
+      << onnx_report["conversion"].dump(1);
+  Convert({perturbed, "--to", "onnx", "-o", Path("perturbed.onnx")});
+  ProcessResult inspect = Convgate({"inspect", Path("perturbed.onnx"), "--json"});
+  ASSERT_EQ(inspect.exit_code, 0) << Describe(inspect);
+  EXPECT_NE(inspect.out.find("\"image\""), std::string::npos) << inspect.out;
+  ProcessResult onnx_compare = Convgate(
+      {"compare", faithful, Path("perturbed.onnx"), "--shape", "image:2x3x16x16", "--json"});
+  EXPECT_EQ(onnx_compare.exit_code, 1) << Describe(onnx_compare);
+  // A parameter the program already fixes is a usage error, not ignored.
+  ProcessResult shaped = Convgate({"convert", faithful, "--to", "onnx", "--param",
+                                   "input_shape=1x3x16x16", "-o", Path("shaped.onnx")});
+  EXPECT_EQ(shaped.exit_code, 2) << Describe(shaped);
+  EXPECT_NE(shaped.err.find("carries its own inputs"), std::string::npos) << shaped.err;
 
   // A .pt2 that is no program: exit 3 naming the file and what torch.export.load said.
   std::ofstream(Path("junk.pt2")) << "not a zip";
