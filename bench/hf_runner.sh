@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The hf backend's persistent runner (one hf_runner.py serve process per loaded model) against a
+# The hf backend's persistent runner (since issue 25: one hf_runner.py host per convgate process
+# holding every model; before, one hf_runner.py serve process per loaded model) against a
 # baseline convgate binary (BASELINE, e.g. one built from main before the change, where every
 # sample started its own `hf_runner.py run` process that imported transformers and loaded the
 # model again): wall time of `convgate verify` of the tiny zoo's gpt2 against its optimum-intel

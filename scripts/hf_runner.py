@@ -3,7 +3,7 @@
 
     hf_runner.py describe MODEL_DIR
     hf_runner.py inputs MODEL_DIR OUT.npz [--prompt TEXT] [--seed S] [--samples N]
-    hf_runner.py serve MODEL_DIR [--new-tokens N]
+    hf_runner.py host
     hf_runner.py run MODEL_DIR INPUTS.npz OUTPUTS.npz [--new-tokens N]
 
 MODEL_DIR is either a transformers folder (config.json and PyTorch weights: model.safetensors or
@@ -38,16 +38,28 @@ for several) and prints {"task", "description"}: the prompt tokenized by the fol
 tokenizer.json ("Hello" for generation, as the gate does; a test sentence for encoders), attention
 masks of ones, token types of zeros, pixel values and audio ~ N(0,1) at the config's sizes.
 
-`serve` is how convgate runs the model: one process per loaded model serving every sample, in the
-openvino backend's JSON-lines protocol (src/backends/openvino/openvino_runner.py's docstring;
-src/backends/runner/runner_protocol.h): it loads the model once and answers with its ports
-    {"ok": true, "version": ..., "settings": ..., "inputs": [PORT...], "outputs": [PORT...]}
-then serves each request line {"op": "run", "inputs": IN.npz, "outputs": OUT.npz, "names": [...]}
-with {"ok": true} once OUT.npz holds the outputs, or {"ok": false, "code": C, "message": M}. A
-start-up failure is answered the same way, and the runner exits 3. stdout is kept for the
-responses (whatever a library prints goes to stderr), and the runner exits when its parent dies.
+`host` is how convgate runs every Hugging Face model of one convgate process (a verify's source,
+its export, their inputs): one process that imports transformers, torch and optimum once and
+holds each model loaded by a request, speaking JSON lines (the openvino backend's runner protocol,
+src/backends/runner/runner_protocol.h, with a model id in each request). stdout is kept for the
+responses (whatever a library prints goes to stderr), and the host exits when its parent dies.
+It answers {"ok": true, "version": ...} at start, then one response line per request line:
+    {"op": "load", "id": K, "model": DIR, "new_tokens": N}
+        loads DIR as model K; answers {"ok": true, "version", "settings", "inputs": [PORT...],
+        "outputs": [PORT...]} (a dynamic dim by its name: [1, "sequence"]) and "description",
+        `describe`'s object
+    {"op": "run", "id": K, "inputs": IN.npz, "outputs": OUT.npz, "names": [...]}
+        runs one sample: {"ok": true} once OUT.npz holds the outputs; a K not loaded is
+        {"ok": false, "code": "NotFound", ...}
+    {"op": "unload", "id": K}
+    {"op": "inputs", "model": DIR, "outputs": OUT.npz, "prompt": P, "seed": S, "samples": N}
+        as `inputs`; the response carries "description"
+    {"op": "warm", "runtimes": ["pytorch", "openvino", "onnxruntime"]}
+        answered at once, then imports those runtimes' libraries before reading the next
+        request: convgate sends it before an export, so the imports overlap the export.
+Failures are {"ok": false, "code": C, "message": M} and the host keeps serving.
 
-`run` (one sample per process, for use by hand; convgate serves) generates exactly N new
+`run` (one sample per process, for use by hand; convgate uses `host`) generates exactly N new
 tokens (greedy, min_new_tokens = max_new_tokens = N, so an early end-of-sequence token cannot make
 the two sides' lengths differ), or runs the forward pass, and writes the outputs to OUTPUTS.npz
 (written under a temporary name and renamed). Exit codes: 0 ok, 2 usage, 3 the model cannot be
@@ -248,7 +260,7 @@ def run(model_dir, inputs_path, outputs_path, new_tokens):
 
 def make_inputs(model_dir, out_path, prompt, seed, samples):
     """`inputs`: model-aware inputs for the folder's task, written to OUT.npz (flat for one
-    sample, sample_<i>/<name> for several); prints what they are."""
+    sample, sample_<i>/<name> for several); returns {"task", "description"}."""
     config = read_config(model_dir)
     task, _ = hf_tasks.resolve_task(config)
     try:
@@ -260,49 +272,132 @@ def make_inputs(model_dir, out_path, prompt, seed, samples):
         for name, value in sample.items():
             arrays[name if samples == 1 else f"sample_{index}/{name}"] = value
     write_npz(out_path, arrays)
-    print(json.dumps({"task": task, "description": description}))
+    return {"task": task, "description": description}
 
 
 def hello(info):
-    """The protocol's ports take integer dims, -1 for a dynamic one: the named symbols reach
-    convgate through `describe`."""
-    def protocol(port):
-        return dict(port, shape=[d if isinstance(d, int) else -1 for d in port["shape"]])
+    """The load response: the ports with their named symbols (runner_protocol.h takes a string
+    dim as a symbol), and the description for the settings convgate reports."""
     return {"ok": True, "version": ", ".join(f"{k} {v}" for k, v in info["versions"].items()),
             "settings": info["task"] + " on " + info["runtime"],
-            "inputs": [protocol(p) for p in info["inputs"]],
-            "outputs": [protocol(p) for p in info["outputs"]]}
+            "inputs": info["inputs"], "outputs": info["outputs"], "description": info}
 
 
-def serve(model_dir, new_tokens, responses):
-    """Loads the model once, then runs one sample per request line until stdin ends."""
-    try:
-        info = describe(model_dir)
-        config = read_config(model_dir)
-        model, class_name = load(model_dir, info, config)
-    except Failure as e:
-        respond(responses, ok=False, code="DataLoss", message=str(e))
-        return EXIT_FAILURE
-    except ImportError as e:
-        respond(responses, ok=False, code="FailedPrecondition",
-                message=f"{sys.executable} cannot import {e.name}: run ./scripts/setup.sh")
-        return EXIT_FAILURE
-    respond(responses, **hello(info))
+# What `warm` imports per runtime: the libraries hf_generate.load_model reaches for, by the
+# classes that pull in their modeling code (optimum.intel and transformers import lazily).
+WARM_IMPORTS = {
+    "pytorch": [("transformers", "PreTrainedModel"), ("transformers", "AutoTokenizer")],
+    "openvino": [("optimum.intel", "OVModelForCausalLM")],
+    "onnxruntime": [("optimum.onnxruntime", "ORTModelForCausalLM")],
+}
+
+
+def warm(runtimes):
+    import importlib
+    for runtime in runtimes:
+        for module, attribute in WARM_IMPORTS.get(runtime, []):
+            try:
+                getattr(importlib.import_module(module), attribute)
+            except Exception as e:  # noqa: BLE001 - the load that needs it will say why
+                print(f"hf_runner.py host: warming {runtime} ({module}) failed: {e}",
+                      file=sys.stderr)
+
+
+class Loaded:
+    """A model the host holds: what run_one needs."""
+
+    def __init__(self, model_dir, new_tokens):
+        self.model_dir = model_dir
+        self.new_tokens = new_tokens
+        self.info = describe(model_dir)
+        self.config = read_config(model_dir)
+        self.model, self.class_name = load(model_dir, self.info, self.config)
+
+    def run(self, request):
+        inputs = read_inputs(request["inputs"], self.info)
+        outputs = run_one(self.model_dir, self.model, self.class_name, inputs, self.info,
+                          self.new_tokens, self.config)
+        write_npz(request["outputs"], outputs)
+
+
+def host_request(models, request, responses):
+    """One request of `host`; raises Failure (code, message) for the response."""
+    op = request.get("op")
+    if op == "warm":
+        respond(responses, ok=True)  # first: the imports run while convgate goes on
+        warm(request.get("runtimes", []))
+        return
+    if op == "load":
+        model_dir = os.path.abspath(request["model"])
+        if not os.path.isdir(model_dir):
+            raise HostFailure("NotFound", f"{model_dir}: not a folder")
+        new_tokens = int(request.get("new_tokens", 8))
+        if new_tokens < 1:
+            raise HostFailure("InvalidArgument", f"new_tokens must be at least 1, got {new_tokens}")
+        models.pop(request["id"], None)
+        try:
+            loaded = Loaded(model_dir, new_tokens)
+        except Failure as e:
+            raise HostFailure("DataLoss", str(e))
+        models[request["id"]] = loaded
+        respond(responses, **hello(loaded.info))
+        return
+    if op == "run":
+        loaded = models.get(request.get("id"))
+        if loaded is None:
+            raise HostFailure("NotFound", f"no model {request.get('id')!r} is loaded")
+        try:
+            loaded.run(request)
+        except Failure as e:
+            raise HostFailure("InvalidArgument", str(e))
+        respond(responses, ok=True)
+        return
+    if op == "unload":
+        models.pop(request.get("id"), None)
+        import gc
+        gc.collect()
+        respond(responses, ok=True)
+        return
+    if op == "inputs":
+        model_dir = os.path.abspath(request["model"])
+        samples = int(request.get("samples", 1))
+        if samples < 1:
+            raise HostFailure("InvalidArgument", f"samples must be at least 1, got {samples}")
+        try:
+            made = make_inputs(model_dir, request["outputs"], request.get("prompt"),
+                               int(request.get("seed", 1)), samples)
+        except Failure as e:
+            raise HostFailure("InvalidArgument", str(e))
+        respond(responses, ok=True, **made)
+        return
+    raise HostFailure("InvalidArgument", f"unknown request {op!r}")
+
+
+class HostFailure(Exception):
+    def __init__(self, code, message):
+        super().__init__(message)
+        self.code = code
+
+
+def host(responses):
+    """Serves every model convgate loads, one request line at a time, until stdin ends."""
+    models = {}
+    respond(responses, ok=True, version="hf_runner 3 (host)")
     for line in sys.stdin:
         if not line.strip():
             continue
         try:
-            request = json.loads(line)
-            if request.get("op") != "run":
-                raise Failure(f"unknown request {request.get('op')!r}")
-            inputs = read_inputs(request["inputs"], info)
-            outputs = run_one(model_dir, model, class_name, inputs, info, new_tokens, config)
-            write_npz(request["outputs"], outputs)
-            respond(responses, ok=True)
-        except Failure as e:
-            respond(responses, ok=False, code="InvalidArgument", message=str(e))
+            host_request(models, json.loads(line), responses)
+        except HostFailure as e:
+            respond(responses, ok=False, code=e.code, message=str(e))
+        except ImportError as e:
+            respond(responses, ok=False, code="FailedPrecondition",
+                    message=f"{sys.executable} cannot import {e.name}: run ./scripts/setup.sh")
         except MemoryError:
             respond(responses, ok=False, code="Unavailable", message="out of memory")
+        except (ValueError, KeyError, TypeError) as e:  # a request that is not the protocol
+            respond(responses, ok=False, code="InvalidArgument",
+                    message=f"bad request: {type(e).__name__}: {e}")
         except Exception as e:  # a bug here, or numpy refusing a file: say so, keep serving
             respond(responses, ok=False, code="Unavailable", message=f"{type(e).__name__}: {e}")
     return 0
@@ -313,9 +408,6 @@ def main(argv):
     sub = parser.add_subparsers(dest="command", required=True)
     d = sub.add_parser("describe")
     d.add_argument("model_dir")
-    s = sub.add_parser("serve")
-    s.add_argument("model_dir")
-    s.add_argument("--new-tokens", type=int, default=8)
     r = sub.add_parser("run")
     r.add_argument("model_dir")
     r.add_argument("inputs")
@@ -327,10 +419,22 @@ def main(argv):
     i.add_argument("--prompt")
     i.add_argument("--seed", type=int, default=1)
     i.add_argument("--samples", type=int, default=1)
+    sub.add_parser("host")
     args = parser.parse_args(argv[1:])
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never reach for a hub: everything is local
+    if args.command == "host":
+        # The responses get the real stdout; anything a library prints goes to stderr.
+        responses = os.fdopen(os.dup(1), "w")
+        os.dup2(2, 1)
+        sys.stdout = sys.stderr
+        watch_parent()
+        code = host(responses)
+        responses.flush()
+        # Past the last response there is nothing to keep: skip the interpreter's teardown of
+        # torch and OpenVINO (~1.5 s of CPU that the next convgate command would compete with).
+        os._exit(code)
     # An absolute path: from_pretrained takes a relative one that is no folder here for a hub id.
     args.model_dir = os.path.abspath(args.model_dir)
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never reach for a hub: everything is local
     try:
         if not os.path.isdir(args.model_dir):
             raise Failure(f"{args.model_dir}: not a folder")
@@ -341,18 +445,12 @@ def main(argv):
             if args.samples < 1:
                 print("hf_runner.py: --samples must be at least 1", file=sys.stderr)
                 return EXIT_USAGE
-            make_inputs(args.model_dir, args.outputs, args.prompt, args.seed, args.samples)
+            print(json.dumps(make_inputs(args.model_dir, args.outputs, args.prompt, args.seed,
+                                         args.samples)))
             return 0
         if args.new_tokens < 1:
             print("hf_runner.py: --new-tokens must be at least 1", file=sys.stderr)
             return EXIT_USAGE
-        if args.command == "serve":
-            # The responses get the real stdout; anything a library prints goes to stderr.
-            responses = os.fdopen(os.dup(1), "w")
-            os.dup2(2, 1)
-            sys.stdout = sys.stderr
-            watch_parent()
-            return serve(args.model_dir, args.new_tokens, responses)
         run(args.model_dir, args.inputs, args.outputs, args.new_tokens)
     except Failure as e:
         print(f"hf_runner.py: {e}", file=sys.stderr)

@@ -1,6 +1,7 @@
 // `convgate verify`: convert, run the sanity gate on the target, compare with the source.
 #include <chrono>
 
+#include "convgate/backends/hf_inputs.h"
 #include "convgate/core/file_util.h"
 #include "convgate/gate/pair_policy.h"
 #include "convgate/gate/verify.h"
@@ -127,6 +128,10 @@ std::optional<GateError> Convert(const VerifyOptions& options, const internal::S
   if (Status inputs = SetExportInputs(facts, request); !inputs.ok()) {
     return GateError{Stage::kFlags, inputs};
   }
+  // An optimum export takes seconds; the hf runner the precheck started imports what the export's
+  // model will need meanwhile.
+  if (request.kind == "optimum-openvino") backends::WarmHfRunner({"openvino"});
+  if (request.kind == "optimum-onnx") backends::WarmHfRunner({"onnxruntime"});
   convert::ConversionRecord failed;
   Result<convert::ConversionRecord> record = convert::Convert(request, &failed);
   if (!record.ok()) {

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "testing/cli_fixture.h"
 
@@ -107,6 +108,72 @@ TEST_F(HfCliTest, GenerationTokenizesThePromptAndDecodesTheTokens) {
   r = Convgate({"run", Zoo("gpt2"), "--prompt", "hi", "--val-range", "input_ids:[0,9]"});
   EXPECT_EQ(r.exit_code, 2) << Describe(r);
   EXPECT_NE(r.err.find("--prompt has no effect with"), std::string::npos) << Describe(r);
+}
+
+// CONVGATE_HF_RUNNER as a wrapper around scripts/hf_runner.py that records each start's pid in
+// `starts` and, for a model folder named "hang", never finishes a run.
+std::string RunnerWrapper(const fs::path& starts) {
+  const std::string scripts = (fs::path(CONVGATE_SOURCE_DIR) / "scripts").string();
+  return "import os, sys, time\n"
+         "sys.path.insert(0, " +
+         json(scripts).dump() +
+         ")\n"
+         "import hf_runner\n"
+         "real_run = hf_runner.Loaded.run\n"
+         "def run(self, request):\n"
+         "    if os.path.basename(self.model_dir) == 'hang':\n"
+         "        time.sleep(600)\n"
+         "    return real_run(self, request)\n"
+         "hf_runner.Loaded.run = run\n"
+         "with open(" +
+         json(starts.string()).dump() +
+         ", 'a') as f:\n"
+         "    f.write('%d\\n' % os.getpid())\n"
+         "sys.exit(hf_runner.main(sys.argv))\n";
+}
+
+std::vector<int> ReadPids(const fs::path& starts) {
+  std::ifstream in(starts);
+  std::vector<int> pids;
+  for (int pid; in >> pid;) pids.push_back(pid);
+  return pids;
+}
+
+// Item 8: one hf runner per convgate process. A verify through optimum-openvino loads the source
+// (precheck, then the comparison), makes the inputs, and loads and runs the export: all in one
+// hf_runner.py host, which imports transformers once.
+TEST_F(HfCliTest, OneRunnerServesTheWholeVerify) {
+  const fs::path starts = dir_ / "starts", wrapper = dir_ / "wrapper.py";
+  std::ofstream(wrapper) << RunnerWrapper(starts);
+  ::setenv("CONVGATE_HF_RUNNER", wrapper.c_str(), 1);
+  ProcessResult r = Convgate({"verify", Zoo("gpt2"), "--to", "optimum-openvino", "--out", Out()});
+  ::unsetenv("CONVGATE_HF_RUNNER");
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_EQ(ReadPids(starts).size(), 1u) << Describe(r);
+  const json report = Report();
+  EXPECT_EQ(report["comparison"]["source"]["backend"], "hf") << report["comparison"].dump(1);
+  EXPECT_EQ(report["e2e"]["model"]["backend"], "hf") << report["e2e"].dump(1);
+}
+
+// A run that does not finish within --run-timeout stops the host: the message names the folder,
+// the limit and the flag, the host is gone, and the command ends with exit 3.
+TEST_F(HfCliTest, ARunPastTheRunTimeoutStopsTheRunner) {
+  const fs::path starts = dir_ / "starts", wrapper = dir_ / "wrapper.py";
+  std::ofstream(wrapper) << RunnerWrapper(starts);
+  const fs::path hang = dir_ / "hang";
+  fs::copy(Zoo("gpt2"), hang, fs::copy_options::recursive);
+  ::setenv("CONVGATE_HF_RUNNER", wrapper.c_str(), 1);
+  ProcessResult r = Convgate({"compare", Zoo("gpt2"), hang.string(), "--run-timeout", "5"});
+  ::unsetenv("CONVGATE_HF_RUNNER");
+  EXPECT_EQ(r.exit_code, 3) << Describe(r);
+  EXPECT_NE(r.err.find(hang.string() + ": the hf runner (running a sample) did not finish within"),
+            std::string::npos)
+      << Describe(r);
+  EXPECT_NE(r.err.find("(--run-timeout)"), std::string::npos) << Describe(r);
+  const std::vector<int> pids = ReadPids(starts);
+  ASSERT_FALSE(pids.empty());
+  EXPECT_FALSE(fs::exists("/proc/" + std::to_string(pids.back())))
+      << "the stopped host still runs: pid " << pids.back();
 }
 
 TEST_F(HfCliTest, BrokenFoldersAreExitThreeNamingTheFolder) {

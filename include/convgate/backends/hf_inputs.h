@@ -1,12 +1,13 @@
 // Inputs that exercise a Hugging Face model folder, for the hf backend's models: the tokenized
 // prompt (ids inside the vocabulary, attention mask of ones, token types of zeros), pixel values at
 // the config's channels and image size, audio at the length the model takes; decided by the
-// folder's task (scripts/hf_tasks.py) and written by `hf_runner.py inputs`.
+// folder's task (scripts/hf_tasks.py) and written by the process's `hf_runner.py host`.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "convgate/core/status.h"
 
@@ -24,5 +25,10 @@ struct HfInputsRequest {
 // by tokenizer.json (5 tokens)"). FailedPrecondition without the venv; DataLoss naming the folder
 // when the runner cannot make them (no tokenizer.json for a text prompt, an unknown task).
 Result<std::string> MakeHfInputs(const HfInputsRequest& request);
+
+// Tells the process's hf runner, when one is running, to import what models of `runtimes`
+// ("pytorch", "openvino", "onnxruntime") need while convgate goes on: verify asks before an
+// optimum export, so the imports overlap the export instead of following it.
+void WarmHfRunner(const std::vector<std::string>& runtimes);
 
 }  // namespace convgate::backends

@@ -5,75 +5,36 @@
 #include <optional>
 #include <stdexcept>
 
-#include "backends/exec/exec_protocol.h"
+#include "backends/hf/hf_host.h"
 #include "backends/runner/runner_model.h"
+#include "backends/runner/runner_protocol.h"
 #include "convgate/backends/hf_inputs.h"
-#include "convgate/core/python_env.h"
-#include "convgate/core/subprocess.h"
+#include "convgate/core/temp_dir.h"
 
 namespace convgate::backends {
 namespace {
 
 namespace fs = std::filesystem;
 
-// Reading config.json and the installed versions takes ~0.1 s; the limit only guards against a
-// hung interpreter.
-constexpr double kDescribeSeconds = 120.0;
+// Making inputs tokenizes a prompt or draws pixels: well under a second once the host runs; the
+// limit only guards against a hung host.
+constexpr double kInputsSeconds = 120.0;
+// Unloading frees the model's memory at once; the bound only guards against a hung host.
+constexpr double kUnloadSeconds = 30.0;
+constexpr char kLabel[] = "the hf runner";
 
-std::string EnvOr(const char* name, const std::string& fallback) {
-  const char* value = std::getenv(name);
-  return value != nullptr && value[0] != '\0' ? value : fallback;
-}
-
-fs::path RunnerScript() {
-  return EnvOr("CONVGATE_HF_RUNNER", std::string(CONVGATE_SOURCE_DIR) + "/scripts/hf_runner.py");
-}
-
-TensorInfo Declared(std::string name, DType dtype, std::vector<Dim> shape) {
-  TensorInfo info;
-  info.name = std::move(name);
-  info.dtype = dtype;
-  info.type_name = std::string(DTypeName(dtype));
-  info.has_shape = true;
-  info.shape = std::move(shape);
-  return info;
-}
-
-// One port of hf_runner.py's description: {"name", "type", "shape": [1, "sequence", 171]}, a
-// string in the shape naming a symbolic dim.
-TensorInfo ParsePort(const nlohmann::json& port) {
-  const std::string type = port.at("type").get<std::string>();
-  const std::optional<DType> dtype = ParseDType(type);
-  if (!dtype) throw std::invalid_argument("port type '" + type + "' is no dtype");
-  std::vector<Dim> shape;
-  for (const nlohmann::json& dim : port.at("shape")) {
-    shape.push_back(dim.is_string() ? Dim::Symbolic(dim.get<std::string>())
-                                    : Dim::Fixed(dim.get<int64_t>()));
-  }
-  return Declared(port.at("name").get<std::string>(), *dtype, std::move(shape));
-}
-
-// What hf_runner.py describe says about the folder (scripts/hf_tasks.py decides it): the task,
-// whether it generates or runs one forward pass, and the ports it declares.
+// What hf_runner.py says about a loaded folder (scripts/hf_tasks.py decides it): the task,
+// whether it generates or runs one forward pass, the runtime and its versions.
 struct Description {
   std::string task;
   std::string mode;      // "generate" or "forward"
   std::string runtime;   // "pytorch", "openvino" or "onnxruntime"
   std::string versions;  // "transformers 4.57.6, torch 2.13.0+cpu"
-  Signature signature;
 };
 
-Result<Description> Describe(const fs::path& python, const fs::path& folder) {
-  SubprocessOptions options;
-  options.timeout_seconds = kDescribeSeconds;
-  Result<SubprocessResult> run = RunSubprocess(
-      {python.string(), RunnerScript().string(), "describe", folder.string()}, options);
-  if (!run.ok()) return run.status().WithContext(folder.string());
-  if (!run->succeeded()) {
-    return CommandFailure(*run, "hf_runner.py describe " + folder.string());
-  }
+Result<Description> ParseDescription(const std::string& line, const fs::path& folder) {
   try {
-    const nlohmann::json json = nlohmann::json::parse(TailLines(run->stdout_tail, 1));
+    const nlohmann::json json = nlohmann::json::parse(line).at("description");
     Description description;
     description.task = json.at("task").get<std::string>();
     description.mode = json.at("mode").get<std::string>();
@@ -82,46 +43,141 @@ Result<Description> Describe(const fs::path& python, const fs::path& folder) {
       description.versions +=
           (description.versions.empty() ? "" : ", ") + package + " " + version.get<std::string>();
     }
-    for (const nlohmann::json& port : json.at("inputs")) {
-      description.signature.inputs.push_back(ParsePort(port));
-    }
-    for (const nlohmann::json& port : json.at("outputs")) {
-      description.signature.outputs.push_back(ParsePort(port));
-    }
     return description;
   } catch (const std::exception& error) {
-    return Status::Internal("hf_runner.py describe " + folder.string() +
-                            " printed no description: " + error.what());
+    return Status::DataLoss(folder.string() + ": " + kLabel +
+                            " answered the load without a description: " + error.what());
   }
 }
 
-// The persistent runner's model (hf_runner.py serve: the model loaded once for every sample), with
-// the signature hf_runner.py describe declared (named dimension symbols) and what ran.
+std::string Settings(const Description& description, int new_tokens) {
+  const std::string runtime = description.runtime == "openvino"      ? "OpenVINO CPU (f32)"
+                              : description.runtime == "onnxruntime" ? "ONNX Runtime CPU"
+                                                                     : "PyTorch";
+  std::string settings = description.task + " on " + runtime + " (" + description.versions + "), ";
+  settings += description.mode == "generate"
+                  ? "greedy, " + std::to_string(new_tokens) + " new tokens"
+                  : "one forward pass";
+  return settings;
+}
+
+// A model held by the process's hf_runner.py host (hf_host.h), under its own id: loaded once for
+// every sample, loaded again when the host was restarted (a run that timed out stops it), unloaded
+// when the Model goes.
 class HfModel : public Model {
  public:
-  HfModel(std::unique_ptr<Model> runner, Signature signature, std::string settings)
-      : runner_(std::move(runner)),
-        signature_(std::move(signature)),
-        settings_(std::move(settings)) {}
+  static Result<std::unique_ptr<Model>> Load(const fs::path& path, const LoadOptions& options) {
+    Result<TempDir> dir = TempDir::Create("hf");
+    if (!dir.ok()) return dir.status().WithContext(kLabel);
+    std::unique_ptr<HfModel> model(new HfModel(path, options, std::move(dir).value()));
+    CONVGATE_RETURN_IF_ERROR(model->LoadInHost());
+    return std::unique_ptr<Model>(std::move(model));
+  }
+
+  ~HfModel() override {
+    HfHost& host = HfHost::Instance();
+    if (host.generation() != generation_) return;  // that host, and the model, are gone
+    (void)host.Request({{"op", "unload"}, {"id", id_}}, kUnloadSeconds, What("unloading the model"),
+                       "a fixed 30 s");
+  }
 
   const Signature& signature() const override { return signature_; }
-  Result<TensorMap> Run(const TensorMap& inputs,
-                        const std::vector<std::string>& output_names) override {
-    return runner_->Run(inputs, output_names);
+  std::string last_log() const override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return last_log_;
   }
-  std::string last_log() const override { return runner_->last_log(); }
   std::string settings() const override { return settings_; }
 
+  Result<TensorMap> Run(const TensorMap& inputs,
+                        const std::vector<std::string>& output_names) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    const std::string label = kLabel;
+    const RunnerFiles files{path_, dir_.path(), label, options_.limits};
+    return RunThroughRunner(files, signature_, inputs, output_names,
+                            [this](const std::string& line) { return Exchange(line); });
+  }
+
  private:
-  std::unique_ptr<Model> runner_;
+  HfModel(fs::path path, const LoadOptions& options, TempDir dir)
+      : path_(std::move(path)),
+        options_(options),
+        dir_(std::move(dir)),
+        id_(HfHost::Instance().NewModelId()) {}
+
+  std::string What(std::string_view doing) const {
+    return path_.string() + ": " + kLabel + " (" + std::string(doing) + ")";
+  }
+
+  // The host's message, prefixed with the folder unless it names it already (a timeout does,
+  // and most of hf_runner.py's failures do).
+  Status NamingFolder(const Status& status) const {
+    if (status.message().rfind(path_.string(), 0) == 0) return status;
+    return status.WithContext(path_.string());
+  }
+
+  double RunTimeout() const {
+    return options_.limits.run_timeout_seconds > 0 ? options_.limits.run_timeout_seconds
+                                                   : options_.timeout_seconds;
+  }
+
+  // Loads the folder in the host as id_. The signature is kept from the first load: a reload
+  // reads the same folder, and the signature was handed out already.
+  Status LoadInHost() {
+    HfHost& host = HfHost::Instance();
+    const nlohmann::json request = {{"op", "load"},
+                                    {"id", id_},
+                                    {"model", path_.string()},
+                                    {"new_tokens", options_.new_tokens}};
+    Result<std::string> line =
+        host.Request(request, options_.timeout_seconds, What("loading the model"), "--exec-timeout",
+                     &generation_);
+    last_log_ = host.log();
+    if (!line.ok()) return NamingFolder(line.status());
+    Result<RunnerHello> hello = ParseRunnerHello(*line);
+    if (!hello.ok()) return hello.status().WithContext(path_.string());
+    CONVGATE_ASSIGN_OR_RETURN(const Description description, ParseDescription(*line, path_));
+    if (signature_.inputs.empty() && signature_.outputs.empty()) {
+      signature_ = std::move(hello->signature);
+    }
+    settings_ = Settings(description, options_.new_tokens);
+    return Status::OK();
+  }
+
+  // One run request with this model's id. A host restarted since the load (another model's run
+  // timed out) has lost the model: it is loaded again first, or when the host says it is gone.
+  // REQUIRES: mutex_ held.
+  Status Exchange(const std::string& line) {
+    HfHost& host = HfHost::Instance();
+    nlohmann::json request = nlohmann::json::parse(line);
+    request["id"] = id_;
+    for (int attempt = 0;; ++attempt) {
+      if (host.generation() != generation_) CONVGATE_RETURN_IF_ERROR(LoadInHost());
+      Result<std::string> response =
+          host.Request(request, RunTimeout(), What("running a sample"), "--run-timeout");
+      last_log_ = host.log();
+      if (response.ok()) return Status::OK();
+      if (response.status().code() != StatusCode::kNotFound || attempt > 0) {
+        return NamingFolder(response.status());
+      }
+      generation_ = 0;  // the host lost the model: load it again
+    }
+  }
+
+  fs::path path_;
+  LoadOptions options_;
+  TempDir dir_;  // inputs.npz and outputs.npz of each Run; removed with the Model
+  uint64_t id_;
+  uint64_t generation_ = 0;  // the host generation holding the model
   Signature signature_;
   std::string settings_;
+  mutable std::mutex mutex_;  // serializes Run; guards last_log_
+  std::string last_log_;
 };
 
 class HfBackend : public Backend {
  public:
   std::string name() const override { return "hf"; }
-  std::string version() const override { return "hf_runner 2 (persistent)"; }
+  std::string version() const override { return "hf_runner 3 (one host per process)"; }
   bool SupportsIntermediates() const override { return false; }
 
   Result<std::unique_ptr<Model>> Load(const fs::path& model_path,
@@ -141,25 +197,7 @@ class HfBackend : public Backend {
       return Status::InvalidArgument("new_tokens must be >= 1, got " +
                                      std::to_string(options.new_tokens));
     }
-    CONVGATE_ASSIGN_OR_RETURN(const fs::path python, VenvPython());
-    CONVGATE_ASSIGN_OR_RETURN(const Description description, Describe(python, model_path));
-    RunnerSpec spec;
-    spec.argv = {python.string(),     RunnerScript().string(), "serve",
-                 model_path.string(), "--new-tokens",          std::to_string(options.new_tokens)};
-    spec.label = "the hf runner (hf_runner.py serve)";
-    spec.temp_prefix = "hf";
-    CONVGATE_ASSIGN_OR_RETURN(std::unique_ptr<RunnerModel> runner,
-                              RunnerModel::Load(model_path, std::move(spec), options));
-    const std::string runtime = description.runtime == "openvino"      ? "OpenVINO CPU (f32)"
-                                : description.runtime == "onnxruntime" ? "ONNX Runtime CPU"
-                                                                       : "PyTorch";
-    std::string settings =
-        description.task + " on " + runtime + " (" + description.versions + "), ";
-    settings += description.mode == "generate"
-                    ? "greedy, " + std::to_string(options.new_tokens) + " new tokens"
-                    : "one forward pass";
-    return std::unique_ptr<Model>(
-        new HfModel(std::move(runner), std::move(description.signature), settings));
+    return HfModel::Load(model_path, options);
   }
 };
 
@@ -168,35 +206,31 @@ class HfBackend : public Backend {
 std::unique_ptr<Backend> CreateHfBackend() { return std::make_unique<HfBackend>(); }
 
 Result<std::string> MakeHfInputs(const HfInputsRequest& request) {
-  CONVGATE_ASSIGN_OR_RETURN(const fs::path python, VenvPython());
-  std::vector<std::string> argv = {python.string(),
-                                   RunnerScript().string(),
-                                   "inputs",
-                                   request.folder.string(),
-                                   request.out.string(),
-                                   "--seed",
-                                   std::to_string(request.seed),
-                                   "--samples",
-                                   std::to_string(request.samples)};
-  if (!request.prompt.empty()) {
-    argv.push_back("--prompt");
-    argv.push_back(request.prompt);
-  }
-  SubprocessOptions options;
-  options.timeout_seconds = kDescribeSeconds;
-  Result<SubprocessResult> run = RunSubprocess(argv, options);
-  if (!run.ok()) return run.status().WithContext(request.folder.string());
-  if (!run->succeeded()) {
-    return CommandFailure(*run, "hf_runner.py inputs " + request.folder.string());
+  nlohmann::json json = {{"op", "inputs"},
+                         {"model", request.folder.string()},
+                         {"outputs", request.out.string()},
+                         {"seed", request.seed},
+                         {"samples", request.samples}};
+  if (!request.prompt.empty()) json["prompt"] = request.prompt;
+  Result<std::string> line = HfHost::Instance().Request(
+      json, kInputsSeconds, request.folder.string() + ": " + kLabel + " (making inputs)",
+      "a fixed 120 s");
+  if (!line.ok()) {
+    // A folder the runner cannot make inputs for is the folder's problem.
+    if (line.status().code() == StatusCode::kInvalidArgument) {
+      return Status::DataLoss(request.folder.string() + ": " + line.status().message());
+    }
+    return line.status();
   }
   try {
-    const nlohmann::json json = nlohmann::json::parse(TailLines(run->stdout_tail, 1));
-    return json.at("description").get<std::string>();
+    return nlohmann::json::parse(*line).at("description").get<std::string>();
   } catch (const nlohmann::json::exception& error) {
     return Status::Internal("hf_runner.py inputs " + request.folder.string() +
-                            " printed no description: " + error.what());
+                            " answered without a description: " + error.what());
   }
 }
+
+void WarmHfRunner(const std::vector<std::string>& runtimes) { HfHost::Instance().Warm(runtimes); }
 
 bool IsHfModelFolder(const std::filesystem::path& path) {
   std::error_code error;

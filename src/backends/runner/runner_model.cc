@@ -90,31 +90,45 @@ Status RunnerModel::Exchange(const std::string& request) {
   return Status::OK();
 }
 
-Result<TensorMap> RunnerModel::Run(const TensorMap& inputs,
-                                   const std::vector<std::string>& output_names) {
-  CONVGATE_RETURN_IF_ERROR(CheckDeclaredInputs(signature_, inputs, path_));
-  CONVGATE_RETURN_IF_ERROR(CheckNoRepeats(output_names, path_));
-  CONVGATE_RETURN_IF_ERROR(CheckOutputsHoldable(signature_, output_names, path_));
-  std::lock_guard<std::mutex> lock(mutex_);
-  // The runner of a Run that failed by timing out or crashing is gone: this Run starts another.
-  if (!runner_ || !runner_->running()) CONVGATE_RETURN_IF_ERROR(StartRunner());
-  const fs::path inputs_npz = dir_.path() / "inputs.npz";
-  const fs::path outputs_npz = dir_.path() / "outputs.npz";
+Result<TensorMap> RunThroughRunner(const RunnerFiles& files, const Signature& signature,
+                                   const TensorMap& inputs,
+                                   const std::vector<std::string>& output_names,
+                                   const RunnerExchange& exchange) {
+  CONVGATE_RETURN_IF_ERROR(CheckDeclaredInputs(signature, inputs, files.model_path));
+  CONVGATE_RETURN_IF_ERROR(CheckNoRepeats(output_names, files.model_path));
+  CONVGATE_RETURN_IF_ERROR(CheckOutputsHoldable(signature, output_names, files.model_path));
+  const fs::path inputs_npz = files.dir / "inputs.npz";
+  const fs::path outputs_npz = files.dir / "outputs.npz";
   std::error_code error;
   fs::remove(outputs_npz, error);  // a failed run must not leave the last run's outputs
   Status written = io::WriteNpz(inputs_npz, inputs);
-  if (!written.ok()) return written.WithContext(spec_.label + ", writing the inputs");
-  CONVGATE_RETURN_IF_ERROR(Exchange(RunnerRunRequest(inputs_npz, outputs_npz, output_names)));
+  if (!written.ok()) return written.WithContext(files.label + ", writing the inputs");
+  CONVGATE_RETURN_IF_ERROR(exchange(RunnerRunRequest(inputs_npz, outputs_npz, output_names)));
   // What the runner wrote is held to the tensor and run limits before a member is inflated.
-  Result<TensorMap> outputs = io::ReadNpz(outputs_npz, options_.limits);
+  Result<TensorMap> outputs = io::ReadNpz(outputs_npz, files.limits);
   if (!outputs.ok()) {
-    return Status::DataLoss(path_.string() + ": cannot read the outputs " + spec_.label +
+    return Status::DataLoss(files.model_path.string() + ": cannot read the outputs " + files.label +
                             " wrote: " + outputs.status().message());
   }
   Result<TensorMap> selected =
-      SelectOutputs(std::move(outputs).value(), signature_, output_names, "outputs.npz");
-  if (!selected.ok()) return selected.status().WithContext(path_.string());
+      SelectOutputs(std::move(outputs).value(), signature, output_names, "outputs.npz");
+  if (!selected.ok()) return selected.status().WithContext(files.model_path.string());
   return selected;
+}
+
+Result<TensorMap> RunnerModel::Run(const TensorMap& inputs,
+                                   const std::vector<std::string>& output_names) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const RunnerFiles files{path_, dir_.path(), spec_.label, options_.limits};
+  return RunThroughRunner(files, signature_, inputs, output_names,
+                          [this](const std::string& request) {
+                            // The runner of a Run that failed by timing out or crashing is gone:
+                            // this Run starts another.
+                            if (!runner_ || !runner_->running()) {
+                              CONVGATE_RETURN_IF_ERROR(StartRunner());
+                            }
+                            return Exchange(request);
+                          });
 }
 
 std::string RunnerModel::last_log() const {

@@ -1,11 +1,13 @@
 // A model served by a persistent runner process: one process per loaded model, started by Load,
 // serving every Run over runner_protocol.h's JSON lines, tensors in .npz files in a folder of the
-// Model's own. The openvino backend (openvino_runner.py) and the hf backend (hf_runner.py serve)
-// are such models, and the torch-export backend's (pt2_runner.py); openvino_backend.h states the
-// behaviour (time limits, restarts, errors).
+// Model's own. The openvino backend's runner (openvino_runner.py) and the torch-export backend's
+// (pt2_runner.py) are such models; openvino_backend.h states the behaviour (time limits, restarts,
+// errors). The hf backend's models share one process instead (hf/hf_host.h) and only
+// RunThroughRunner.
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -61,6 +63,22 @@ class RunnerModel : public Model {
   std::unique_ptr<ChildProcess> runner_;
   std::string last_log_;
 };
+
+// One sample through a runner that speaks runner_protocol.h, whoever owns the process: checks the
+// inputs against `signature`, writes them to `dir`/inputs.npz, hands `exchange` the request line
+// (it returns once the runner answered), reads `dir`/outputs.npz under `limits` and selects
+// `output_names`. Errors name `model_path`; `label` names the runner ("the hf runner").
+struct RunnerFiles {
+  const std::filesystem::path& model_path;
+  const std::filesystem::path& dir;
+  const std::string& label;
+  const Limits& limits;
+};
+using RunnerExchange = std::function<Status(const std::string& request)>;
+Result<TensorMap> RunThroughRunner(const RunnerFiles& files, const Signature& signature,
+                                   const TensorMap& inputs,
+                                   const std::vector<std::string>& output_names,
+                                   const RunnerExchange& exchange);
 
 // A runner script of `backend` under the venv's python (core/python_env.h): argv is python,
 // `script`, the model, `args`, then --threads N when LoadOptions::intra_op_threads > 0. No venv is

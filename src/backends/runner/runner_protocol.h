@@ -1,6 +1,6 @@
 // The JSON lines a persistent runner (runner_model.h) and convgate exchange: the "openvino"
 // backend's openvino_runner.py, whose docstring is the protocol's full statement, and the "hf"
-// backend's hf_runner.py serve. Pure functions of text, so they are tested without Python.
+// backend's hf_runner.py host. Pure functions of text, so they are tested without Python.
 #pragma once
 
 #include <filesystem>
