@@ -44,8 +44,10 @@ holds each model loaded by a request, speaking JSON lines (the openvino backend'
 src/backends/runner/runner_protocol.h, with a model id in each request). stdout is kept for the
 responses (whatever a library prints goes to stderr), and the host exits when its parent dies.
 It answers {"ok": true, "version": ...} at start, then one response line per request line:
-    {"op": "load", "id": K, "model": DIR, "new_tokens": N}
-        loads DIR as model K; answers {"ok": true, "version", "settings", "inputs": [PORT...],
+    {"op": "load", "id": K, "model": DIR, "new_tokens": N, "present": false}
+        loads DIR as model K (with "present": true, a decoder-only generator also returns its
+        key/value cache after the prompt, present.<layer>.key and .value; other tasks ignore it,
+        and the description's "present_key_values" says which); answers {"ok": true, "version", "settings", "inputs": [PORT...],
         "outputs": [PORT...]} (a dynamic dim by its name: [1, "sequence"]) and "description",
         `describe`'s object
     {"op": "run", "id": K, "inputs": IN.npz, "outputs": OUT.npz, "names": [...]}
@@ -303,20 +305,68 @@ def warm(runtimes):
                       file=sys.stderr)
 
 
+def present_ports(model_dir, info, config):
+    """present.<layer>.key / .value of a decoder's key/value cache after the prompt, as Optimum's
+    ONNX export validation compares them: float32[1, kv_heads, sequence, head_dim]. None for a
+    model that is no decoder-only text generator (it has no such cache to compare)."""
+    if info["mode"] != "generate" or hf_tasks.base_task(info["task"]) != "text-generation":
+        return None
+    if info["runtime"] == "openvino":
+        raise Failure(f"{model_dir}: an OpenVINO export keeps its key/value cache inside the "
+                      "model (a stateful model): there are no present key/values to compare")
+    layers = next((config[key] for key in ("num_hidden_layers", "n_layer", "num_layers")
+                   if isinstance(config.get(key), int) and config[key] > 0), None)
+    if layers is None:
+        raise Failure(f"{model_dir}/config.json names no layer count (num_hidden_layers, "
+                      "n_layer or num_layers): cannot declare the present key/values")
+    shape = [1, "kv_heads", "sequence", "head_dim"]
+    return [hf_tasks.port(f"present.{layer}.{part}", "float32", shape)
+            for layer in range(layers) for part in ("key", "value")]
+
+
+def present_outputs(model, inputs):
+    """The key/value cache of one forward pass over the prompt (PyTorch's DynamicCache or
+    optimum's ORT tuples, as legacy (key, value) pairs per layer)."""
+    import numpy as np
+    import torch
+    prompt = torch.from_numpy(np.ascontiguousarray(inputs["input_ids"], dtype=np.int64))
+    with torch.no_grad():
+        out = model(input_ids=prompt, attention_mask=torch.ones_like(prompt), use_cache=True)
+    cache = out.past_key_values
+    if hasattr(cache, "to_legacy_cache"):
+        cache = cache.to_legacy_cache()
+    outputs = {}
+    for layer, (key, value) in enumerate(cache):
+        outputs[f"present.{layer}.key"] = key.detach().float().numpy()
+        outputs[f"present.{layer}.value"] = value.detach().float().numpy()
+    return outputs
+
+
 class Loaded:
     """A model the host holds: what run_one needs."""
 
-    def __init__(self, model_dir, new_tokens):
+    def __init__(self, model_dir, new_tokens, present=False):
         self.model_dir = model_dir
         self.new_tokens = new_tokens
         self.info = describe(model_dir)
         self.config = read_config(model_dir)
+        ports = present_ports(model_dir, self.info, self.config) if present else None
+        self.present = ports is not None
+        self.info["present_key_values"] = self.present
+        if ports:
+            self.info["outputs"] = self.info["outputs"] + ports
         self.model, self.class_name = load(model_dir, self.info, self.config)
 
     def run(self, request):
         inputs = read_inputs(request["inputs"], self.info)
         outputs = run_one(self.model_dir, self.model, self.class_name, inputs, self.info,
                           self.new_tokens, self.config)
+        if self.present:
+            try:
+                outputs.update(present_outputs(self.model, inputs))
+            except Exception as e:
+                raise Failure(f"{self.model_dir}: {self.class_name} forward pass for the present "
+                              f"key/values failed: {type(e).__name__}: {e}")
         write_npz(request["outputs"], outputs)
 
 
@@ -336,7 +386,7 @@ def host_request(models, request, responses):
             raise HostFailure("InvalidArgument", f"new_tokens must be at least 1, got {new_tokens}")
         models.pop(request["id"], None)
         try:
-            loaded = Loaded(model_dir, new_tokens)
+            loaded = Loaded(model_dir, new_tokens, bool(request.get("present", False)))
         except Failure as e:
             raise HostFailure("DataLoss", str(e))
         models[request["id"]] = loaded

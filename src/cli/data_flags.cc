@@ -124,6 +124,18 @@ void AddDataFlags(FlagSet& flags, gate::DataOptions& options) {
                   "per sample; its token ids compare exactly, its first step's logits under the "
                   "policy",
                   {"16"}, 1, 4096, options.new_tokens),
+      Flag{.name = "--present-key-values",
+           .help = "A Hugging Face decoder-only text-generation model (backend hf, PyTorch or an "
+                   "optimum ONNX export) also returns its key/value cache after the prompt, "
+                   "present.<layer>.key and .value, compared under the policy as Optimum's "
+                   "export validation does (verify --to optimum-onnx turns it on; other tasks "
+                   "ignore it; an OpenVINO export keeps the cache inside the model and has none)",
+           .arity = FlagArity::kSwitch,
+           .apply =
+               [&options](const std::string&) {
+                 options.present_key_values = true;
+                 return Status::OK();
+               }},
       Flag{.name = "--prompt",
            .value_name = "TEXT",
            .help = "Text a Hugging Face model's inputs are tokenized from, by the folder's "

@@ -31,6 +31,7 @@ std::string LoadKey(const std::string& backend, const fs::path& path,
                     std::to_string(options.intra_op_threads) + ' ' +
                     backends::GraphOptimizationName(options.graph_optimization) + ' ' +
                     std::to_string(options.new_tokens) + ' ' +
+                    (options.present_key_values ? "kv " : "") +
                     std::to_string(options.timeout_seconds) + ' ' +
                     std::to_string(options.limits.run_timeout_seconds) + ' ' +
                     std::to_string(options.limits.max_tensor_bytes) + ' ' +

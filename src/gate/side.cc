@@ -194,6 +194,7 @@ backends::LoadOptions SideLoadOptions(const DataOptions& data, const ExecOptions
   options.intra_op_threads = data.threads;
   options.graph_optimization = data.graph_optimization;
   options.new_tokens = data.new_tokens;
+  options.present_key_values = data.present_key_values;
   options.limits = data.limits;
   options.exec_argv = exec.argv;
   options.timeout_seconds = exec.timeout_seconds;

@@ -259,6 +259,9 @@ VerifyReport VerifyGate(const VerifyOptions& options) {
   }
   CompareOptions compare = options.compare;
   compare.source = options.source;
+  // Optimum's ONNX export validation compares the decoder's present key/values besides the
+  // logits; so does this gate for that export (an OpenVINO export keeps them inside the model).
+  if (options.conversion.kind == "optimum-onnx") compare.data.present_key_values = true;
   // The conversion cache's key and both reports need the source's sha256: hashed on the other
   // core while the precheck loads the source (resnet18, 47 MB: ~0.3 s on this machine's CPU).
   PrefetchSha256(options.source);

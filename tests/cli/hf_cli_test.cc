@@ -291,6 +291,9 @@ TEST_F(HfCliTest, PathAFailingFallsBackToPathB) {
 // folder runs through optimum's ORTModelFor* classes on the hf backend (a decoder fed its past
 // key/values by them), so gpt2's tokens and text equal PyTorch's and its logits, like the
 // classifier's, agree within float32's defaults.
+// Item 6: a decoder's export is compared as Optimum's validation does, the present key/values
+// after the prompt included (every layer's key and value); the export of perturbed weights fails
+// on them too.
 TEST_F(HfCliTest, OptimumOnnxExportsAreVerifiedAgainstPyTorch) {
   for (const std::string model : {"gpt2", "bert-cls"}) {
     fs::remove_all(Out());
@@ -300,7 +303,48 @@ TEST_F(HfCliTest, OptimumOnnxExportsAreVerifiedAgainstPyTorch) {
     const std::string settings = report["comparison"]["target"]["backend_settings"];
     EXPECT_NE(settings.find("on ONNX Runtime CPU"), std::string::npos) << settings;
     EXPECT_TRUE(fs::is_directory(report["target"].get<std::string>())) << report["target"];
+    if (model != "gpt2") continue;
+    int present = 0;
+    for (const json& result : report["comparison"]["results"]) {
+      const std::string output = result["output"];
+      if (output.rfind("present.", 0) != 0) continue;
+      ++present;
+      EXPECT_EQ(result["verdict"], "pass") << result.dump(1);
+    }
+    EXPECT_EQ(present, 4) << "gpt2 has 2 layers: a key and a value each; "
+                          << report["comparison"]["results"].dump(1);
   }
+
+  const fs::path python = testing::ProjectVenvPython();
+  const fs::path perturbed = dir_ / "gpt2-perturbed", exported = dir_ / "gpt2-perturbed-onnx";
+  ProcessResult r = testing::RunProcess(
+      {python.string(), std::string(CONVGATE_SOURCE_DIR) + "/tests/hf/perturb_hf_model.py",
+       Zoo("gpt2"), perturbed.string()});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  r = Convgate({"convert", perturbed.string(), "--to", "optimum-onnx", "-o", exported.string()});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  r = Convgate({"compare", Zoo("gpt2"), exported.string(), "--present-key-values", "--json"});
+  EXPECT_EQ(r.exit_code, 1) << Describe(r);
+  const json compared = json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(compared.is_discarded()) << r.out;
+  bool present_failed = false;
+  for (const json& result : compared["results"]) {
+    const std::string output = result["output"];
+    if (output.rfind("present.", 0) == 0 && result["verdict"] == "fail") present_failed = true;
+  }
+  EXPECT_TRUE(present_failed) << compared["results"].dump(1);
+
+  // The flag on its own; an OpenVINO export keeps its cache inside the model, and says so.
+  r = Convgate({"run", Zoo("gpt2"), "--present-key-values"});
+  EXPECT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_NE(r.out.find("present.1.value"), std::string::npos) << Describe(r);
+  const fs::path openvino = dir_ / "gpt2-ov";
+  r = Convgate({"convert", Zoo("gpt2"), "--to", "optimum-openvino", "-o", openvino.string()});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  r = Convgate({"run", openvino.string(), "--present-key-values"});
+  EXPECT_EQ(r.exit_code, 3) << Describe(r);
+  EXPECT_NE(r.err.find("keeps its key/value cache inside the model"), std::string::npos)
+      << Describe(r);
 }
 
 // A wrong conversion fails the gate on each path: the export of a copy of the model with

@@ -47,6 +47,10 @@ struct LoadOptions {
   GraphOptimization graph_optimization = GraphOptimization::kExtended;
   // The "hf" backend's greedy generation: how many tokens each run generates (--new-tokens).
   int new_tokens = 8;
+  // The "hf" backend's text generation (PyTorch and optimum ONNX folders) also returns the prompt
+  // forward pass's key/value cache as present.<layer>.key / .value, as Optimum's export
+  // validation compares them (--present-key-values; verify --to optimum-onnx sets it).
+  bool present_key_values = false;
   // The "exec" backend's command, one argv element per entry (never a shell string), with
   // {model}, {inputs} and {outputs} substituted wherever they appear in an element. Ignored by
   // other backends; the CLI fills it from --exec / --source-exec / --target-exec.

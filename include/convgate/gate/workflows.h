@@ -31,6 +31,9 @@ struct DataOptions {
   backends::GraphOptimization graph_optimization = backends::GraphOptimization::kExtended;
   // --new-tokens: how many tokens the hf backend generates per run.
   int new_tokens = 8;
+  // --present-key-values: the hf backend's text generation also returns the prompt's key/value
+  // cache (backends::LoadOptions::present_key_values).
+  bool present_key_values = false;
   // --prompt: the text a Hugging Face model's inputs are tokenized from (gate/hf_inputs.h); empty
   // for the task's default ("Hello" for generation, as OpenVINO's verify-conversion gate does).
   std::string prompt;

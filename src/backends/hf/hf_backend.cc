@@ -30,6 +30,7 @@ struct Description {
   std::string mode;      // "generate" or "forward"
   std::string runtime;   // "pytorch", "openvino" or "onnxruntime"
   std::string versions;  // "transformers 4.57.6, torch 2.13.0+cpu"
+  bool present_key_values = false;  // the outputs include the prompt's key/value cache
 };
 
 Result<Description> ParseDescription(const std::string& line, const fs::path& folder) {
@@ -39,6 +40,7 @@ Result<Description> ParseDescription(const std::string& line, const fs::path& fo
     description.task = json.at("task").get<std::string>();
     description.mode = json.at("mode").get<std::string>();
     description.runtime = json.at("runtime").get<std::string>();
+    description.present_key_values = json.value("present_key_values", false);
     for (const auto& [package, version] : json.at("versions").items()) {
       description.versions +=
           (description.versions.empty() ? "" : ", ") + package + " " + version.get<std::string>();
@@ -127,7 +129,8 @@ class HfModel : public Model {
     const nlohmann::json request = {{"op", "load"},
                                     {"id", id_},
                                     {"model", path_.string()},
-                                    {"new_tokens", options_.new_tokens}};
+                                    {"new_tokens", options_.new_tokens},
+                                    {"present", options_.present_key_values}};
     Result<std::string> line =
         host.Request(request, options_.timeout_seconds, What("loading the model"), "--exec-timeout",
                      &generation_);
@@ -140,6 +143,7 @@ class HfModel : public Model {
       signature_ = std::move(hello->signature);
     }
     settings_ = Settings(description, options_.new_tokens);
+    if (description.present_key_values) settings_ += ", present key/values of the prompt";
     return Status::OK();
   }
 
