@@ -62,6 +62,9 @@ class VerifyCommand : public Command {
                          Status::InvalidArgument("verify needs SOURCE, or --context FILE whose "
                                                  "model_id names the model"));
     }
+    if (std::optional<ExitCode> failed = FetchHfRepoSource(options_.source, invocation)) {
+      return *failed;
+    }
     for (std::string* side : {&options_.source, &options_.target}) {
       if (std::optional<ExitCode> failed = FetchHfSource(*side, invocation)) return *failed;
     }

@@ -36,4 +36,30 @@ std::optional<ExitCode> FetchHfSource(std::string& path, report::Invocation& inv
   return std::nullopt;
 }
 
+std::optional<ExitCode> FetchHfRepoSource(std::string& path, report::Invocation& invocation) {
+  std::string uri = path;
+  std::error_code error;
+  if (!hub::IsHfUri(path)) {
+    if (std::filesystem::exists(path, error) || !hub::LooksLikeHubId(path)) return std::nullopt;
+    uri = "hf://" + path;
+  } else if (!hub::ParseHfRepoUri(path).ok()) {
+    return std::nullopt;  // a file in a repository: FetchHfSource's
+  }
+  // A bare id is also what a mistyped local path looks like: the message says how it was read.
+  const std::string read_as =
+      uri == path ? path : "SOURCE " + path + " is no local path; read as the Hub id " + uri;
+  Result<hub::HubOptions> options = hub::HubOptionsFromEnvironment("");
+  if (!options.ok()) return ReportError(gate::Stage::kFlags, options.status().WithContext(path));
+  Result<convert::HubModel> model = convert::FetchHubFolder(*options, uri);
+  if (!model.ok()) {
+    const bool usage = model.status().code() == StatusCode::kInvalidArgument;
+    return ReportError(usage ? gate::Stage::kFlags : gate::Stage::kLoad,
+                       uri == path ? model.status() : model.status().WithContext(read_as));
+  }
+  path = model->path.string();
+  Holds().push_back(model->hold);
+  invocation.model_origins.push_back(std::move(model->origin));
+  return std::nullopt;
+}
+
 }  // namespace convgate::cli

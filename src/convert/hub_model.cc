@@ -134,6 +134,38 @@ Result<HubModel> Export(const hub::HfUri& uri, std::string_view uri_text,
 
 }  // namespace
 
+Result<HubModel> FetchHubFolder(const hub::HubOptions& options, std::string_view uri_text) {
+  CONVGATE_ASSIGN_OR_RETURN(hub::HfUri uri, hub::ParseHfRepoUri(uri_text));
+  // config.json first, for the hub's own words when it is not there (offline and not cached, no
+  // such repository, no access); FetchExportSource then finds it in the cache.
+  Result<hub::FetchedFile> config =
+      hub::FetchFile(options, uri.repo_id, uri.revision, "config.json");
+  if (!config.ok()) {
+    return config.status().WithContext(std::string(uri_text) +
+                                       ": a Hugging Face model folder starts from config.json");
+  }
+  std::string missing;
+  CONVGATE_ASSIGN_OR_RETURN(ExportSource source, FetchExportSource(options, uri, missing));
+  if (!missing.empty()) {
+    return Status::NotFound(std::string(uri_text) + ": " + uri.repo_id + " at " + uri.revision +
+                            " has " + missing + ": not a Hugging Face model repository");
+  }
+  CONVGATE_ASSIGN_OR_RETURN(TempDir staged, StageFolder(source));
+  HubModel model;
+  model.path = staged.path();
+  model.hold = std::make_shared<TempDir>(std::move(staged));
+  model.origin.uri = std::string(uri_text);
+  model.origin.repo_id = uri.repo_id;
+  model.origin.revision = uri.revision;
+  model.origin.commit = source.commit;
+  model.origin.how = "cache";
+  for (const hub::FetchedFile& file : source.files) {
+    model.origin.size += file.size;
+    if (file.downloaded) model.origin.how = "downloaded";
+  }
+  return model;
+}
+
 Result<HubModel> FetchHubModel(const hub::HubOptions& options, std::string_view uri_text,
                                const HubModelOptions& model_options,
                                ConversionError* conversion_error) {

@@ -1,5 +1,6 @@
 // hf://org/name[@revision]/path: a repository file as a model path for the commands that load
 // models.
+#include <algorithm>
 #include <string>
 
 #include "convgate/hub/hub.h"
@@ -53,6 +54,31 @@ Result<HfUri> ParseHfUri(std::string_view text) {
     if (!status.ok()) return Malformed(text, status.message());
   }
   return uri;
+}
+
+Result<HfUri> ParseHfRepoUri(std::string_view text) {
+  if (!IsHfUri(text)) return Malformed(text, "not an hf:// URI");
+  std::string rest(text.substr(kScheme.size()));
+  HfUri uri;
+  const size_t at = rest.find('@');
+  if (at != std::string::npos) {
+    uri.revision = DecodeSlashes(rest.substr(at + 1));
+    rest.resize(at);
+  }
+  // A revision's own '/' is written %2F (FormatHfUri), so any '/' past org/name is a file path.
+  if (std::count(rest.begin(), rest.end(), '/') > 1) {
+    return Malformed(text, "names a file, not a repository");
+  }
+  uri.repo_id = rest;
+  for (const Status& status : {CheckRepoId(uri.repo_id), CheckRevision(uri.revision)}) {
+    if (!status.ok()) return Malformed(text, status.message());
+  }
+  return uri;
+}
+
+bool LooksLikeHubId(std::string_view text) {
+  return !IsHfUri(text) && std::count(text.begin(), text.end(), '/') == 1 &&
+         !text.starts_with('/') && !text.starts_with('.') && CheckRepoId(text).ok();
 }
 
 std::string FormatHfUri(const HfUri& uri) {

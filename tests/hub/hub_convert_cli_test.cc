@@ -122,6 +122,36 @@ TEST_F(HubConvertCliTest, AnArchitectureOptimumCannotExportIsExit3NamingIt) {
       << bare.err;
 }
 
+// Issue 25, item 1: a Hub id as verify's SOURCE goes Path A, as OpenVINO's verify-conversion
+// document has it: hf://org/name, or the bare org/name, is fetched as a model folder at one commit
+// and exported by optimum-cli; the result file says where it came from. An id the hub does not
+// have says how the bare text was read.
+TEST_F(HubConvertCliTest, AHubIdIsVerifiedThroughPathA) {
+  Publish("bert-cls", "bert-cls");
+  StartHub();
+  ProcessResult uri = Run({"verify", "hf://org/bert-cls", "--out", Path("uri")});
+  ASSERT_EQ(uri.exit_code, 0) << Describe(uri);
+  const json result = ReadJson("uri/verify_result.json");
+  EXPECT_EQ(result["conversion_path"], "optimum-cli") << result.dump(1);
+  EXPECT_EQ(result["model_origins"][0]["repo_id"], "org/bert-cls") << result.dump(1);
+  EXPECT_EQ(result["model_origins"][0]["commit"], Commit("bert-cls")) << result.dump(1);
+  const json report = ReadJson("uri/report.json");
+  ASSERT_FALSE(report["path_attempts"].empty()) << report.dump(1);
+  EXPECT_EQ(report["path_attempts"][0].get<std::string>().rfind("optimum-openvino", 0), 0u)
+      << report["path_attempts"].dump(1);
+
+  ProcessResult bare = Run({"verify", "org/bert-cls", "--out", Path("bare")});
+  ASSERT_EQ(bare.exit_code, 0) << Describe(bare);
+  EXPECT_EQ(ReadJson("bare/verify_result.json")["model_origins"][0]["how"], "cache");
+
+  ProcessResult missing = Run({"verify", "org/nothing-here"});
+  EXPECT_EQ(missing.exit_code, 3) << Describe(missing);
+  EXPECT_NE(missing.err.find("SOURCE org/nothing-here is no local path; read as the Hub id "
+                             "hf://org/nothing-here"),
+            std::string::npos)
+      << missing.err;
+}
+
 TEST_F(HubConvertCliTest, Gpt2AndVitConvertToo) {
   Publish("gpt2", "gpt2");
   Publish("vit", "vit");

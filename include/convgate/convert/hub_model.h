@@ -38,6 +38,13 @@ struct HubModel {
   ConversionRecord conversion;  // when converted: the record (cache_hit on a second run)
 };
 
+// The repository `uri_text` names (hf://org/name[@revision], no file) as a local Hugging Face model
+// folder: config.json, the PyTorch weights and the side files above that it has, all at the commit
+// config.json resolved to, linked from the hub cache into a temporary folder that `hold` keeps.
+// The origin's `how` is "downloaded" or "cache" and its `file` empty. NotFound naming the
+// repository and what it lacks; the hub's errors as hub::FetchFile's.
+Result<HubModel> FetchHubFolder(const hub::HubOptions& options, std::string_view uri_text);
+
 struct HubModelOptions {
   double timeout_seconds = 600.0;   // per export attempt (ConversionRequest's default)
   std::filesystem::path cache_dir;  // the conversion cache; empty: Convert's default

@@ -143,6 +143,13 @@ bool IsHfUri(std::string_view text);
 // revision and the file checked as CheckRepoId / CheckRevision / CheckRepoFile).
 Result<HfUri> ParseHfUri(std::string_view text);
 
+// hf://org/name[@revision] (or hf://name[@revision]) naming a whole repository: the id and the
+// revision, `file` empty. InvalidArgument as ParseHfUri, and for a URI that names a file.
+Result<HfUri> ParseHfRepoUri(std::string_view text);
+// A bare Hub id as OpenVINO's verify-conversion document writes a SOURCE, "org/name": one '/',
+// an id CheckRepoId accepts, no scheme. Whether it is also a local path is the caller's question.
+bool LooksLikeHubId(std::string_view text);
+
 // The URI again, the revision's '/' as %2F: FormatHfUri(*ParseHfUri(t)) == t for any valid t
 // that spells its revision (hf://org/name@main/m.onnx).
 std::string FormatHfUri(const HfUri& uri);
