@@ -73,9 +73,6 @@ Status CheckRequest(const ConversionRequest& request) {
   if (!(request.backoff_seconds >= 0)) {
     return Status::InvalidArgument("the retry backoff cannot be negative");
   }
-  if (request.output.empty() && !request.use_cache) {
-    return Status::InvalidArgument("without the cache an output path is needed (-o OUT)");
-  }
   return Status::OK();
 }
 

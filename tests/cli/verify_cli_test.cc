@@ -169,6 +169,17 @@ TEST_F(VerifyCliTest, OrtOptimizedPasses) {
   ExpectPassed(Verify({Fixture("resnet18.onnx"), "--to", "ort-optimized:all"}), "ort-optimized");
 }
 
+// --no-cache without -o: the conversion is made in a temporary folder that lasts the verify (it
+// used to be a usage error after the source had been loaded).
+TEST_F(VerifyCliTest, NoCacheWithoutAnOutputConvertsIntoATemporaryFolder) {
+  ExpectPassed(Verify({Fixture("resnet18_bn_opset13.onnx"), "--to", "opset:17", "--no-cache"}),
+               "opset");
+  const json report = ReadJson("report.json");
+  EXPECT_TRUE(report["conversion"]["cache"]["path"].is_null()) << report["conversion"].dump(1);
+  const std::string target = report["target"];
+  EXPECT_FALSE(fs::exists(target)) << target << " outlived the verify";
+}
+
 TEST_F(VerifyCliTest, OpenCvDnnRunsResnet18AndRefusesMobilenetV2Clearly) {
   ExpectPassed(Verify({Fixture("resnet18.onnx"), "--to", "opencv"}), "opencv");
   EXPECT_EQ(ReadJson("report.json")["comparison"]["target"]["backend"], "opencv");

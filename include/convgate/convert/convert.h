@@ -65,7 +65,8 @@ struct ConversionRequest {
   // external: argv with {src} and {out} substituted (never a shell string).
   std::vector<std::string> converter_argv;
   // Where the result is copied (atomically; parent directories are created). Empty: the cache
-  // path is used (then use_cache must be true). An OpenVINO IR goes to OUT.xml (OUT.bin beside
+  // path is used, or without the cache the temporary folder it was made in, which the record's
+  // output_hold keeps until the caller lets go (verify --no-cache). An OpenVINO IR goes to OUT.xml (OUT.bin beside
   // it); a folder output (optimum-*) to the folder OUT, replacing what was there.
   std::filesystem::path output;
   // Limit per attempt, seconds. Default: 10 minutes, the longest a PyTorch export of a large
