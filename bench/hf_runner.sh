@@ -35,7 +35,8 @@ seconds() {  # BINARY SAMPLES -> "wall cpu" seconds of one verify
   tail -n 1 "$OUT/time" | awk '{printf "%s %.2f\n", $1, $2 + $3}'
 }
 
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+# shellcheck source=bench/timing.sh
+source "$ROOT/bench/timing.sh"
 
 printf '%-8s %10s %10s %6s %10s %10s %6s\n' samples base_wall new_wall ratio base_cpu \
   new_cpu ratio

@@ -26,16 +26,8 @@ MODEL="${MODEL:-$("$ROOT/scripts/make_hf_zoo.sh" | tail -n 1)/gpt2}"
 OUT="$(mktemp -d)"
 trap 'rm -rf "$OUT"' EXIT
 
-wall() {  # COMMAND... -> wall seconds
-  /usr/bin/time -f '%e' -o "$OUT/time" "$@" >"$OUT/log" 2>&1 || {
-    cat "$OUT/log" >&2
-    echo "failed: $*" >&2
-    exit 1
-  }
-  tail -n 1 "$OUT/time"
-}
-
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+# shellcheck source=bench/timing.sh
+source "$ROOT/bench/timing.sh"
 
 export_s=() check_s=() sum_s=() verify_s=()
 for _ in $(seq "$REPEATS"); do

@@ -31,16 +31,8 @@ if [ -z "${MODELS:-}" ]; then
   done
 fi
 
-wall() {  # COMMAND... -> wall seconds
-  /usr/bin/time -f '%e' -o "$OUT/time" "$@" >"$OUT/log" 2>&1 || {
-    cat "$OUT/log" >&2
-    echo "failed: $*" >&2
-    exit 1
-  }
-  tail -n 1 "$OUT/time"
-}
-
-median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+# shellcheck source=bench/timing.sh
+source "$ROOT/bench/timing.sh"
 
 printf '%-16s %10s %10s %8s\n' model python convgate ratio
 for entry in $MODELS; do

@@ -62,11 +62,17 @@ class VerifyCommand : public Command {
                          Status::InvalidArgument("verify needs SOURCE, or --context FILE whose "
                                                  "model_id names the model"));
     }
-    if (std::optional<ExitCode> failed = FetchHfRepoSource(options_.source, invocation)) {
-      return *failed;
-    }
+    // A model that cannot be fetched is the verify's error: its result files say so too.
+    std::optional<gate::GateError> fetch_error = ResolveHfRepoSource(options_.source, invocation);
     for (std::string* side : {&options_.source, &options_.target}) {
-      if (std::optional<ExitCode> failed = FetchHfSource(*side, invocation)) return *failed;
+      if (!fetch_error) fetch_error = ResolveHfSource(*side, invocation);
+    }
+    if (fetch_error) {
+      gate::VerifyReport report;
+      report.source = options_.source;
+      report.error = std::move(fetch_error);
+      report.verdict = gate::Verdict::kError;
+      return RenderFinishAndRecord(std::move(report), invocation, output_, store_);
     }
     store_.model = options_.source;
     store_.conversion = Conversion();

@@ -60,12 +60,16 @@ std::unique_ptr<Command> MakeDocsCommand();
 // failed (after ReportError: 2 for a malformed URI or setting, 3 when it cannot be fetched).
 // Where the file came from is appended to `invocation.model_origins` (the reports' provenance).
 std::optional<ExitCode> FetchHfSource(std::string& path, report::Invocation& invocation);
+// FetchHfSource's work without reporting: the error, for a command that reports it itself (verify
+// writes verify_result.json for every outcome).
+std::optional<gate::GateError> ResolveHfSource(std::string& path, report::Invocation& invocation);
 // verify's SOURCE naming a whole Hugging Face repository, as OpenVINO's verify-conversion document
 // names a model: hf://org/name[@revision], or a bare org/name that is no local path. Replaced by
 // a folder of the files a Hugging Face model needs (config.json, weights, tokenizer and processor
 // files) fetched at one commit (convert::FetchHubFolder), which verify takes Path A with. Any
 // other path is left as it is.
-std::optional<ExitCode> FetchHfRepoSource(std::string& path, report::Invocation& invocation);
+std::optional<gate::GateError> ResolveHfRepoSource(std::string& path,
+                                                   report::Invocation& invocation);
 
 // A command line `args` (argv without the program) that was refused before any command ran: when
 // it is a verify with --out DIR, writes DIR/verify_result.json saying so (verify_passed false,

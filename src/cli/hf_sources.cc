@@ -19,16 +19,17 @@ std::vector<std::shared_ptr<void>>& Holds() {
 
 }  // namespace
 
-std::optional<ExitCode> FetchHfSource(std::string& path, report::Invocation& invocation) {
+std::optional<gate::GateError> ResolveHfSource(std::string& path, report::Invocation& invocation) {
   if (!hub::IsHfUri(path)) return std::nullopt;
   Result<hub::HfUri> uri = hub::ParseHfUri(path);
-  if (!uri.ok()) return ReportError(gate::Stage::kFlags, uri.status());
+  if (!uri.ok()) return gate::GateError{gate::Stage::kFlags, uri.status()};
   Result<hub::HubOptions> options = hub::HubOptionsFromEnvironment("");
-  if (!options.ok()) return ReportError(gate::Stage::kFlags, options.status().WithContext(path));
+  if (!options.ok())
+    return gate::GateError{gate::Stage::kFlags, options.status().WithContext(path)};
   Result<convert::HubModel> model = convert::FetchHubModel(*options, path);
   if (!model.ok()) {
     const bool usage = model.status().code() == StatusCode::kInvalidArgument;
-    return ReportError(usage ? gate::Stage::kFlags : gate::Stage::kLoad, model.status());
+    return gate::GateError{usage ? gate::Stage::kFlags : gate::Stage::kLoad, model.status()};
   }
   path = model->path.string();
   if (model->hold) Holds().push_back(model->hold);
@@ -36,25 +37,34 @@ std::optional<ExitCode> FetchHfSource(std::string& path, report::Invocation& inv
   return std::nullopt;
 }
 
-std::optional<ExitCode> FetchHfRepoSource(std::string& path, report::Invocation& invocation) {
+std::optional<ExitCode> FetchHfSource(std::string& path, report::Invocation& invocation) {
+  if (std::optional<gate::GateError> error = ResolveHfSource(path, invocation)) {
+    return ReportError(error->stage, error->status);
+  }
+  return std::nullopt;
+}
+
+std::optional<gate::GateError> ResolveHfRepoSource(std::string& path,
+                                                   report::Invocation& invocation) {
   std::string uri = path;
   std::error_code error;
   if (!hub::IsHfUri(path)) {
     if (std::filesystem::exists(path, error) || !hub::LooksLikeHubId(path)) return std::nullopt;
     uri = "hf://" + path;
   } else if (!hub::ParseHfRepoUri(path).ok()) {
-    return std::nullopt;  // a file in a repository: FetchHfSource's
+    return std::nullopt;  // a file in a repository: ResolveHfSource's
   }
   // A bare id is also what a mistyped local path looks like: the message says how it was read.
   const std::string read_as =
       uri == path ? path : "SOURCE " + path + " is no local path; read as the Hub id " + uri;
   Result<hub::HubOptions> options = hub::HubOptionsFromEnvironment("");
-  if (!options.ok()) return ReportError(gate::Stage::kFlags, options.status().WithContext(path));
+  if (!options.ok())
+    return gate::GateError{gate::Stage::kFlags, options.status().WithContext(path)};
   Result<convert::HubModel> model = convert::FetchHubFolder(*options, uri);
   if (!model.ok()) {
     const bool usage = model.status().code() == StatusCode::kInvalidArgument;
-    return ReportError(usage ? gate::Stage::kFlags : gate::Stage::kLoad,
-                       uri == path ? model.status() : model.status().WithContext(read_as));
+    return gate::GateError{usage ? gate::Stage::kFlags : gate::Stage::kLoad,
+                           uri == path ? model.status() : model.status().WithContext(read_as)};
   }
   path = model->path.string();
   Holds().push_back(model->hold);

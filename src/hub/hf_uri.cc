@@ -61,14 +61,15 @@ Result<HfUri> ParseHfRepoUri(std::string_view text) {
   std::string rest(text.substr(kScheme.size()));
   HfUri uri;
   const size_t at = rest.find('@');
-  if (at != std::string::npos) {
-    uri.revision = DecodeSlashes(rest.substr(at + 1));
-    rest.resize(at);
-  }
-  // A revision's own '/' is written %2F (FormatHfUri), so any '/' past org/name is a file path.
-  if (std::count(rest.begin(), rest.end(), '/') > 1) {
+  // A revision's own '/' is written %2F (FormatHfUri), so a '/' after it, or past org/name, is
+  // a file's path.
+  const std::string raw_revision = at == std::string::npos ? "" : rest.substr(at + 1);
+  if (at != std::string::npos) rest.resize(at);
+  if (std::count(rest.begin(), rest.end(), '/') > 1 ||
+      raw_revision.find('/') != std::string::npos) {
     return Malformed(text, "names a file, not a repository");
   }
+  if (at != std::string::npos) uri.revision = DecodeSlashes(raw_revision);
   uri.repo_id = rest;
   for (const Status& status : {CheckRepoId(uri.repo_id), CheckRevision(uri.revision)}) {
     if (!status.ok()) return Malformed(text, status.message());
@@ -77,6 +78,12 @@ Result<HfUri> ParseHfRepoUri(std::string_view text) {
 }
 
 bool LooksLikeHubId(std::string_view text) {
+  // "models/missing.onnx" is a mistyped path, not a repository: a name ending like a model or data
+  // file is read as a path (Hub names may hold dots, "bert-base.v2", but not such endings).
+  for (const char* extension : {".onnx", ".pt", ".pt2", ".pth", ".ts", ".torchscript", ".xml",
+                                ".bin", ".pb", ".npz", ".npy", ".json", ".yaml", ".safetensors"}) {
+    if (text.ends_with(extension)) return false;
+  }
   return !IsHfUri(text) && std::count(text.begin(), text.end(), '/') == 1 &&
          !text.starts_with('/') && !text.starts_with('.') && CheckRepoId(text).ok();
 }

@@ -349,11 +349,12 @@ TEST_F(HfCliTest, OptimumOnnxExportsAreVerifiedAgainstPyTorch) {
 
 // A wrong conversion fails the gate on each path: the export of a copy of the model with
 // perturbed weights (tests/hf/perturb_hf_model.py), given as the target, is exit 1 naming the
-// output that differs, for a classifier (logits) and a generator (tokens and logits).
+// output that differs, for a text classifier (logits), a decoder (tokens and logits), an image
+// classifier, an encoder-decoder generator and CTC speech recognition.
 TEST_F(HfCliTest, PathAFailsAPerturbedConversion) {
   const fs::path python = testing::ProjectVenvPython();
   ASSERT_TRUE(fs::exists(python)) << python << " (run scripts/setup.sh)";
-  for (const std::string model : {"bert-cls", "gpt2"}) {
+  for (const std::string model : {"bert-cls", "gpt2", "vit", "t5", "wav2vec2"}) {
     const fs::path perturbed = dir_ / (model + "-perturbed");
     ProcessResult r = testing::RunProcess(
         {python.string(), std::string(CONVGATE_SOURCE_DIR) + "/tests/hf/perturb_hf_model.py",
@@ -366,7 +367,8 @@ TEST_F(HfCliTest, PathAFailsAPerturbedConversion) {
     fs::remove_all(Out());
     r = Convgate({"verify", Zoo(model), "--target", exported.string(), "--out", Out()});
     EXPECT_EQ(r.exit_code, 1) << model << ": " << Describe(r);
-    EXPECT_NE(r.out.find(model == "gpt2" ? "first_step_logits" : "logits"), std::string::npos)
+    const bool generates = model == "gpt2" || model == "t5";
+    EXPECT_NE(r.out.find(generates ? "first_step_logits" : "logits"), std::string::npos)
         << Describe(r);
     EXPECT_NE(r.out.find("FAIL"), std::string::npos) << Describe(r);
   }

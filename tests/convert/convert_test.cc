@@ -313,8 +313,19 @@ TEST_F(ConvertTest, WithoutTheCacheNothingIsStored) {
   EXPECT_TRUE(record->cache_path.empty());
   EXPECT_EQ(*Sha256File(request.output), *Sha256File(kTinyCnn));
   EXPECT_FALSE(fs::exists(dir_.path() / "cache"));
+  // Without an output either (verify --no-cache): made in a temporary folder that lives as long
+  // as the record's hold, and nothing is stored.
   request.output.clear();
-  ExpectFailure(request, ConversionError::kBadRequest);
+  fs::path made;
+  {
+    Result<ConversionRecord> held = Convert(request, nullptr);
+    ASSERT_TRUE(held.ok()) << held.status().ToString();
+    made = held->output_path;
+    EXPECT_TRUE(held->cache_path.empty());
+    EXPECT_EQ(*Sha256File(made), *Sha256File(kTinyCnn));
+  }
+  EXPECT_FALSE(fs::exists(made)) << made << " outlived its record";
+  EXPECT_FALSE(fs::exists(dir_.path() / "cache"));
 }
 
 TEST_F(ConvertTest, ConverterCommandsAreChecked) {

@@ -115,6 +115,33 @@ TEST(HubUri, ModelsById) {
   }
 }
 
+// verify's SOURCE as a whole repository: hf://org/name[@rev], or a bare org/name that is not a
+// file's name; anything naming a file is ParseHfUri's.
+TEST(HubUri, RepositoriesById) {
+  Result<HfUri> repo = ParseHfRepoUri("hf://org/gpt2");
+  ASSERT_TRUE(repo.ok()) << repo.status().ToString();
+  EXPECT_EQ(repo->repo_id, "org/gpt2");
+  EXPECT_EQ(repo->revision, "main");
+  EXPECT_TRUE(repo->file.empty());
+  repo = ParseHfRepoUri("hf://org/gpt2@refs%2Fpr%2F3");
+  ASSERT_TRUE(repo.ok()) << repo.status().ToString();
+  EXPECT_EQ(repo->revision, "refs/pr/3");
+  EXPECT_TRUE(ParseHfRepoUri("hf://bert-base-uncased").ok());
+  // A file, with or without a pinned revision, is no repository.
+  EXPECT_FALSE(ParseHfRepoUri("hf://org/gpt2/model.onnx").ok());
+  EXPECT_FALSE(ParseHfRepoUri("hf://org/tiny@" + std::string(40, 'a') + "/model.onnx").ok());
+  EXPECT_FALSE(ParseHfRepoUri("org/gpt2").ok());
+
+  EXPECT_TRUE(LooksLikeHubId("openai/gpt2"));
+  EXPECT_TRUE(LooksLikeHubId("org/bert-base.v2"));
+  EXPECT_FALSE(LooksLikeHubId("models/missing.onnx"));
+  EXPECT_FALSE(LooksLikeHubId("runs/config.json"));
+  EXPECT_FALSE(LooksLikeHubId("gpt2"));
+  EXPECT_FALSE(LooksLikeHubId("/abs/path"));
+  EXPECT_FALSE(LooksLikeHubId("a/b/c"));
+  EXPECT_FALSE(LooksLikeHubId("hf://org/gpt2"));
+}
+
 TEST(HubHttp, OriginsSpellDefaultPortsOut) {
   EXPECT_EQ(UrlOrigin("https://HuggingFace.co/a/b"), "https://huggingface.co:443");
   EXPECT_EQ(UrlOrigin("https://huggingface.co:443/x"), "https://huggingface.co:443");

@@ -147,7 +147,8 @@ Result<HfUri> ParseHfUri(std::string_view text);
 // revision, `file` empty. InvalidArgument as ParseHfUri, and for a URI that names a file.
 Result<HfUri> ParseHfRepoUri(std::string_view text);
 // A bare Hub id as OpenVINO's verify-conversion document writes a SOURCE, "org/name": one '/',
-// an id CheckRepoId accepts, no scheme. Whether it is also a local path is the caller's question.
+// an id CheckRepoId accepts, no scheme, and no model or data file's extension (.onnx, .json, ...:
+// "models/missing.onnx" is a path). Whether it is also a local path is the caller's question.
 bool LooksLikeHubId(std::string_view text);
 
 // The URI again, the revision's '/' as %2F: FormatHfUri(*ParseHfUri(t)) == t for any valid t

@@ -12,16 +12,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// As the runner models: the end of the host's stderr is where an error is, and a chatty library
-// must not grow the report.
-constexpr size_t kMaxLogBytes = 64 * 1024;
-// Time for the host to exit once its stdin is closed before its group is killed (only a host
-// stopped for a timeout is closed so; at convgate's exit the kernel closes it).
-constexpr double kExitGraceSeconds = 2.0;
-// The host answers a request line at once unless it is busy, which it never is between
-// requests; the bound only guards against a host that stopped reading.
-constexpr double kWriteTimeoutSeconds = 30.0;
-
 fs::path RunnerScript() {
   const char* value = std::getenv("CONVGATE_HF_RUNNER");
   return value != nullptr && value[0] != '\0'
@@ -73,8 +63,8 @@ Status HfHost::Start(double timeout_seconds, const std::string& what) {
                             " does not exist (set CONVGATE_HF_RUNNER to its path)");
   }
   SubprocessOptions options;
-  options.max_captured_bytes = kMaxLogBytes;
-  options.kill_grace_seconds = kExitGraceSeconds;
+  options.max_captured_bytes = kRunnerMaxLogBytes;
+  options.kill_grace_seconds = kRunnerExitGraceSeconds;
   Result<std::unique_ptr<ChildProcess>> started =
       ChildProcess::Start({python->string(), script.string(), "host"}, options);
   if (!started.ok()) return started.status().WithContext(what);
@@ -98,9 +88,9 @@ Result<std::string> HfHost::Request(const nlohmann::json& request, double timeou
   if (!child_ || !child_->running()) CONVGATE_RETURN_IF_ERROR(Start(timeout_seconds, what));
   if (generation != nullptr) *generation = generation_;
   const std::string line = request.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  if (!child_->WriteLine(line, kWriteTimeoutSeconds).ok()) {
+  if (!child_->WriteLine(line, kRunnerWriteTimeoutSeconds).ok()) {
     log_ = child_->stderr_tail();
-    return Ended(what, kWriteTimeoutSeconds, limit_flag);
+    return Ended(what, kRunnerWriteTimeoutSeconds, limit_flag);
   }
   Result<std::string> response = child_->ReadLine(timeout_seconds);
   log_ = child_->stderr_tail();

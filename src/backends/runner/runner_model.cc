@@ -12,16 +12,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// As the exec backend: the end of a runner's stderr is where its error is, and a chatty runner
-// must not grow the report.
-constexpr size_t kMaxLogBytes = 64 * 1024;
-// Time for the runner to exit once its stdin is closed (it is between requests, so it exits at
-// once; OpenVINO's teardown takes ~0.1 s, transformers' less) before its group is killed.
-constexpr double kExitGraceSeconds = 2.0;
-// Writing a request line: the runner reads it at once unless it is busy, which it never is
-// between requests; the bound only guards against a runner that stopped reading.
-constexpr double kWriteTimeoutSeconds = 30.0;
-
 }  // namespace
 
 Result<std::unique_ptr<RunnerModel>> RunnerModel::Load(const fs::path& model_path, RunnerSpec spec,
@@ -36,8 +26,8 @@ Result<std::unique_ptr<RunnerModel>> RunnerModel::Load(const fs::path& model_pat
 
 Status RunnerModel::StartRunner() {
   SubprocessOptions process_options;
-  process_options.max_captured_bytes = kMaxLogBytes;
-  process_options.kill_grace_seconds = kExitGraceSeconds;
+  process_options.max_captured_bytes = kRunnerMaxLogBytes;
+  process_options.kill_grace_seconds = kRunnerExitGraceSeconds;
   Result<std::unique_ptr<ChildProcess>> started = ChildProcess::Start(spec_.argv, process_options);
   if (!started.ok()) return started.status().WithContext(path_.string() + ": " + spec_.label);
   runner_ = std::move(started).value();
@@ -74,8 +64,8 @@ double RunnerModel::RunTimeout() const {
 
 Status RunnerModel::Exchange(const std::string& request) {
   constexpr std::string_view kDoing = "running a sample";
-  if (!runner_->WriteLine(request, kWriteTimeoutSeconds).ok()) {
-    return RunnerEnded(kDoing, kWriteTimeoutSeconds);
+  if (!runner_->WriteLine(request, kRunnerWriteTimeoutSeconds).ok()) {
+    return RunnerEnded(kDoing, kRunnerWriteTimeoutSeconds);
   }
   Result<std::string> line = runner_->ReadLine(RunTimeout());
   last_log_ = runner_->stderr_tail();

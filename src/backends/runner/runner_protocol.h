@@ -3,6 +3,7 @@
 // backend's hf_runner.py host. Pure functions of text, so they are tested without Python.
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -12,6 +13,16 @@
 #include "convgate/core/status.h"
 
 namespace convgate::backends {
+
+// What convgate allows a runner process, whoever owns it (runner_model.h, hf/hf_host.h).
+// The end of its stderr is where its error is, and a chatty library must not grow the report.
+inline constexpr size_t kRunnerMaxLogBytes = 64 * 1024;
+// Time for a runner to exit once its stdin is closed (it is between requests, so it exits at
+// once; OpenVINO's teardown takes ~0.1 s, transformers' less) before its group is killed.
+inline constexpr double kRunnerExitGraceSeconds = 2.0;
+// Writing a request line: a runner reads it at once unless it is busy, which it never is between
+// requests; the bound only guards against one that stopped reading.
+inline constexpr double kRunnerWriteTimeoutSeconds = 30.0;
 
 // What the runner says once the model is compiled.
 struct RunnerHello {
