@@ -349,12 +349,14 @@ TEST_F(HfCliTest, OptimumOnnxExportsAreVerifiedAgainstPyTorch) {
 
 // A wrong conversion fails the gate on each path: the export of a copy of the model with
 // perturbed weights (tests/hf/perturb_hf_model.py), given as the target, is exit 1 naming the
-// output that differs, for a text classifier (logits), a decoder (tokens and logits), an image
-// classifier, an encoder-decoder generator and CTC speech recognition.
+// output that differs, for every task of the zoo: text and token classification, fill-mask,
+// decoders (tokens and logits), an encoder-decoder generator, image classification, CLIP, CTC and
+// Whisper speech recognition.
 TEST_F(HfCliTest, PathAFailsAPerturbedConversion) {
   const fs::path python = testing::ProjectVenvPython();
   ASSERT_TRUE(fs::exists(python)) << python << " (run scripts/setup.sh)";
-  for (const std::string model : {"bert-cls", "gpt2", "vit", "t5", "wav2vec2"}) {
+  for (const std::string model : {"bert-cls", "bert-ner", "bert", "gpt2", "llama", "t5", "vit",
+                                  "clip", "wav2vec2", "whisper"}) {
     const fs::path perturbed = dir_ / (model + "-perturbed");
     ProcessResult r = testing::RunProcess(
         {python.string(), std::string(CONVGATE_SOURCE_DIR) + "/tests/hf/perturb_hf_model.py",
@@ -367,8 +369,12 @@ TEST_F(HfCliTest, PathAFailsAPerturbedConversion) {
     fs::remove_all(Out());
     r = Convgate({"verify", Zoo(model), "--target", exported.string(), "--out", Out()});
     EXPECT_EQ(r.exit_code, 1) << model << ": " << Describe(r);
-    const bool generates = model == "gpt2" || model == "t5";
-    EXPECT_NE(r.out.find(generates ? "first_step_logits" : "logits"), std::string::npos)
+    const bool generates =
+        model == "gpt2" || model == "llama" || model == "t5" || model == "whisper";
+    EXPECT_NE(r.out.find(generates         ? "first_step_logits"
+                         : model == "clip" ? "logits_per_image"
+                                           : "logits"),
+              std::string::npos)
         << Describe(r);
     EXPECT_NE(r.out.find("FAIL"), std::string::npos) << Describe(r);
   }
