@@ -29,7 +29,9 @@ def main(argv):
     for name, value in tensors.items():
         if np.issubdtype(value.dtype, np.floating):
             noise = rng.standard_normal(value.shape).astype(value.dtype)
-            tensors[name] = value * (1 + 0.3 * noise)
+            # asarray: a 0-d weight (CLIP's logit_scale) would come back as a numpy scalar,
+            # which safetensors cannot save.
+            tensors[name] = np.asarray(value * (1 + 0.3 * noise), dtype=value.dtype)
     save_file(tensors, os.path.join(out, "model.safetensors"), metadata={"format": "pt"})
     return 0
 
