@@ -66,8 +66,8 @@ struct ConversionRequest {
   std::vector<std::string> converter_argv;
   // Where the result is copied (atomically; parent directories are created). Empty: the cache
   // path is used, or without the cache the temporary folder it was made in, which the record's
-  // output_hold keeps until the caller lets go (verify --no-cache). An OpenVINO IR goes to OUT.xml (OUT.bin beside
-  // it); a folder output (optimum-*) to the folder OUT, replacing what was there.
+  // output_hold keeps until the caller lets go (verify --no-cache). An OpenVINO IR goes to OUT.xml
+  // (OUT.bin beside it); a folder output (optimum-*) to the folder OUT, replacing what was there.
   std::filesystem::path output;
   // Limit per attempt, seconds. Default: 10 minutes, the longest a PyTorch export of a large
   // model takes on this project's 2-core machine with room to spare; hangs are cut there.

@@ -27,9 +27,9 @@ constexpr char kLabel[] = "the hf runner";
 // whether it generates or runs one forward pass, the runtime and its versions.
 struct Description {
   std::string task;
-  std::string mode;      // "generate" or "forward"
-  std::string runtime;   // "pytorch", "openvino" or "onnxruntime"
-  std::string versions;  // "transformers 4.57.6, torch 2.13.0+cpu"
+  std::string mode;                 // "generate" or "forward"
+  std::string runtime;              // "pytorch", "openvino" or "onnxruntime"
+  std::string versions;             // "transformers 4.57.6, torch 2.13.0+cpu"
   bool present_key_values = false;  // the outputs include the prompt's key/value cache
 };
 
