@@ -191,6 +191,13 @@ def model_classes(task, config):
     return CLASSES[task]
 
 
+def seq2seq_without_past(folder):
+    """An ONNX encoder-decoder export whose decoder takes no past key/values."""
+    names = os.listdir(folder)
+    return "encoder_model.onnx" in names and not any(
+        n.endswith(".onnx") and ("with_past" in n or "merged" in n) for n in names)
+
+
 def load_model(folder, backend, task, config, precision):
     torch_name, ov_name = model_classes(task, config)
     if backend == "openvino":
@@ -213,7 +220,12 @@ def load_model(folder, backend, task, config, precision):
         ort_name = "ORT" + ov_name[len("OV"):]
         cls = getattr(optimum.onnxruntime, ort_name)
         logging.getLogger("optimum").setLevel(logging.ERROR)
-        model = cls.from_pretrained(os.path.abspath(folder), provider="CPUExecutionProvider")
+        kwargs = {"provider": "CPUExecutionProvider"}
+        if seq2seq_without_past(folder):
+            # optimum exports Whisper for automatic-speech-recognition without past; its
+            # loader looks for a with-past decoder unless told there is none
+            kwargs["use_cache"] = False
+        model = cls.from_pretrained(os.path.abspath(folder), **kwargs)
         return model, ort_name
     import transformers
     cls = getattr(transformers, torch_name)

@@ -50,7 +50,7 @@ void CheckSample(int sample_idx, const Signature& signature, const TensorMap& sa
     if (signature.FindOutput(entry.name) != nullptr) continue;
     // A model that declares no outputs (TorchScript) has no dtype or shape to hold them to: an
     // output declaring neither is checked for non-empty and finite only.
-    const TensorInfo anything{entry.name, std::nullopt, "", false, {}};
+    const TensorInfo anything{entry.name, std::nullopt, "", false, {}, {}};
     const TensorInfo* declared = signature.positional_outputs ? &anything : nullptr;
     SanityCheck check = internal::CheckOutputSanity(sample_idx, entry.name, entry.tensor, declared,
                                                     inputs_finite, bindings);

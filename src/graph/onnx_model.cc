@@ -10,6 +10,7 @@
 #include "convgate/core/file_util.h"
 #include "convgate/core/numbers.h"
 #include "convgate/graph/internal/model_proto.h"
+#include "graph/config_hints.h"
 #include "graph/input_hints.h"
 #include "graph/onnx_types.h"
 
@@ -168,6 +169,7 @@ ModelSummary Summarize(const onnx::ModelProto& model, int64_t file_bytes,
   summary.graph_name = model.graph().name();
   summary.signature = GraphSignature(model.graph());
   AddInputHints(model.graph(), summary.signature);
+  if (!path.empty()) AddConfigHints(path.parent_path(), summary.signature);
   CountGraph(model.graph(), &summary);
   summary.parameter_count =
       SaturatingAdd(summary.initializer_parameters, summary.constant_node_parameters);

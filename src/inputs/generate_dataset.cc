@@ -258,6 +258,23 @@ void BindChannels(const Signature& signature, Bindings& bindings, std::vector<st
   }
 }
 
+// Symbolic dims the flags and the graph left unbound take what the export's config.json says
+// (graph/config_hints.h), instead of 1.
+void BindDimDefaults(const Signature& signature, Bindings& bindings,
+                     std::vector<std::string>& notes) {
+  for (const TensorInfo& info : signature.inputs) {
+    for (const InputHint::DimDefault& hint : info.hint.dim_defaults) {
+      if (hint.axis >= info.shape.size()) continue;
+      const std::string& symbol = info.shape[hint.axis].symbol;
+      if (symbol.empty() || bindings.contains(symbol)) continue;
+      bindings[symbol] = Binding{hint.value, hint.source};
+      notes.push_back("input '" + info.name + "' dim " + std::to_string(hint.axis) + " ('" +
+                      symbol + "'): used " + std::to_string(hint.value) + ", from " + hint.source +
+                      "; bind it with --dim " + symbol + "=N");
+    }
+  }
+}
+
 Result<std::vector<InputPlan>> PlanInputs(const Signature& signature, const InputOptions& options,
                                           std::vector<std::string>& notes) {
   Bindings bindings;
@@ -271,6 +288,7 @@ Result<std::vector<InputPlan>> PlanInputs(const Signature& signature, const Inpu
     }
   }
   BindChannels(signature, bindings, notes);
+  BindDimDefaults(signature, bindings, notes);
   std::vector<InputPlan> plans;
   std::set<std::string> noted_symbols;
   for (const TensorInfo& info : signature.inputs) {

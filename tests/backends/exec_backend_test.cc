@@ -71,8 +71,8 @@ TEST(ExecProtocol, ProgramsAreFoundOnPathOrByPath) {
 
 TEST(ExecProtocol, SelectOutputsByRequestByDeclarationOrAsWritten) {
   Signature declared;
-  declared.outputs = {{"logits", DType::kFloat32, "float32", false, {}},
-                      {"probs", DType::kFloat32, "float32", false, {}}};
+  declared.outputs = {{"logits", DType::kFloat32, "float32", false, {}, {}},
+                      {"probs", DType::kFloat32, "float32", false, {}, {}}};
   auto written = [] {
     TensorMap tensors;
     tensors.InsertOrAssign("probs", Floats(Shape::Of({2}), 0.5f));
@@ -94,8 +94,8 @@ TEST(ExecProtocol, SelectOutputsByRequestByDeclarationOrAsWritten) {
 
 TEST(ExecProtocol, NumpysPositionalNamesMapToDeclaredOutputsInOrder) {
   Signature declared;
-  declared.outputs = {{"logits", DType::kFloat32, "float32", false, {}},
-                      {"probs", DType::kFloat32, "float32", false, {}}};
+  declared.outputs = {{"logits", DType::kFloat32, "float32", false, {}, {}},
+                      {"probs", DType::kFloat32, "float32", false, {}, {}}};
   TensorMap positional;
   positional.InsertOrAssign("arr_0", Floats(Shape::Of({2}), 1.0f));
   positional.InsertOrAssign("arr_1", Floats(Shape::Of({2}), 0.5f));

@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "convgate/core/file_util.h"
 #include "convgate/graph/onnx_model.h"
 #include "graph/onnx_test_util.h"
 
@@ -62,6 +63,57 @@ TEST(InputHints, IdsIndexTheirTableMasksAreMasksChannelsComeFromTheConv) {
   const InputHint& other = signature.inputs[4].hint;
   EXPECT_EQ(other.index_rows, 0);
   EXPECT_FALSE(other.mask);
+}
+
+// An optimum export's folder: config.json's image_size (nested in vision_config, as CLIP's is)
+// and num_channels give pixel_values' symbolic dims; preprocessor_config.json's sampling_rate
+// gives input_values one second. Fixed dims and a folder without config.json get nothing.
+TEST(InputHints, ConfigBesideTheModelGivesSymbolicDimsTheirSizes) {
+  const std::string text = R"(<ir_version: 8, opset_import: ["" : 17]>
+g (float[batch, num_channels, height, width] pixel_values, float[batch, samples] input_values,
+   float[batch, 3, 16, 16] fixed)
+  => (float[batch, num_channels, height, width] a, float[batch, samples] b, float[batch, 3, 16, 16] c)
+{
+  a = Identity(pixel_values)
+  b = Identity(input_values)
+  c = Identity(fixed)
+}
+)";
+  ScopedTempDir dir;
+  const std::filesystem::path path = dir.path() / "model.onnx";
+  WriteModel(ParseOnnxText(text), path);
+  Result<ModelSummary> bare = SummarizeOnnxModelStructure(path);
+  ASSERT_TRUE(bare.ok()) << bare.status().ToString();
+  for (const TensorInfo& input : bare->signature.inputs)
+    EXPECT_TRUE(input.hint.dim_defaults.empty());
+
+  ASSERT_TRUE(
+      WriteFileAtomic(
+          dir.path() / "config.json",
+          R"({"model_type": "clip", "vision_config": {"image_size": [24, 32], "num_channels": 3}})")
+          .ok());
+  ASSERT_TRUE(
+      WriteFileAtomic(dir.path() / "preprocessor_config.json", R"({"sampling_rate": 16000})").ok());
+  Result<ModelSummary> summary = SummarizeOnnxModelStructure(path);
+  ASSERT_TRUE(summary.ok()) << summary.status().ToString();
+  const auto& pixels = summary->signature.inputs[0].hint.dim_defaults;
+  ASSERT_EQ(pixels.size(), 3u);
+  EXPECT_EQ(pixels[0].axis, 1u);
+  EXPECT_EQ(pixels[0].value, 3);
+  EXPECT_EQ(pixels[1].axis, 2u);
+  EXPECT_EQ(pixels[1].value, 24);
+  EXPECT_EQ(pixels[2].axis, 3u);
+  EXPECT_EQ(pixels[2].value, 32);
+  EXPECT_EQ(pixels[1].source, "config.json beside the model: vision_config.image_size 24");
+  const auto& audio = summary->signature.inputs[1].hint.dim_defaults;
+  ASSERT_EQ(audio.size(), 1u);
+  EXPECT_EQ(audio[0].value, 16000);
+  EXPECT_TRUE(summary->signature.inputs[2].hint.dim_defaults.empty());
+
+  ASSERT_TRUE(WriteFileAtomic(dir.path() / "config.json", "{not json").ok());
+  Result<ModelSummary> broken = SummarizeOnnxModelStructure(path);
+  ASSERT_TRUE(broken.ok()) << broken.status().ToString();
+  EXPECT_TRUE(broken->signature.inputs[0].hint.dim_defaults.empty());
 }
 
 }  // namespace

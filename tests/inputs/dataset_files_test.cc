@@ -108,7 +108,9 @@ TEST_F(DatasetFilesTest, SafetensorsRoundTripsOneSampleAndMany) {
     Result<io::SafetensorsFile> file = io::ReadSafetensors(path);
     ASSERT_TRUE(file.ok()) << file.status().ToString();
     EXPECT_EQ(file->tensors.size(), 2u * samples);
-    if (samples > 1) EXPECT_TRUE(file->tensors.Contains("sample_2/ids"));
+    if (samples > 1) {
+      EXPECT_TRUE(file->tensors.Contains("sample_2/ids"));
+    }
     Result<Dataset> loaded = LoadDataset(path, TwoInputs());
     ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
     EXPECT_EQ(loaded->origin, path.string());
@@ -218,8 +220,8 @@ TEST_F(DatasetFilesTest, OutputsAreSavedBesideTheInputsOfATestCase) {
                           Tensor::FromVector<float>(DType::kFloat32, Shape::Of({1}), {-value}));
     outputs.samples.push_back(std::move(sample));
   }
-  const std::vector<TensorInfo> declared = {{"logits", DType::kFloat32, "float32", false, {}},
-                                            {"probs", DType::kFloat32, "float32", false, {}}};
+  const std::vector<TensorInfo> declared = {{"logits", DType::kFloat32, "float32", false, {}, {}},
+                                            {"probs", DType::kFloat32, "float32", false, {}, {}}};
   const fs::path path = dir_ / "case";
   ASSERT_TRUE(SaveDataset(path, inputs, TwoInputs()).ok());
   ASSERT_TRUE(SaveOutputs(path, outputs, declared).ok());
@@ -239,7 +241,7 @@ TEST_F(DatasetFilesTest, OutputsAreSavedBesideTheInputsOfATestCase) {
   Status npy = SaveOutputs(dir_ / "y.npy", outputs, declared);
   EXPECT_EQ(npy.code(), StatusCode::kInvalidArgument);
   EXPECT_THAT(npy.message(), HasSubstr("cannot save outputs as"));
-  const std::vector<TensorInfo> other = {{"boxes", DType::kFloat32, "float32", false, {}}};
+  const std::vector<TensorInfo> other = {{"boxes", DType::kFloat32, "float32", false, {}, {}}};
   Status missing = SaveOutputs(dir_ / "case2", outputs, other);
   EXPECT_THAT(missing.message(), HasSubstr("it has no output 'boxes', and output_K.pb files"));
 }

@@ -123,6 +123,25 @@ TEST(GenerateDataset, GraphHintsShapeTheValuesUnlessAFlagSaysOtherwise) {
   EXPECT_GT(zeros, 0);  // random bits again
 }
 
+// Sizes from the export's config.json (InputHint::dim_defaults) bind the symbols they name, with
+// a note saying where they came from; --dim still wins.
+TEST(GenerateDataset, ConfigSizesBindSymbolsUnlessADimFlagDoes) {
+  TensorInfo pixels =
+      Input("pixel_values", DType::kFloat32, {Sym("batch"), Fix(3), Sym("height"), Sym("width")});
+  pixels.hint.dim_defaults = {{2, 32, "config.json beside the model: image_size 32"},
+                              {3, 32, "config.json beside the model: image_size 32"}};
+  const Signature signature = MakeSignature({pixels});
+  InputOptions options;
+  Dataset dataset = Generate(signature, options);
+  EXPECT_EQ(dataset.samples[0].Find("pixel_values")->shape(), Shape::Of({1, 3, 32, 32}));
+  EXPECT_THAT(dataset.notes,
+              ::testing::Contains(HasSubstr("input 'pixel_values' dim 2 ('height'): used 32, from "
+                                            "config.json beside the model: image_size 32")));
+  options.dim_per_symbol["width"] = 8;
+  dataset = Generate(signature, options);
+  EXPECT_EQ(dataset.samples[0].Find("pixel_values")->shape(), Shape::Of({1, 3, 32, 8}));
+}
+
 TEST(GenerateDataset, ShapeOverrideWinsAndBindsSymbolsForOtherInputs) {
   const Signature signature = MakeSignature({
       Input("ids", DType::kInt64, {Sym("batch"), Sym("seq")}),

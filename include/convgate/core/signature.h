@@ -34,6 +34,14 @@ struct InputHint {
   bool mask = false;
   int64_t channels = 0;         // > 0: the size dim 1 (NCHW) must have
   std::string channels_source;  // "Conv '/conv1/Conv' (weight 'conv1.weight' [16, 3, 3, 3])"
+  // Sizes the config.json of a Hugging Face export beside the model gives symbolic dims
+  // (optimum's ViT declares [batch_size, num_channels, height, width]; its patch Conv refuses 1).
+  struct DimDefault {
+    size_t axis = 0;
+    int64_t value = 0;
+    std::string source;  // "config.json beside the model: image_size 32"
+  };
+  std::vector<DimDefault> dim_defaults;
 };
 
 struct TensorInfo {
