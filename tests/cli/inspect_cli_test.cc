@@ -190,6 +190,47 @@ TEST_F(InspectCliTest, SafetensorsValuesAreReadAndCheckedLikeTensorFiles) {
       << overlap.err;
 }
 
+// A folder with config.json is a Hugging Face model: its kind, task (by the gate's rules),
+// weight files and parameters, and the commands that take it. A folder without one is refused
+// naming what inspect reads; a config.json that is not JSON is named.
+TEST_F(InspectCliTest, HuggingFaceFolderIsDescribed) {
+  const fs::path folder = dir_ / "tiny-bert";
+  fs::create_directories(folder);
+  ASSERT_TRUE(WriteFileAtomic(folder / "config.json",
+                              R"({"model_type": "bert", "architectures": ["BertForMaskedLM"]})")
+                  .ok());
+  const std::string header = R"({"w":{"dtype":"F32","shape":[2,3],"data_offsets":[0,24]}})";
+  std::string bytes(8, '\0');
+  for (int idx = 0; idx < 8; ++idx) {
+    bytes[idx] = static_cast<char>((header.size() >> (8 * idx)) & 0xff);
+  }
+  ASSERT_TRUE(
+      WriteFileAtomic(folder / "model.safetensors", bytes + header + std::string(24, '\0')).ok());
+  const json described = InspectJson(folder.string());
+  EXPECT_EQ(described["format"], "hf-folder") << described.dump(1);
+  EXPECT_EQ(described["kind"], "transformers");
+  EXPECT_EQ(described["task"]["task"], "fill-mask");
+  EXPECT_EQ(described["parameter_count"], 6);
+  EXPECT_EQ(described["tokenizer"], false);
+  ProcessResult text = Convgate({"inspect", folder.string()});
+  EXPECT_EQ(text.exit_code, 0) << Describe(text);
+  EXPECT_NE(text.out.find("convgate verify " + folder.string()), std::string::npos) << text.out;
+
+  ASSERT_TRUE(WriteFileAtomic(folder / "model.onnx", "not really").ok());
+  EXPECT_EQ(InspectJson(folder.string())["kind"], "optimum-onnx");
+
+  ASSERT_TRUE(WriteFileAtomic(folder / "config.json", "{").ok());
+  ProcessResult broken = Convgate({"inspect", folder.string()});
+  EXPECT_EQ(broken.exit_code, 3) << Describe(broken);
+  EXPECT_NE(broken.err.find("config.json: not a JSON object"), std::string::npos) << broken.err;
+
+  fs::create_directories(Path("empty"));
+  ProcessResult empty = Convgate({"inspect", Path("empty")});
+  EXPECT_NE(empty.exit_code, 0) << Describe(empty);
+  EXPECT_NE(empty.err.find("Hugging Face model folder (config.json)"), std::string::npos)
+      << empty.err;
+}
+
 TEST_F(InspectCliTest, OpenVinoIrShowsItsInputsAndTheBackendThatRunsIt) {
   ASSERT_TRUE(WriteFileAtomic(Path("model.xml"),
                               "<?xml version=\"1.0\"?>\n<net name=\"tiny\" version=\"11\">\n"
@@ -286,7 +327,9 @@ TEST_F(InspectCliTest, AFolderThatIsNoTestCaseIsALoadError) {
   fs::create_directories(dir_ / "empty");
   ProcessResult r = Convgate({"inspect", Path("empty")});
   EXPECT_EQ(r.exit_code, 3) << Describe(r);
-  EXPECT_NE(r.err.find("not a model, tensor file or ONNX test case folder"), std::string::npos)
+  EXPECT_NE(r.err.find("not a model, tensor file, Hugging Face model folder (config.json) or ONNX "
+                       "test case folder"),
+            std::string::npos)
       << r.err;
 }
 

@@ -1,6 +1,7 @@
 // inspect on model formats that are not ONNX: what the file is, what can be read from it without
 // running foreign code (pickles are never unpickled: that runs arbitrary code), and which convgate
 // command takes it.
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <string_view>
@@ -10,6 +11,7 @@
 #include "convgate/backends/registry.h"
 #include "convgate/core/file_util.h"
 #include "convgate/core/json_field.h"
+#include "convgate/graph/task.h"
 #include "convgate/io/safetensors.h"
 #include "convgate/report/conversion.h"
 #include "report/inspect/internal.h"
@@ -424,6 +426,116 @@ Status DescribeOpenVino(const fs::path& path, View& view) {
   return Status::OK();
 }
 
+// --- Hugging Face folders ------------------------------------------------------------------------
+
+// What runs the folder: optimum-intel's OpenVINO export, optimum's ONNX export, or transformers.
+struct HfKind {
+  std::string key;  // "optimum-openvino", "optimum-onnx", "transformers"
+  std::string text;
+};
+
+HfKind HfFolderKind(const fs::path& folder) {
+  std::error_code ec;
+  bool onnx = false;
+  for (const fs::directory_entry& entry : fs::directory_iterator(folder, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.starts_with("openvino_") && name.ends_with(".xml")) {
+      return {"optimum-openvino",
+              "an optimum-intel OpenVINO export (run by optimum.intel's OVModelFor* classes)"};
+    }
+    if (name.ends_with(".onnx")) onnx = true;
+  }
+  if (onnx) {
+    return {"optimum-onnx",
+            "an optimum ONNX export (run by optimum.onnxruntime's ORTModelFor* classes)"};
+  }
+  return {"transformers", "a transformers model (run by PyTorch)"};
+}
+
+// The folder's model files with their sizes, and the parameters the safetensors headers declare.
+void AddHfFiles(const fs::path& folder, View& view) {
+  std::vector<fs::path> files;
+  std::error_code ec;
+  for (const fs::directory_entry& entry : fs::directory_iterator(folder, ec)) {
+    const std::string ext = entry.path().extension().string();
+    if (entry.is_regular_file(ec) &&
+        (ext == ".safetensors" || ext == ".bin" || ext == ".onnx" || ext == ".xml")) {
+      files.push_back(entry.path());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  json listed = json::array();
+  std::string text;
+  int64_t parameters = 0;
+  for (const fs::path& file : files) {
+    const auto bytes = static_cast<int64_t>(fs::file_size(file, ec));
+    listed.push_back({{"name", file.filename().string()}, {"bytes", ec ? 0 : bytes}});
+    text += (text.empty() ? "" : ", ") + file.filename().string() + " (" + FormatBytes(bytes) + ")";
+    if (file.extension() != ".safetensors") continue;
+    Result<io::SniffedFile> sniffed = io::SniffFile(file);
+    if (!sniffed.ok()) continue;
+    const json header = json::parse(sniffed->safetensors_header, nullptr, false);
+    if (header.is_object()) parameters += ListSafetensors(header).parameters;
+  }
+  view.Add("files", listed, "files", text.empty() ? "no model files" : text);
+  if (parameters > 0) {
+    view.Add("parameter_count", parameters, "parameters",
+             std::to_string(parameters) + " (safetensors headers)");
+  }
+  const bool tokenizer = fs::is_regular_file(folder / "tokenizer.json", ec);
+  view.Add("tokenizer", tokenizer, "tokenizer",
+           tokenizer ? "tokenizer.json" : "none (generated inputs; give text with --load-inputs)");
+}
+
+// A folder with config.json: what the verify-conversion gate reads from it (the task, by its
+// rules) and how convgate takes it (the hf backend; Path A of verify).
+Status DescribeHfFolder(const fs::path& folder, View& view) {
+  const fs::path config_path = folder / "config.json";
+  CONVGATE_ASSIGN_OR_RETURN(std::string text,
+                            ReadFile(config_path, kMaxTextFileBytes, "a config.json"));
+  const json config = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!config.is_object()) {
+    return Status::DataLoss(config_path.string() + ": not a JSON object");
+  }
+  view.doc["format"] = "hf-folder";
+  view.doc["description"] = "a Hugging Face model folder";
+  const HfKind kind = HfFolderKind(folder);
+  view.Add("kind", kind.key, "kind", kind.text);
+  const std::string model_type = JsonTextOr(config, "model_type", "");
+  json architectures = config.contains("architectures") ? config["architectures"] : json::array();
+  std::string arch_text;
+  for (const json& arch : architectures) {
+    if (arch.is_string()) arch_text += (arch_text.empty() ? "" : ", ") + arch.get<std::string>();
+  }
+  view.Add("model_type", model_type, "model",
+           (model_type.empty() ? "(no model_type)" : model_type) +
+               (arch_text.empty() ? "" : " (" + arch_text + ")"));
+  view.doc["architectures"] = architectures;
+  const std::optional<graph::DetectedTask> task = graph::ResolveHfTask(folder);
+  if (task) {
+    view.Add("task", {{"task", task->task}, {"evidence", task->evidence}}, "task",
+             task->task + " (" + task->evidence + ")");
+  }
+  AddHfFiles(folder, view);
+  const std::string word = ShellWord(folder.string());
+  if (kind.key != "transformers") {
+    view.commands = {"convgate run " + word, "convgate compare SOURCE_FOLDER " + word};
+    view.note =
+        "An export: it runs on the hf backend (optimum in the venv ./scripts/setup.sh makes); "
+        "compare it with the transformers folder it was exported from (SOURCE_FOLDER), or let "
+        "`convgate verify SOURCE_FOLDER` export and gate it in one step.";
+    return Status::OK();
+  }
+  view.commands = {"convgate verify " + word, "convgate run " + word,
+                   "convgate convert " + word + " --to optimum-onnx -o " +
+                       ShellWord(folder.filename().string() + "-onnx")};
+  view.note =
+      "It runs on the hf backend (transformers and optimum in the venv ./scripts/setup.sh makes); "
+      "verify with no --to exports it with optimum-cli to OpenVINO and gates the export against "
+      "it (Path A).";
+  return Status::OK();
+}
+
 // --- the rest -----------------------------------------------------------------------------------
 
 // An external converter to ONNX for TensorFlow-family files, through convert --converter.
@@ -491,15 +603,22 @@ Status Describe(const fs::path& path, const io::SniffedFile& sniffed, View& view
           "convgate has no GGUF backend: run it through the exec backend with a program that "
           "runs llama.cpp, or compare outputs saved as .npz.";
       return Status::OK();
+    case io::FileFormat::kDirectory:
+      if (std::error_code ec; fs::is_regular_file(path / "config.json", ec)) {
+        return DescribeHfFolder(path, view);
+      }
+      break;
     case io::FileFormat::kZip:
       DescribeZip(sniffed, view);
       view.note = "Not a model format convgate knows.";
       return Status::OK();
     default:
-      return Status::InvalidArgument(
-          path.string() + " is " + std::string(io::FileFormatName(sniffed.format)) +
-          ", not a model, tensor file or ONNX test case folder (test_data_set_N/input_K.pb)");
+      break;
   }
+  return Status::InvalidArgument(
+      path.string() + " is " + std::string(io::FileFormatName(sniffed.format)) +
+      ", not a model, tensor file, Hugging Face model folder (config.json) or ONNX test case "
+      "folder (test_data_set_N/input_K.pb)");
 }
 
 std::string ViewText(const fs::path& path, const io::SniffedFile& sniffed, const View& view) {
@@ -508,7 +627,7 @@ std::string ViewText(const fs::path& path, const io::SniffedFile& sniffed, const
     text +=
         "  " + label + std::string(label.size() < 11 ? 11 - label.size() : 1, ' ') + value + "\n";
   };
-  line("format", std::string(io::FileFormatName(sniffed.format)));
+  line("format", view.doc["description"].get<std::string>());
   if (sniffed.size > 0) line("size", FormatBytes(static_cast<int64_t>(sniffed.size)));
   for (const auto& [label, value] : view.lines) line(label, value);
   for (size_t idx = 0; idx < view.commands.size(); ++idx) {
