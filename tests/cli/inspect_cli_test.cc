@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "convgate/core/file_util.h"
+#include "convgate/io/npy.h"
 #include "convgate/io/test_case.h"
 #include "graph/onnx_test_util.h"
 #include "testing/cli_fixture.h"
@@ -188,6 +189,17 @@ TEST_F(InspectCliTest, SafetensorsValuesAreReadAndCheckedLikeTensorFiles) {
                              "expected 8 (overlap)"),
             std::string::npos)
       << overlap.err;
+}
+
+// Tensor statistics read as a person writes them (6 significant digits); --json keeps every one.
+TEST_F(InspectCliTest, TensorStatisticsAreShortInTextAndExactInJson) {
+  const Tensor tensor = Tensor::FromVector<float>(DType::kFloat32, Shape::Of({2}), {0.1f, 0.3f});
+  ASSERT_TRUE(io::WriteNpy(Path("x.npy"), tensor).ok());
+  ProcessResult text = Convgate({"inspect", Path("x.npy")});
+  EXPECT_EQ(text.exit_code, 0) << Describe(text);
+  EXPECT_NE(text.out.find("float32[2]  min 0.1  max 0.3  mean 0.2  NaN 0"), std::string::npos)
+      << text.out;
+  EXPECT_NEAR(InspectJson(Path("x.npy"))["tensors"][0]["max"].get<double>(), 0.3f, 0.0);
 }
 
 // A folder with config.json is a Hugging Face model: its kind, task (by the gate's rules),

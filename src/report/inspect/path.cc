@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "convgate/compare/tensor_compare.h"
+#include "convgate/core/numbers.h"
 #include "convgate/graph/onnx_model.h"
 #include "convgate/graph/task.h"
 #include "convgate/io/npy.h"
@@ -212,10 +213,15 @@ json TensorStatsJson(const std::string& name, const Tensor& tensor) {
           {"inf", values.pos_inf + values.neg_inf}};
 }
 
+// Values at 6 significant digits (the JSON keeps every digit): a float32's 0.3 is 0.3 here, not
+// the 0.30000001192092896 its double reads back as.
 std::string TensorStatsText(const json& stats) {
+  const auto value = [](const json& number) {
+    return number.is_number() ? FormatSignificant(number.get<double>()) : number.dump();
+  };
   return stats["name"].get<std::string>() + "  " + stats["dtype"].get<std::string>() +
-         FormatIndex(stats["shape"].get<std::vector<int64_t>>()) + "  min " + stats["min"].dump() +
-         "  max " + stats["max"].dump() + "  mean " + stats["mean"].dump() + "  NaN " +
+         FormatIndex(stats["shape"].get<std::vector<int64_t>>()) + "  min " + value(stats["min"]) +
+         "  max " + value(stats["max"]) + "  mean " + value(stats["mean"]) + "  NaN " +
          stats["nan"].dump() + "  Inf " + stats["inf"].dump();
 }
 
