@@ -26,6 +26,15 @@ namespace fs = std::filesystem;
 // little enough that 100,000 job rows stay small.
 constexpr size_t kStderrTailLines = 20;
 
+// What ps shows for a job: /proc/self/exe is run (the batch's own binary, whatever happens to the
+// file), but shown by the path it resolves to, so `ps` reads "/usr/bin/convgate verify ...".
+std::string ShownBinary(const std::string& convgate) {
+  if (convgate != "/proc/self/exe") return "";
+  std::error_code ec;
+  const fs::path real = fs::read_symlink(convgate, ec);
+  return ec ? "convgate" : real.string();
+}
+
 struct PlannedJob {
   const ManifestEntry* entry;
   Preflight preflight;
@@ -196,6 +205,7 @@ class Runner {
     sub.timeout_seconds = planned.entry->timeout_seconds > 0 ? planned.entry->timeout_seconds
                                                              : options_.timeout_seconds;
     sub.address_space_bytes = options_.job_memory_bytes;
+    sub.shown_argv0 = ShownBinary(options_.convgate);
     std::error_code ec;
     // OUT/<id> planted as a symlink (to another job's or anyone's folder) is not written through.
     if (fs::is_symlink(fs::symlink_status(dir, ec))) {

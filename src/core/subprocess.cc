@@ -298,6 +298,7 @@ Result<pid_t> SpawnArgv(const std::vector<std::string>& argv, const SubprocessOp
   const std::string executable = FindExecutable(argv[0], lookup_error);
   if (lookup_error != 0) return SpawnError(argv[0], lookup_error);
   std::vector<std::string> args = argv;
+  if (!options.shown_argv0.empty()) args[0] = options.shown_argv0;
   std::vector<std::string> env = MergedEnvironment(options.extra_env);
   std::vector<char*> c_args = CStrings(args);
   std::vector<char*> c_env = CStrings(env);

@@ -52,6 +52,15 @@ TEST(SubprocessTest, SearchesPathAndAddsEnvironment) {
   EXPECT_EQ(run->stdout_tail, "hello");
 }
 
+// shown_argv0 is what /proc/PID/cmdline (and so ps) shows; the file run is still argv[0].
+TEST(SubprocessTest, ShownArgv0IsWhatPsSees) {
+  SubprocessOptions options;
+  options.shown_argv0 = "shown-name";
+  Result<SubprocessResult> run = RunSubprocess({"/bin/cat", "/proc/self/cmdline"}, options);
+  ASSERT_TRUE(run.ok()) << run.status().ToString();
+  EXPECT_EQ(run->stdout_tail, std::string("shown-name\0/proc/self/cmdline\0", 30));
+}
+
 TEST(SubprocessTest, AMissingProgramIsNotFound) {
   Result<SubprocessResult> run = RunSubprocess({"convgate-no-such-program"}, {});
   EXPECT_EQ(run.status().code(), StatusCode::kNotFound);

@@ -44,6 +44,9 @@ struct SubprocessOptions {
   // converter (a futex wait) is found in this time rather than at the timeout; a process that
   // waits on purpose (sleep, a download that stalls completely) looks the same.
   double stall_seconds = 0.0;
+  // Non-empty: the child's argv[0], what ps and /proc/PID/cmdline show, while argv[0] still names
+  // the file run (batch runs /proc/self/exe, shown as the binary's real path).
+  std::string shown_argv0;
 };
 
 struct SubprocessResult {
