@@ -217,6 +217,16 @@ TEST_F(ConvertCliTest, CachePruneHonoursSizeAndAgeFromFlagsAndEnvironment) {
   EXPECT_NE(pruned.out.find("removed 2 of 2 entries"), std::string::npos) << pruned.out;
   ProcessResult empty = Convgate({"cache", "ls"});
   EXPECT_NE(empty.out.find("0 entries"), std::string::npos) << empty.out;
+  // Two entries of one source and kind are told apart by their params in the text listing.
+  for (const std::string param : {"keep_io_types=0", "keep_io_types=1"}) {
+    ProcessResult r =
+        Convgate({"convert", kTinyCnn, "--to", "fp16", "-o", Path("k.onnx"), "--param", param});
+    ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  }
+  ProcessResult listed = Convgate({"cache", "ls"});
+  EXPECT_NE(listed.out.find("PARAMS"), std::string::npos) << listed.out;
+  EXPECT_NE(listed.out.find("keep_io_types=0"), std::string::npos) << listed.out;
+  EXPECT_NE(listed.out.find("keep_io_types=1"), std::string::npos) << listed.out;
   ::setenv("CONVGATE_CACHE_MAX_BYTES", "many", 1);
   EXPECT_EQ(Convgate({"cache", "prune"}).exit_code, 2);
 }

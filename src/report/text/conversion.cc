@@ -37,17 +37,23 @@ std::string ConversionText(const convert::ConversionRecord& record) {
   return text;
 }
 
+// PARAMS tells apart two entries of one source and kind (weight_format=int4 and int8); TOOL,
+// the longest, comes last.
 std::string CacheListText(const std::vector<convert::CacheEntry>& entries, int64_t now_unix) {
-  internal::Table table({"KEY", "SIZE", "LAST USED", "KIND", "TOOL", "SOURCE"});
+  internal::Table table({"KEY", "SIZE", "LAST USED", "KIND", "PARAMS", "SOURCE", "TOOL"});
   int64_t total = 0;
   for (const convert::CacheEntry& entry : entries) {
     total += entry.bytes;
     const convert::CachedConversion& record = entry.record;
+    std::string params;
+    for (const auto& [name, value] : record.params) {
+      params += (params.empty() ? "" : " ") + name + "=" + value;
+    }
     table.AddRow({record.key.substr(0, 12), FormatBytes(entry.bytes),
                   FormatAge(now_unix - entry.last_used_unix) + " ago",
                   entry.readable ? record.kind : "(unreadable record)",
-                  record.tool + (record.tool_version.empty() ? "" : " " + record.tool_version),
-                  record.source_path});
+                  params.empty() ? "-" : params, record.source_path,
+                  record.tool + (record.tool_version.empty() ? "" : " " + record.tool_version)});
   }
   return table.Render(false) + std::to_string(entries.size()) + " entr" +
          (entries.size() == 1 ? "y" : "ies") + ", " + FormatBytes(total) + "\n";
