@@ -636,11 +636,23 @@ uint64_t ShardHash(const std::string& entry_id) {
 
 std::vector<ManifestEntry> SelectShard(const std::vector<ManifestEntry>& entries, int index,
                                        int count) {
+  // Entries ranked by the hash of their id, cut into `count` runs of equal length (within one):
+  // hash mod count left 7 entries in 3 shards as 1/1/5. An appended entry shifts each cut by at
+  // most one place, so it moves at most count - 1 others.
+  std::vector<size_t> ranked(entries.size());
+  for (size_t idx = 0; idx < ranked.size(); ++idx) ranked[idx] = idx;
+  std::sort(ranked.begin(), ranked.end(), [&entries](size_t a, size_t b) {
+    const uint64_t hash_a = ShardHash(entries[a].id), hash_b = ShardHash(entries[b].id);
+    return hash_a != hash_b ? hash_a < hash_b : entries[a].id < entries[b].id;
+  });
+  const size_t total = entries.size(), shards = static_cast<size_t>(count);
+  const size_t begin = total * static_cast<size_t>(index) / shards;
+  const size_t end = total * (static_cast<size_t>(index) + 1) / shards;
+  std::vector<bool> chosen(total, false);
+  for (size_t rank = begin; rank < end; ++rank) chosen[ranked[rank]] = true;
   std::vector<ManifestEntry> selected;
-  for (const ManifestEntry& entry : entries) {
-    if (ShardHash(entry.id) % static_cast<uint64_t>(count) == static_cast<uint64_t>(index)) {
-      selected.push_back(entry);
-    }
+  for (size_t idx = 0; idx < total; ++idx) {
+    if (chosen[idx]) selected.push_back(entries[idx]);
   }
   return selected;
 }

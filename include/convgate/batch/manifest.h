@@ -69,8 +69,10 @@ Result<Manifest> ReadManifest(const std::filesystem::path& path);
 // The same from text, as if read from `path` (its folder resolves relative paths).
 Result<Manifest> ParseManifest(const std::string& text, const std::filesystem::path& path);
 
-// Shard `index` of `count` (0 <= index < count): the entries whose id hashes (FNV-1a 64) to it,
-// so appending entries never moves existing ones between shards. Order kept.
+// Shard `index` of `count` (0 <= index < count): the entries ranked by the FNV-1a 64 hash of their
+// id, cut into `count` runs whose lengths differ by at most one. Appending an entry moves at most
+// count - 1 others between shards (resume finds a moved entry's verdict in the store by its key).
+// Manifest order kept.
 std::vector<ManifestEntry> SelectShard(const std::vector<ManifestEntry>& entries, int index,
                                        int count);
 uint64_t ShardHash(const std::string& entry_id);
