@@ -103,14 +103,15 @@ start() {
   setsid slurmd -D -c < /dev/null > "$D/slurmd.stdout" 2>&1 &
   local slurmd=$!
   echo "$ctld $slurmd" > "$D/pids"
-  local state=""
-  for _ in $(seq 1 300); do
+  # A generous deadline: on a loaded machine the daemons take far longer than the usual second.
+  local state="" deadline=$((SECONDS + 120))
+  while (( SECONDS < deadline )); do
     state=$(sinfo -h -N -o %t 2>/dev/null || true)
     [ "$state" = idle ] && { echo "slurm: ready in $D (ports $ctld_port/$slurmd_port, SLURM_CONF=$SLURM_CONF)"; return; }
     if ! pid_alive "$ctld" || ! pid_alive "$slurmd"; then break; fi
     sleep 0.1
   done
-  echo "slurm.sh: the cluster in $D did not become ready (node state '${state}'); logs:" >&2
+  echo "slurm.sh: waited up to 120 s for the node of the cluster in $D to be idle (state '${state}'); logs:" >&2
   tail -n 20 "$D/slurmctld.log" "$D/slurmd.log" "$D"/*.stdout >&2 2>/dev/null || true
   stop
   exit 3

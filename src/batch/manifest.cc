@@ -634,8 +634,7 @@ uint64_t ShardHash(const std::string& entry_id) {
   return hash;
 }
 
-std::vector<ManifestEntry> SelectShard(const std::vector<ManifestEntry>& entries, int index,
-                                       int count) {
+std::vector<int> ShardOfEntries(const std::vector<ManifestEntry>& entries, int count) {
   // Entries ranked by the hash of their id, cut into `count` runs of equal length (within one):
   // hash mod count left 7 entries in 3 shards as 1/1/5. An appended entry shifts each cut by at
   // most one place, so it moves at most count - 1 others.
@@ -645,14 +644,22 @@ std::vector<ManifestEntry> SelectShard(const std::vector<ManifestEntry>& entries
     const uint64_t hash_a = ShardHash(entries[a].id), hash_b = ShardHash(entries[b].id);
     return hash_a != hash_b ? hash_a < hash_b : entries[a].id < entries[b].id;
   });
-  const size_t total = entries.size(), shards = static_cast<size_t>(count);
-  const size_t begin = total * static_cast<size_t>(index) / shards;
-  const size_t end = total * (static_cast<size_t>(index) + 1) / shards;
-  std::vector<bool> chosen(total, false);
-  for (size_t rank = begin; rank < end; ++rank) chosen[ranked[rank]] = true;
+  const size_t total = entries.size(), shards = static_cast<size_t>(std::max(count, 1));
+  std::vector<int> shard_of(total, 0);
+  for (size_t shard = 0; shard < shards; ++shard) {
+    for (size_t rank = total * shard / shards; rank < total * (shard + 1) / shards; ++rank) {
+      shard_of[ranked[rank]] = static_cast<int>(shard);
+    }
+  }
+  return shard_of;
+}
+
+std::vector<ManifestEntry> SelectShard(const std::vector<ManifestEntry>& entries, int index,
+                                       int count) {
+  const std::vector<int> shard_of = ShardOfEntries(entries, count);
   std::vector<ManifestEntry> selected;
-  for (size_t idx = 0; idx < total; ++idx) {
-    if (chosen[idx]) selected.push_back(entries[idx]);
+  for (size_t idx = 0; idx < entries.size(); ++idx) {
+    if (shard_of[idx] == index) selected.push_back(entries[idx]);
   }
   return selected;
 }

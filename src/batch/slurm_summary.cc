@@ -166,12 +166,13 @@ SlurmSummary MergeSlurmSummary(const Manifest& manifest, const std::vector<std::
   summary.tasks = tasks;
   summary.entries = static_cast<int>(manifest.entries.size());
   summary.task_states = task_states;
+  const std::vector<int> shard_of = ShardOfEntries(manifest.entries, tasks);
   for (size_t entry_idx = 0; entry_idx < manifest.entries.size(); ++entry_idx) {
     const ManifestEntry& entry = manifest.entries[entry_idx];
+    summary.task_of[entry.id] = shard_of[entry_idx];
     const auto found = latest.find(keys.at(entry_idx));
     if (found == latest.end()) {
-      summary.missing.push_back(
-          {entry.id, static_cast<int>(ShardHash(entry.id) % static_cast<uint64_t>(tasks))});
+      summary.missing.push_back({entry.id, shard_of[entry_idx]});
       continue;
     }
     Count(found->second, summary);
@@ -182,11 +183,21 @@ SlurmSummary MergeSlurmSummary(const Manifest& manifest, const std::vector<std::
   return summary;
 }
 
+namespace {
+
+// -1 for an id the summary did not shard (not in its manifest).
+int TaskOf(const SlurmSummary& summary, const std::string& entry_id) {
+  auto found = summary.task_of.find(entry_id);
+  return found == summary.task_of.end() ? -1 : found->second;
+}
+
+}  // namespace
+
 nlohmann::json SlurmSummaryJson(const SlurmSummary& summary) {
   nlohmann::json jobs = nlohmann::json::array();
   for (const store::JobRecord& job : summary.jobs) {
     nlohmann::json row = JobJson(job);
-    row["task"] = ShardHash(job.entry_id) % static_cast<uint64_t>(summary.tasks);
+    row["task"] = TaskOf(summary, job.entry_id);
     jobs.push_back(std::move(row));
   }
   nlohmann::json missing = nlohmann::json::array();
@@ -243,7 +254,7 @@ std::string SlurmSummaryText(const SlurmSummary& summary) {
   for (const store::JobRecord& job : summary.jobs) {
     char seconds[32];
     std::snprintf(seconds, sizeof(seconds), "%.2f", job.duration_seconds);
-    const uint64_t task = ShardHash(job.entry_id) % static_cast<uint64_t>(summary.tasks);
+    const int task = TaskOf(summary, job.entry_id);
     text += Padded(job.entry_id, id_width + 1) + Padded(std::to_string(task), 5) +
             Padded(VerdictWord(job.verdict), 8) + Padded(seconds, 8) + ErrorText(job) + "\n";
   }

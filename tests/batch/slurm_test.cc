@@ -180,9 +180,10 @@ TEST_F(SlurmSummaryTest, MissingEntriesNameTheirTaskAndMakeExit3) {
   // Every entry of task 0 recorded; task 1 died after its first entry.
   bool first_of_task1 = true;
   std::vector<std::string> expected_missing;
+  const std::vector<int> shard_of = ShardOfEntries(manifest_.entries, tasks);
   for (size_t entry_idx = 0; entry_idx < manifest_.entries.size(); ++entry_idx) {
     const std::string& id = manifest_.entries[entry_idx].id;
-    const int task = static_cast<int>(ShardHash(id) % tasks);
+    const int task = shard_of[entry_idx];
     if (task == 1 && !first_of_task1) {
       expected_missing.push_back(id);
       continue;

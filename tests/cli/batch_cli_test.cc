@@ -271,7 +271,8 @@ TEST_F(BatchCliTest, HangingJobIsKilledByTimeout) {
   // The runner the job started died with it.
   const pid_t runner = testing::ReadPidFile(Path("hang.pid"));
   ASSERT_GT(runner, 0);
-  EXPECT_TRUE(testing::WaitFor([&] { return !testing::ProcessIsRunning(runner); }, 10.0));
+  EXPECT_TRUE(testing::WaitFor([&] { return !testing::ProcessIsRunning(runner); }, 60.0))
+      << "waited 60 s for the runner (pid " << runner << ") to end with its job";
 }
 
 TEST_F(BatchCliTest, KillNineThenResumeRecordsEveryEntryExactlyOnce) {
@@ -285,12 +286,14 @@ TEST_F(BatchCliTest, KillNineThenResumeRecordsEveryEntryExactlyOnce) {
   testing::StartedProcess batch = testing::StartProcess(argv);
   ASSERT_GT(batch.pid, 0);
   // Entry c runs (its runner wrote its pid): a and b are done, d and e are not.
-  ASSERT_TRUE(testing::WaitFor([&] { return testing::ReadPidFile(Path("c.pid")) > 0; }, 60.0));
+  ASSERT_TRUE(testing::WaitFor([&] { return testing::ReadPidFile(Path("c.pid")) > 0; }, 120.0))
+      << "waited 120 s for the job's runner to write " << Path("c.pid");
   ::kill(batch.pid, SIGKILL);
   ProcessResult killed = testing::WaitProcess(batch);
   EXPECT_EQ(killed.signal, SIGKILL);
   const pid_t runner = testing::ReadPidFile(Path("c.pid"));
-  EXPECT_TRUE(testing::WaitFor([&] { return !testing::ProcessIsRunning(runner); }, 10.0));
+  EXPECT_TRUE(testing::WaitFor([&] { return !testing::ProcessIsRunning(runner); }, 60.0))
+      << "waited 60 s for the runner (pid " << runner << ") to end with its job";
   {
     auto jobs = StoreJobs(Path("out/convgate.db"));
     EXPECT_EQ(jobs.size(), 2u);
@@ -315,13 +318,15 @@ TEST_F(BatchCliTest, SigtermStopsTheBatchAndRecordsNoUnfinishedJob) {
   testing::StartedProcess batch = testing::StartProcess(
       {Binary().string(), "batch", Path("m.yaml"), "--out", Path("out"), "-j", "1"});
   ASSERT_GT(batch.pid, 0);
-  ASSERT_TRUE(testing::WaitFor([&] { return testing::ReadPidFile(Path("b.pid")) > 0; }, 60.0));
+  ASSERT_TRUE(testing::WaitFor([&] { return testing::ReadPidFile(Path("b.pid")) > 0; }, 120.0))
+      << "waited 120 s for the job's runner to write " << Path("b.pid");
   ::kill(batch.pid, SIGTERM);
   ProcessResult stopped = testing::WaitProcess(batch);
   EXPECT_EQ(stopped.exit_code, 143) << Describe(stopped);
   EXPECT_NE(stopped.out.find("BATCH INTERRUPTED"), std::string::npos) << stopped.out;
   const pid_t runner = testing::ReadPidFile(Path("b.pid"));
-  EXPECT_TRUE(testing::WaitFor([&] { return !testing::ProcessIsRunning(runner); }, 10.0));
+  EXPECT_TRUE(testing::WaitFor([&] { return !testing::ProcessIsRunning(runner); }, 60.0))
+      << "waited 60 s for the runner (pid " << runner << ") to end with its job";
   auto jobs = StoreJobs(Path("out/convgate.db"));
   EXPECT_EQ(jobs.size(), 1u);
   EXPECT_EQ(jobs.count("a"), 1u);

@@ -121,7 +121,8 @@ TEST_F(BatchFaultsTest, CrashingHangingAndAbortingJobsAreTheirOwnErrors) {
   EXPECT_GE(hung.duration_seconds, 3.0);
   const pid_t converter = testing::ReadPidFile(Path("hang.pid"));
   ASSERT_GT(converter, 0);
-  EXPECT_TRUE(testing::WaitFor([&] { return !testing::ProcessIsRunning(converter); }, 10.0));
+  EXPECT_TRUE(testing::WaitFor([&] { return !testing::ProcessIsRunning(converter); }, 60.0))
+      << "waited 60 s for the converter (pid " << converter << ") to end with its job";
 
   // The runtime's abort (SIGABRT in the exec runner) is that job's run failure.
   const store::JobRecord& aborted = jobs["aborting-runtime"].job;

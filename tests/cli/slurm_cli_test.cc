@@ -255,7 +255,9 @@ TEST_F(SlurmCliTest, TaskKilledMidShardLeavesMissingEntriesAndExit3) {
                     "    flags: [--target-exec, \"/usr/bin/python3 " + kKillBatch +
                         " {model} {inputs} {outputs}\"]\n");
   Write("m.yaml", manifest);
-  const int killer_task = static_cast<int>(batch::ShardHash("killer") % 4);
+  Result<batch::Manifest> parsed = batch::ReadManifest(Path("m.yaml"));
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  const int killer_task = batch::ShardOfEntries(parsed->entries, 4).back();  // killer is last
   ProcessResult r = Batch({Path("m.yaml"), "--slurm", "--tasks", "4", "--store", StoreUrl(),
                            "--out", Path("out"), "--json"});
   ASSERT_EQ(r.exit_code, 3) << Describe(r);

@@ -63,7 +63,7 @@ class InterruptTest : public ::testing::Test {
 
   // A killed process takes a moment to exit (and an orphan to be reaped).
   static bool Dies(pid_t pid) {
-    return WaitFor([pid] { return !ProcessIsRunning(pid); }, 5.0);
+    return WaitFor([pid] { return !ProcessIsRunning(pid); }, 60.0);
   }
 
   std::string PidFile(const std::string& name) const { return (dir_ / name).string(); }
@@ -217,8 +217,10 @@ TEST_F(InterruptTest, ChildrenDieWithAParentKilledOutright) {
   ::kill(forker, SIGKILL);
   EXPECT_EQ(Reap(spawner), -SIGKILL);
   EXPECT_EQ(Reap(forker), -SIGKILL);
-  EXPECT_TRUE(WaitFor([&] { return !ProcessIsRunning(spawned_pid); }, 5.0));
-  EXPECT_TRUE(WaitFor([&] { return !ProcessIsRunning(forked_pid); }, 5.0));
+  EXPECT_TRUE(WaitFor([&] { return !ProcessIsRunning(spawned_pid); }, 60.0))
+      << "waited 60 s for the spawned child " << spawned_pid << " to die with its parent";
+  EXPECT_TRUE(WaitFor([&] { return !ProcessIsRunning(forked_pid); }, 60.0))
+      << "waited 60 s for the forked child " << forked_pid << " to die with its parent";
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <pqxx/pqxx>
+#include <thread>
 
 #include "store/store_test_backend.h"
 
@@ -23,14 +25,12 @@ class PostgresTestBackend : public TestBackend {
   }
 
   void Execute(const std::string& location, const std::string& sql) override {
-    try {
+    Retry(location, sql, [&] {
       pqxx::connection connection(location);
       pqxx::work txn(connection);
       txn.exec0(sql);
       txn.commit();
-    } catch (const std::exception& error) {
-      ADD_FAILURE() << sql << " on " << location << ": " << error.what();
-    }
+    });
   }
 
   void Cleanup() override {
@@ -40,14 +40,34 @@ class PostgresTestBackend : public TestBackend {
  private:
   // CREATE/DROP DATABASE cannot run inside a transaction block.
   void Admin(const std::string& sql) {
-    try {
+    Retry(admin_url_, sql, [&] {
       pqxx::connection connection(admin_url_);
       pqxx::nontransaction txn(connection);
       txn.exec0(sql);
-    } catch (const std::exception& error) {
-      ADD_FAILURE() << sql << " on " << admin_url_
-                    << " (does the postgres ctest fixture run?): " << error.what();
+    });
+  }
+
+  // On a loaded machine a connection can time out, and two tests creating databases at once make
+  // PostgreSQL refuse one ("template1 is being accessed by other users"): both pass on a retry.
+  // Tried for kDeadlineSeconds, then the failure names the server, the statement and the error.
+  template <typename Call>
+  void Retry(const std::string& url, const std::string& sql, const Call& call) {
+    constexpr double kDeadlineSeconds = 120.0;
+    const auto start = std::chrono::steady_clock::now();
+    std::string last_error;
+    while (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() <
+           kDeadlineSeconds) {
+      try {
+        call();
+        return;
+      } catch (const std::exception& error) {
+        last_error = error.what();
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(500));
     }
+    ADD_FAILURE() << "waited " << kDeadlineSeconds << " s for the PostgreSQL server at " << url
+                  << " (the postgres ctest fixture) to run: " << sql
+                  << "; last error: " << last_error;
   }
 
   std::string admin_url_;

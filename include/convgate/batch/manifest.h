@@ -75,6 +75,8 @@ Result<Manifest> ParseManifest(const std::string& text, const std::filesystem::p
 // Manifest order kept.
 std::vector<ManifestEntry> SelectShard(const std::vector<ManifestEntry>& entries, int index,
                                        int count);
+// The shard of each entry (same order) under SelectShard's rule.
+std::vector<int> ShardOfEntries(const std::vector<ManifestEntry>& entries, int count);
 uint64_t ShardHash(const std::string& entry_id);
 
 // The resume key: sha256 of the entry's content hash, its model files' sha256 and the convgate

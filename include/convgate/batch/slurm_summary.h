@@ -54,6 +54,7 @@ struct SlurmSummary {
   int errors = 0;
   std::map<std::string, int> errors_by_category;
   std::vector<store::JobRecord> jobs;  // the recorded entries, in manifest order
+  std::map<std::string, int> task_of;  // entry id -> the array task whose shard holds it
   std::vector<SlurmMissingEntry> missing;
   std::vector<SlurmTaskState> task_states;  // as scontrol saw them at the end
   std::vector<SlurmTaskProblem> task_problems;
