@@ -138,7 +138,7 @@ def path_a_ov(entry, zoo, work, convgate):
     result = {"attempts": attempts, "ok": attempts[-1]["ok"]}
     if not result["ok"]:
         return result
-    gen = [sys.executable, os.path.join(HERE, "hf_generate.py"), "--task", entry["task"]]
+    gen = [sys.executable, os.path.join(HERE, os.pardir, "runtime", "hf_generate.py"), "--task", entry["task"]]
     npz = os.path.join(work, entry["name"], "pytorch.npz")
     result["run_pytorch"] = run_step(gen + ["--model", src, "--out", npz], npz + ".log")
     for precision in ("default", "f32"):
@@ -161,7 +161,7 @@ def path_a_onnx(entry, zoo, work, convgate):
         if os.path.isdir(out) else []
     if not step["ok"]:
         return step
-    gen = [sys.executable, os.path.join(HERE, "hf_generate.py"), "--task", entry["task"]]
+    gen = [sys.executable, os.path.join(HERE, os.pardir, "runtime", "hf_generate.py"), "--task", entry["task"]]
     npz = os.path.join(work, entry["name"], "pytorch.npz")
     if not os.path.isfile(npz):
         step["run_pytorch"] = run_step(gen + ["--model", src, "--out", npz], npz + ".log")

@@ -7,7 +7,7 @@
 # (the same resnet18 at opset 13 with its BatchNormalization nodes kept: an older export to upgrade
 # with --to opset:17, and normalization nodes to break or fold) into
 #   ${CONVGATE_FIXTURE_CACHE:-$HOME/.cache/convgate-fixtures}/torchvision-<key>/
-# where <key> hashes this script, scripts/torch_export.py and the python3-torch and
+# where <key> hashes this script, runtime/torch_export.py and the python3-torch and
 # python3-torchvision versions, so a change to any of them exports again. The folder appears
 # atomically (exported into a temporary folder, then renamed), so an interrupted or concurrent run
 # never leaves a half-written one; manifest.jsonl holds torch_export.py's record of each export.
@@ -17,7 +17,7 @@
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-EXPORT="$HERE/torch_export.py"
+EXPORT="$HERE/../runtime/torch_export.py"
 PYTHON=/usr/bin/python3  # Debian's python: python3-torch, python3-torchvision
 CACHE="${CONVGATE_FIXTURE_CACHE:-$HOME/.cache/convgate-fixtures}"
 MODELS=(resnet18 mobilenet_v2)

@@ -28,15 +28,15 @@ const std::vector<EnvironmentVariable>& EnvironmentVariables() {
        "(libconvgate_backend_*.so, libconvgate_store_postgres.so); then the binary's folder and "
        "../lib/convgate"},
       // Scripts the binary runs, for a relocated install or a patched copy.
-      {"CONVGATE_TORCH_EXPORT_SCRIPT", "scripts/torch_export.py", "The `--to onnx` exporter"},
-      {"CONVGATE_OPENVINO_EXPORT_SCRIPT", "scripts/openvino_export.py",
+      {"CONVGATE_TORCH_EXPORT_SCRIPT", "runtime/torch_export.py", "The `--to onnx` exporter"},
+      {"CONVGATE_OPENVINO_EXPORT_SCRIPT", "runtime/openvino_export.py",
        "The OpenVINO and optimum exporter (`--to openvino*`, `--to optimum-*`)"},
       {"CONVGATE_OPENVINO_RUNNER",
        "unset: in-process (the runner script when the build has no OpenVINO runtime)",
        "Runs the `openvino` backend in a runner process, this script under the venv's python "
-       "(`src/backends/openvino/openvino_runner.py` is the project's)"},
-      {"CONVGATE_HF_RUNNER", "scripts/hf_runner.py", "The runner process of the `hf` backend"},
-      {"CONVGATE_PT2_RUNNER", "scripts/pt2_runner.py",
+       "(`runtime/openvino_runner.py` is the project's)"},
+      {"CONVGATE_HF_RUNNER", "runtime/hf_runner.py", "The runner process of the `hf` backend"},
+      {"CONVGATE_PT2_RUNNER", "runtime/pt2_runner.py",
        "The runner process of the `torch-export` backend (`.pt2` programs)"},
       // Time limits.
       {"CONVGATE_CONVERTER_STALL_SECONDS", "120",

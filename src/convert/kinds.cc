@@ -39,7 +39,7 @@ std::vector<ConversionKind> MakeKinds() {
        {}},
       {"onnx",
        "onnx",
-       "PyTorch -> ONNX with torch.onnx.export (scripts/torch_export.py) from a TorchScript file "
+       "PyTorch -> ONNX with torch.onnx.export (runtime/torch_export.py) from a TorchScript file "
        "or torchvision:NAME (--shape/--dim of verify set input_shape), or from a torch.export "
        "program (.pt2) with torch.onnx.export(dynamo=True) in the venv (only opset applies)",
        {{"opset", "17", "ONNX opset of the export"},
@@ -53,7 +53,7 @@ std::vector<ConversionKind> MakeKinds() {
       {"openvino", "openvino",
        "OpenVINO IR (OUT.xml + OUT.bin, float32 weights) from an ONNX or TorchScript file "
        "(openvino.convert_model + save_model) or a TensorFlow SavedModel folder (ovc), through "
-       "scripts/openvino_export.py in the Python venv ($CONVGATE_VENV); a TorchScript model's "
+       "runtime/openvino_export.py in the Python venv ($CONVGATE_VENV); a TorchScript model's "
        "inputs are named after forward()'s arguments; --shape/--dim of verify set input_shape",
        kOpenvinoInputParams},
       {"openvino", "openvino:fp16",

@@ -1,4 +1,4 @@
-// Conversions to OpenVINO and Hugging Face exports through scripts/openvino_export.py, run by the
+// Conversions to OpenVINO and Hugging Face exports through runtime/openvino_export.py, run by the
 // project's Python environment (core/python_env.h):
 //   openvino, openvino:fp16  ONNX / TorchScript via openvino.convert_model + save_model, a
 //                            TensorFlow SavedModel folder via ovc (the seed's Path B); an IR
@@ -20,6 +20,7 @@
 #include "convert/retry.h"
 #include "convgate/backends/openvino_ir.h"
 #include "convgate/core/file_util.h"
+#include "convgate/core/install_layout.h"
 #include "convgate/core/join.h"
 #include "convgate/core/json_field.h"
 #include "convgate/core/python_env.h"
@@ -49,9 +50,7 @@ struct Plan {
 };
 
 std::filesystem::path ScriptPath() {
-  const char* value = std::getenv("CONVGATE_OPENVINO_EXPORT_SCRIPT");
-  if (value != nullptr && value[0] != '\0') return value;
-  return std::string(CONVGATE_SOURCE_DIR) + "/scripts/openvino_export.py";
+  return RuntimeScript("openvino_export.py", "CONVGATE_OPENVINO_EXPORT_SCRIPT");
 }
 
 std::string Lower(std::string text) {

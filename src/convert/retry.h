@@ -38,7 +38,7 @@ double ConverterStallSeconds();
 // lines of stderr (stdout when stderr is empty).
 AttemptResult AttemptFromProcess(const SubprocessResult& run);
 
-// Runs one of convgate's conversion scripts (scripts/torch_export.py, scripts/openvino_export.py)
+// Runs one of convgate's conversion scripts (runtime/torch_export.py, runtime/openvino_export.py)
 // under `timeout_seconds`: kConverterMissing when it cannot start, else AttemptFromProcess, with
 // the scripts' usage exit (2, argparse's) as kBadRequest, which no retry fixes. `process`, when
 // given, gets how the process ended.

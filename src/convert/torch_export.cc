@@ -1,4 +1,4 @@
-// `--to onnx`: PyTorch -> ONNX with torch.onnx.export, through scripts/torch_export.py run by
+// `--to onnx`: PyTorch -> ONNX with torch.onnx.export, through runtime/torch_export.py run by
 // Debian's python3 (python3-torch, python3-torchvision), from a TorchScript file or from a
 // torchvision architecture name (seeded random weights and BatchNorm statistics); a torch.export
 // program (.pt2) instead goes through the project's venv python, whose torch and onnxscript have
@@ -9,6 +9,7 @@
 #include "convert/converter.h"
 #include "convert/retry.h"
 #include "convgate/core/file_util.h"
+#include "convgate/core/install_layout.h"
 #include "convgate/core/json_field.h"
 #include "convgate/core/python_env.h"
 #include "convgate/io/file_format.h"
@@ -24,8 +25,7 @@ std::string EnvOr(const char* name, const std::string& fallback) {
 }
 
 std::filesystem::path ScriptPath() {
-  return EnvOr("CONVGATE_TORCH_EXPORT_SCRIPT",
-               std::string(CONVGATE_SOURCE_DIR) + "/scripts/torch_export.py");
+  return RuntimeScript("torch_export.py", "CONVGATE_TORCH_EXPORT_SCRIPT");
 }
 
 Result<std::string> TorchVersions(const std::string& python) {

@@ -20,7 +20,7 @@ VerifyReport Errored(VerifyReport report, Stage stage, Status status) {
   return report;
 }
 
-// "fp16: convgate fp16 1 (cache hit)", "onnx: torch.onnx.export via scripts/torch_export.py
+// "fp16: convgate fp16 1 (cache hit)", "onnx: torch.onnx.export via runtime/torch_export.py
 // (torch 1.13.1)", "optimum-openvino: optimum-cli export openvino (openvino_export.py) optimum
 // 2.1.0, ...; fallback: weight_format int4, because ...": which conversion, by which tool at which
 // version, and any fallback it took.

@@ -1,5 +1,5 @@
 // The hf backend and verify's Path A and B on the real binary: Hugging Face folders of the tiny
-// offline zoo (scripts/make_hf_zoo.sh) run by scripts/hf_runner.py in the project's venv,
+// offline zoo (scripts/make_hf_zoo.sh) run by runtime/hf_runner.py in the project's venv,
 // generating tokens greedily or running one forward pass on inputs made for their task; a model
 // and itself compare exactly, an export of perturbed weights fails, and what the backend cannot
 // run is exit 3 saying why. Label slow: every run starts Python and loads transformers (~5 s).
@@ -110,10 +110,10 @@ TEST_F(HfCliTest, GenerationTokenizesThePromptAndDecodesTheTokens) {
   EXPECT_NE(r.err.find("--prompt has no effect with"), std::string::npos) << Describe(r);
 }
 
-// CONVGATE_HF_RUNNER as a wrapper around scripts/hf_runner.py that records each start's pid in
+// CONVGATE_HF_RUNNER as a wrapper around runtime/hf_runner.py that records each start's pid in
 // `starts` and, for a model folder named "hang", never finishes a run.
 std::string RunnerWrapper(const fs::path& starts) {
-  const std::string scripts = (fs::path(CONVGATE_SOURCE_DIR) / "scripts").string();
+  const std::string scripts = (fs::path(CONVGATE_SOURCE_DIR) / "runtime").string();
   return "import os, sys, time\n"
          "sys.path.insert(0, " +
          json(scripts).dump() +

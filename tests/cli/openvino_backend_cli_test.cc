@@ -97,7 +97,7 @@ TEST_F(OpenVinoCliTest, AModelOpenVinoCannotReadExitsThreeWithItsMessage) {
 // without it; in-process OpenVINO needs no Python at all.
 TEST_F(OpenVinoCliTest, NoVenvExitsThreeSayingWhatToRun) {
   const std::string runner =
-      std::string(CONVGATE_SOURCE_DIR) + "/src/backends/openvino/openvino_runner.py";
+      std::string(CONVGATE_SOURCE_DIR) + "/runtime/openvino_runner.py";
   const std::string command = "CONVGATE_OPENVINO_RUNNER=" + runner +
                               " CONVGATE_VENV=" + Path("none") + " " + Binary().string() + " run " +
                               Model("tinycnn.onnx") + " --backend openvino 2>&1";
@@ -262,7 +262,7 @@ TEST_F(OpenVinoCliTest, SigtermStopsTheRunnerAtOnceAndRemovesItsFolder) {
   ::setenv("TMPDIR", tmp.c_str(), 1);
   // The runner process: what it leaves behind is what this test is about.
   const std::string runner =
-      std::string(CONVGATE_SOURCE_DIR) + "/src/backends/openvino/openvino_runner.py";
+      std::string(CONVGATE_SOURCE_DIR) + "/runtime/openvino_runner.py";
   ::setenv("CONVGATE_OPENVINO_RUNNER", runner.c_str(), 1);
   // 20000 samples: generated in well under a second, run for tens of seconds.
   testing::StartedProcess convgate =

@@ -86,7 +86,7 @@ def must(cmd, cwd, env):
 
 def make_sandbox(sandbox, build, source, fixtures, env):
     """The files the README's examples name, made from the bundled models by convgate itself."""
-    for name in ("build", "examples", "tests", "scripts"):
+    for name in ("build", "examples", "tests", "scripts", "runtime"):
         os.symlink(build if name == "build" else os.path.join(source, name),
                    os.path.join(sandbox, name))
     examples = os.path.join(build, "examples")

@@ -5,7 +5,7 @@
    lists the ten models, each folder with config.json naming its architectures.
 2. Every model folder loads with transformers through the class the manifest names, and its
    tokenizer (text models) decodes the manifest's input text back (special tokens around it).
-3. scripts/hf_generate.py on gpt2 twice gives identical token ids and first-step logits, with
+3. runtime/hf_generate.py on gpt2 twice gives identical token ids and first-step logits, with
    token_ids int64 [1, prompt + 8] and first_step_logits float32 [1, vocab]; on t5 the token ids
    are [1, prompt + 8] too; on vit it saves logits.
 4. hf_generate.py's errors: a folder without config.json is a usage error (exit 2) naming it.
@@ -113,7 +113,7 @@ def main(argv):
                   "%s: tokenizer round trip %r -> %r" % (m["name"], m["text"], m["decoded"]))
 
     # 3. hf_generate.py is deterministic
-    generate = os.path.join(source, "scripts", "hf_generate.py")
+    generate = os.path.join(source, "runtime", "hf_generate.py")
     with tempfile.TemporaryDirectory(prefix="hf-zoo-test.") as tmp:
         import_check = ("import numpy as np, sys\n"
                         "a, b = np.load(sys.argv[1]), np.load(sys.argv[2])\n"

@@ -1,7 +1,7 @@
 // Inputs that exercise a Hugging Face model folder, for the hf backend's models: the tokenized
 // prompt (ids inside the vocabulary, attention mask of ones, token types of zeros), pixel values at
 // the config's channels and image size, audio at the length the model takes; decided by the
-// folder's task (scripts/hf_tasks.py) and written by the process's `hf_runner.py host`.
+// folder's task (runtime/hf_tasks.py) and written by the process's `hf_runner.py host`.
 #pragma once
 
 #include <cstdint>

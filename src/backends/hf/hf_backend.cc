@@ -23,7 +23,7 @@ constexpr double kInputsSeconds = 120.0;
 constexpr double kUnloadSeconds = 30.0;
 constexpr char kLabel[] = "the hf runner";
 
-// What hf_runner.py says about a loaded folder (scripts/hf_tasks.py decides it): the task,
+// What hf_runner.py says about a loaded folder (runtime/hf_tasks.py decides it): the task,
 // whether it generates or runs one forward pass, the runtime and its versions.
 struct Description {
   std::string task;

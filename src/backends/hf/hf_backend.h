@@ -1,4 +1,4 @@
-// The "hf" backend: Hugging Face text-generation model folders, run by scripts/hf_runner.py in
+// The "hf" backend: Hugging Face text-generation model folders, run by runtime/hf_runner.py in
 // the project's venv: a transformers folder (config.json + PyTorch weights) on PyTorch, or an
 // optimum-intel OpenVINO export on OpenVINO's CPU plugin. Each Run generates N tokens greedily
 // from the prompt in input_ids and returns the token ids and the first step's logits, so the

@@ -4,6 +4,7 @@
 
 #include "backends/exec/exec_protocol.h"
 #include "backends/runner/runner_protocol.h"
+#include "convgate/core/install_layout.h"
 #include "convgate/core/python_env.h"
 #include "convgate/core/units.h"
 
@@ -12,12 +13,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-fs::path RunnerScript() {
-  const char* value = std::getenv("CONVGATE_HF_RUNNER");
-  return value != nullptr && value[0] != '\0'
-             ? fs::path(value)
-             : fs::path(std::string(CONVGATE_SOURCE_DIR) + "/scripts/hf_runner.py");
-}
+fs::path RunnerScript() { return RuntimeScript("hf_runner.py", "CONVGATE_HF_RUNNER"); }
 
 }  // namespace
 

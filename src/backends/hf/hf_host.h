@@ -1,4 +1,4 @@
-// The process's one hf_runner.py host (scripts/hf_runner.py's docstring states its protocol):
+// The process's one hf_runner.py host (runtime/hf_runner.py's docstring states its protocol):
 // every Hugging Face model a convgate process loads, and the inputs made for them, go through it,
 // so transformers, torch and optimum are imported once per process rather than once per model and
 // step (a verify of the tiny gpt2 started five Python processes, ~6 s of imports each).

@@ -7,6 +7,7 @@
 #include "backends/openvino/ov_model.h"
 #endif
 #include "convgate/core/file_util.h"
+#include "convgate/core/install_layout.h"
 #include "convgate/core/python_env.h"
 
 namespace convgate::backends {
@@ -21,7 +22,7 @@ const char* RunnerOverride() {
 
 fs::path RunnerScript() {
   if (const char* script = RunnerOverride()) return script;
-  return fs::path(CONVGATE_SOURCE_DIR) / "src" / "backends" / "openvino" / "openvino_runner.py";
+  return RuntimeScript("openvino_runner.py", nullptr);
 }
 
 // In-process unless CONVGATE_OPENVINO_RUNNER names a runner (or this build has no runtime).

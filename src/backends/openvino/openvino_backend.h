@@ -8,7 +8,7 @@
 // CONVGATE_VENV): Load starts one runner process (openvino_runner.py) that reads and compiles the
 // model once and then serves every Run of the Model over a JSON-lines protocol, tensors
 // travelling in .npz files in a folder of the Model's own; the runner defaults to
-// src/backends/openvino/openvino_runner.py in the source tree convgate was built from.
+// runtime/openvino_runner.py in the source tree convgate was built from.
 //
 // Behaviour:
 //  - signature(): OpenVINO's view of the model's inputs and outputs (names, element types,

@@ -4,17 +4,14 @@
 
 #include "backends/runner/runner_model.h"
 #include "convgate/core/file_util.h"
+#include "convgate/core/install_layout.h"
 
 namespace convgate::backends {
 namespace {
 
 namespace fs = std::filesystem;
 
-fs::path RunnerScript() {
-  const char* script = std::getenv("CONVGATE_PT2_RUNNER");
-  if (script != nullptr && script[0] != '\0') return script;
-  return fs::path(CONVGATE_SOURCE_DIR) / "scripts" / "pt2_runner.py";
-}
+fs::path RunnerScript() { return RuntimeScript("pt2_runner.py", "CONVGATE_PT2_RUNNER"); }
 
 class TorchExportBackend : public Backend {
  public:

@@ -2,7 +2,7 @@
 OpenVINO verify-conversion gate's rule), how the backend runs it (greedy generation or one forward
 pass), the ports it declares, and inputs that exercise it (ids inside the vocabulary, attention
 masks of ones, token types of zeros, pixel values at the config's channels and image size, audio at
-the length the model takes). Read by scripts/hf_runner.py; reads config.json and tokenizer files
+the length the model takes). Read by runtime/hf_runner.py; reads config.json and tokenizer files
 only (no torch, no transformers), so `describe` and `inputs` start in a fraction of a second.
 """
 import json

@@ -3,7 +3,7 @@ serving every sample on the project venv's PyTorch.
 
     <venv>/bin/python pt2_runner.py PROGRAM.pt2 [--threads N]
 
-The protocol is the openvino runner's (src/backends/openvino/openvino_runner.py): JSON lines,
+The protocol is the openvino runner's (runtime/openvino_runner.py): JSON lines,
 requests on stdin, one response line each on stdout, tensors in .npz files.
 
   start-up   torch.export.load(PROGRAM), then once:
@@ -25,10 +25,9 @@ import os
 import sys
 import traceback
 
-# The openvino backend's runner speaks the same protocol: its failures, responses, serving loop and
-# start-up are this runner's too.
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "src",
-                                "backends", "openvino"))
+# The openvino backend's runner (beside this file) speaks the same protocol: its failures,
+# responses, serving loop and start-up are this runner's too.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from openvino_runner import Failure, run_runner  # noqa: E402
 
 

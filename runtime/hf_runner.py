@@ -13,7 +13,7 @@ encoder-decoder models), run with optimum-intel on OpenVINO's CPU plugin at floa
 precision (the plugin would otherwise pick bf16 on CPUs that have it, which is a different
 computation than the one being verified).
 
-The task comes from config.json by OpenVINO's verify-conversion rule (scripts/hf_tasks.py:
+The task comes from config.json by OpenVINO's verify-conversion rule (runtime/hf_tasks.py:
 pipeline_tag, then encoder-decoder types, then the architecture class). Generative tasks
 (text-generation, text2text-generation, Whisper-style speech recognition) declare
     input  input_ids          int64[1, sequence]   the prompt's token ids (speech: input_features
@@ -76,9 +76,8 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hf_generate  # noqa: E402  the loader and the greedy generation, shared with the zoo tools
 import hf_tasks  # noqa: E402  the task, its ports and inputs that exercise it
-# The openvino backend's runner speaks the same protocol: its response writer and parent watch.
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "src",
-                                "backends", "openvino"))
+# The openvino backend's runner (beside this file) speaks the same protocol: its response writer
+# and parent watch.
 from openvino_runner import respond, watch_parent  # noqa: E402
 
 EXIT_USAGE = 2

@@ -270,7 +270,7 @@ def serve(runner, requests, responses):
 
 
 def run_runner(package, make_runner):
-    """A runner's life after its arguments are parsed (shared with scripts/pt2_runner.py): the
+    """A runner's life after its arguments are parsed (shared with runtime/pt2_runner.py): the
     response stream (a duplicate of stdout, which is pointed at stderr so nothing a library prints
     can corrupt it), the parent watch, importing numpy and `package` (a missing one is a clear
     start-up failure), make_runner(the module) -> an object with hello() and run(request), its

@@ -237,7 +237,7 @@ def name_inputs(model, names, whose):
 def convert_transformers(ov, source):
     """The verify-conversion gate's Path B for a Hugging Face folder: transformers' PyTorch model
     for the folder's task, traced by convert_model on the inputs the hf backend makes for it
-    (scripts/hf_tasks.py), the IR's inputs named as the model's forward() arguments and its
+    (runtime/hf_tasks.py), the IR's inputs named as the model's forward() arguments and its
     outputs as the model's output keys (logits, ...), so the hf backend's run of the folder and
     the IR compare by name. Generative models are refused: an IR of one forward pass has no
     generate loop to compare with the folder's greedy generation."""
