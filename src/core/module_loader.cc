@@ -7,6 +7,7 @@
 #include <map>
 #include <mutex>
 
+#include "convgate/core/install_layout.h"
 #include "convgate/version.h"
 
 namespace convgate {
@@ -55,9 +56,14 @@ std::vector<fs::path> ModuleSearchPath() {
       rest.remove_prefix(colon + 1);
     }
   }
-  if (const fs::path binary = RunningBinaryFolder(); !binary.empty()) {
+  const fs::path binary = RunningBinaryFolder();
+  if (!binary.empty()) {
     folders.push_back(binary);
     folders.push_back((binary / ".." / "lib" / "convgate").lexically_normal());
+  }
+  // A program linking libconvgate.so: the modules installed beside the library.
+  if (const fs::path code = CodeFolder(); !code.empty() && code != binary) {
+    folders.push_back(code / "convgate");
   }
   folders.emplace_back(CONVGATE_PLUGIN_BUILD_DIR);
   return folders;

@@ -17,8 +17,9 @@
 namespace convgate {
 
 // Where modules are looked for, in order: each folder of $CONVGATE_PLUGIN_PATH (':'-separated),
-// the folder of the running binary, <that folder>/../lib/convgate (an installed layout), and the
-// folder this build writes its modules to (so tests in the build tree find them).
+// the folder of the running binary, <that folder>/../lib/convgate (an installed layout), the
+// folder convgate/ beside libconvgate.so in a program linking it (install_layout.h CodeFolder),
+// and the folder this build writes its modules to (so tests in the build tree find them).
 std::vector<std::filesystem::path> ModuleSearchPath();
 
 // "0.1.0 (fc7e89677790)": kVersion and kBuildCommit of this build.
