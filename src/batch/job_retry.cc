@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "convgate/batch/job_policy.h"
+#include "convgate/core/exit_code.h"
 
 namespace convgate::batch {
 namespace {
@@ -28,8 +29,25 @@ bool IsTransientJobFailure(const store::JobRecord& job) {
   if (job.error_category == "killed") return true;
   if (job.exit_code == kExitTempFail) return true;
   // Could not run (exit 3, refined by its stage: convert-failed, load-failed, ...).
-  const bool could_not_run = job.exit_code == 3 && job.signal == 0;
+  const bool could_not_run =
+      job.exit_code == static_cast<int>(ExitCode::kCannotRun) && job.signal == 0;
   return could_not_run && MentionsTransient(job.error_text);
+}
+
+std::string ErrorCategoryOfExit(int exit_code) {
+  switch (static_cast<ExitCode>(exit_code)) {
+    case ExitCode::kUsage:
+      return "usage";
+    case ExitCode::kCannotRun:
+      return "cannot-run";
+    case ExitCode::kInternal:
+      return "internal";
+    case ExitCode::kInterrupted:
+    case ExitCode::kTerminated:
+      return "interrupted";
+    default:
+      return "unexpected-exit";
+  }
 }
 
 double JobRetryBackoffSeconds(int attempt) {

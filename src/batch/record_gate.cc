@@ -1,6 +1,8 @@
 #include "convgate/batch/record_gate.h"
 
 #include "convgate/batch/batch.h"
+#include "convgate/batch/job_policy.h"
+#include "convgate/core/exit_code.h"
 #include "convgate/core/file_util.h"
 #include "convgate/report/json_text.h"
 
@@ -17,16 +19,13 @@ std::string Joined(const std::vector<std::string>& words) {
 // that exited; report.json's error stage refines "cannot-run").
 void ClassifyExit(int exit_code, store::JobRecord& job) {
   job.exit_code = exit_code;
-  if (exit_code == 0) {
+  if (exit_code == static_cast<int>(ExitCode::kPassed)) {
     job.verdict = "pass";
-  } else if (exit_code == 1) {
+  } else if (exit_code == static_cast<int>(ExitCode::kFailed)) {
     job.verdict = "fail";
   } else {
     job.verdict = "error";
-    job.error_category = exit_code == 2   ? "usage"
-                         : exit_code == 3 ? "cannot-run"
-                         : exit_code == 4 ? "internal"
-                                          : "interrupted";
+    job.error_category = ErrorCategoryOfExit(exit_code);
   }
 }
 

@@ -61,21 +61,6 @@ store::JobRecord BaseRecord(const PlannedJob& planned, const fs::path& result_di
   return job;
 }
 
-// The category of an exit code convgate documents (core/exit_code.h); 3 is refined by the stage
-// report.json names ("convert-failed").
-std::string CategoryOfExit(int exit_code) {
-  switch (exit_code) {
-    case 2:
-      return "usage";
-    case 3:
-      return "cannot-run";
-    case 4:
-      return "internal";
-    default:
-      return "unexpected-exit";
-  }
-}
-
 std::string SignalName(int signal) {
   const char* name = ::strsignal(signal);
   return name != nullptr ? name : "signal " + std::to_string(signal);
@@ -111,7 +96,7 @@ void Classify(const SubprocessResult& result, store::JobRecord& job) {
     return;
   }
   job.verdict = "error";
-  job.error_category = CategoryOfExit(result.exit_code);
+  job.error_category = ErrorCategoryOfExit(result.exit_code);
   job.error_text = tail;
 }
 

@@ -124,5 +124,16 @@ TEST(RecordGateTest, GateJobReadsVerdictFiguresAndErrorStage) {
   EXPECT_EQ(job.error_text, "b.onnx: truncated");
 }
 
+// One mapping of convgate's exit codes to a job's error category, for a child that exited and
+// for a gate recorded in-process alike.
+TEST(JobPolicyTest, ExitCodesHaveOneErrorCategory) {
+  EXPECT_EQ(ErrorCategoryOfExit(2), "usage");
+  EXPECT_EQ(ErrorCategoryOfExit(3), "cannot-run");
+  EXPECT_EQ(ErrorCategoryOfExit(4), "internal");
+  EXPECT_EQ(ErrorCategoryOfExit(130), "interrupted");
+  EXPECT_EQ(ErrorCategoryOfExit(143), "interrupted");
+  EXPECT_EQ(ErrorCategoryOfExit(75), "unexpected-exit");
+}
+
 }  // namespace
 }  // namespace convgate::batch

@@ -9,6 +9,11 @@
 
 namespace convgate::batch {
 
+// The error category of a job whose convgate exited with `exit_code` (core/exit_code.h): "usage"
+// (2), "cannot-run" (3, refined later by the stage report.json names: "convert-failed"),
+// "internal" (4), "interrupted" (130, 143), else "unexpected-exit".
+std::string ErrorCategoryOfExit(int exit_code);
+
 // A job that ended in error under an address-space limit (`limit_bytes` > 0) because memory ran
 // out becomes category "oom", its text naming the limit with a hint. The signs: std::bad_alloc or
 // an allocator's message in its error text, or death by SIGKILL, SIGSEGV, SIGABRT or SIGBUS (a
