@@ -1,8 +1,10 @@
 #include <cstdio>
 #include <utility>
+#include <variant>
 
 #include "convgate/batch/batch.h"
 #include "convgate/core/units.h"
+#include "convgate/store/job_fields.h"
 
 namespace convgate::batch {
 namespace {
@@ -20,24 +22,20 @@ std::string Seconds(double seconds) {
 }  // namespace
 
 nlohmann::json JobJson(const store::JobRecord& job) {
-  return {{"id", job.entry_id},
-          {"model_id", job.model_id},
-          {"model_sha256", job.model_sha256},
-          {"model_type", job.model_type},
-          {"model_type_source", job.model_type_source},
-          {"command", job.command},
-          {"conversion", job.conversion},
-          {"conversion_params", job.conversion_params},
-          {"converter_version", job.converter_version},
-          {"verdict", job.verdict},
-          {"exit_code", job.exit_code},
-          {"signal", job.signal},
-          {"seconds", job.duration_seconds},
-          {"error_category", job.error_category},
-          {"error", job.error_text},
-          {"result_dir", job.result_dir},
-          {"finished_at", job.finished_at},
-          {"model_origins", ModelOriginsOf(job)}};
+  nlohmann::json json = nlohmann::json::object();
+  for (const store::JobField& field : store::JobFields()) {
+    if (field
+            .json_text) {  // model_origin: the document, or null for none (or a row edited by hand)
+      const std::string& text = job.*std::get<std::string store::JobRecord::*>(field.member);
+      nlohmann::json parsed = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+      json[field.json_key] = parsed.is_array() ? parsed : nlohmann::json(nullptr);
+      continue;
+    }
+    std::visit([&](auto member) { json[field.json_key] = job.*member; }, field.member);
+  }
+  // summary.json and the Slurm summary have always named the entry "id".
+  json["id"] = job.entry_id;
+  return json;
 }
 
 nlohmann::json ModelOriginsOf(const store::JobRecord& job) {

@@ -54,26 +54,10 @@ std::vector<Regression> FindRegressions(const std::vector<store::HistoryRow>& jo
 
 nlohmann::json RowJson(const store::HistoryRow& row) {
   const store::JobRecord& job = row.job;
-  nlohmann::json json = {{"run_id", row.run_id},
-                         {"entry_id", job.entry_id},
-                         {"model_id", job.model_id},
-                         {"model_sha256", job.model_sha256},
-                         {"model_type", job.model_type},
-                         {"model_type_source", job.model_type_source},
-                         {"command", job.command},
-                         {"conversion", job.conversion},
-                         {"conversion_params", job.conversion_params},
-                         {"conversion_label", store::ConversionLabel(job)},
-                         {"converter_version", job.converter_version},
-                         {"conversion_path", job.conversion_path},
-                         {"verdict", job.verdict},
-                         {"exit_code", job.exit_code},
-                         {"error_category", job.error_category},
-                         {"error", job.error_text},
-                         {"seconds", job.duration_seconds},
-                         {"finished_at", job.finished_at},
-                         {"result_dir", job.result_dir},
-                         {"model_origins", batch::ModelOriginsOf(job)}};
+  nlohmann::json json = batch::JobJson(job);
+  json.erase("id");  // history names it entry_id, as the store does
+  json["run_id"] = row.run_id;
+  json["conversion_label"] = store::ConversionLabel(job);
   const auto optional = [](const auto& value) {
     return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
   };

@@ -1,18 +1,18 @@
-// The columns of a history row, in the order both stores' ReadHistoryRow read them (0-22 the job,
-// 23-29 the figures over its outputs), spelled once in SQL that SQLite and PostgreSQL both take.
+// The columns of a history row, in the order both stores' ReadHistoryRow read them: the run and
+// job ids, the job's fields (job_fields.h), then the figures over its outputs; spelled once in SQL
+// that SQLite and PostgreSQL both take.
 #pragma once
 
 #include <string>
 
+#include "convgate/store/job_fields.h"
 #include "convgate/store/store.h"
 
 namespace convgate::store {
 
-inline constexpr char kJobColumns[] =
-    "j.run_id, j.id, j.entry_id, j.entry_key, j.model_id, j.model_path, j.model_sha256, "
-    "j.model_type, j.model_type_source, j.command, j.conversion, j.conversion_path, j.verdict, "
-    "j.exit_code, j.signal, j.duration_seconds, j.error_category, j.error_text, j.result_dir, "
-    "j.finished_at, j.model_origin, j.conversion_params, j.converter_version, ";
+// Where the job's fields begin in a history row, and where the figures do.
+inline constexpr int kFirstJobColumn = 2;
+inline int FirstFigureColumn() { return kFirstJobColumn + static_cast<int>(JobFields().size()); }
 
 // The worst figures over a job's outputs (largest errors, total mismatches, smallest cosine and
 // SNR, total non-finite elements), or typed NULLs when the query does not want them: the index
@@ -44,7 +44,18 @@ inline std::string SeriesColumns(const std::string& alias) {
 
 // "SELECT <job columns>, <figure columns or NULLs>".
 inline std::string SelectHistoryColumns(bool with_figures) {
-  return std::string("SELECT ") + kJobColumns + (with_figures ? kFigureColumns : kNoFigureColumns);
+  return "SELECT j.run_id, j.id, " + JobColumnList("j.") + ", " +
+         (with_figures ? kFigureColumns : kNoFigureColumns);
+}
+
+// The INSERT of a job row: run_id then the job's fields, as numbered parameters spelled `mark`
+// ("?" for SQLite, "$" for PostgreSQL) 1 to 1 + JobFields().size().
+inline std::string InsertJobSql(char mark) {
+  std::string values;
+  for (size_t index = 1; index <= JobFields().size() + 1; ++index) {
+    values += (index == 1 ? "" : ", ") + std::string(1, mark) + std::to_string(index);
+  }
+  return "INSERT INTO jobs (run_id, " + JobColumnList("") + ") VALUES (" + values + ")";
 }
 
 }  // namespace convgate::store

@@ -8,7 +8,10 @@
 #include <cstdio>
 #include <pqxx/pqxx>
 #include <string_view>
+#include <type_traits>
 #include <utility>
+#include <variant>
+#include <vector>
 
 #include "convgate/core/numbers.h"
 #include "convgate/core/utf8.h"
@@ -157,35 +160,31 @@ HistoryRow ReadHistoryRow(const pqxx::row& row) {
   HistoryRow history;
   history.run_id = row[0].as<int64_t>();
   history.job_id = row[1].as<int64_t>();
-  JobRecord& job = history.job;
-  job.entry_id = Text(row[2]);
-  job.entry_key = Text(row[3]);
-  job.model_id = Text(row[4]);
-  job.model_path = Text(row[5]);
-  job.model_sha256 = Text(row[6]);
-  job.model_type = Text(row[7]);
-  job.model_type_source = Text(row[8]);
-  job.command = Text(row[9]);
-  job.conversion = Text(row[10]);
-  job.conversion_path = Text(row[11]);
-  job.verdict = Text(row[12]);
-  job.exit_code = row[13].as<int>();
-  job.signal = row[14].as<int>();
-  job.duration_seconds = OptionalDouble(row[15]).value_or(0.0);
-  job.error_category = Text(row[16]);
-  job.error_text = Text(row[17]);
-  job.result_dir = Text(row[18]);
-  job.finished_at = Text(row[19]);
-  job.model_origin = Text(row[20]);
-  job.conversion_params = Text(row[21]);
-  job.converter_version = Text(row[22]);
-  history.max_abs_error = OptionalDouble(row[23]);
-  history.mean_abs_error = OptionalDouble(row[24]);
-  history.mismatches = OptionalInt(row[25]);
-  history.cosine = OptionalDouble(row[26]);
-  history.snr_db = OptionalDouble(row[27]);
-  history.non_finite = OptionalInt(row[28]);
-  history.introduced_non_finite = OptionalInt(row[29]);
+  int column = kFirstJobColumn;
+  for (const JobField& field : JobFields()) {
+    std::visit(
+        [&](auto member) {
+          auto& value = history.job.*member;
+          using Value = std::decay_t<decltype(value)>;
+          if constexpr (std::is_same_v<Value, std::string>) {
+            value = Text(row[column]);
+          } else if constexpr (std::is_same_v<Value, int>) {
+            value = row[column].as<int>();
+          } else {
+            value = OptionalDouble(row[column]).value_or(0.0);
+          }
+        },
+        field.member);
+    ++column;
+  }
+  const int figures = FirstFigureColumn();
+  history.max_abs_error = OptionalDouble(row[figures]);
+  history.mean_abs_error = OptionalDouble(row[figures + 1]);
+  history.mismatches = OptionalInt(row[figures + 2]);
+  history.cosine = OptionalDouble(row[figures + 3]);
+  history.snr_db = OptionalDouble(row[figures + 4]);
+  history.non_finite = OptionalInt(row[figures + 5]);
+  history.introduced_non_finite = OptionalInt(row[figures + 6]);
   return history;
 }
 
@@ -306,15 +305,7 @@ Status PostgresStore::Prepare() {
                          "INSERT INTO runs (manifest, host, convgate_version, shard, argv, "
                          "started_at) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id");
     connection_->prepare("end_run", "UPDATE runs SET ended_at = $1 WHERE id = $2");
-    connection_->prepare(
-        "insert_job",
-        "INSERT INTO jobs (run_id, entry_id, entry_key, model_id, model_path, model_sha256, "
-        "model_type, model_type_source, command, conversion, conversion_path, verdict, exit_code, "
-        "signal, duration_seconds, error_category, error_text, result_dir, finished_at, "
-        "model_origin, conversion_params, converter_version) VALUES "
-        "($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, "
-        "$20, $21, $22) "
-        "RETURNING id");
+    connection_->prepare("insert_job", InsertJobSql('$') + " RETURNING id");
     connection_->prepare(
         "insert_output",
         "INSERT INTO outputs (job_id, sample, output, verdict, max_abs_error, mean_abs_error, "
@@ -373,14 +364,24 @@ Status PostgresStore::EndRun(int64_t run_id, const std::string& ended_at) {
 void PostgresStore::InsertJob(int64_t run_id, const JobRecord& job) {
   // One transaction: a writer killed or disconnected before commit leaves nothing behind.
   pqxx::work txn(*connection_);
-  pqxx::row row = txn.exec_prepared1(
-      "insert_job", run_id, Utf8(job.entry_id), Utf8(job.entry_key), Utf8(job.model_id),
-      Utf8(job.model_path), Utf8(job.model_sha256), Utf8(job.model_type),
-      Utf8(job.model_type_source), Utf8(job.command), Utf8(job.conversion),
-      Utf8(job.conversion_path), Utf8(job.verdict), job.exit_code, job.signal,
-      DoubleText(job.duration_seconds), Utf8(job.error_category), Utf8(job.error_text),
-      Utf8(job.result_dir), Utf8(job.finished_at), Utf8(job.model_origin),
-      Utf8(job.conversion_params), Utf8(job.converter_version));
+  // Every parameter as text (libpq's default format): the server reads each as its column's type.
+  std::vector<std::string> values = {std::to_string(run_id)};
+  for (const JobField& field : JobFields()) {
+    std::visit(
+        [&](auto member) {
+          const auto& value = job.*member;
+          using Value = std::decay_t<decltype(value)>;
+          if constexpr (std::is_same_v<Value, std::string>) {
+            values.push_back(Utf8(value));
+          } else if constexpr (std::is_same_v<Value, int>) {
+            values.push_back(std::to_string(value));
+          } else {
+            values.push_back(DoubleText(value));
+          }
+        },
+        field.member);
+  }
+  pqxx::row row = txn.exec_prepared1("insert_job", pqxx::prepare::make_dynamic_params(values));
   const int64_t job_id = row[0].as<int64_t>();
   for (const OutputRecord& output : job.outputs) {
     const std::optional<std::string> max_abs = NullableText(output.max_abs_error);

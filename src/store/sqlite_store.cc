@@ -6,7 +6,10 @@
 
 #include <array>
 #include <string_view>
+#include <type_traits>
 #include <utility>
+#include <variant>
+#include <vector>
 
 #include "store/history_columns.h"
 
@@ -135,35 +138,31 @@ HistoryRow ReadHistoryRow(const Statement& stmt) {
   HistoryRow row;
   row.run_id = stmt.Int(0);
   row.job_id = stmt.Int(1);
-  JobRecord& job = row.job;
-  job.entry_id = stmt.Text(2);
-  job.entry_key = stmt.Text(3);
-  job.model_id = stmt.Text(4);
-  job.model_path = stmt.Text(5);
-  job.model_sha256 = stmt.Text(6);
-  job.model_type = stmt.Text(7);
-  job.model_type_source = stmt.Text(8);
-  job.command = stmt.Text(9);
-  job.conversion = stmt.Text(10);
-  job.conversion_path = stmt.Text(11);
-  job.verdict = stmt.Text(12);
-  job.exit_code = static_cast<int>(stmt.Int(13));
-  job.signal = static_cast<int>(stmt.Int(14));
-  job.duration_seconds = stmt.OptionalDouble(15).value_or(0.0);
-  job.error_category = stmt.Text(16);
-  job.error_text = stmt.Text(17);
-  job.result_dir = stmt.Text(18);
-  job.finished_at = stmt.Text(19);
-  job.model_origin = stmt.Text(20);
-  job.conversion_params = stmt.Text(21);
-  job.converter_version = stmt.Text(22);
-  row.max_abs_error = stmt.OptionalDouble(23);
-  row.mean_abs_error = stmt.OptionalDouble(24);
-  row.mismatches = stmt.OptionalInt(25);
-  row.cosine = stmt.OptionalDouble(26);
-  row.snr_db = stmt.OptionalDouble(27);
-  row.non_finite = stmt.OptionalInt(28);
-  row.introduced_non_finite = stmt.OptionalInt(29);
+  int column = kFirstJobColumn;
+  for (const JobField& field : JobFields()) {
+    std::visit(
+        [&](auto member) {
+          auto& value = row.job.*member;
+          using Value = std::decay_t<decltype(value)>;
+          if constexpr (std::is_same_v<Value, std::string>) {
+            value = stmt.Text(column);
+          } else if constexpr (std::is_same_v<Value, int>) {
+            value = static_cast<int>(stmt.Int(column));
+          } else {
+            value = stmt.OptionalDouble(column).value_or(0.0);
+          }
+        },
+        field.member);
+    ++column;
+  }
+  const int figures = FirstFigureColumn();
+  row.max_abs_error = stmt.OptionalDouble(figures);
+  row.mean_abs_error = stmt.OptionalDouble(figures + 1);
+  row.mismatches = stmt.OptionalInt(figures + 2);
+  row.cosine = stmt.OptionalDouble(figures + 3);
+  row.snr_db = stmt.OptionalDouble(figures + 4);
+  row.non_finite = stmt.OptionalInt(figures + 5);
+  row.introduced_non_finite = stmt.OptionalInt(figures + 6);
   return row;
 }
 
@@ -302,37 +301,14 @@ Status SqliteStore::EndRun(int64_t run_id, const std::string& ended_at) {
 }
 
 Status SqliteStore::InsertJob(int64_t run_id, const JobRecord& job) {
-  Statement stmt(
-      db_,
-      "INSERT INTO jobs (run_id, entry_id, entry_key, model_id, model_path, model_sha256, "
-      "model_type, model_type_source, command, conversion, conversion_path, verdict, exit_code, "
-      "signal, duration_seconds, error_category, error_text, result_dir, finished_at, "
-      "model_origin, conversion_params, converter_version) VALUES "
-      "(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, "
-      "?20, ?21, ?22)");
+  Statement stmt(db_, InsertJobSql('?'));
   if (!stmt.prepared()) return Error("preparing the job row");
   stmt.Bind(1, run_id);
-  stmt.Bind(2, job.entry_id);
-  stmt.Bind(3, job.entry_key);
-  stmt.Bind(4, job.model_id);
-  stmt.Bind(5, job.model_path);
-  stmt.Bind(6, job.model_sha256);
-  stmt.Bind(7, job.model_type);
-  stmt.Bind(8, job.model_type_source);
-  stmt.Bind(9, job.command);
-  stmt.Bind(10, job.conversion);
-  stmt.Bind(11, job.conversion_path);
-  stmt.Bind(12, job.verdict);
-  stmt.Bind(13, job.exit_code);
-  stmt.Bind(14, job.signal);
-  stmt.Bind(15, job.duration_seconds);
-  stmt.Bind(16, job.error_category);
-  stmt.Bind(17, job.error_text);
-  stmt.Bind(18, job.result_dir);
-  stmt.Bind(19, job.finished_at);
-  stmt.Bind(20, job.model_origin);
-  stmt.Bind(21, job.conversion_params);
-  stmt.Bind(22, job.converter_version);
+  int index = 2;
+  for (const JobField& field : JobFields()) {
+    std::visit([&](auto member) { stmt.Bind(index, job.*member); }, field.member);
+    ++index;
+  }
   if (sqlite3_step(stmt.get()) != SQLITE_DONE) return Error("recording job " + job.entry_id);
   const int64_t job_id = sqlite3_last_insert_rowid(db_);
   Statement output_stmt(
