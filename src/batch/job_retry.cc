@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "convgate/batch/job_policy.h"
+#include "convgate/core/backoff.h"
 #include "convgate/core/exit_code.h"
 
 namespace convgate::batch {
@@ -50,8 +51,6 @@ std::string ErrorCategoryOfExit(int exit_code) {
   }
 }
 
-double JobRetryBackoffSeconds(int attempt) {
-  return std::min(30.0, std::pow(2.0, std::max(0, attempt - 2)));
-}
+double JobRetryBackoffSeconds(int attempt) { return ExponentialBackoff(1.0, 30.0, attempt - 2); }
 
 }  // namespace convgate::batch

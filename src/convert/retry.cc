@@ -6,6 +6,8 @@
 #include <csignal>
 #include <cstdlib>
 
+#include "convgate/core/backoff.h"
+
 namespace convgate::convert {
 namespace {
 
@@ -63,8 +65,7 @@ double ConverterStallSeconds() {
 }
 
 double BackoffSeconds(double base_seconds, int retry) {
-  const double delay = base_seconds * std::pow(2.0, std::max(retry - 1, 0));
-  return std::clamp(delay, 0.0, kMaxBackoffSeconds);
+  return ExponentialBackoff(base_seconds, kMaxBackoffSeconds, retry - 1);
 }
 
 AttemptResult RunConversionScript(const std::vector<std::string>& argv, double timeout_seconds,

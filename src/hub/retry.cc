@@ -9,6 +9,8 @@
 #include <random>
 #include <thread>
 
+#include "convgate/core/backoff.h"
+
 namespace convgate::hub {
 namespace {
 
@@ -46,10 +48,8 @@ std::optional<double> ParseRetryAfter(const std::string& value, int64_t now_unix
 }
 
 double BackoffSeconds(const RetryPolicy& policy, int retry, double unit_random) {
-  const double ceiling =
-      std::min(policy.backoff_max_seconds,
-               policy.backoff_base_seconds * std::ldexp(1.0, std::min(retry, 62)));
-  return std::max(0.0, ceiling) * std::clamp(unit_random, 0.0, 1.0);
+  return ExponentialBackoff(policy.backoff_base_seconds, policy.backoff_max_seconds, retry,
+                            unit_random);
 }
 
 std::string DescribeFailure(const HttpResponse& response) {
