@@ -9,6 +9,7 @@
 #include "convgate/batch/batch.h"
 #include "convgate/batch/preflight.h"
 #include "convgate/core/subprocess.h"
+#include "convgate/core/text_table.h"
 
 namespace convgate::batch {
 namespace {
@@ -77,23 +78,6 @@ ExitCode ExitCodeOf(const SlurmSummary& summary) {
   if (summary.failed > 0) return ExitCode::kFailed;
   if (summary.errors > 0 || !summary.missing.empty()) return ExitCode::kCannotRun;
   return ExitCode::kPassed;
-}
-
-std::string Padded(const std::string& text, size_t width) {
-  return text.size() >= width ? text + " " : text + std::string(width - text.size(), ' ');
-}
-
-std::string VerdictWord(const std::string& verdict) {
-  if (verdict == "pass") return "PASS";
-  if (verdict == "fail") return "FAIL";
-  return "ERROR";
-}
-
-std::string ErrorText(const store::JobRecord& job) {
-  std::string error = job.error_category;
-  const std::string first_line = job.error_text.substr(0, job.error_text.find('\n'));
-  if (!first_line.empty()) error += (error.empty() ? "" : ": ") + first_line;
-  return error.size() > 100 ? error.substr(0, 97) + "..." : error;
 }
 
 std::string TaskProblemText(const SlurmTaskProblem& problem) {
@@ -242,27 +226,18 @@ std::string SlurmSummaryText(const SlurmSummary& summary) {
   std::string text = "convgate batch " + summary.manifest + " --slurm  (Slurm job " +
                      summary.job_id + ", " + std::to_string(summary.tasks) + " tasks, store " +
                      summary.store + ")\n\n";
-  size_t id_width = 5;
+  TextTable table({"entry", "task", "verdict", "seconds", "error"});
   for (const store::JobRecord& job : summary.jobs) {
-    id_width = std::max(id_width, job.entry_id.size());
+    table.AddRow({job.entry_id, std::to_string(TaskOf(summary, job.entry_id)),
+                  VerdictWord(job.verdict), JobSecondsText(job.duration_seconds),
+                  JobErrorText(job)});
   }
   for (const SlurmMissingEntry& entry : summary.missing) {
-    id_width = std::max(id_width, entry.id.size());
+    table.AddRow(
+        {entry.id, std::to_string(entry.task), "MISSING", "-",
+         "no result in the store: task " + std::to_string(entry.task) + " did not record it"});
   }
-  text += Padded("entry", id_width + 1) + Padded("task", 5) + Padded("verdict", 8) +
-          Padded("seconds", 8) + "error\n";
-  for (const store::JobRecord& job : summary.jobs) {
-    char seconds[32];
-    std::snprintf(seconds, sizeof(seconds), "%.2f", job.duration_seconds);
-    const int task = TaskOf(summary, job.entry_id);
-    text += Padded(job.entry_id, id_width + 1) + Padded(std::to_string(task), 5) +
-            Padded(VerdictWord(job.verdict), 8) + Padded(seconds, 8) + ErrorText(job) + "\n";
-  }
-  for (const SlurmMissingEntry& entry : summary.missing) {
-    text += Padded(entry.id, id_width + 1) + Padded(std::to_string(entry.task), 5) +
-            Padded("MISSING", 8) + Padded("-", 8) + "no result in the store: task " +
-            std::to_string(entry.task) + " did not record it\n";
-  }
+  text += table.Render();
   text += "\n";
   for (const SlurmTaskProblem& problem : summary.task_problems) {
     text += TaskProblemText(problem) + "\n";

@@ -3,23 +3,29 @@
 #include <variant>
 
 #include "convgate/batch/batch.h"
+#include "convgate/core/text_table.h"
 #include "convgate/core/units.h"
 #include "convgate/store/job_fields.h"
 
 namespace convgate::batch {
-namespace {
-
-std::string Padded(const std::string& text, size_t width) {
-  return text.size() >= width ? text + " " : text + std::string(width - text.size(), ' ');
+std::string VerdictWord(const std::string& verdict) {
+  if (verdict == "pass") return "PASS";
+  if (verdict == "fail") return "FAIL";
+  return "ERROR";
 }
 
-std::string Seconds(double seconds) {
+std::string JobSecondsText(double seconds) {
   char text[32];
   std::snprintf(text, sizeof(text), "%.2f", seconds);
   return text;
 }
 
-}  // namespace
+std::string JobErrorText(const store::JobRecord& job) {
+  std::string error = job.error_category;
+  const std::string first_line = job.error_text.substr(0, job.error_text.find('\n'));
+  if (!first_line.empty()) error += (error.empty() ? "" : ": ") + first_line;
+  return error.size() > 100 ? error.substr(0, 97) + "..." : error;
+}
 
 nlohmann::json JobJson(const store::JobRecord& job) {
   nlohmann::json json = nlohmann::json::object();
@@ -72,29 +78,17 @@ nlohmann::json SummaryJson(const BatchSummary& summary) {
 }
 
 std::string SummaryText(const BatchSummary& summary) {
-  size_t id_width = 5;
-  for (const store::JobRecord& job : summary.jobs)
-    id_width = std::max(id_width, job.entry_id.size());
   std::string text = "convgate batch " + summary.manifest + "  (store " + summary.store + ", run " +
                      std::to_string(summary.run_id) + ")\n\n";
   if (!summary.jobs.empty()) {
-    text += Padded("entry", id_width + 1) + Padded("command", 8) + Padded("model type", 34) +
-            Padded("verdict", 8) + Padded("seconds", 8) + "error\n";
+    TextTable table({"entry", "command", "model type", "verdict", "seconds", "error"});
     for (const store::JobRecord& job : summary.jobs) {
       std::string type = job.model_type.empty() ? "-" : job.model_type;
       type += " (" + job.model_type_source + ")";
-      std::string error = job.error_category;
-      const std::string first_line = job.error_text.substr(0, job.error_text.find('\n'));
-      if (!first_line.empty()) error += (error.empty() ? "" : ": ") + first_line;
-      if (error.size() > 100) error = error.substr(0, 97) + "...";
-      text += Padded(job.entry_id, id_width + 1) + Padded(job.command, 8) + Padded(type, 34) +
-              Padded(job.verdict == "pass"   ? "PASS"
-                     : job.verdict == "fail" ? "FAIL"
-                                             : "ERROR",
-                     8) +
-              Padded(Seconds(job.duration_seconds), 8) + error + "\n";
+      table.AddRow({job.entry_id, job.command, type, VerdictWord(job.verdict),
+                    JobSecondsText(job.duration_seconds), JobErrorText(job)});
     }
-    text += "\n";
+    text += table.Render() + "\n";
   }
   text += "entries " + std::to_string(summary.entries);
   if (summary.entries != summary.manifest_entries) {
@@ -121,7 +115,7 @@ std::string SummaryText(const BatchSummary& summary) {
   if (summary.retried > 0) {
     text += ", " + std::to_string(summary.retried) + " retried after a transient failure";
   }
-  text += "; wall " + Seconds(summary.wall_seconds) + " s\n";
+  text += "; wall " + JobSecondsText(summary.wall_seconds) + " s\n";
   text += CacheCleanupText(summary.cache_cleanup);
   if (summary.interrupted) {
     return text + "BATCH INTERRUPTED: the unfinished entries run again with --resume\n";

@@ -9,6 +9,7 @@
 #include "cli/command.h"
 #include "cli/history_trend.h"
 #include "convgate/batch/batch.h"
+#include "convgate/core/text_table.h"
 #include "convgate/report/json_text.h"
 #include "convgate/store/location.h"
 #include "convgate/store/store.h"
@@ -71,10 +72,6 @@ nlohmann::json RowJson(const store::HistoryRow& row) {
   return json;
 }
 
-std::string Cell(const std::string& text, size_t width) {
-  return text.size() >= width ? text + "  " : text + std::string(width - text.size() + 2, ' ');
-}
-
 // max|diff| over the job's outputs: "nan" when a target introduced NaN or Inf (|t - s| is not a
 // number there, whatever the finite pairs' largest error), "-" when unknown or without a finite
 // pair.
@@ -87,28 +84,19 @@ std::string MaxDiffCell(const store::HistoryRow& row) {
 }
 
 std::string Table(const std::vector<const store::HistoryRow*>& rows) {
-  size_t id_width = 5;
-  size_t conversion_width = 10;
-  for (const store::HistoryRow* row : rows) {
-    id_width = std::max(id_width, row->job.entry_id.size());
-    conversion_width = std::max(conversion_width, store::ConversionLabel(row->job).size());
-  }
-  std::string text = Cell("entry", id_width) + Cell("conversion", conversion_width) +
-                     Cell("verdict", 7) + Cell("max|diff|", 10) + Cell("non-finite", 10) +
-                     Cell("run", 4) + Cell("finished", 20) + "error\n";
+  TextTable table(
+      {"entry", "conversion", "verdict", "max|diff|", "non-finite", "run", "finished", "error"});
   for (const store::HistoryRow* row : rows) {
     const std::string conversion = store::ConversionLabel(row->job);
-    const std::string non_finite = row->non_finite ? std::to_string(*row->non_finite) : "-";
     std::string error = row->job.error_category;
     const std::string first = row->job.error_text.substr(0, row->job.error_text.find('\n'));
     if (!first.empty()) error += (error.empty() ? "" : ": ") + first;
     if (error.size() > 80) error = error.substr(0, 77) + "...";
-    text += Cell(row->job.entry_id, id_width) +
-            Cell(conversion.empty() ? "-" : conversion, conversion_width) +
-            Cell(row->job.verdict, 7) + Cell(MaxDiffCell(*row), 10) + Cell(non_finite, 10) +
-            Cell(std::to_string(row->run_id), 4) + Cell(row->job.finished_at, 20) + error + "\n";
+    table.AddRow({row->job.entry_id, conversion.empty() ? "-" : conversion, row->job.verdict,
+                  MaxDiffCell(*row), row->non_finite ? std::to_string(*row->non_finite) : "-",
+                  std::to_string(row->run_id), row->job.finished_at, error});
   }
-  return text;
+  return table.Render();
 }
 
 Status CheckSince(const std::string& since) {

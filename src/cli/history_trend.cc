@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <map>
 
+#include "convgate/core/text_table.h"
+
 namespace convgate::cli {
 namespace {
 
@@ -27,10 +29,6 @@ std::string Number(const std::optional<double>& value, bool sign, const std::str
   char text[32];
   std::snprintf(text, sizeof(text), format, *value);
   return text;
-}
-
-std::string Cell(const std::string& text, size_t width) {
-  return text.size() >= width ? text + "  " : text + std::string(width - text.size() + 2, ' ');
 }
 
 }  // namespace
@@ -95,29 +93,17 @@ std::vector<TrendRow> Trend(const std::vector<store::HistoryRow>& jobs, const st
 }
 
 std::string TrendTable(const std::vector<TrendRow>& rows, const std::string& figure) {
-  size_t id_width = 5;
-  size_t conversion_width = 10;
-  size_t converter_width = 9;
-  for (const TrendRow& trend : rows) {
-    id_width = std::max(id_width, trend.row->job.entry_id.size());
-    conversion_width = std::max(conversion_width, store::ConversionLabel(trend.row->job).size());
-    converter_width = std::max(converter_width, trend.row->job.converter_version.size());
-  }
-  const size_t figure_width = std::max<size_t>(figure.size(), 10);
-  std::string text = Cell("entry", id_width) + Cell("conversion", conversion_width) +
-                     Cell("converter", converter_width) + Cell("run", 4) + Cell("finished", 20) +
-                     Cell("verdict", 7) + Cell(figure, figure_width) + "change\n";
+  TextTable table(
+      {"entry", "conversion", "converter", "run", "finished", "verdict", figure, "change"});
   for (const TrendRow& trend : rows) {
     const store::JobRecord& job = trend.row->job;
     const std::string conversion = store::ConversionLabel(job);
-    text += Cell(job.entry_id, id_width) +
-            Cell(conversion.empty() ? "-" : conversion, conversion_width) +
-            Cell(job.converter_version.empty() ? "-" : job.converter_version, converter_width) +
-            Cell(std::to_string(trend.row->run_id), 4) + Cell(job.finished_at, 20) +
-            Cell(job.verdict, 7) + Cell(Number(trend.value, false, figure), figure_width) +
-            Number(trend.change, true, figure) + "\n";
+    table.AddRow({job.entry_id, conversion.empty() ? "-" : conversion,
+                  job.converter_version.empty() ? "-" : job.converter_version,
+                  std::to_string(trend.row->run_id), job.finished_at, job.verdict,
+                  Number(trend.value, false, figure), Number(trend.change, true, figure)});
   }
-  return text;
+  return table.Render();
 }
 
 nlohmann::json TrendJson(const std::vector<TrendRow>& rows, const std::string& figure) {

@@ -108,6 +108,12 @@ nlohmann::json JobJson(const store::JobRecord& job);
 // The job's model_origin as JSON (report::ModelOriginsJson's array), null when it has none:
 // summary.json's and `history --json`'s "model_origins".
 nlohmann::json ModelOriginsOf(const store::JobRecord& job);
+// A job's row in the console tables (a local batch's and the merged Slurm summary's alike): its
+// verdict as "PASS", "FAIL" or "ERROR", its seconds ("1.25"), and its error (the category and
+// the first line of the text, at most 100 characters).
+std::string VerdictWord(const std::string& verdict);
+std::string JobSecondsText(double seconds);
+std::string JobErrorText(const store::JobRecord& job);
 // The table printed at the end: one line per job run, then the totals.
 std::string SummaryText(const BatchSummary& summary);
 
