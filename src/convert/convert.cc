@@ -73,7 +73,7 @@ Status CheckRequest(const ConversionRequest& request) {
   if (!(request.backoff_seconds >= 0)) {
     return Status::InvalidArgument("the retry backoff cannot be negative");
   }
-  return Status::OK();
+  return ConverterStallSeconds().status();
 }
 
 std::string ProblemText(const AttemptResult& attempt, int attempts) {

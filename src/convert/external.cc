@@ -98,7 +98,7 @@ AttemptResult RunExternal(const std::vector<std::string>& argv_template,
   }
   SubprocessOptions options;
   options.timeout_seconds = timeout_seconds;
-  options.stall_seconds = ConverterStallSeconds();
+  options.stall_seconds = StallSecondsOrDefault();
   Result<SubprocessResult> run = RunSubprocess(argv, options);
   if (!run.ok()) {
     AttemptResult attempt;

@@ -7,14 +7,13 @@
 #include <cstdlib>
 
 #include "convgate/core/backoff.h"
+#include "convgate/core/units.h"
 
 namespace convgate::convert {
 namespace {
 
 // The longest wait between two attempts, so a large --retries cannot stall a pipeline for hours.
 constexpr double kMaxBackoffSeconds = 60.0;
-// ConverterStallSeconds' default.
-constexpr double kDefaultStallSeconds = 120.0;
 // Lines of a converter's output kept in the record and quoted in messages.
 constexpr size_t kLogTailLines = 20;
 
@@ -55,13 +54,17 @@ AttemptResult AttemptFromProcess(const SubprocessResult& run) {
   return attempt;
 }
 
-double ConverterStallSeconds() {
+Result<double> ConverterStallSeconds() {
   const char* value = std::getenv(kStallSecondsEnv);
   if (value == nullptr || value[0] == '\0') return kDefaultStallSeconds;
-  char* end = nullptr;
-  const double seconds = std::strtod(value, &end);
-  if (end == value || *end != '\0' || !(seconds >= 0)) return kDefaultStallSeconds;
+  Result<double> seconds = ParseDuration(value);
+  if (!seconds.ok()) return seconds.status().WithContext(kStallSecondsEnv);
   return seconds;
+}
+
+double StallSecondsOrDefault() {
+  Result<double> seconds = ConverterStallSeconds();
+  return seconds.ok() ? *seconds : kDefaultStallSeconds;
 }
 
 double BackoffSeconds(double base_seconds, int retry) {
@@ -74,7 +77,7 @@ AttemptResult RunConversionScript(const std::vector<std::string>& argv, double t
   constexpr int kScriptUsageExit = 2;
   SubprocessOptions options;
   options.timeout_seconds = timeout_seconds;
-  options.stall_seconds = ConverterStallSeconds();
+  options.stall_seconds = StallSecondsOrDefault();
   Result<SubprocessResult> run = RunSubprocess(argv, options);
   AttemptResult attempt;
   if (!run.ok()) {

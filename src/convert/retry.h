@@ -30,8 +30,13 @@ inline constexpr char kStallSecondsEnv[] = "CONVGATE_CONVERTER_STALL_SECONDS";
 // Seconds without CPU progress after which a converter process (its whole process group) is hung
 // (SubprocessOptions::stall_seconds): $CONVGATE_CONVERTER_STALL_SECONDS, default 120; 0 turns
 // the watch off. An export doing work always burns CPU; 120 s of none is a deadlock (an
-// optimum-cli export of t5 sat in a futex wait until the 600 s timeout).
-double ConverterStallSeconds();
+// optimum-cli export of t5 sat in a futex wait until the 600 s timeout). A value that is not a
+// duration (core/units.h: "90", "2m") is InvalidArgument naming the variable; every conversion
+// checks it before it starts (convert.cc CheckRequest); StallSecondsOrDefault is for the calls
+// after that check.
+Result<double> ConverterStallSeconds();
+inline constexpr double kDefaultStallSeconds = 120.0;
+double StallSecondsOrDefault();
 
 // An attempt's result from how a converter process ended: kNone when it exited 0; kTimedOut;
 // kFailed otherwise, a hang too (with `transient` from the rule above). The log tail is the last

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "convgate/core/file_util.h"
+#include "convgate/core/numbers.h"
 #include "convgate/hub/hub.h"
 
 namespace convgate::hub {
@@ -53,13 +54,9 @@ Result<std::string> TokenFromFile(const fs::path& path, const char* setting) {
 Status ReadSeconds(const char* name, double min, double& target) {
   const std::string text = Env(name);
   if (text.empty()) return Status::OK();
-  char* end = nullptr;
-  const double value = std::strtod(text.c_str(), &end);
-  if (end == text.c_str() || *end != '\0' || !(value >= min) || value > 86400) {
-    return Status::InvalidArgument(std::string(name) + "='" + text + "': expected a number from " +
-                                   (min > 0 ? "1" : "0") + " to 86400");
-  }
-  target = value;
+  Result<double> value = ParseNumber(text, min, 86400);
+  if (!value.ok()) return value.status().WithContext(name);
+  target = *value;
   return Status::OK();
 }
 

@@ -193,6 +193,17 @@ TEST_F(ConvertCliTest, UsageErrorsExitTwo) {
   EXPECT_NE(missing.err.find("source not found"), std::string::npos) << missing.err;
 }
 
+// A stall limit that is not a duration is a usage error naming the variable, not a silent default.
+TEST_F(ConvertCliTest, BadConverterStallSecondsIsAUsageError) {
+  ::setenv("CONVGATE_CONVERTER_STALL_SECONDS", "abc", 1);
+  ProcessResult r = Convgate({"convert", kTinyCnn, "--to", "fp16", "-o", Path("o.onnx")});
+  ::unsetenv("CONVGATE_CONVERTER_STALL_SECONDS");
+  EXPECT_EQ(r.exit_code, 2) << Describe(r);
+  EXPECT_NE(r.err.find("CONVGATE_CONVERTER_STALL_SECONDS: duration 'abc'"), std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(Path("o.onnx")));
+}
+
 TEST_F(ConvertCliTest, CachePruneHonoursSizeAndAgeFromFlagsAndEnvironment) {
   for (const std::string kind : {"fp16", "opset:17"}) {
     ProcessResult r = Convgate({"convert", kTinyCnn, "--to", kind, "-o", Path("o.onnx")});
