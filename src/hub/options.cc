@@ -55,7 +55,10 @@ Status ReadSeconds(const char* name, double min, double& target) {
   const std::string text = Env(name);
   if (text.empty()) return Status::OK();
   Result<double> value = ParseNumber(text, min, 86400);
-  if (!value.ok()) return value.status().WithContext(name);
+  if (!value.ok()) {
+    return Status::InvalidArgument(std::string(name) + "='" + text + "': expected a number from " +
+                                   (min > 0 ? "1" : "0") + " to 86400");
+  }
   target = *value;
   return Status::OK();
 }
