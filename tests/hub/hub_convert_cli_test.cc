@@ -144,8 +144,14 @@ TEST_F(HubConvertCliTest, AHubIdIsVerifiedThroughPathA) {
   ASSERT_EQ(bare.exit_code, 0) << Describe(bare);
   EXPECT_EQ(ReadJson("bare/verify_result.json")["model_origins"][0]["how"], "cache");
 
-  ProcessResult missing = Run({"verify", "org/nothing-here"});
+  ProcessResult missing = Run({"verify", "org/nothing-here", "--out", Path("missing")});
   EXPECT_EQ(missing.exit_code, 3) << Describe(missing);
+  const json failed = ReadJson("missing/verify_result.json");
+  EXPECT_EQ(failed["verify_passed"], false) << failed.dump(1);
+  EXPECT_EQ(failed["e2e_detail"],
+            "Could not get the source org/nothing-here; nothing was "
+            "converted or run.")
+      << failed.dump(1);
   EXPECT_NE(missing.err.find("SOURCE org/nothing-here is no local path; read as the Hub id "
                              "hf://org/nothing-here"),
             std::string::npos)

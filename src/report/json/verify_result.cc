@@ -155,8 +155,16 @@ json VerifyResultJson(const gate::VerifyReport& report) {
   if (report.error && report.error->stage == gate::Stage::kFlags) {
     return Assemble(false, false, kUsageErrorDetail, report.error->status.message(), path, task);
   }
+  const std::string error_text = report.error ? report.error->status.message() : "";
+  if (!report.conversion_passed && !report.conversion && report.conversion_path.empty() &&
+      report.error && report.error->stage == gate::Stage::kLoad) {
+    // Nothing was chosen to convert: the source itself (a Hub id, an hf:// file) could not be had.
+    return Assemble(false, false,
+                    "Could not get the source " + report.source + "; nothing was converted or run.",
+                    error_text, path, task);
+  }
   if (!report.conversion_passed) {
-    const std::string error = report.error ? report.error->status.message() : "";
+    const std::string& error = error_text;
     const std::string with =
         report.conversion_path.empty() ? "" : " with " + report.conversion_path;
     return Assemble(false, false,
