@@ -4,6 +4,8 @@
 #pragma once
 
 #include <string>
+#include <type_traits>
+#include <variant>
 
 #include "convgate/store/job_fields.h"
 #include "convgate/store/store.h"
@@ -13,6 +15,29 @@ namespace convgate::store {
 // Where the job's fields begin in a history row, and where the figures do.
 inline constexpr int kFirstJobColumn = 2;
 inline int FirstFigureColumn() { return kFirstJobColumn + static_cast<int>(JobFields().size()); }
+
+// Sets each field of `job` from its column of a history row (kFirstJobColumn on, in JobFields()
+// order): `text(i)`, `integer(i)` and `real(i)` read column i of the store's row.
+template <typename Text, typename Integer, typename Real>
+void ReadJobColumns(JobRecord& job, const Text& text, const Integer& integer, const Real& real) {
+  int column = kFirstJobColumn;
+  for (const JobField& field : JobFields()) {
+    std::visit(
+        [&](auto member) {
+          auto& value = job.*member;
+          using Value = std::decay_t<decltype(value)>;
+          if constexpr (std::is_same_v<Value, std::string>) {
+            value = text(column);
+          } else if constexpr (std::is_same_v<Value, int>) {
+            value = static_cast<int>(integer(column));
+          } else {
+            value = real(column);
+          }
+        },
+        field.member);
+    ++column;
+  }
+}
 
 // The worst figures over a job's outputs (largest errors, total mismatches, smallest cosine and
 // SNR, total non-finite elements), or typed NULLs when the query does not want them: the index

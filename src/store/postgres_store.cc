@@ -160,23 +160,10 @@ HistoryRow ReadHistoryRow(const pqxx::row& row) {
   HistoryRow history;
   history.run_id = row[0].as<int64_t>();
   history.job_id = row[1].as<int64_t>();
-  int column = kFirstJobColumn;
-  for (const JobField& field : JobFields()) {
-    std::visit(
-        [&](auto member) {
-          auto& value = history.job.*member;
-          using Value = std::decay_t<decltype(value)>;
-          if constexpr (std::is_same_v<Value, std::string>) {
-            value = Text(row[column]);
-          } else if constexpr (std::is_same_v<Value, int>) {
-            value = row[column].as<int>();
-          } else {
-            value = OptionalDouble(row[column]).value_or(0.0);
-          }
-        },
-        field.member);
-    ++column;
-  }
+  ReadJobColumns(
+      history.job, [&](int column) { return Text(row[column]); },
+      [&](int column) { return row[column].as<int>(); },
+      [&](int column) { return OptionalDouble(row[column]).value_or(0.0); });
   const int figures = FirstFigureColumn();
   history.max_abs_error = OptionalDouble(row[figures]);
   history.mean_abs_error = OptionalDouble(row[figures + 1]);

@@ -138,23 +138,10 @@ HistoryRow ReadHistoryRow(const Statement& stmt) {
   HistoryRow row;
   row.run_id = stmt.Int(0);
   row.job_id = stmt.Int(1);
-  int column = kFirstJobColumn;
-  for (const JobField& field : JobFields()) {
-    std::visit(
-        [&](auto member) {
-          auto& value = row.job.*member;
-          using Value = std::decay_t<decltype(value)>;
-          if constexpr (std::is_same_v<Value, std::string>) {
-            value = stmt.Text(column);
-          } else if constexpr (std::is_same_v<Value, int>) {
-            value = static_cast<int>(stmt.Int(column));
-          } else {
-            value = stmt.OptionalDouble(column).value_or(0.0);
-          }
-        },
-        field.member);
-    ++column;
-  }
+  ReadJobColumns(
+      row.job, [&](int column) { return stmt.Text(column); },
+      [&](int column) { return stmt.Int(column); },
+      [&](int column) { return stmt.OptionalDouble(column).value_or(0.0); });
   const int figures = FirstFigureColumn();
   row.max_abs_error = stmt.OptionalDouble(figures);
   row.mean_abs_error = stmt.OptionalDouble(figures + 1);
