@@ -31,8 +31,10 @@ cmake -S "$SOURCE/tests/install/consumer" -B "$WORK/consumer" -DCMAKE_PREFIX_PAT
   fail "configuring the consumer against $PREFIX failed: $(tail -20 "$WORK/configure.log")"
 cmake --build "$WORK/consumer" > "$WORK/build.log" 2>&1 ||
   fail "building the consumer failed: $(tail -20 "$WORK/build.log")"
-ldd "$WORK/consumer/gate" | grep -q "$PREFIX/lib/libconvgate.so" ||
-  fail "the consumer does not use the installed libconvgate.so: $(ldd "$WORK/consumer/gate")"
+# Captured first: `ldd | grep -q` under pipefail fails when grep's early exit kills ldd (SIGPIPE).
+libraries=$(ldd "$WORK/consumer/gate")
+[[ $libraries == *"$PREFIX/lib/libconvgate.so"* ]] ||
+  fail "the consumer does not use the installed libconvgate.so: $libraries"
 
 expect() {  # expect CODE TEXT COMMAND...: exit code CODE and TEXT on stdout
   local code=$1 text=$2 out rc=0
