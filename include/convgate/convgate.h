@@ -14,7 +14,9 @@
 //   if (!outcome.passed()) std::cerr << outcome.console_text;
 //
 // Calls never throw for a bad model or request: the outcome says what went wrong, with the exit
-// code the command line would give. They may run at once on different threads.
+// code the command line would give. Make one call at a time per process: the gate was built for
+// one workflow per process (batch runs jobs as child processes), and concurrent calls are not
+// tested.
 #pragma once
 
 #include <cstdint>
