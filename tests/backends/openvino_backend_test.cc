@@ -25,8 +25,7 @@ namespace {
 namespace fs = std::filesystem;
 
 const fs::path kModels = fs::path(CONVGATE_BINARY_DIR) / "examples";
-const std::string kRealRunner =
-    std::string(CONVGATE_SOURCE_DIR) + "/runtime/openvino_runner.py";
+const std::string kRealRunner = std::string(CONVGATE_SOURCE_DIR) + "/runtime/openvino_runner.py";
 
 bool Contains(const Status& status, const std::string& text) {
   return status.message().find(text) != std::string::npos;

@@ -96,8 +96,7 @@ TEST_F(OpenVinoCliTest, AModelOpenVinoCannotReadExitsThreeWithItsMessage) {
 // The runner process (CONVGATE_OPENVINO_RUNNER) needs the venv's Python and says what to run
 // without it; in-process OpenVINO needs no Python at all.
 TEST_F(OpenVinoCliTest, NoVenvExitsThreeSayingWhatToRun) {
-  const std::string runner =
-      std::string(CONVGATE_SOURCE_DIR) + "/runtime/openvino_runner.py";
+  const std::string runner = std::string(CONVGATE_SOURCE_DIR) + "/runtime/openvino_runner.py";
   const std::string command = "CONVGATE_OPENVINO_RUNNER=" + runner +
                               " CONVGATE_VENV=" + Path("none") + " " + Binary().string() + " run " +
                               Model("tinycnn.onnx") + " --backend openvino 2>&1";
@@ -261,8 +260,7 @@ TEST_F(OpenVinoCliTest, SigtermStopsTheRunnerAtOnceAndRemovesItsFolder) {
   fs::create_directories(tmp);
   ::setenv("TMPDIR", tmp.c_str(), 1);
   // The runner process: what it leaves behind is what this test is about.
-  const std::string runner =
-      std::string(CONVGATE_SOURCE_DIR) + "/runtime/openvino_runner.py";
+  const std::string runner = std::string(CONVGATE_SOURCE_DIR) + "/runtime/openvino_runner.py";
   ::setenv("CONVGATE_OPENVINO_RUNNER", runner.c_str(), 1);
   // 20000 samples: generated in well under a second, run for tens of seconds.
   testing::StartedProcess convgate =
