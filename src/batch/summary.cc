@@ -30,8 +30,9 @@ std::string JobErrorText(const store::JobRecord& job) {
 nlohmann::json JobJson(const store::JobRecord& job) {
   nlohmann::json json = nlohmann::json::object();
   for (const store::JobField& field : store::JobFields()) {
-    if (field
-            .json_text) {  // model_origin: the document, or null for none (or a row edited by hand)
+    // model_origin (json_text): the document written by this convgate (report::ModelOriginsJson),
+    // or null for none; a row edited by hand reads as none.
+    if (field.json_text) {
       const std::string& text = job.*std::get<std::string store::JobRecord::*>(field.member);
       nlohmann::json parsed = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
       json[field.json_key] = parsed.is_array() ? parsed : nlohmann::json(nullptr);
@@ -42,13 +43,6 @@ nlohmann::json JobJson(const store::JobRecord& job) {
   // summary.json and the Slurm summary have always named the entry "id".
   json["id"] = job.entry_id;
   return json;
-}
-
-nlohmann::json ModelOriginsOf(const store::JobRecord& job) {
-  if (job.model_origin.empty()) return nullptr;
-  // Written by this convgate (report::ModelOriginsJson); a row edited by hand reads as none.
-  nlohmann::json origins = nlohmann::json::parse(job.model_origin, nullptr, false);
-  return origins.is_array() ? origins : nlohmann::json(nullptr);
 }
 
 nlohmann::json SummaryJson(const BatchSummary& summary) {

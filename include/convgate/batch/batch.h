@@ -103,11 +103,9 @@ void ReadJobJson(const nlohmann::json* verify_result, const nlohmann::json* repo
                  const std::string& command, store::JobRecord& job);
 
 nlohmann::json SummaryJson(const BatchSummary& summary);
-// One job as summary.json lists it (a local batch's and the merged Slurm summary's alike).
+// One job as summary.json lists it (a local batch's and the merged Slurm summary's alike), from
+// the job record's field list (store/job_fields.h); "model_origins" is the parsed document.
 nlohmann::json JobJson(const store::JobRecord& job);
-// The job's model_origin as JSON (report::ModelOriginsJson's array), null when it has none:
-// summary.json's and `history --json`'s "model_origins".
-nlohmann::json ModelOriginsOf(const store::JobRecord& job);
 // A job's row in the console tables (a local batch's and the merged Slurm summary's alike): its
 // verdict as "PASS", "FAIL" or "ERROR", its seconds ("1.25"), and its error (the category and
 // the first line of the text, at most 100 characters).
