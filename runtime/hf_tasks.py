@@ -41,8 +41,15 @@ class TaskError(Exception):
     """The folder's task is one the backend does not run: exit 3 with the message."""
 
 
+# The wav2vec2 family: its ...ForSequenceClassification classifies audio (src/graph/hf_task.cc
+# keeps the same list).
+SPEECH_ENCODERS = ("Wav2Vec2", "Hubert", "Data2VecAudio", "WavLM", "UniSpeech", "SEW")
+
+
 def task_of_architecture(arch):
     ends = arch.endswith
+    if ends("ForSequenceClassification") and arch.startswith(SPEECH_ENCODERS):
+        return "audio-classification"
     if ends("ForCausalLM") or ends("LMHeadModel"):
         return "text-generation-with-past"
     if ends("ForSpeechSeq2Seq") or ends("ForCTC") or arch == "WhisperForConditionalGeneration":

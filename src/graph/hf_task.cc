@@ -34,6 +34,16 @@ bool EndsWith(const std::string& text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.ends_with(suffix);
 }
 
+// The wav2vec2 family: its ...ForSequenceClassification classifies audio (runtime/hf_tasks.py
+// keeps the same list).
+bool IsSpeechEncoder(const std::string& arch) {
+  for (std::string_view family :
+       {"Wav2Vec2", "Hubert", "Data2VecAudio", "WavLM", "UniSpeech", "SEW"}) {
+    if (arch.starts_with(family)) return true;
+  }
+  return false;
+}
+
 // The task a transformers architecture class implies, or "" when it implies none.
 std::string TaskOfArchitecture(const std::string& arch) {
   if (EndsWith(arch, "ForCausalLM") || EndsWith(arch, "LMHeadModel")) {
@@ -45,7 +55,9 @@ std::string TaskOfArchitecture(const std::string& arch) {
   }
   if (EndsWith(arch, "ForConditionalGeneration")) return "text2text-generation-with-past";
   if (EndsWith(arch, "ForMaskedLM")) return "fill-mask";
-  if (EndsWith(arch, "ForSequenceClassification")) return "text-classification";
+  if (EndsWith(arch, "ForSequenceClassification")) {
+    return IsSpeechEncoder(arch) ? "audio-classification" : "text-classification";
+  }
   if (EndsWith(arch, "ForTokenClassification")) return "token-classification";
   if (EndsWith(arch, "ForQuestionAnswering")) return "question-answering";
   if (EndsWith(arch, "ForImageClassification")) return "image-classification";

@@ -97,6 +97,16 @@ TEST_F(HfTaskTest, FollowsTheGatesRuleThenTheArchitecture) {
   EXPECT_EQ(TaskOf(R"({"architectures": ["WhisperForConditionalGeneration"]})"),
             "automatic-speech-recognition");
   EXPECT_EQ(TaskOf(R"({"architectures": ["Wav2Vec2ForCTC"]})"), "automatic-speech-recognition");
+  // A speech encoder's sequence classifier classifies audio, not text.
+  for (const char* arch :
+       {"Data2VecAudioForSequenceClassification", "HubertForSequenceClassification",
+        "Wav2Vec2ForSequenceClassification"}) {
+    EXPECT_EQ(TaskOf(std::string(R"({"architectures": [")") + arch + R"("]})"),
+              "audio-classification")
+        << arch;
+  }
+  EXPECT_EQ(TaskOf(R"({"architectures": ["BertForSequenceClassification"]})"),
+            "text-classification");
   EXPECT_EQ(TaskOf(R"({"architectures": ["CLIPModel"]})"), "zero-shot-image-classification");
   EXPECT_EQ(TaskOf(R"({"model_type": "mystery"})"), "text-generation-with-past");
 }
