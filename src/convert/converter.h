@@ -13,6 +13,10 @@
 #include "convgate/core/status.h"
 #include "convgate/core/subprocess.h"
 
+namespace onnx {
+class ModelProto;
+}  // namespace onnx
+
 namespace convgate::convert {
 
 // How one run of a converter ended.
@@ -87,6 +91,10 @@ AttemptResult RunBuiltinIsolated(const BuiltinFn& convert, const std::filesystem
 
 // Reading and writing ONNX models for the built-in converters (onnx_file.cc). Errors name `path`.
 Result<std::string> ReadModelBytes(const std::filesystem::path& path);
+// Why ONNX's checker (libonnx, Debian's 1.12: IR 8, opsets up to 17) cannot judge `model` ("opset
+// 18 of domain '' (the checker knows up to 17)"), or empty when it can. Every check of a model by
+// libonnx (the checker, strict type inference) asks this first.
+std::string NewerThanChecker(const onnx::ModelProto& model);
 // ONNX's checker on the model at `path`: DataLoss when it fails; a note (empty when checked) when
 // the model is newer than the checker and only its parse was checked.
 Result<std::string> CheckOnnxModelFile(const std::filesystem::path& path);

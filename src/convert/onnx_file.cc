@@ -18,11 +18,6 @@ Result<std::string> ReadModelBytes(const std::filesystem::path& path) {
   return bytes;
 }
 
-namespace {
-
-// Why ONNX's checker (libonnx, Debian's 1.12: IR 8, opsets up to 17) cannot judge `model`, or
-// empty when it can. Current exporters write newer models (torch.onnx.export(dynamo=True): IR 10,
-// opset 20), which that checker refuses for their version alone.
 std::string NewerThanChecker(const onnx::ModelProto& model) {
   if (model.ir_version() > onnx::Version_MAX) {
     return "IR version " + std::to_string(model.ir_version()) + " (the checker knows up to " +
@@ -40,7 +35,7 @@ std::string NewerThanChecker(const onnx::ModelProto& model) {
   return "";
 }
 
-}  // namespace
+namespace {}  // namespace
 
 Result<std::string> CheckOnnxModelFile(const std::filesystem::path& path) {
   CONVGATE_ASSIGN_OR_RETURN(std::string bytes, ReadModelBytes(path));
