@@ -106,7 +106,7 @@ void AddDataFlags(FlagSet& flags, gate::DataOptions& options) {
                    "test-case layout, input_K.pb); never over a file this run reads or the other "
                    "half of a test case it did not write",
            .examples = {"inputs.npz", "case_dir/"},
-           // gate::internal::CheckSavePaths refuses, before anything runs, a path that would
+           // session::CheckSavePaths refuses, before anything runs, a path that would
            // lose data or is neither an .npz / .safetensors nor a folder.
            .apply = StoreNonEmpty("path", options.save_inputs)},
       Flag{.name = "--save-outputs",

@@ -127,16 +127,17 @@ void WriteCachedCalibration(const std::filesystem::path& root, const std::string
   if (!error) (void)WriteFileAtomic(*file, json.dump(1) + "\n");
 }
 
-Result<Calibration> MeasureNoiseFloors(const ResolvedSide& source,
+Result<Calibration> MeasureNoiseFloors(const session::ResolvedSide& source,
                                        backends::BackendFactory& factory,
                                        const BenignVariant& variant,
                                        const std::vector<TensorMap>& samples,
                                        const std::vector<TensorMap>& source_outputs) {
   const auto start = std::chrono::steady_clock::now();
   const std::string context = "the source under " + variant.description;
-  SideRecord scratch;
+  session::SideRecord scratch;
   scratch.role = "source";
-  Result<LoadedModel> loaded = LoadModel(source, factory, variant.options, scratch);
+  Result<session::LoadedModel> loaded =
+      session::LoadModel(source, factory, variant.options, scratch);
   if (!loaded.ok()) return loaded.status().WithContext(context);
   Calibration calibration;
   calibration.basis = variant.description;

@@ -15,7 +15,7 @@
 #include "convgate/compare/noise_floor.h"
 #include "convgate/core/status.h"
 #include "convgate/core/tensor.h"
-#include "convgate/gate/internal/side.h"
+#include "convgate/session/side.h"
 
 namespace convgate::gate::internal {
 
@@ -54,7 +54,7 @@ void WriteCachedCalibration(const std::filesystem::path& root, const std::string
 // Loads the source under `variant` and runs `samples[i]` for every i < source_outputs.size(),
 // each output's floor being the largest difference from source_outputs[i]. Errors name the
 // variant ("the source under ONNX Runtime optimization disabled: ...").
-Result<Calibration> MeasureNoiseFloors(const ResolvedSide& source,
+Result<Calibration> MeasureNoiseFloors(const session::ResolvedSide& source,
                                        backends::BackendFactory& factory,
                                        const BenignVariant& variant,
                                        const std::vector<TensorMap>& samples,

@@ -28,14 +28,14 @@ void Apply(const Calibration& calibration, CompareReport& report) {
 
 }  // namespace
 
-CalibrationStep StartCalibration(const CompareOptions& options, const ResolvedSide& source,
+CalibrationStep StartCalibration(const CompareOptions& options, const session::ResolvedSide& source,
                                  const std::optional<inputs::Dataset>& dataset,
                                  const std::string& source_sha256, CompareReport& report) {
   CalibrationStep step;
   if (!options.calibration.enabled) return step;
   report.calibration.emplace();
   report.calibration->factor = compare::kNoiseFloorFactor;
-  if (source.kind != SideKind::kModel) {
+  if (source.kind != session::SideKind::kModel) {
     Skip(report, "the source is saved outputs: there is nothing to run again");
     return step;
   }
@@ -44,7 +44,7 @@ CalibrationStep StartCalibration(const CompareOptions& options, const ResolvedSi
     return step;
   }
   std::optional<BenignVariant> variant =
-      BenignVariantFor(source.backend, SideLoadOptions(options.data, options.source_exec));
+      BenignVariantFor(source.backend, session::SideLoadOptions(options.data, options.source_exec));
   if (!variant) {
     Skip(report, "the '" + source.backend +
                      "' backend has no benign change to measure against (ONNX Runtime and "
@@ -67,7 +67,7 @@ CalibrationStep StartCalibration(const CompareOptions& options, const ResolvedSi
 }
 
 void FinishCalibration(const CalibrationStep& step, const CompareOptions& options,
-                       const ResolvedSide& source, const inputs::Dataset& dataset,
+                       const session::ResolvedSide& source, const inputs::Dataset& dataset,
                        const std::vector<TensorMap>& source_outputs, CompareReport& report) {
   if (!step.variant) return;
   if (source_outputs.empty()) {

@@ -24,7 +24,7 @@ struct CalibrationStep {
 // Records in report.calibration why calibration is skipped (not asked for, no model source, a
 // backend without a benign change), or applies cached floors; otherwise returns the variant to
 // measure under. `source_sha256` is the source file's.
-CalibrationStep StartCalibration(const CompareOptions& options, const ResolvedSide& source,
+CalibrationStep StartCalibration(const CompareOptions& options, const session::ResolvedSide& source,
                                  const std::optional<inputs::Dataset>& dataset,
                                  const std::string& source_sha256, CompareReport& report);
 
@@ -32,7 +32,7 @@ CalibrationStep StartCalibration(const CompareOptions& options, const ResolvedSi
 // floors to report.policy and caches them. A variant that cannot load or run leaves the policy
 // uncalibrated, saying why: the gate's own verdict does not depend on it.
 void FinishCalibration(const CalibrationStep& step, const CompareOptions& options,
-                       const ResolvedSide& source, const inputs::Dataset& dataset,
+                       const session::ResolvedSide& source, const inputs::Dataset& dataset,
                        const std::vector<TensorMap>& source_outputs, CompareReport& report);
 
 // A source output with one value on every element of every sample: "the inputs may not exercise

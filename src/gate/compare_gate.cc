@@ -17,27 +17,27 @@
 #include "convgate/gate/internal/compare_aggregate.h"
 #include "convgate/gate/internal/compare_hints.h"
 #include "convgate/gate/internal/compare_judging.h"
-#include "convgate/gate/internal/side.h"
 #include "convgate/gate/pair_policy.h"
 #include "convgate/gate/workflows.h"
 #include "convgate/io/npz.h"
+#include "convgate/session/data_inputs.h"
+#include "convgate/session/hf_inputs.h"
+#include "convgate/session/output_saver.h"
+#include "convgate/session/positional.h"
+#include "convgate/session/save_paths.h"
+#include "convgate/session/side.h"
 #include "gate/compare_agreement.h"
 #include "gate/compare_calibration.h"
-#include "gate/data_inputs.h"
-#include "gate/data_output_saver.h"
-#include "gate/data_save_paths.h"
-#include "gate/hf_inputs.h"
 #include "gate/per_node/run.h"
 #include "gate/per_node/subgraphs.h"
-#include "gate/side_positional.h"
 
 namespace convgate::gate {
 namespace {
 
-using internal::LoadedModel;
-using internal::ResolvedSide;
-using internal::SavedOutputs;
-using internal::SideKind;
+using session::LoadedModel;
+using session::ResolvedSide;
+using session::SavedOutputs;
+using session::SideKind;
 
 // One side as the workflow holds it: a loaded model or its saved outputs.
 struct Side {
@@ -74,16 +74,16 @@ std::optional<GateError> ResolveAndLoad(const std::string& spec, const std::stri
                                         backends::BackendFactory& factory,
                                         const backends::LoadOptions& load, Side& side,
                                         bool defer_session, bool hash) {
-  Result<ResolvedSide> resolved = internal::ResolveSide(spec, backend);
+  Result<ResolvedSide> resolved = session::ResolveSide(spec, backend);
   if (!resolved.ok()) {
     Stage stage = resolved.status().code() == StatusCode::kNotFound ? Stage::kLoad : Stage::kFlags;
     return GateError{stage, resolved.status().WithContext(side.record->role)};
   }
   side.resolved = std::move(resolved).value();
-  internal::DescribeSide(side.resolved, *side.record, hash);
+  session::DescribeSide(side.resolved, *side.record, hash);
   if (side.resolved.kind != SideKind::kModel) return std::nullopt;
   Result<LoadedModel> loaded =
-      internal::LoadModel(side.resolved, factory, load, *side.record, defer_session);
+      session::LoadModel(side.resolved, factory, load, *side.record, defer_session);
   if (!loaded.ok()) return GateError{Stage::kLoad, loaded.status().WithContext(side.record->role)};
   side.model = std::move(loaded).value();
   side.deferred = side.model->deferred;
@@ -137,7 +137,7 @@ std::optional<GateError> CheckSavedBytes(const Side& source, const Side& target,
 std::optional<GateError> LoadSaved(Side& side, const Signature* other, const Limits& limits) {
   if (side.resolved.kind != SideKind::kOutputs) return std::nullopt;
   Result<SavedOutputs> saved =
-      internal::LoadSavedOutputs(side.resolved, other, limits, *side.record);
+      session::LoadSavedOutputs(side.resolved, other, limits, *side.record);
   if (!saved.ok()) return GateError{Stage::kLoad, saved.status().WithContext(side.record->role)};
   side.saved = std::move(saved).value();
   return std::nullopt;
@@ -204,7 +204,7 @@ Result<TensorMap> OutputsOf(Side& side, int sample_idx, const TensorMap* sample)
   Result<TensorMap> outputs = side.model->model->Run(*sample, {});
   side.record->run_seconds +=
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  internal::RecordBackendLog(*side.model, *side.record);
+  session::RecordBackendLog(*side.model, *side.record);
   if (!outputs.ok()) {
     return outputs.status().WithContext(side.record->role + " sample " +
                                         std::to_string(sample_idx));
@@ -246,8 +246,8 @@ int64_t SourceAheadBytes(const Limits& limits) {
 // Other sources keep what they loaded, and the target's session is better built beside their
 // load, in parallel.
 bool SequentialSides(const CompareOptions& options) {
-  Result<ResolvedSide> source = internal::ResolveSide(options.source, options.source_backend);
-  Result<ResolvedSide> target = internal::ResolveSide(options.target, options.target_backend);
+  Result<ResolvedSide> source = session::ResolveSide(options.source, options.source_backend);
+  Result<ResolvedSide> target = session::ResolveSide(options.target, options.target_backend);
   return source.ok() && target.ok() && source->kind == SideKind::kModel &&
          target->kind == SideKind::kModel && source->backend == "ort";
 }
@@ -274,9 +274,9 @@ void MatchOutputs(Side& source, Side& target, int sample_idx, TensorMap& source_
     Side& positional = rename_source ? source : target;
     Side& named = rename_source ? target : source;
     std::optional<std::string> failure =
-        internal::MatchOutputsByPosition(rename_source ? source_outputs : target_outputs,
-                                         rename_source ? target_outputs : source_outputs,
-                                         *positional.record, named.record->role, first);
+        session::MatchOutputsByPosition(rename_source ? source_outputs : target_outputs,
+                                        rename_source ? target_outputs : source_outputs,
+                                        *positional.record, named.record->role, first);
     if (failure && first) report.structure_failures.push_back(std::move(*failure));
   }
   // A TorchScript side lists its outputs only once it has run.
@@ -297,7 +297,7 @@ SourceAhead RunSourceAhead(Side& source, const std::optional<inputs::Dataset>& d
       break;
     }
     ahead.outputs.push_back(std::move(outputs).value());
-    if (internal::BytesOf(ahead.outputs) > cap) break;
+    if (session::BytesOf(ahead.outputs) > cap) break;
   }
   return ahead;
 }
@@ -305,7 +305,7 @@ SourceAhead RunSourceAhead(Side& source, const std::optional<inputs::Dataset>& d
 // One sample from the source's outputs on: the target's run, matching, saving and comparison.
 std::optional<GateError> FinishSample(Side& source, Side& target, int sample_idx,
                                       const TensorMap* sample, TensorMap source_outputs,
-                                      internal::OutputSaver& saver,
+                                      session::OutputSaver& saver,
                                       internal::AgreementTracker& agreements,
                                       CompareReport& report) {
   Result<TensorMap> target_outputs = OutputsOf(target, sample_idx, sample);
@@ -329,7 +329,7 @@ bool RunsAhead(const Side& source, const Side& target) {
 // REQUIRES: the target prepared (PrepareDeferred).
 std::optional<GateError> RunSamples(Side& source, Side& target,
                                     const std::optional<inputs::Dataset>& dataset, size_t samples,
-                                    SourceAhead ahead, internal::OutputSaver& saver,
+                                    SourceAhead ahead, session::OutputSaver& saver,
                                     internal::AgreementTracker& agreements, CompareReport& report) {
   size_t next = 0;
   for (; next < ahead.outputs.size(); ++next) {
@@ -398,14 +398,14 @@ std::optional<GateError> CheckCarriedInputs(const inputs::Dataset& carried, cons
 
 // What the run holds besides its inputs: each model's outputs of a sample (the source's of every
 // sample when --save-outputs keeps them), and the outputs read from files.
-internal::HeldOutputs HeldBy(const Side& source, const Side& target, const DataOptions& data) {
-  internal::HeldOutputs held;
+session::HeldOutputs HeldBy(const Side& source, const Side& target, const DataOptions& data) {
+  session::HeldOutputs held;
   for (const Side* side : {&source, &target}) {
     if (side->model) {
       const bool kept = side == &source && data.save_outputs.has_value();
       held.models.push_back({side->signature(), kept});
     }
-    if (side->saved) held.saved_bytes += internal::BytesOf(side->saved->samples);
+    if (side->saved) held.saved_bytes += session::BytesOf(side->saved->samples);
   }
   return held;
 }
@@ -449,7 +449,7 @@ std::optional<GateError> SetUpSamples(const CompareOptions& options, Side& sourc
   }
   if (!provided) {
     Result<std::optional<inputs::Dataset>> made =
-        internal::HfModelInputs(*runner->record, options.data);
+        session::HfModelInputs(*runner->record, options.data);
     if (!made.ok()) {
       const bool usage = made.status().code() == StatusCode::kInvalidArgument;
       return GateError{usage ? Stage::kFlags : Stage::kInputs, made.status()};
@@ -457,15 +457,15 @@ std::optional<GateError> SetUpSamples(const CompareOptions& options, Side& sourc
     provided = std::move(*made);
   }
   std::optional<GateError> error;
-  dataset = internal::PrepareDataset(options.data, *runner->signature(), std::move(provided),
-                                     HeldBy(source, target, options.data), report.inputs, error);
+  dataset = session::PrepareDataset(options.data, *runner->signature(), std::move(provided),
+                                    HeldBy(source, target, options.data), report.inputs, error);
   if (!dataset.has_value()) return error;
   if (source.model && target.model) {
     Side& other = runner == &source ? target : source;
     Status fits =
         other.positional_inputs()
-            ? internal::CheckPositionalFits(*dataset, *other.signature(), other.record->path)
-            : internal::CheckDatasetFits(*dataset, *other.signature(), other.record->path);
+            ? session::CheckPositionalFits(*dataset, *other.signature(), other.record->path)
+            : session::CheckDatasetFits(*dataset, *other.signature(), other.record->path);
     if (!fits.ok()) return GateError{Stage::kInputs, fits};
   }
   samples = dataset->samples.size();
@@ -519,9 +519,9 @@ std::optional<GateError> RunPerNodeStage(const CompareOptions& options, Side& so
   };
   // Inside If/Loop/Scan bodies too: subgraphs.h.
   Result<PerNodeReport> per_node = internal::RunPerNodeWithSubgraphs(
-      side_of(source), internal::SideLoadOptions(options.data, options.source_exec),
-      side_of(target), internal::SideLoadOptions(options.data, options.target_exec),
-      dataset.samples, report.policy, PerNodeOptionsOf(options));
+      side_of(source), session::SideLoadOptions(options.data, options.source_exec), side_of(target),
+      session::SideLoadOptions(options.data, options.target_exec), dataset.samples, report.policy,
+      PerNodeOptionsOf(options));
   if (!per_node.ok()) return GateError{Stage::kRun, per_node.status().WithContext("--per-node")};
   report.per_node = std::move(per_node).value();
   return std::nullopt;
@@ -540,12 +540,12 @@ SourceAhead RunAheadAndCalibrate(const CompareOptions& options, Side& source, co
   ahead = RunSourceAhead(source, dataset, samples, SourceAheadBytes(options.data.limits));
   if (runs_ahead && (ahead.failure || ahead.outputs.size() == samples)) {
     backends::AsReleasable(*source.model->model)->Release();
-    internal::ReleaseFreedMemory();
+    session::ReleaseFreedMemory();
   }
   if (calibration.variant && !ahead.failure && dataset.has_value()) {
     internal::FinishCalibration(calibration, options, source.resolved, *dataset, ahead.outputs,
                                 report);
-    internal::ReleaseFreedMemory();
+    session::ReleaseFreedMemory();
   }
   return ahead;
 }
@@ -560,7 +560,7 @@ CompareReport CompareModels(const CompareOptions& options,
   report.source.path = options.source;
   report.target.path = options.target;
   report.source.output_matching = report.target.output_matching = "name";  // see MatchOutputs
-  if (auto e = internal::CheckSavePaths(
+  if (auto e = session::CheckSavePaths(
           options.data, {{"the source", options.source}, {"the target", options.target}})) {
     return Errored(std::move(report), *e);
   }
@@ -577,13 +577,13 @@ CompareReport CompareModels(const CompareOptions& options,
   // (RunSamples), or before any later error is reported (`errored`), so that a target that cannot
   // load is still reported ahead of everything after loading.
   const bool defer_target = SequentialSides(options);
-  if (defer_target) internal::MapLargeBlocksApart();
+  if (defer_target) session::MapLargeBlocksApart();
   std::optional<GateError> target_error;
   const auto load_target = [&] {
     try {
       target_error = ResolveAndLoad(
           options.target, options.target_backend, *options.backend_factory,
-          internal::SideLoadOptions(options.data, options.target_exec), target, defer_target,
+          session::SideLoadOptions(options.data, options.target_exec), target, defer_target,
           /*hash=*/true);
     } catch (const std::exception& e) {  // bad_alloc: a thread must not end the process
       target_error =
@@ -597,7 +597,7 @@ CompareReport CompareModels(const CompareOptions& options,
   try {
     source_error =
         ResolveAndLoad(options.source, options.source_backend, *options.backend_factory,
-                       internal::SideLoadOptions(options.data, options.source_exec), source,
+                       session::SideLoadOptions(options.data, options.source_exec), source,
                        /*defer_session=*/false, /*hash=*/false);
   } catch (...) {
     if (target_loader.joinable()) target_loader.join();  // else its destructor ends the process
@@ -640,7 +640,7 @@ CompareReport CompareModels(const CompareOptions& options,
   for (const Side* side : {&source, &target}) {
     if (auto e = CheckSavedCounts(*side, samples)) return errored(*e);
   }
-  internal::OutputSaver saver(options.data.save_outputs);
+  session::OutputSaver saver(options.data.save_outputs);
   // Floors only change tolerances nobody set, so they are known before anything is judged.
   const internal::CalibrationStep calibration =
       options.calibration.enabled ? internal::StartCalibration(options, source.resolved, dataset,
@@ -690,7 +690,7 @@ CompareReport CompareModelsGate(const CompareOptions& options) {
   std::thread hasher([&] {
     std::string sha256;
     try {
-      sha256 = internal::SideSha256(options.source);
+      sha256 = session::SideSha256(options.source);
     } catch (const std::exception&) {  // bad_alloc: a thread must not end the process
     }
     hashed.set_value(std::move(sha256));

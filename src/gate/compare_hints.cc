@@ -5,7 +5,7 @@
 #include <map>
 
 #include "convgate/compare/judge.h"
-#include "gate/format.h"
+#include "convgate/session/format.h"
 
 namespace convgate::gate::internal {
 namespace {
@@ -34,11 +34,11 @@ void ToleranceHint(const OutputCheck& check, const ToleranceToPass& needed,
   const std::string& output = check.output;
   std::string hint = std::string(needed.samples > 1 ? "over all samples, " : "") +
                      "every finite element would pass with --atol " + output + ":" +
-                     Number(RoundUp(needed.atol)) + " (keeping rtol " + Number(check.policy.rtol) +
-                     ")";
+                     session::Number(RoundUp(needed.atol)) + " (keeping rtol " +
+                     session::Number(check.policy.rtol) + ")";
   if (std::isfinite(needed.rtol)) {
-    hint += " or --rtol " + output + ":" + Number(RoundUp(needed.rtol)) + " (keeping atol " +
-            Number(check.policy.atol) + ")";
+    hint += " or --rtol " + output + ":" + session::Number(RoundUp(needed.rtol)) +
+            " (keeping atol " + session::Number(check.policy.atol) + ")";
   }
   hints.push_back(hint + "; widen only if an error that large is acceptable for this output");
 }

@@ -6,12 +6,12 @@
 
 #include "convgate/core/file_util.h"
 #include "convgate/core/numbers.h"
-#include "convgate/gate/internal/side.h"
 #include "convgate/gate/reduce.h"
 #include "convgate/graph/node_model.h"
 #include "convgate/graph/onnx_model.h"
 #include "convgate/inputs/dataset.h"
 #include "convgate/io/npz.h"
+#include "convgate/session/side.h"
 #include "gate/per_node/run.h"
 
 namespace convgate::gate {
@@ -88,8 +88,8 @@ std::string PassingNodeNote(const NodeCheck& node, const PerNodeReport& per_node
 }
 
 struct Sides {
-  internal::LoadedModel source;
-  internal::LoadedModel target;
+  session::LoadedModel source;
+  session::LoadedModel target;
   std::string target_bytes;
   std::vector<std::string> source_values;      // every value the source graph names
   std::map<std::string, DType> target_dtypes;  // what the target computes each value in
@@ -97,17 +97,17 @@ struct Sides {
 
 // Loads one side as the comparison did: resolved from its path and backend flag, created through
 // the options' backend factory, with the same load options (--threads, limits, exec command).
-Result<internal::LoadedModel> LoadSide(const CompareOptions& options, const std::string& path,
-                                       const std::string& backend, const ExecOptions& exec,
-                                       const std::string& role) {
-  CONVGATE_ASSIGN_OR_RETURN(internal::ResolvedSide side, internal::ResolveSide(path, backend));
-  if (side.kind != internal::SideKind::kModel) {
+Result<session::LoadedModel> LoadSide(const CompareOptions& options, const std::string& path,
+                                      const std::string& backend, const ExecOptions& exec,
+                                      const std::string& role) {
+  CONVGATE_ASSIGN_OR_RETURN(session::ResolvedSide side, session::ResolveSide(path, backend));
+  if (side.kind != session::SideKind::kModel) {
     return Status::InvalidArgument(role + " " + path + " holds saved outputs; reduce needs models");
   }
   SideRecord record;
   record.role = role;
-  return internal::LoadModel(side, *options.backend_factory,
-                             internal::SideLoadOptions(options.data, exec), record);
+  return session::LoadModel(side, *options.backend_factory,
+                            session::SideLoadOptions(options.data, exec), record);
 }
 
 Result<Sides> LoadSides(const CompareOptions& options) {

@@ -2,46 +2,6 @@
 
 namespace convgate::gate {
 
-std::string_view VerdictName(Verdict verdict) {
-  switch (verdict) {
-    case Verdict::kPass:
-      return "pass";
-    case Verdict::kFail:
-      return "fail";
-    case Verdict::kError:
-      return "error";
-  }
-  return "error";
-}
-
-std::string_view StageName(Stage stage) {
-  switch (stage) {
-    case Stage::kFlags:
-      return "flags";
-    case Stage::kLoad:
-      return "load";
-    case Stage::kInputs:
-      return "inputs";
-    case Stage::kRun:
-      return "run";
-    case Stage::kConvert:
-      return "convert";
-    case Stage::kWrite:
-      return "write";
-    case Stage::kInternal:
-      return "internal";
-  }
-  return "internal";
-}
-
-ExitCode ExitCodeFor(const GateError& error) {
-  if (error.stage == Stage::kFlags) return ExitCode::kUsage;
-  if (error.stage == Stage::kInternal || error.status.code() == StatusCode::kInternal) {
-    return ExitCode::kInternal;
-  }
-  return ExitCode::kCannotRun;
-}
-
 ExitCode ExitCodeFor(Verdict verdict, const std::optional<GateError>& error) {
   if (error.has_value()) return ExitCodeFor(*error);
   switch (verdict) {

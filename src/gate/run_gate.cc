@@ -1,18 +1,18 @@
 // `convgate run`: the end-to-end sanity gate on one model.
 #include <chrono>
 
-#include "convgate/gate/internal/run_sanity.h"
-#include "convgate/gate/internal/side.h"
 #include "convgate/gate/workflows.h"
-#include "gate/data_inputs.h"
-#include "gate/data_output_saver.h"
-#include "gate/data_save_paths.h"
-#include "gate/hf_inputs.h"
+#include "convgate/session/data_inputs.h"
+#include "convgate/session/hf_inputs.h"
+#include "convgate/session/output_saver.h"
+#include "convgate/session/sanity.h"
+#include "convgate/session/save_paths.h"
+#include "convgate/session/side.h"
 
 namespace convgate::gate {
 namespace {
 
-using internal::SideKind;
+using session::SideKind;
 
 RunReport Errored(RunReport report, Stage stage, Status status) {
   report.error = GateError{stage, std::move(status)};
@@ -27,9 +27,9 @@ Stage StageForResolve(const Status& status) {
 
 void CheckSample(int sample_idx, const Signature& signature, const TensorMap& sample,
                  const TensorMap& outputs, RunReport& report) {
-  internal::SymbolBindings bindings;
+  session::SymbolBindings bindings;
   bindings.BindInputs(signature, sample);
-  const bool inputs_finite = internal::AllInputsFinite(sample);
+  const bool inputs_finite = session::AllInputsFinite(sample);
   for (const TensorInfo& declared : signature.outputs) {
     const Tensor* tensor = outputs.Find(declared.name);
     if (tensor == nullptr) {
@@ -43,8 +43,8 @@ void CheckSample(int sample_idx, const Signature& signature, const TensorMap& sa
       report.checks.push_back(std::move(missing));
       continue;
     }
-    report.checks.push_back(internal::CheckOutputSanity(sample_idx, declared.name, *tensor,
-                                                        &declared, inputs_finite, bindings));
+    report.checks.push_back(session::CheckOutputSanity(sample_idx, declared.name, *tensor,
+                                                       &declared, inputs_finite, bindings));
   }
   for (const auto& entry : outputs) {
     if (signature.FindOutput(entry.name) != nullptr) continue;
@@ -52,8 +52,8 @@ void CheckSample(int sample_idx, const Signature& signature, const TensorMap& sa
     // output declaring neither is checked for non-empty and finite only.
     const TensorInfo anything{entry.name, std::nullopt, "", false, {}, {}};
     const TensorInfo* declared = signature.positional_outputs ? &anything : nullptr;
-    SanityCheck check = internal::CheckOutputSanity(sample_idx, entry.name, entry.tensor, declared,
-                                                    inputs_finite, bindings);
+    SanityCheck check = session::CheckOutputSanity(sample_idx, entry.name, entry.tensor, declared,
+                                                   inputs_finite, bindings);
     if (declared != nullptr) check.declared_shape.clear();  // not "(no shape)": nothing declared
     report.checks.push_back(std::move(check));
   }
@@ -74,11 +74,11 @@ RunReport RunModelGate(const RunOptions& options) {
   RunReport report;
   report.model.role = "model";
   report.model.path = options.model.string();
-  if (auto e = internal::CheckSavePaths(options.data, {{"the model", options.model}})) {
+  if (auto e = session::CheckSavePaths(options.data, {{"the model", options.model}})) {
     return Errored(std::move(report), e->stage, e->status);
   }
-  Result<internal::ResolvedSide> side =
-      internal::ResolveSide(options.model.string(), options.backend);
+  Result<session::ResolvedSide> side =
+      session::ResolveSide(options.model.string(), options.backend);
   if (!side.ok()) return Errored(std::move(report), StageForResolve(side.status()), side.status());
   if (side->kind != SideKind::kModel) {
     return Errored(std::move(report), Stage::kFlags,
@@ -86,10 +86,10 @@ RunReport RunModelGate(const RunOptions& options) {
                                            " holds saved tensors, not a model: `convgate run` "
                                            "needs a model file (e.g. .onnx)"));
   }
-  internal::DescribeSide(*side, report.model);
-  Result<internal::LoadedModel> loaded =
-      internal::LoadModel(*side, *options.backend_factory,
-                          internal::SideLoadOptions(options.data, options.exec), report.model);
+  session::DescribeSide(*side, report.model);
+  Result<session::LoadedModel> loaded =
+      session::LoadModel(*side, *options.backend_factory,
+                         session::SideLoadOptions(options.data, options.exec), report.model);
   if (!loaded.ok()) return Errored(std::move(report), Stage::kLoad, loaded.status());
   backends::Model& model = *loaded->model;
   if (model.signature().positional_outputs) {
@@ -100,30 +100,30 @@ RunReport RunModelGate(const RunOptions& options) {
 
   std::optional<GateError> error;
   // --save-outputs keeps every sample's outputs until they are written.
-  const internal::HeldOutputs held{
+  const session::HeldOutputs held{
       .models = {{&model.signature(), options.data.save_outputs.has_value()}}};
   std::optional<inputs::Dataset> given = CopyOf(options.inputs);
   if (!given) {
     Result<std::optional<inputs::Dataset>> made =
-        internal::HfModelInputs(report.model, options.data);
+        session::HfModelInputs(report.model, options.data);
     if (!made.ok()) {
       const bool usage = made.status().code() == StatusCode::kInvalidArgument;
       return Errored(std::move(report), usage ? Stage::kFlags : Stage::kInputs, made.status());
     }
     given = std::move(*made);
   }
-  std::optional<inputs::Dataset> dataset = internal::PrepareDataset(
+  std::optional<inputs::Dataset> dataset = session::PrepareDataset(
       options.data, model.signature(), std::move(given), held, report.inputs, error);
   if (!dataset.has_value()) return Errored(std::move(report), error->stage, error->status);
 
-  internal::OutputSaver saver(options.data.save_outputs);
+  session::OutputSaver saver(options.data.save_outputs);
   for (size_t sample_idx = 0; sample_idx < dataset->samples.size(); ++sample_idx) {
     const TensorMap& sample = dataset->samples[sample_idx];
     const auto start = std::chrono::steady_clock::now();
     Result<TensorMap> outputs = model.Run(sample, {});
     report.model.run_seconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    internal::RecordBackendLog(*loaded, report.model);
+    session::RecordBackendLog(*loaded, report.model);
     if (!outputs.ok()) {
       return Errored(std::move(report), Stage::kRun,
                      outputs.status().WithContext("sample " + std::to_string(sample_idx)));

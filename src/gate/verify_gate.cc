@@ -6,8 +6,8 @@
 #include "convgate/gate/pair_policy.h"
 #include "convgate/gate/verify.h"
 #include "convgate/graph/onnx_model.h"
-#include "gate/data_save_paths.h"
-#include "gate/loaded_models.h"
+#include "convgate/session/loaded_models.h"
+#include "convgate/session/save_paths.h"
 #include "gate/verify_path.h"
 #include "gate/verify_precheck.h"
 
@@ -251,10 +251,10 @@ VerifyReport VerifyGate(const VerifyOptions& options) {
     return Errored(std::move(report), Stage::kFlags, valid);
   }
   // Before a conversion that may take minutes; the comparison checks again with its target.
-  if (auto e = internal::CheckSavePaths(options.compare.data,
-                                        {{"the source", options.source},
-                                         {"the target", options.target},
-                                         {"the conversion's output", options.conversion.output}})) {
+  if (auto e = session::CheckSavePaths(options.compare.data,
+                                       {{"the source", options.source},
+                                        {"the target", options.target},
+                                        {"the conversion's output", options.conversion.output}})) {
     return Errored(std::move(report), e->stage, e->status);
   }
   CompareOptions compare = options.compare;
@@ -303,7 +303,7 @@ VerifyReport VerifyGate(const VerifyOptions& options) {
   report.task = DetectFrom(options.source, report.target);
   // The comparison makes its own samples again; the precheck's go to the target's own run. The
   // target the end-to-end run loaded is compared without loading it again.
-  internal::LoadedModels loaded(compare.backend_factory);
+  session::LoadedModels loaded(compare.backend_factory);
   compare.backend_factory = &loaded;
   report.e2e = RunModelGate(E2eOptions(compare, std::move(facts.dataset)));
   report.comparison = CompareModelsGate(compare);

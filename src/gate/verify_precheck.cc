@@ -1,10 +1,10 @@
 #include "gate/verify_precheck.h"
 
 #include "convgate/core/join.h"
-#include "convgate/gate/internal/side.h"
-#include "gate/data_inputs.h"
-#include "gate/hf_inputs.h"
-#include "gate/side_positional.h"
+#include "convgate/session/data_inputs.h"
+#include "convgate/session/hf_inputs.h"
+#include "convgate/session/positional.h"
+#include "convgate/session/side.h"
 
 namespace convgate::gate::internal {
 namespace {
@@ -33,29 +33,30 @@ std::optional<GateError> CheckOutputNames(const CompareOptions& options,
 // A TorchScript source declares input names but no shapes: inputs can be made only when every
 // input has a --shape (or they are loaded).
 bool CanPrepareInputs(const DataOptions& data, const Signature& signature) {
-  if (data.load_inputs.has_value() || !HasUntypedInputs(signature)) return true;
-  return CheckShapesGiven(signature, data.generate).ok();
+  if (data.load_inputs.has_value() || !session::HasUntypedInputs(signature)) return true;
+  return session::CheckShapesGiven(signature, data.generate).ok();
 }
 
 }  // namespace
 
 std::optional<GateError> PrecheckSource(const CompareOptions& options, SourceFacts& facts) {
-  Result<ResolvedSide> side = ResolveSide(options.source, options.source_backend);
+  Result<session::ResolvedSide> side = session::ResolveSide(options.source, options.source_backend);
   if (!side.ok()) {
     const Stage stage =
         side.status().code() == StatusCode::kNotFound ? Stage::kLoad : Stage::kFlags;
     return GateError{stage, side.status().WithContext("source")};
   }
-  if (side->kind != SideKind::kModel) {
+  if (side->kind != session::SideKind::kModel) {
     return GateError{Stage::kFlags, Status::InvalidArgument(
                                         "verify converts a model, but SOURCE " + options.source +
                                         " holds saved outputs: use compare for those")};
   }
   SideRecord record;
   record.role = "source";
-  DescribeSide(*side, record, /*hash=*/false);  // the backend decides how inputs are made
-  Result<LoadedModel> model = LoadModel(*side, *options.backend_factory,
-                                        SideLoadOptions(options.data, options.source_exec), record);
+  session::DescribeSide(*side, record, /*hash=*/false);  // the backend decides how inputs are made
+  Result<session::LoadedModel> model =
+      session::LoadModel(*side, *options.backend_factory,
+                         session::SideLoadOptions(options.data, options.source_exec), record);
   if (!model.ok()) return GateError{Stage::kLoad, model.status().WithContext("source")};
   facts.signature = model->model->signature();
   if (auto error = CheckOutputNames(options, facts.signature)) return error;
@@ -71,15 +72,15 @@ std::optional<GateError> PrecheckSource(const CompareOptions& options, SourceFac
   DatasetRecord dataset_record;
   std::optional<GateError> error;
   // The target is not converted yet: the source's outputs are what is known to be held.
-  const HeldOutputs held{.models = {{&facts.signature, false}}};
-  Result<std::optional<inputs::Dataset>> made = HfModelInputs(record, data);
+  const session::HeldOutputs held{.models = {{&facts.signature, false}}};
+  Result<std::optional<inputs::Dataset>> made = session::HfModelInputs(record, data);
   if (!made.ok()) {
     const Stage stage =
         made.status().code() == StatusCode::kInvalidArgument ? Stage::kFlags : Stage::kInputs;
     return GateError{stage, made.status()};
   }
   facts.dataset =
-      PrepareDataset(data, facts.signature, std::move(*made), held, dataset_record, error);
+      session::PrepareDataset(data, facts.signature, std::move(*made), held, dataset_record, error);
   return error;
 }
 

@@ -10,17 +10,17 @@
 #include <string>
 #include <vector>
 
-#include "convgate/gate/internal/side.h"
 #include "convgate/gate/results.h"
 #include "convgate/inputs/dataset.h"
 #include "convgate/pipeline/pipeline.h"
 #include "convgate/pipeline/wiring.h"
+#include "convgate/session/side.h"
 
 namespace convgate::pipeline::internal {
 
 // One model of a node, loaded.
 struct LoadedSide {
-  gate::internal::LoadedModel loaded;
+  session::LoadedModel loaded;
   gate::SideRecord record;
   // Inputs and outputs are passed by position, not name: the model's own names differ from the
   // node's declarations (TorchScript's output_0, an export's renamed inputs).

@@ -2,9 +2,9 @@
 // each node, the swapped run and --per-node inside failing nodes.
 #include "convgate/compare/tensor_compare.h"
 #include "convgate/core/temp_dir.h"
-#include "convgate/gate/internal/run_sanity.h"
 #include "convgate/gate/pair_policy.h"
 #include "convgate/gate/workflows.h"
+#include "convgate/session/sanity.h"
 #include "pipeline/engine.h"
 #include "pipeline/validate.h"
 
@@ -26,15 +26,15 @@ size_t IndexOf(const Spec& spec, const std::string& node) {
 // The end-to-end sanity of one node's outputs at one step (gate's run rules).
 void CheckNode(const NodeSpec& node, int step, const internal::NodeStep& record,
                gate::RunReport& run) {
-  gate::internal::SymbolBindings bindings;
+  session::SymbolBindings bindings;
   Signature signature;
   signature.inputs = node.inputs;
   bindings.BindInputs(signature, record.inputs);
   const bool inputs_finite = AllFinite(record.inputs);
   for (const auto& output : record.outputs) {
-    run.checks.push_back(gate::internal::CheckOutputSanity(step, output.name, output.tensor,
-                                                           FindDecl(node.outputs, output.name),
-                                                           inputs_finite, bindings));
+    run.checks.push_back(session::CheckOutputSanity(step, output.name, output.tensor,
+                                                    FindDecl(node.outputs, output.name),
+                                                    inputs_finite, bindings));
   }
   for (const TensorInfo& decl : node.outputs) {
     if (record.outputs.Find(decl.name) != nullptr) continue;
@@ -53,12 +53,12 @@ void CheckNode(const NodeSpec& node, int step, const internal::NodeStep& record,
 // The end-to-end sanity of one step's pipeline outputs.
 void CheckOutputs(const Spec& spec, int step, const TensorMap& outputs, const TensorMap& inputs,
                   gate::RunReport& run) {
-  gate::internal::SymbolBindings bindings;
+  session::SymbolBindings bindings;
   for (const EdgeSpec& edge : spec.edges) {
     if (!edge.to.node.empty()) continue;
     const Tensor* value = outputs.Find(edge.to.tensor);
     if (value == nullptr) continue;  // the node's own check names the missing output
-    run.checks.push_back(gate::internal::CheckOutputSanity(
+    run.checks.push_back(session::CheckOutputSanity(
         step, edge.to.tensor, *value,
         FindDecl(spec.FindNode(edge.from.node)->outputs, edge.from.tensor), AllFinite(inputs),
         bindings));

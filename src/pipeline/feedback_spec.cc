@@ -1,7 +1,7 @@
 // compare --feedback OUT=IN: a stateful single model as a one-node pipeline, so it runs on the
 // pipeline engine (one loop implementation, one validation).
-#include "convgate/gate/internal/side.h"
 #include "convgate/pipeline/pipeline.h"
+#include "convgate/session/side.h"
 
 namespace convgate::pipeline {
 namespace {
@@ -65,13 +65,12 @@ Result<Spec> FeedbackSpec(const std::string& source, const std::string& source_b
                           const std::vector<FeedbackPair>& feedback,
                           const std::map<std::string, int64_t>& dims,
                           backends::BackendFactory* factory, const gate::DataOptions& data) {
-  CONVGATE_ASSIGN_OR_RETURN(gate::internal::ResolvedSide resolved,
-                            gate::internal::ResolveSide(source, source_backend));
+  CONVGATE_ASSIGN_OR_RETURN(session::ResolvedSide resolved,
+                            session::ResolveSide(source, source_backend));
   gate::SideRecord record;
   CONVGATE_ASSIGN_OR_RETURN(
-      gate::internal::LoadedModel loaded,
-      gate::internal::LoadModel(resolved, *factory, gate::internal::SideLoadOptions(data, {}),
-                                record));
+      session::LoadedModel loaded,
+      session::LoadModel(resolved, *factory, session::SideLoadOptions(data, {}), record));
   const Signature& signature = loaded.model->signature();
   CONVGATE_RETURN_IF_ERROR(CheckPairs(feedback, signature, source));
   Spec spec;

@@ -103,9 +103,8 @@ Status ConvertNode(NodeSpec& node, LoadedNode& loaded, const convert::Conversion
 
 Result<LoadedSide> LoadSide(const std::string& path, const std::string& backend,
                             const std::string& role, const PipelineOptions& options) {
-  CONVGATE_ASSIGN_OR_RETURN(gate::internal::ResolvedSide resolved,
-                            gate::internal::ResolveSide(path, backend));
-  if (resolved.kind != gate::internal::SideKind::kModel) {
+  CONVGATE_ASSIGN_OR_RETURN(session::ResolvedSide resolved, session::ResolveSide(path, backend));
+  if (resolved.kind != session::SideKind::kModel) {
     return Status::InvalidArgument(path + " is saved outputs, not a model");
   }
   LoadedSide side;
@@ -115,9 +114,8 @@ Result<LoadedSide> LoadSide(const std::string& path, const std::string& backend,
   side.record.format = resolved.format;
   side.record.backend = resolved.backend;
   CONVGATE_ASSIGN_OR_RETURN(
-      side.loaded,
-      gate::internal::LoadModel(resolved, *options.backend_factory,
-                                gate::internal::SideLoadOptions(options.data, {}), side.record));
+      side.loaded, session::LoadModel(resolved, *options.backend_factory,
+                                      session::SideLoadOptions(options.data, {}), side.record));
   return side;
 }
 

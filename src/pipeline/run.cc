@@ -200,7 +200,7 @@ Result<TensorMap> RunNode(LoadedSide& side, const NodeSpec& node, const TensorMa
   Result<TensorMap> outputs = side.loaded.model->Run(fed, {});
   side.record.run_seconds +=
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  gate::internal::RecordBackendLog(side.loaded, side.record);
+  session::RecordBackendLog(side.loaded, side.record);
   if (!outputs.ok()) return outputs.status().WithContext("node '" + node.name + "'");
   if (!side.positional_outputs) return outputs;
   return RenameByPosition(std::move(outputs).value(), node.outputs);

@@ -1,6 +1,7 @@
 // What the gate workflows produce: plain values that the report module renders. Every verdict in
 // a report can be explained from these fields alone (which output, which sample, which element,
-// by how much, under which policy).
+// by how much, under which policy). A side's, a data set's and a sanity check's records, and the
+// stage an error stopped at, are the session's (session/records.h).
 #pragma once
 
 #include <cstdint>
@@ -14,94 +15,29 @@
 #include "convgate/compare/tensor_compare.h"
 #include "convgate/core/exit_code.h"
 #include "convgate/core/status.h"
+#include "convgate/core/verdict.h"
 #include "convgate/gate/per_node_results.h"
+#include "convgate/session/records.h"
 
 namespace convgate::gate {
 
-enum class Verdict { kPass, kFail, kError };
-std::string_view VerdictName(Verdict verdict);  // "pass", "fail", "error"
+// The session's records, which every report here is made of.
+using session::DatasetRecord;
+using session::ExitCodeFor;
+using session::GateError;
+using session::InputRecord;
+using session::SanityCheck;
+using session::SideRecord;
+using session::Stage;
+using session::StageName;
 
-// Where in a workflow an error stopped it. Decides the exit code (see ExitCodeFor).
-enum class Stage {
-  kFlags,     // a flag or argument is wrong (exit 2)
-  kLoad,      // a model or saved-outputs file could not be loaded (exit 3)
-  kInputs,    // inputs could not be generated, loaded or do not fit the model (exit 3)
-  kRun,       // the runtime failed during inference (exit 3)
-  kWrite,     // a result file could not be written (exit 3)
-  kConvert,   // the conversion failed (exit 3)
-  kInternal,  // a bug in convgate (exit 4)
-};
-std::string_view StageName(Stage stage);
+// The verdict (core/verdict.h) as gate's workflows decide it.
+using ::convgate::Verdict;
+using ::convgate::VerdictName;
 
-struct GateError {
-  Stage stage = Stage::kInternal;
-  Status status;
-};
-
-// The exit code of an error at `stage`: usage for kFlags, internal for kInternal (or an Internal
-// status anywhere), "cannot run" for the rest.
-ExitCode ExitCodeFor(const GateError& error);
 // The exit code of a whole workflow: the error's if there is one, else 0 for a pass and 1 for a
 // failure.
 ExitCode ExitCodeFor(Verdict verdict, const std::optional<GateError>& error);
-
-// One side of a workflow: a model that ran, or outputs saved earlier.
-struct SideRecord {
-  std::string role;  // "model", "source", "target"
-  std::string path;
-  std::string kind;     // "model" or "outputs"
-  std::string format;   // "onnx", "npz", "npy", "npy-folder", "onnx-test-case"
-  std::string backend;  // "ort", or "outputs" for saved outputs
-  std::string backend_version;
-  // Runtime settings that can change results (backends::Model::settings): "graph optimization
-  // extended" for ort. Empty for backends without any and for saved outputs.
-  std::string backend_settings;
-  std::string sha256;  // of the file; empty for folders
-  double load_seconds = 0.0;
-  double run_seconds = 0.0;  // summed over samples
-  std::vector<std::string> output_names;
-  std::string outputs_saved_to;  // --save-outputs target, if this side's outputs were saved
-  // The exec backend: the command template as given (quoted so it splits back into the same
-  // argv), and its stderr from the last run, i.e. from the failing run when one failed (the last
-  // 64 KiB). Empty for in-process backends.
-  std::string backend_command;
-  std::string backend_log;
-  // compare: how this side's outputs were paired with the other side's: "name", or "position"
-  // when its backend names no outputs (TorchScript: output_0, ...) and they took the other side's
-  // names in order, listed in output_renames ("output_0 -> logits"). Empty for run.
-  std::string output_matching;
-  std::vector<std::string> output_renames;
-  // Facts about this side a reader needs ("the model declares no outputs: ...").
-  std::vector<std::string> notes;
-};
-
-struct InputRecord {
-  std::string name;
-  std::string dtype;
-  std::vector<int64_t> shape;  // of sample 0
-};
-
-struct DatasetRecord {
-  std::string origin;  // "generated: uniform [0, 1), seed 1" or a file path
-  int samples = 0;
-  std::vector<InputRecord> tensors;
-  std::vector<std::string> notes;  // unbound dims defaulted, dropped extra tensors, ...
-  std::string saved_to;            // --save-inputs target, if any
-};
-
-// `convgate run`: one output of one sample against the end-to-end sanity rules.
-struct SanityCheck {
-  int sample = 0;
-  std::string output;
-  std::string dtype;
-  std::vector<int64_t> shape;
-  std::string declared_dtype;
-  std::string declared_shape;
-  compare::ValueSummary values;
-  int64_t num_elements = 0;
-  bool passed = true;
-  std::vector<std::string> failures;
-};
 
 struct RunReport {
   SideRecord model;

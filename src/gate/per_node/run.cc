@@ -11,11 +11,11 @@
 #include "convgate/compare/tensor_compare.h"
 #include "convgate/core/file_util.h"
 #include "convgate/gate/internal/compare_judging.h"
-#include "convgate/gate/internal/side.h"
 #include "convgate/graph/node_model.h"
 #include "convgate/graph/nodes.h"
 #include "convgate/graph/onnx_model.h"
 #include "convgate/graph/openvino_ir.h"
+#include "convgate/session/side.h"
 
 namespace convgate::gate::internal {
 namespace {
@@ -307,7 +307,7 @@ void CompareAllChunks(PerNodeContext& context, bool calibrate, PerNodeReport& re
     CompareChunk(context, chunk, chunk_bytes, report);
     // Each chunk's tensors and session are freed; returning the memory keeps the process's peak
     // from growing chunk after chunk, so the budget stays meaningful.
-    ReleaseFreedMemory();
+    session::ReleaseFreedMemory();
   }
 }
 
@@ -332,7 +332,7 @@ void ReleaseSide(const PerNodeSide& side) {
   backends::ReleasableModel* releasable = backends::AsReleasable(*side.model);
   if (releasable == nullptr) return;
   releasable->Release();
-  ReleaseFreedMemory();
+  session::ReleaseFreedMemory();
 }
 
 const graph::NodeInfo* PerNodeContext::TargetProducer(const std::string& tensor) const {

@@ -7,7 +7,7 @@
 
 #include "convgate/core/tensor.h"
 
-namespace convgate::gate::internal {
+namespace convgate::session {
 
 // "3 of 10 elements (30%)".
 std::string CountOf(int64_t count, int64_t total);
@@ -16,4 +16,4 @@ std::string Number(double value);
 // First flat index whose value satisfies `match`, or -1.
 int64_t FirstIndexWhere(const Tensor& tensor, bool (*match)(double));
 
-}  // namespace convgate::gate::internal
+}  // namespace convgate::session

@@ -17,7 +17,7 @@
 
 #include "convgate/backends/registry.h"
 
-namespace convgate::gate::internal {
+namespace convgate::session {
 
 class LoadedModels : public backends::BackendFactory {
  public:
@@ -35,4 +35,4 @@ class LoadedModels : public backends::BackendFactory {
   std::map<std::string, std::shared_ptr<backends::Model>> models_;
 };
 
-}  // namespace convgate::gate::internal
+}  // namespace convgate::session

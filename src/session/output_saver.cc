@@ -1,8 +1,8 @@
-#include "gate/data_output_saver.h"
+#include "convgate/session/output_saver.h"
 
 #include "convgate/inputs/dataset.h"
 
-namespace convgate::gate::internal {
+namespace convgate::session {
 
 void OutputSaver::Keep(const TensorMap& outputs) {
   if (active()) samples_.push_back(outputs.Clone());
@@ -21,4 +21,4 @@ std::optional<GateError> OutputSaver::Write(const std::vector<TensorInfo>& outpu
   return std::nullopt;
 }
 
-}  // namespace convgate::gate::internal
+}  // namespace convgate::session

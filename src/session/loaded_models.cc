@@ -1,8 +1,8 @@
-#include "gate/loaded_models.h"
+#include "convgate/session/loaded_models.h"
 
 #include "convgate/backends/releasable.h"
 
-namespace convgate::gate::internal {
+namespace convgate::session {
 namespace {
 
 namespace fs = std::filesystem;
@@ -87,4 +87,4 @@ void LoadedModels::Keep(const std::string& key, std::shared_ptr<backends::Model>
   models_.emplace(key, std::move(model));
 }
 
-}  // namespace convgate::gate::internal
+}  // namespace convgate::session

@@ -13,7 +13,7 @@
 #include "convgate/core/status.h"
 #include "convgate/inputs/dataset.h"
 
-namespace convgate::gate::internal {
+namespace convgate::session {
 
 // Besides the inputs, what a run holds.
 struct HeldOutputs {
@@ -39,4 +39,4 @@ Status CheckLoadedRunBytes(const inputs::Dataset& dataset, const HeldOutputs& he
 // The bytes of tensors that outputs read from files hold: numeric bytes, or a string's bytes.
 int64_t BytesOf(const std::vector<TensorMap>& samples);
 
-}  // namespace convgate::gate::internal
+}  // namespace convgate::session

@@ -1,7 +1,7 @@
 // Where --save-inputs and --save-outputs may write (gate/data_save_paths.h): every refusal is a
 // usage error naming the flag, and the two legitimate ways to fill one test case folder are
 // allowed.
-#include "gate/data_save_paths.h"
+#include "convgate/session/save_paths.h"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -10,7 +10,7 @@
 
 #include "convgate/io/test_case.h"
 
-namespace convgate::gate::internal {
+namespace convgate::session {
 namespace {
 
 namespace fs = std::filesystem;
@@ -122,4 +122,4 @@ TEST_F(SavePathsTest, AFolderOfNpyFilesIsNotTurnedIntoATestCase) {
 }
 
 }  // namespace
-}  // namespace convgate::gate::internal
+}  // namespace convgate::session

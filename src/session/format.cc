@@ -1,10 +1,10 @@
-#include "gate/format.h"
+#include "convgate/session/format.h"
 
 #include <cmath>
 
 #include "convgate/core/numbers.h"
 
-namespace convgate::gate::internal {
+namespace convgate::session {
 
 std::string CountOf(int64_t count, int64_t total) {
   const double percent = total > 0 ? 100.0 * static_cast<double>(count) / total : 0.0;
@@ -25,4 +25,4 @@ int64_t FirstIndexWhere(const Tensor& tensor, bool (*match)(double)) {
   return -1;
 }
 
-}  // namespace convgate::gate::internal
+}  // namespace convgate::session

@@ -6,14 +6,14 @@
 
 #include <optional>
 
-#include "convgate/gate/results.h"
-#include "convgate/gate/workflows.h"
 #include "convgate/inputs/dataset.h"
+#include "convgate/session/options.h"
+#include "convgate/session/records.h"
 
-namespace convgate::gate::internal {
+namespace convgate::session {
 
 // nullopt when the generic rules apply; the dataset (origin: what the inputs are) otherwise.
 Result<std::optional<inputs::Dataset>> HfModelInputs(const SideRecord& side,
                                                      const DataOptions& data);
 
-}  // namespace convgate::gate::internal
+}  // namespace convgate::session

@@ -9,9 +9,9 @@
 
 #include "convgate/core/signature.h"
 #include "convgate/core/tensor.h"
-#include "convgate/gate/results.h"
+#include "convgate/session/records.h"
 
-namespace convgate::gate::internal {
+namespace convgate::session {
 
 // Symbolic dims seen so far in one sample: symbol -> value and where it was bound.
 class SymbolBindings {
@@ -39,4 +39,4 @@ SanityCheck CheckOutputSanity(int sample, const std::string& name, const Tensor&
                               const TensorInfo* declared, bool inputs_finite,
                               SymbolBindings& bindings);
 
-}  // namespace convgate::gate::internal
+}  // namespace convgate::session

@@ -1,10 +1,10 @@
-#include "gate/data_inputs.h"
+#include "convgate/session/data_inputs.h"
 
 #include <cmath>
 
-#include "gate/side_positional.h"
+#include "convgate/session/positional.h"
 
-namespace convgate::gate::internal {
+namespace convgate::session {
 namespace {
 
 void Describe(const inputs::Dataset& dataset, DatasetRecord& record) {
@@ -163,4 +163,4 @@ bool AllInputsFinite(const TensorMap& sample) {
   return true;
 }
 
-}  // namespace convgate::gate::internal
+}  // namespace convgate::session

@@ -8,9 +8,9 @@
 
 #include "convgate/core/signature.h"
 #include "convgate/core/tensor.h"
-#include "convgate/gate/results.h"
+#include "convgate/session/records.h"
 
-namespace convgate::gate::internal {
+namespace convgate::session {
 
 class OutputSaver {
  public:
@@ -29,4 +29,4 @@ class OutputSaver {
   std::vector<TensorMap> samples_;
 };
 
-}  // namespace convgate::gate::internal
+}  // namespace convgate::session

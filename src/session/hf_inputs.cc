@@ -1,9 +1,9 @@
-#include "gate/hf_inputs.h"
+#include "convgate/session/hf_inputs.h"
 
 #include "convgate/backends/hf_inputs.h"
 #include "convgate/core/temp_dir.h"
 
-namespace convgate::gate::internal {
+namespace convgate::session {
 namespace {
 
 // The user shaped generated inputs: the generic generator does exactly that.
@@ -43,4 +43,4 @@ Result<std::optional<inputs::Dataset>> HfModelInputs(const SideRecord& side,
   return std::optional<inputs::Dataset>(std::move(dataset));
 }
 
-}  // namespace convgate::gate::internal
+}  // namespace convgate::session

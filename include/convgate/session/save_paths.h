@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "convgate/gate/results.h"
-#include "convgate/gate/workflows.h"
+#include "convgate/session/options.h"
+#include "convgate/session/records.h"
 
-namespace convgate::gate::internal {
+namespace convgate::session {
 
 // A path this run reads: "the source", "the target", "the model".
 struct ReadPath {
@@ -33,4 +33,4 @@ struct ReadPath {
 std::optional<GateError> CheckSavePaths(const DataOptions& options,
                                         const std::vector<ReadPath>& read);
 
-}  // namespace convgate::gate::internal
+}  // namespace convgate::session

@@ -5,12 +5,12 @@
 #include <optional>
 
 #include "convgate/core/signature.h"
-#include "convgate/gate/results.h"
-#include "convgate/gate/workflows.h"
 #include "convgate/inputs/dataset.h"
-#include "gate/data_run_bytes.h"
+#include "convgate/session/options.h"
+#include "convgate/session/records.h"
+#include "convgate/session/run_bytes.h"
 
-namespace convgate::gate::internal {
+namespace convgate::session {
 
 // On failure, `error` says which stage failed (flags for bad generation options, inputs for
 // unreadable or unfitting input files, and for a run whose inputs and `held` outputs need more than
@@ -30,4 +30,4 @@ Status CheckDatasetFits(inputs::Dataset& dataset, const Signature& signature,
 // True if every floating-point input value of the sample is finite.
 bool AllInputsFinite(const TensorMap& sample);
 
-}  // namespace convgate::gate::internal
+}  // namespace convgate::session

@@ -1,11 +1,11 @@
-#include "convgate/gate/internal/run_sanity.h"
+#include "convgate/session/sanity.h"
 
 #include <cmath>
 
 #include "convgate/compare/tensor_compare.h"
-#include "gate/format.h"
+#include "convgate/session/format.h"
 
-namespace convgate::gate::internal {
+namespace convgate::session {
 namespace {
 
 std::string Quote(const std::string& name) { return "'" + name + "'"; }
@@ -145,4 +145,4 @@ SanityCheck CheckOutputSanity(int sample, const std::string& name, const Tensor&
   return check;
 }
 
-}  // namespace convgate::gate::internal
+}  // namespace convgate::session

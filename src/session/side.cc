@@ -1,4 +1,4 @@
-#include "convgate/gate/internal/side.h"
+#include "convgate/session/side.h"
 
 #include <algorithm>
 #include <chrono>
@@ -17,7 +17,7 @@
 #include "convgate/io/tensor_proto.h"
 #include "convgate/io/test_case.h"
 
-namespace convgate::gate::internal {
+namespace convgate::session {
 namespace {
 
 namespace fs = std::filesystem;
@@ -251,4 +251,4 @@ Result<SavedOutputs> LoadSavedOutputs(const ResolvedSide& side, const Signature*
   return saved;
 }
 
-}  // namespace convgate::gate::internal
+}  // namespace convgate::session

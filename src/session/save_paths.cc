@@ -1,10 +1,10 @@
-#include "gate/data_save_paths.h"
+#include "convgate/session/save_paths.h"
 
 #include <cctype>
 
 #include "convgate/io/test_case.h"
 
-namespace convgate::gate::internal {
+namespace convgate::session {
 namespace {
 
 namespace fs = std::filesystem;
@@ -171,4 +171,4 @@ std::optional<GateError> CheckSavePaths(const DataOptions& options,
   return std::nullopt;
 }
 
-}  // namespace convgate::gate::internal
+}  // namespace convgate::session

@@ -1,10 +1,10 @@
 // --max-run-bytes: what a run holds is estimated from the planned or loaded inputs and the outputs
 // the models declare, and a run over the limit is refused naming the figure (issue 10).
-#include "gate/data_run_bytes.h"
+#include "convgate/session/run_bytes.h"
 
 #include <gtest/gtest.h>
 
-namespace convgate::gate::internal {
+namespace convgate::session {
 namespace {
 
 constexpr int64_t kGiB = int64_t{1} << 30;
@@ -104,4 +104,4 @@ TEST(RunBytes, SavedOutputsAreCountedInBytes) {
 }
 
 }  // namespace
-}  // namespace convgate::gate::internal
+}  // namespace convgate::session

@@ -1,5 +1,5 @@
 // The run gate's sanity rules on hand-made tensors and declarations.
-#include "convgate/gate/internal/run_sanity.h"
+#include "convgate/session/sanity.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 
 #include "testing/tensor_info.h"
 
-namespace convgate::gate::internal {
+namespace convgate::session {
 namespace {
 
 using testing::Declared;
@@ -149,4 +149,4 @@ TEST(Sanity, AnUndeclaredOutputFails) {
 }
 
 }  // namespace
-}  // namespace convgate::gate::internal
+}  // namespace convgate::session

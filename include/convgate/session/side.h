@@ -12,11 +12,11 @@
 #include "convgate/core/signature.h"
 #include "convgate/core/status.h"
 #include "convgate/core/tensor.h"
-#include "convgate/gate/results.h"
-#include "convgate/gate/workflows.h"
 #include "convgate/inputs/dataset.h"
+#include "convgate/session/options.h"
+#include "convgate/session/records.h"
 
-namespace convgate::gate::internal {
+namespace convgate::session {
 
 enum class SideKind { kModel, kOutputs };
 
@@ -89,4 +89,4 @@ void ReleaseFreedMemory();
 // another.
 void MapLargeBlocksApart();
 
-}  // namespace convgate::gate::internal
+}  // namespace convgate::session

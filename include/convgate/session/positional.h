@@ -15,10 +15,10 @@
 
 #include "convgate/core/signature.h"
 #include "convgate/core/tensor.h"
-#include "convgate/gate/results.h"
 #include "convgate/inputs/dataset.h"
+#include "convgate/session/records.h"
 
-namespace convgate::gate::internal {
+namespace convgate::session {
 
 // True for inputs of type kUntypedTensor: a tensor of undeclared dtype (TorchScript).
 bool HasUntypedInputs(const Signature& signature);
@@ -49,4 +49,4 @@ std::optional<std::string> MatchOutputsByPosition(TensorMap& positional, const T
                                                   SideRecord& record, const std::string& named_role,
                                                   bool first_sample);
 
-}  // namespace convgate::gate::internal
+}  // namespace convgate::session

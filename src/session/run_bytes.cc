@@ -1,4 +1,4 @@
-#include "gate/data_run_bytes.h"
+#include "convgate/session/run_bytes.h"
 
 #include <algorithm>
 #include <limits>
@@ -8,7 +8,7 @@
 #include "convgate/core/numbers.h"
 #include "convgate/core/units.h"
 
-namespace convgate::gate::internal {
+namespace convgate::session {
 namespace {
 
 // One sample's input shapes by name, for binding the symbols of the outputs.
@@ -187,4 +187,4 @@ int64_t BytesOf(const std::vector<TensorMap>& samples) {
   return bytes;
 }
 
-}  // namespace convgate::gate::internal
+}  // namespace convgate::session

@@ -1,10 +1,10 @@
 // Matching a side that works by position (TorchScript) to one that works by name, without
 // libtorch: the renaming, the dtypes assumed for untyped inputs, and the checks' messages.
-#include "gate/side_positional.h"
+#include "convgate/session/positional.h"
 
 #include <gtest/gtest.h>
 
-namespace convgate::gate::internal {
+namespace convgate::session {
 namespace {
 
 Tensor Floats(std::vector<float> values) {
@@ -145,4 +145,4 @@ TEST(Positional, APositionalModelNeedsTheSameNumberOfInputs) {
 }
 
 }  // namespace
-}  // namespace convgate::gate::internal
+}  // namespace convgate::session

@@ -1,10 +1,10 @@
-#include "gate/side_positional.h"
+#include "convgate/session/positional.h"
 
 #include <filesystem>
 
 #include "convgate/core/join.h"
 
-namespace convgate::gate::internal {
+namespace convgate::session {
 namespace {
 
 bool IsUntyped(const TensorInfo& info) { return !info.dtype && info.type_name == kUntypedTensor; }
@@ -127,4 +127,4 @@ std::optional<std::string> MatchOutputsByPosition(TensorMap& positional, const T
   return std::nullopt;
 }
 
-}  // namespace convgate::gate::internal
+}  // namespace convgate::session
