@@ -1,8 +1,8 @@
-#include "convgate/gate/internal/compare_aggregate.h"
-
 #include <algorithm>
 
-namespace convgate::gate::internal {
+#include "convgate/gate/judge.h"
+
+namespace convgate::gate {
 namespace {
 
 void Add(const OutputCheck& check, OutputAggregate& row, double& abs_error_sum, int64_t& compared) {
@@ -49,4 +49,4 @@ std::vector<OutputAggregate> AggregateBySample(const std::vector<OutputCheck>& c
   return rows;
 }
 
-}  // namespace convgate::gate::internal
+}  // namespace convgate::gate

@@ -1,13 +1,15 @@
-#include "convgate/gate/internal/compare_hints.h"
+#include "gate/compare_hints.h"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 
 #include "convgate/compare/judge.h"
+#include "convgate/gate/judge.h"
 #include "convgate/session/format.h"
 
-namespace convgate::gate::internal {
+namespace convgate::gate {
+namespace internal {
 namespace {
 
 // A tolerance suggestion rounded up to two significant digits: short to type, and never rounded
@@ -91,12 +93,14 @@ std::vector<std::string> HintsFor(const OutputCheck& check, const ToleranceToPas
   return hints;
 }
 
+}  // namespace internal
+
 void AttachHints(std::vector<OutputCheck>& checks) {
-  std::map<std::string, ToleranceToPass> needed;
+  std::map<std::string, internal::ToleranceToPass> needed;
   for (const OutputCheck& check : checks) {
     if (!check.comparison) continue;
     auto [it, inserted] = needed.try_emplace(check.output);
-    ToleranceToPass& output = it->second;
+    internal::ToleranceToPass& output = it->second;
     output.samples = inserted ? 1 : output.samples + 1;
     const compare::TolerancesToPass here =
         compare::TolerancesToPassUnder(*check.comparison, check.policy.tolerance());
@@ -105,8 +109,8 @@ void AttachHints(std::vector<OutputCheck>& checks) {
   }
   for (OutputCheck& check : checks) {
     if (check.passed || !check.comparison) continue;
-    check.hints = HintsFor(check, needed[check.output]);
+    check.hints = internal::HintsFor(check, needed[check.output]);
   }
 }
 
-}  // namespace convgate::gate::internal
+}  // namespace convgate::gate

@@ -1,9 +1,10 @@
-#include "convgate/gate/internal/compare_judging.h"
+#include "gate/compare_judging.h"
 
 #include "convgate/compare/judge.h"
 #include "convgate/compare/tensor_compare.h"
+#include "convgate/gate/judge.h"
 
-namespace convgate::gate::internal {
+namespace convgate::gate {
 namespace {
 
 // Whether judging this check needs percentiles the comparison did not keep exactly: the
@@ -51,8 +52,11 @@ OutputCheck CheckOutput(int sample, const std::string& output, const Tensor& sou
   return check;
 }
 
+namespace internal {
+
 std::optional<DType> DTypeOfDescription(const std::string& description) {
   return ParseDType(description.substr(0, description.find('[')));
 }
 
-}  // namespace convgate::gate::internal
+}  // namespace internal
+}  // namespace convgate::gate

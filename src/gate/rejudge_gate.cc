@@ -1,9 +1,8 @@
 #include <algorithm>
 
-#include "convgate/gate/internal/compare_aggregate.h"
-#include "convgate/gate/internal/compare_hints.h"
-#include "convgate/gate/internal/compare_judging.h"
+#include "convgate/gate/judge.h"
 #include "convgate/gate/rejudge.h"
+#include "gate/compare_judging.h"
 
 namespace convgate::gate {
 namespace {
@@ -40,7 +39,7 @@ void Rejudge(const compare::Policy& policy, OutputCheck& check) {
                             internal::DTypeOfDescription(cmp.target_desc));
   check.tolerance = check.policy.tolerance();
   check.hints.clear();
-  internal::JudgeCheck(check, nullptr, nullptr);
+  JudgeCheck(check, nullptr, nullptr);
 }
 
 bool AgreementsPass(const CompareReport& report) {
@@ -63,8 +62,8 @@ CompareReport RejudgeCompareReport(CompareReport saved, const compare::Policy& o
   }
   report.policy.MergeFrom(overlay);
   for (OutputCheck& check : report.checks) Rejudge(report.policy, check);
-  internal::AttachHints(report.checks);
-  report.aggregates = internal::AggregateBySample(report.checks);
+  AttachHints(report.checks);
+  report.aggregates = AggregateBySample(report.checks);
   const bool passed = report.structure_failures.empty() && report.FirstFailure() == nullptr &&
                       AgreementsPass(report);
   report.verdict = passed ? Verdict::kPass : Verdict::kFail;

@@ -5,9 +5,7 @@
 
 #include "convgate/compare/tensor_compare.h"
 #include "convgate/core/join.h"
-#include "convgate/gate/internal/compare_aggregate.h"
-#include "convgate/gate/internal/compare_hints.h"
-#include "convgate/gate/internal/compare_judging.h"
+#include "convgate/gate/judge.h"
 
 namespace convgate::pipeline::internal {
 namespace {
@@ -69,7 +67,7 @@ bool CompareStep(int step, const std::string& what, const TensorMap& source,
   for (const auto& entry : source) {
     const Tensor* other = target.Find(entry.name);
     gate::OutputCheck check =
-        gate::internal::CheckOutput(step, entry.name, entry.tensor, other, report.policy);
+        gate::CheckOutput(step, entry.name, entry.tensor, other, report.policy);
     if (other == nullptr) {
       check.failures.push_back("missing: the target returned no output '" + entry.name + "'");
     }
@@ -80,8 +78,8 @@ bool CompareStep(int step, const std::string& what, const TensorMap& source,
 }
 
 StepVerdicts FinishComparison(gate::CompareReport& report, const std::vector<bool>& failed) {
-  gate::internal::AttachHints(report.checks);
-  report.aggregates = gate::internal::AggregateBySample(report.checks);
+  gate::AttachHints(report.checks);
+  report.aggregates = gate::AggregateBySample(report.checks);
   StepVerdicts verdicts = DescribeSteps(failed);
   report.verdict = verdicts.failed.empty() ? gate::Verdict::kPass : gate::Verdict::kFail;
   return verdicts;

@@ -10,8 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "convgate/gate/internal/compare_hints.h"
-#include "convgate/gate/internal/compare_judging.h"
+#include "convgate/gate/judge.h"
 #include "convgate/io/npy.h"
 #include "convgate/io/npz.h"
 #include "testing/fake_backend.h"
@@ -279,9 +278,9 @@ TEST(Hints, SuggestTheLargestToleranceOverSamples) {
     checks[sample].output = "y";
     checks[sample].comparison = compare::CompareTensors(
         Floats({1.0f, 2.0f}), Floats({1.0f, sample == 0 ? 2.01f : 2.05f}), tolerance);
-    internal::JudgeCheck(checks[sample], nullptr, nullptr);
+    JudgeCheck(checks[sample], nullptr, nullptr);
   }
-  internal::AttachHints(checks);
+  AttachHints(checks);
   ASSERT_FALSE(checks[0].hints.empty());
   EXPECT_EQ(checks[0].hints, checks[1].hints);
   // 0.04999995 - 0.002 = 0.04799995 is needed by sample 1. The suggestion is what the comparison's

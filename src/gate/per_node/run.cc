@@ -10,7 +10,7 @@
 #include "convgate/backends/releasable.h"
 #include "convgate/compare/tensor_compare.h"
 #include "convgate/core/file_util.h"
-#include "convgate/gate/internal/compare_judging.h"
+#include "convgate/gate/judge.h"
 #include "convgate/graph/node_model.h"
 #include "convgate/graph/nodes.h"
 #include "convgate/graph/onnx_model.h"

@@ -21,8 +21,4 @@ struct ToleranceToPass {
 // each sample's check and passes them all. REQUIRES: check.comparison.
 std::vector<std::string> HintsFor(const OutputCheck& check, const ToleranceToPass& needed);
 
-// Replaces the hints of every failing check in `checks` (all samples compared, each judged): the
-// tolerances to pass come from compare::TolerancesToPassUnder the check's policy.
-void AttachHints(std::vector<OutputCheck>& checks);
-
 }  // namespace convgate::gate::internal

@@ -1,15 +1,17 @@
-// Applying an OutputCheck's policy to its comparison: shared by `compare` (fresh comparisons,
-// tensors at hand) and `check` (comparisons read back from a report).
+// Judging a check: the comparison of one output of one sample under the tolerance policy, its
+// verdict, the "what to try next" hints and the per-output aggregates. `compare` judges fresh
+// comparisons, `check` comparisons read back from a report, and a pipeline (pipeline/validate.h)
+// each node's outputs against its reference, all through these.
 #pragma once
 
-#include <optional>
 #include <string>
+#include <vector>
 
-#include "convgate/core/dtype.h"
+#include "convgate/compare/policy.h"
 #include "convgate/core/tensor.h"
 #include "convgate/gate/results.h"
 
-namespace convgate::gate::internal {
+namespace convgate::gate {
 
 // Sets check.passed, failures, notes, verdict_exact and indeterminate from compare::Judge applied
 // to check.comparison under check.policy. With the tensors (`source` and `target` both non-null),
@@ -23,7 +25,11 @@ void JudgeCheck(OutputCheck& check, const Tensor* source, const Tensor* target);
 OutputCheck CheckOutput(int sample, const std::string& output, const Tensor& source,
                         const Tensor* target, const compare::Policy& policy);
 
-// The dtype of a TensorComparison description ("float16[1, 10]" -> float16); nullopt if unknown.
-std::optional<DType> DTypeOfDescription(const std::string& description);
+// Replaces the hints of every failing check in `checks` (all samples compared, each judged): the
+// tolerances to pass come from compare::TolerancesToPassUnder the check's policy.
+void AttachHints(std::vector<OutputCheck>& checks);
 
-}  // namespace convgate::gate::internal
+// Per-output aggregates over samples (CompareReport::aggregates), in first-seen order.
+std::vector<OutputAggregate> AggregateBySample(const std::vector<OutputCheck>& checks);
+
+}  // namespace convgate::gate

@@ -1,0 +1,137 @@
+// The two sides of a comparison, run on the same samples within the run's limits. A SidePair
+// owns the scheduling so that a workflow reads as its steps (load, check, set up samples, run,
+// judge): which side loads when, whose session is built when, what runs ahead, what is let go.
+//
+//   - Loading: both sides at once when their files are small next to memory (each load is mostly
+//     one thread's work, so two cores halve the wait), else in turn. The source's file is hashed
+//     on a thread of its own beside its load (hashing resnet18 was a tenth of a compare).
+//   - Sessions: with an ONNX Runtime source (backends/releasable.h), the target's session is
+//     built only once the source has run and let its own go, so two sessions are never held at
+//     once (two resnet18s peaked at 202 MiB holding both, 104 MiB in turn).
+//   - Running: the source runs ahead of the target while its outputs stay within a cap; the rest
+//     run both sides on each sample in turn, with the errors of that order.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <future>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "convgate/backends/registry.h"
+#include "convgate/core/limits.h"
+#include "convgate/core/tensor.h"
+#include "convgate/inputs/dataset.h"
+#include "convgate/session/options.h"
+#include "convgate/session/records.h"
+#include "convgate/session/side.h"
+
+namespace convgate::session {
+
+// One side as a workflow holds it: a loaded model or its saved outputs.
+struct Side {
+  ResolvedSide resolved;
+  std::optional<LoadedModel> model;
+  std::optional<SavedOutputs> saved;
+  SideRecord* record = nullptr;
+  // The model's session was deferred (LoadedModel::deferred) and Prepare has not run yet.
+  bool deferred = false;
+
+  const Signature* signature() const { return model ? &model->model->signature() : nullptr; }
+  // A TorchScript model takes inputs and names outputs by position, and saved outputs may name
+  // nothing (positional.h).
+  bool positional_inputs() const { return model && signature()->positional_inputs; }
+  bool positional_outputs() const {
+    return (model && signature()->positional_outputs) || (saved && saved->positional);
+  }
+};
+
+// What the two sides are and what they run on.
+struct PairSpec {
+  std::string source;  // a model file, or saved outputs: .npz, .npy, an ONNX test-case folder
+  std::string target;
+  std::string source_backend;  // empty: from the format
+  std::string target_backend;
+  ExecOptions source_exec;
+  ExecOptions target_exec;
+  DataOptions data;
+  // Not owned; must outlive the pair.
+  backends::BackendFactory* backend_factory = backends::BackendFactory::Default();
+};
+
+// Clears what a side's record gained from a load that did not finish (its session failed to
+// build): the record says what a load failing at once would have said.
+void ForgetLoad(SideRecord& record);
+
+class SidePair {
+ public:
+  // Starts hashing the source's file (SourceSha256).
+  explicit SidePair(PairSpec spec);
+  ~SidePair();  // waits for the hashing thread
+  SidePair(const SidePair&) = delete;
+  SidePair& operator=(const SidePair&) = delete;
+
+  // Resolves and loads both sides into `source` and `target` (which must outlive the pair). The
+  // source's error, if any, is the one returned; a target loaded beside a failing source has its
+  // record say what a full load would have said.
+  std::optional<GateError> Load(SideRecord& source, SideRecord& target);
+  // Reads the saved outputs of the sides that are saved outputs, held together to
+  // --max-run-bytes before either is read.
+  std::optional<GateError> LoadSaved();
+  // Decides the data set (written to `record`): from a model side (the source when both name
+  // their inputs), a test case, --load-inputs, or none when both sides are saved outputs; checks
+  // it fits the other model and that saved outputs hold as many samples.
+  std::optional<GateError> SetUpSamples(DatasetRecord& record);
+
+  Side& source() { return source_; }
+  Side& target() { return target_; }
+  const std::optional<inputs::Dataset>& dataset() const { return dataset_; }
+  size_t samples() const { return samples_; }
+
+  // Runs the source ahead of the target (when the target's session waits for it, or `wanted`:
+  // calibration reads the outputs), then lets the source's session go once every sample ran ahead
+  // or one failed. Returns the outputs held, of samples [0, size); empty after a failed run.
+  const std::vector<TensorMap>& RunSourceAhead(bool wanted);
+  // Whether a run of the source ahead failed (RunSamples reports it in its place).
+  bool ahead_failed() const { return ahead_failure_.has_value(); }
+  // Builds the target's deferred session, if any; its errors are load errors, as they would have
+  // been had it loaded at once. Called before any later error is reported, so that a target that
+  // cannot load says so ahead of everything after loading.
+  std::optional<GateError> PrepareTarget();
+
+  // Gets both sides' outputs of one sample, positional names already matched (MatchOutputs).
+  using SampleSink =
+      std::function<std::optional<GateError>(int sample, TensorMap& source, TensorMap& target)>;
+  // Every sample through both sides, in the order and with the errors of running both on each
+  // sample in turn (source first): the samples the source ran ahead first, then the rest in turn.
+  // A run's error is Stage::kRun; the sink's are returned as they are.
+  // REQUIRES: PrepareTarget.
+  std::optional<GateError> RunSamples(const SampleSink& sink);
+
+  // A side naming outputs by position (TorchScript, numpy's arr_0, a lone .npy) takes the other
+  // side's names in order; when both do, the target takes the source's. Records how each side
+  // was matched; returns a count mismatch (on sample 0 only).
+  std::optional<std::string> MatchOutputs(int sample, TensorMap& source, TensorMap& target);
+
+  // The source file's sha256 (SideSha256), waiting for the hashing thread.
+  std::string SourceSha256();
+
+ private:
+  Result<TensorMap> OutputsOf(Side& side, int sample);
+  std::optional<GateError> FinishSample(int sample, TensorMap source_outputs,
+                                        const SampleSink& sink);
+
+  PairSpec spec_;
+  Side source_, target_;
+  std::optional<inputs::Dataset> dataset_;
+  size_t samples_ = 0;
+  std::vector<TensorMap> ahead_;         // the source's outputs of samples [0, ahead_.size())
+  std::optional<Status> ahead_failure_;  // the run of the sample after the last held one failed
+  std::promise<std::string> hashed_;
+  std::shared_future<std::string> sha256_;
+  std::thread hasher_;
+};
+
+}  // namespace convgate::session

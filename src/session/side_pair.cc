@@ -1,0 +1,405 @@
+#include "convgate/session/side_pair.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <exception>
+#include <filesystem>
+#include <system_error>
+#include <utility>
+
+#include "convgate/backends/releasable.h"
+#include "convgate/core/join.h"
+#include "convgate/core/units.h"
+#include "convgate/io/npz.h"
+#include "convgate/session/data_inputs.h"
+#include "convgate/session/hf_inputs.h"
+#include "convgate/session/positional.h"
+#include "convgate/session/run_bytes.h"
+
+namespace convgate::session {
+namespace {
+
+double SecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Whether the two sides may load at once: their files, held about four times over between them
+// while both are parsed, fit in an eighth of usable memory. Folders count as small.
+bool LoadBothAtOnce(const PairSpec& spec) {
+  uint64_t bytes = 0;
+  for (const std::string& path : {spec.source, spec.target}) {
+    std::error_code error;
+    const uintmax_t size = std::filesystem::file_size(path, error);
+    if (!error) bytes += static_cast<uint64_t>(size);
+  }
+  const int64_t usable = UsableMemoryBytes();
+  return usable > 0 && bytes <= static_cast<uint64_t>(usable) / 32;
+}
+
+// Whether the target's session is built only once the source has run: the source is an ONNX
+// Runtime model, whose session (weights, arena) ReleasableModel::Release frees. Other sources
+// keep what they loaded, and the target's session is better built beside their load.
+bool SequentialSides(const PairSpec& spec) {
+  Result<ResolvedSide> source = ResolveSide(spec.source, spec.source_backend);
+  Result<ResolvedSide> target = ResolveSide(spec.target, spec.target_backend);
+  return source.ok() && target.ok() && source->kind == SideKind::kModel &&
+         target->kind == SideKind::kModel && source->backend == "ort";
+}
+
+std::optional<GateError> ResolveAndLoad(const std::string& spec, const std::string& backend,
+                                        backends::BackendFactory& factory,
+                                        const backends::LoadOptions& load, Side& side,
+                                        bool defer_session, bool hash) {
+  Result<ResolvedSide> resolved = ResolveSide(spec, backend);
+  if (!resolved.ok()) {
+    Stage stage = resolved.status().code() == StatusCode::kNotFound ? Stage::kLoad : Stage::kFlags;
+    return GateError{stage, resolved.status().WithContext(side.record->role)};
+  }
+  side.resolved = std::move(resolved).value();
+  DescribeSide(side.resolved, *side.record, hash);
+  if (side.resolved.kind != SideKind::kModel) return std::nullopt;
+  Result<LoadedModel> loaded = LoadModel(side.resolved, factory, load, *side.record, defer_session);
+  if (!loaded.ok()) return GateError{Stage::kLoad, loaded.status().WithContext(side.record->role)};
+  side.model = std::move(loaded).value();
+  side.deferred = side.model->deferred;
+  return std::nullopt;
+}
+
+// What a saved-outputs side will hold once read, known before it is: an .npz's declared member
+// sizes, an .npy's or a .safetensors' file size (neither is compressed). 0 where that is only known
+// by reading (a folder), or where the file cannot be read (LoadSaved reports that).
+uint64_t DeclaredSavedBytes(const Side& side) {
+  std::error_code error;
+  if (side.resolved.format == "npz") {
+    Result<uint64_t> bytes = io::NpzDeclaredBytes(side.resolved.path);
+    return bytes.ok() ? *bytes : 0;
+  }
+  if (side.resolved.format == "npy" || side.resolved.format == "safetensors") {
+    const uintmax_t bytes = std::filesystem::file_size(side.resolved.path, error);
+    return error ? 0 : static_cast<uint64_t>(bytes);
+  }
+  return 0;
+}
+
+// Saved outputs on both sides are held at once, so together they are held to --max-run-bytes,
+// before either is read: two 1 GiB archives are each under a 1.5 GiB limit and 2 GiB in all.
+// (One side alone is held to it by its reader.)
+std::optional<GateError> CheckSavedBytes(const Side& source, const Side& target,
+                                         const Limits& limits) {
+  if (source.resolved.kind != SideKind::kOutputs || target.resolved.kind != SideKind::kOutputs) {
+    return std::nullopt;
+  }
+  const uint64_t source_bytes = DeclaredSavedBytes(source);
+  const uint64_t target_bytes = DeclaredSavedBytes(target);
+  uint64_t total = 0;
+  if (__builtin_add_overflow(source_bytes, target_bytes, &total)) total = UINT64_MAX;
+  if (total <= static_cast<uint64_t>(std::max<int64_t>(limits.max_run_bytes, 0))) {
+    return std::nullopt;
+  }
+  const auto text = [](uint64_t bytes) {
+    return FormatBytes(static_cast<int64_t>(std::min<uint64_t>(bytes, INT64_MAX)));
+  };
+  return GateError{
+      Stage::kLoad,
+      Status::FailedPrecondition("the saved outputs of both sides declare " + text(total) +
+                                 " in all (source " + source.resolved.path.string() + ": " +
+                                 text(source_bytes) + ", target " + target.resolved.path.string() +
+                                 ": " + text(target_bytes) + "), held at once, over the limit of " +
+                                 FormatBytes(limits.max_run_bytes) + " (--max-run-bytes)")};
+}
+
+std::optional<GateError> LoadSavedSide(Side& side, const Signature* other, const Limits& limits) {
+  if (side.resolved.kind != SideKind::kOutputs) return std::nullopt;
+  Result<SavedOutputs> saved = LoadSavedOutputs(side.resolved, other, limits, *side.record);
+  if (!saved.ok()) return GateError{Stage::kLoad, saved.status().WithContext(side.record->role)};
+  side.saved = std::move(saved).value();
+  return std::nullopt;
+}
+
+// Builds what a deferred side's load left for later; its errors are load errors. The time counts
+// as loading.
+std::optional<GateError> PrepareDeferred(Side& side) {
+  if (!side.deferred) return std::nullopt;
+  side.deferred = false;
+  const auto start = std::chrono::steady_clock::now();
+  Status prepared = backends::AsReleasable(*side.model->model)->Prepare();
+  side.record->load_seconds += SecondsSince(start);
+  if (!prepared.ok()) return GateError{Stage::kLoad, prepared.WithContext(side.record->role)};
+  return std::nullopt;
+}
+
+// The source's outputs held while they wait for the target's: 64 MiB, or an eighth of
+// --max-run-bytes when that is less, since the run's memory plan (run_bytes.h) counts one sample
+// of each model's outputs. Beyond it the remaining samples run both models in turn.
+int64_t SourceAheadBytes(const Limits& limits) {
+  constexpr int64_t kAheadBytes = int64_t{64} << 20;
+  return std::min(kAheadBytes, std::max<int64_t>(limits.max_run_bytes, 0) / 8);
+}
+
+// A test case saved with --save-outputs alone holds no input_K.pb files: say so rather than let
+// the model report its inputs missing.
+std::optional<GateError> CheckCarriedInputs(const inputs::Dataset& carried, const Side& saved,
+                                            const Side& runner) {
+  const bool none = std::all_of(carried.samples.begin(), carried.samples.end(),
+                                [](const TensorMap& sample) { return sample.empty(); });
+  const size_t wanted = runner.signature()->inputs.size();
+  if (!none || wanted == 0) return std::nullopt;
+  return GateError{
+      Stage::kFlags,
+      Status::InvalidArgument(saved.record->role + " " + saved.record->path +
+                              " holds saved outputs but no inputs (no input_K.pb files), and the " +
+                              runner.record->role + " takes " + std::to_string(wanted) +
+                              " input(s): pass the inputs the outputs were computed from with "
+                              "--load-inputs")};
+}
+
+// What the run holds besides its inputs: each model's outputs of a sample (the source's of every
+// sample when --save-outputs keeps them), and the outputs read from files.
+HeldOutputs HeldBy(const Side& source, const Side& target, const DataOptions& data) {
+  HeldOutputs held;
+  for (const Side* side : {&source, &target}) {
+    if (side->model) {
+      const bool kept = side == &source && data.save_outputs.has_value();
+      held.models.push_back({side->signature(), kept});
+    }
+    if (side->saved) held.saved_bytes += BytesOf(side->saved->samples);
+  }
+  return held;
+}
+
+std::string Samples(size_t count) {
+  return std::to_string(count) + (count == 1 ? " sample" : " samples");
+}
+
+std::optional<GateError> CheckSavedCounts(const Side& side, size_t samples) {
+  if (!side.saved.has_value() || side.saved->samples.size() == samples) return std::nullopt;
+  return GateError{Stage::kInputs, Status::FailedPrecondition(
+                                       side.record->role + " " + side.record->path +
+                                       " holds outputs of " + Samples(side.saved->samples.size()) +
+                                       ", but " + Samples(samples) + " are being compared")};
+}
+
+// The side whose inputs decide the data set: the one that names (and declares) its inputs, the
+// source when both do; null when both are saved outputs.
+Side* InputsDecidedBy(Side& source, Side& target) {
+  Side* runner = source.model ? &source : (target.model ? &target : nullptr);
+  if (runner != nullptr && runner->positional_inputs() && target.model &&
+      !target.positional_inputs()) {
+    runner = &target;
+  }
+  return runner;
+}
+
+}  // namespace
+
+void ForgetLoad(SideRecord& record) {
+  record.load_seconds = 0;
+  record.backend_settings.clear();
+  record.output_names.clear();
+}
+
+SidePair::SidePair(PairSpec spec) : spec_(std::move(spec)) {
+  sha256_ = hashed_.get_future().share();
+  hasher_ = std::thread([this] {
+    std::string sha256;
+    try {
+      sha256 = SideSha256(spec_.source);
+    } catch (const std::exception&) {  // bad_alloc: a thread must not end the process
+    }
+    hashed_.set_value(std::move(sha256));
+  });
+}
+
+SidePair::~SidePair() {
+  if (hasher_.joinable()) hasher_.join();  // else its destructor ends the process
+}
+
+std::string SidePair::SourceSha256() { return sha256_.get(); }
+
+std::optional<GateError> SidePair::Load(SideRecord& source, SideRecord& target) {
+  source_.record = &source;
+  target_.record = &target;
+  const bool defer_target = SequentialSides(spec_);
+  if (defer_target) MapLargeBlocksApart();
+  std::optional<GateError> target_error;
+  const auto load_target = [&] {
+    try {
+      target_error = ResolveAndLoad(spec_.target, spec_.target_backend, *spec_.backend_factory,
+                                    SideLoadOptions(spec_.data, spec_.target_exec), target_,
+                                    defer_target, /*hash=*/true);
+    } catch (const std::exception& e) {  // bad_alloc: a thread must not end the process
+      target_error =
+          GateError{Stage::kLoad, Status::Internal(std::string("the target: ") + e.what())};
+    }
+  };
+  const bool at_once = LoadBothAtOnce(spec_);
+  std::thread target_loader;
+  if (at_once) target_loader = std::thread(load_target);
+  std::optional<GateError> source_error;
+  try {
+    // Hashed by the pair's own thread (SourceSha256).
+    source_error = ResolveAndLoad(spec_.source, spec_.source_backend, *spec_.backend_factory,
+                                  SideLoadOptions(spec_.data, spec_.source_exec), source_,
+                                  /*defer_session=*/false, /*hash=*/false);
+  } catch (...) {
+    if (target_loader.joinable()) target_loader.join();  // else its destructor ends the process
+    throw;
+  }
+  if (target_loader.joinable()) target_loader.join();
+  if (source_error) {
+    // The target loaded beside it: its record says what a full load would have said.
+    if (PrepareTarget()) ForgetLoad(target);
+    return source_error;
+  }
+  if (!at_once) load_target();
+  return target_error;
+}
+
+std::optional<GateError> SidePair::LoadSaved() {
+  const Limits& limits = spec_.data.limits;
+  if (auto e = CheckSavedBytes(source_, target_, limits)) return e;
+  if (auto e = LoadSavedSide(source_, target_.signature(), limits)) return e;
+  return LoadSavedSide(target_, source_.signature(), limits);
+}
+
+std::optional<GateError> SidePair::SetUpSamples(DatasetRecord& record) {
+  const DataOptions& data = spec_.data;
+  Side* runner = InputsDecidedBy(source_, target_);
+  if (runner == nullptr) {
+    if (data.load_inputs.has_value()) {
+      return GateError{Stage::kFlags,
+                       Status::InvalidArgument("--load-inputs has no effect: both sides are saved "
+                                               "outputs, nothing runs")};
+    }
+    samples_ = source_.saved->samples.size();
+    return CheckSavedCounts(target_, samples_);
+  }
+  std::optional<inputs::Dataset> provided;
+  for (Side* side : {&source_, &target_}) {
+    if (side->saved && side->saved->inputs && !provided) provided = std::move(side->saved->inputs);
+  }
+  const bool has_saved = source_.saved.has_value() || target_.saved.has_value();
+  if (has_saved && !provided && !data.load_inputs.has_value()) {
+    const Side& saved = source_.saved ? source_ : target_;
+    return GateError{Stage::kFlags,
+                     Status::InvalidArgument(
+                         saved.record->role + " " + saved.record->path +
+                         " holds saved outputs: pass the inputs they were computed from with "
+                         "--load-inputs (an ONNX test-case folder carries them itself)")};
+  }
+  if (provided && !data.load_inputs.has_value()) {
+    if (auto e = CheckCarriedInputs(*provided, source_.saved ? source_ : target_, *runner)) {
+      return e;
+    }
+  }
+  if (!provided) {
+    Result<std::optional<inputs::Dataset>> made = HfModelInputs(*runner->record, data);
+    if (!made.ok()) {
+      const bool usage = made.status().code() == StatusCode::kInvalidArgument;
+      return GateError{usage ? Stage::kFlags : Stage::kInputs, made.status()};
+    }
+    provided = std::move(*made);
+  }
+  std::optional<GateError> error;
+  dataset_ = PrepareDataset(data, *runner->signature(), std::move(provided),
+                            HeldBy(source_, target_, data), record, error);
+  if (!dataset_.has_value()) return error;
+  if (source_.model && target_.model) {
+    Side& other = runner == &source_ ? target_ : source_;
+    Status fits = other.positional_inputs()
+                      ? CheckPositionalFits(*dataset_, *other.signature(), other.record->path)
+                      : CheckDatasetFits(*dataset_, *other.signature(), other.record->path);
+    if (!fits.ok()) return GateError{Stage::kInputs, fits};
+  }
+  samples_ = dataset_->samples.size();
+  for (const Side* side : {&source_, &target_}) {
+    if (auto e = CheckSavedCounts(*side, samples_)) return e;
+  }
+  return std::nullopt;
+}
+
+Result<TensorMap> SidePair::OutputsOf(Side& side, int sample) {
+  if (side.saved.has_value()) return std::move(side.saved->samples[sample]);
+  const auto start = std::chrono::steady_clock::now();
+  Result<TensorMap> outputs = side.model->model->Run(dataset_->samples[sample], {});
+  side.record->run_seconds += SecondsSince(start);
+  RecordBackendLog(*side.model, *side.record);
+  if (!outputs.ok()) {
+    return outputs.status().WithContext(side.record->role + " sample " + std::to_string(sample));
+  }
+  return outputs;
+}
+
+const std::vector<TensorMap>& SidePair::RunSourceAhead(bool wanted) {
+  // The source runs ahead when the target's session waits for it and the source's can be let go.
+  const bool releases =
+      target_.deferred && source_.model && backends::AsReleasable(*source_.model->model) != nullptr;
+  if (!releases && !wanted) return ahead_;
+  const int64_t cap = SourceAheadBytes(spec_.data.limits);
+  for (size_t sample = 0; sample < samples_; ++sample) {
+    Result<TensorMap> outputs = OutputsOf(source_, static_cast<int>(sample));
+    if (!outputs.ok()) {
+      ahead_failure_ = outputs.status();
+      break;
+    }
+    ahead_.push_back(std::move(outputs).value());
+    if (BytesOf(ahead_) > cap) break;
+  }
+  if (releases && (ahead_failure_ || ahead_.size() == samples_)) {
+    backends::AsReleasable(*source_.model->model)->Release();
+    ReleaseFreedMemory();
+  }
+  return ahead_;
+}
+
+std::optional<GateError> SidePair::PrepareTarget() { return PrepareDeferred(target_); }
+
+std::optional<std::string> SidePair::MatchOutputs(int sample, TensorMap& source_outputs,
+                                                  TensorMap& target_outputs) {
+  const bool source_positional = source_.positional_outputs();
+  const bool target_positional = target_.positional_outputs();
+  const bool first = sample == 0;
+  std::optional<std::string> failure;
+  if (source_positional && target_positional && source_outputs.Names() == target_outputs.Names()) {
+    if (first) source_.record->output_matching = target_.record->output_matching = "position";
+  } else if (source_positional || target_positional) {
+    const bool rename_source = !target_positional;
+    Side& positional = rename_source ? source_ : target_;
+    Side& named = rename_source ? target_ : source_;
+    failure = MatchOutputsByPosition(rename_source ? source_outputs : target_outputs,
+                                     rename_source ? target_outputs : source_outputs,
+                                     *positional.record, named.record->role, first);
+    if (!first) failure.reset();
+  }
+  // A TorchScript side lists its outputs only once it has run.
+  if (source_.record->output_names.empty()) source_.record->output_names = source_outputs.Names();
+  if (target_.record->output_names.empty()) target_.record->output_names = target_outputs.Names();
+  return failure;
+}
+
+std::optional<GateError> SidePair::FinishSample(int sample, TensorMap source_outputs,
+                                                const SampleSink& sink) {
+  Result<TensorMap> target_outputs = OutputsOf(target_, sample);
+  if (!target_outputs.ok()) return GateError{Stage::kRun, target_outputs.status()};
+  return sink(sample, source_outputs, *target_outputs);
+}
+
+std::optional<GateError> SidePair::RunSamples(const SampleSink& sink) {
+  size_t next = 0;
+  for (; next < ahead_.size(); ++next) {
+    if (auto e = FinishSample(static_cast<int>(next), std::move(ahead_[next]), sink)) return e;
+  }
+  ahead_.clear();
+  if (ahead_failure_) return GateError{Stage::kRun, *ahead_failure_};
+  for (size_t sample = next; sample < samples_; ++sample) {
+    Result<TensorMap> source_outputs = OutputsOf(source_, static_cast<int>(sample));
+    if (!source_outputs.ok()) return GateError{Stage::kRun, source_outputs.status()};
+    if (auto e = FinishSample(static_cast<int>(sample), std::move(source_outputs).value(), sink)) {
+      return e;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace convgate::session
