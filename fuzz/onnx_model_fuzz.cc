@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "convgate/graph/onnx_model.h"
+#include "convgate/inspect/inspect.h"
 #include "convgate/report/json_text.h"
-#include "convgate/report/report.h"
 
 namespace {
 
@@ -30,8 +30,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       convgate::graph::SummarizeOnnxModelBytes(bytes, "fuzz.onnx");
   if (!summary.ok()) return 0;
   // What `inspect` prints, text and --json.
-  (void)convgate::report::ModelSummaryText(*summary);
-  (void)convgate::report::DumpJson(convgate::report::ModelSummaryJson(*summary));
+  (void)convgate::inspect::ModelSummaryText(*summary);
+  (void)convgate::report::DumpJson(convgate::inspect::ModelSummaryJson(*summary));
 
   convgate::Result<std::vector<std::string>> names = convgate::graph::IntermediateNames(bytes);
   if (!names.ok()) __builtin_trap();  // the model parsed a moment ago

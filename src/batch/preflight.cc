@@ -12,7 +12,7 @@
 #include "convgate/core/limits.h"
 #include "convgate/graph/onnx_model.h"
 #include "convgate/graph/task.h"
-#include "convgate/report/model_file.h"
+#include "convgate/inspect/model_file.h"
 
 namespace convgate::batch {
 namespace {
@@ -33,11 +33,11 @@ uint64_t MaxExtraFileBytes() {
 }
 
 // A file (or model folder) the job will read. `is_model`: the model file verification step
-// (report/model_file.h); otherwise it must exist and be readable, and its sha256 is recorded.
+// (inspect/model_file.h); otherwise it must exist and be readable, and its sha256 is recorded.
 FileCheck CheckFile(const fs::path& path, bool is_model) {
   FileCheck check;
   if (is_model) {
-    report::ModelFileCheck verified = report::VerifyModelFile(path);
+    inspect::ModelFileCheck verified = inspect::VerifyModelFile(path);
     check.sha256 = verified.sha256;
     check.summary = std::move(verified.onnx);
     check.category = verified.category;

@@ -4,7 +4,7 @@
 #include <iostream>
 
 #include "cli/command.h"
-#include "convgate/report/inspect.h"
+#include "convgate/inspect/inspect.h"
 
 namespace convgate::cli {
 namespace {
@@ -16,7 +16,7 @@ constexpr char kInspectExitCodes[] =
     "folder); 4 internal error; 130/143 interrupted by SIGINT/SIGTERM.";
 
 // An hf:// file: where it came from, first in the text and as "model_origins" in the JSON.
-void AddOrigins(const std::vector<hub::ModelOrigin>& origins, report::Inspection& inspection) {
+void AddOrigins(const std::vector<hub::ModelOrigin>& origins, inspect::Inspection& inspection) {
   if (origins.empty()) return;
   inspection.json["model_origins"] = report::ModelOriginsJson(origins);
   std::string text;
@@ -26,7 +26,7 @@ void AddOrigins(const std::vector<hub::ModelOrigin>& origins, report::Inspection
   inspection.text = text + inspection.text;
 }
 
-// 0 unless the model file verification (report/model_file.h) failed: then its problem, exit 3.
+// 0 unless the model file verification (inspect/model_file.h) failed: then its problem, exit 3.
 ExitCode VerificationExit(const nlohmann::json& inspection) {
   const auto found = inspection.find("verification");
   if (found == inspection.end() || found->value("passed", true)) return ExitCode::kPassed;
@@ -57,7 +57,7 @@ class InspectCommand : public Command {
 
   ExitCode Execute(report::Invocation& invocation) override {
     if (std::optional<ExitCode> failed = FetchHfSource(path_, invocation)) return *failed;
-    Result<report::Inspection> inspection = report::InspectPath(path_, limits_);
+    Result<inspect::Inspection> inspection = inspect::InspectPath(path_, limits_);
     if (!inspection.ok()) return ReportError(gate::Stage::kLoad, inspection.status());
     AddOrigins(invocation.model_origins, *inspection);
     std::cout << (output_.json ? DumpJson(inspection->json, output_) + "\n"

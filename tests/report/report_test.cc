@@ -13,6 +13,7 @@
 #include <limits>
 
 #include "convgate/core/utf8.h"
+#include "convgate/inspect/inspect.h"
 #include "convgate/report/json_text.h"
 #include "report/json/codec.h"
 #include "report/per_node_report.h"
@@ -118,7 +119,7 @@ TEST(DumpJson, AModelsBytesThatAreNotUtf8AreWrittenEscaped) {
   TensorInfo output;
   output.name = "y\xc3";
   summary.signature.outputs.push_back(output);
-  const json document = ModelSummaryJson(summary);
+  const json document = inspect::ModelSummaryJson(summary);
   ASSERT_THROW(document.dump(), json::type_error);
   std::string text;
   ASSERT_NO_THROW(text = DumpJson(document));

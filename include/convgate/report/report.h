@@ -52,7 +52,6 @@ nlohmann::json ReportJson(const gate::VerifyReport& report, const Invocation& in
 nlohmann::json ReportJson(const gate::ReduceReport& report, const Invocation& invocation);
 // pipeline: every node's source run, replay and swapped run, and the pipeline outputs.
 nlohmann::json ReportJson(const pipeline::PipelineReport& report, const Invocation& invocation);
-nlohmann::json ModelSummaryJson(const graph::ModelSummary& summary);
 
 // verify_result.json, exactly the reference's fields:
 // {"verify_passed", "e2e_passed", "conversion_path", "task", "e2e_detail", "error"}.
@@ -77,7 +76,6 @@ std::string ConsoleText(const gate::ReduceReport& report, bool color);
 // pipeline: the interface and run order, then one row per node and per pipeline output saying
 // which steps pass and fail.
 std::string ConsoleText(const pipeline::PipelineReport& report, bool color);
-std::string ModelSummaryText(const graph::ModelSummary& summary);
 
 // The one-line error for stderr: "convgate: error (load): target: model.onnx: ...".
 std::string ErrorLine(const gate::GateError& error);

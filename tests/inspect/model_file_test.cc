@@ -1,6 +1,6 @@
 // VerifyModelFile: each format it verifies, and each way a model file fails (missing, empty,
 // truncated, wrong magic, missing external data, external data outside the model's folder).
-#include "convgate/report/model_file.h"
+#include "convgate/inspect/model_file.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -15,7 +15,7 @@
 #include "convgate/io/safetensors.h"
 #include "graph/onnx_test_util.h"
 
-namespace convgate::report {
+namespace convgate::inspect {
 namespace {
 
 namespace fs = std::filesystem;
@@ -187,4 +187,4 @@ TEST_F(ModelFileTest, AFolderPasses) {
 }
 
 }  // namespace
-}  // namespace convgate::report
+}  // namespace convgate::inspect

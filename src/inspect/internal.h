@@ -7,10 +7,10 @@
 
 #include "convgate/core/status.h"
 #include "convgate/core/tensor.h"
+#include "convgate/inspect/inspect.h"
 #include "convgate/io/file_format.h"
-#include "convgate/report/inspect.h"
 
-namespace convgate::report::internal {
+namespace convgate::inspect::internal {
 
 // {"name", "dtype", "shape", "min", "max", "mean", "nan", "inf"}.
 nlohmann::json TensorStatsJson(const std::string& name, const Tensor& tensor);
@@ -24,4 +24,4 @@ std::string TensorStatsText(const nlohmann::json& stats);
 Result<Inspection> InspectOtherFormat(const std::filesystem::path& path,
                                       const io::SniffedFile& sniffed);
 
-}  // namespace convgate::report::internal
+}  // namespace convgate::inspect::internal

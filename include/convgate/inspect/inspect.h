@@ -12,7 +12,7 @@
 //     bytes, safetensors' tensor list, an OpenVINO IR's inputs and layers), and which convgate
 //     command takes it.
 // Every document has "schema_version", "path" and "format"; a regular file's also has
-// "verification" (report/model_file.h VerifyModelFile: a whole parse, external data present and
+// "verification" (inspect/model_file.h VerifyModelFile: a whole parse, external data present and
 // inside the model's folder, size, sha256), and its text a last line saying how it went.
 #pragma once
 
@@ -22,8 +22,9 @@
 
 #include "convgate/core/limits.h"
 #include "convgate/core/status.h"
+#include "convgate/graph/onnx_model.h"
 
-namespace convgate::report {
+namespace convgate::inspect {
 
 struct Inspection {
   nlohmann::json json;
@@ -38,4 +39,12 @@ struct Inspection {
 // FailedPrecondition naming it.
 Result<Inspection> InspectPath(const std::filesystem::path& path, const Limits& limits = Limits());
 
-}  // namespace convgate::report
+// An ONNX model's summary as `inspect --json` shows it (the "model" of a test case's document
+// too): {"schema_version", "ir_version", "opsets", "producer", "inputs", "outputs", "ops", ...}.
+// Its schema version is its own; it started at report.json's version 2 and kept it.
+inline constexpr int kModelSummarySchemaVersion = 2;
+nlohmann::json ModelSummaryJson(const graph::ModelSummary& summary);
+// The same summary as `inspect` prints it.
+std::string ModelSummaryText(const graph::ModelSummary& summary);
+
+}  // namespace convgate::inspect

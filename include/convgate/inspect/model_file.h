@@ -15,7 +15,7 @@
 #include "convgate/graph/onnx_model.h"
 #include "convgate/io/file_format.h"
 
-namespace convgate::report {
+namespace convgate::inspect {
 
 // An initializer's external data file, as the ONNX model names it ('location').
 struct ExternalDataFile {
@@ -58,4 +58,4 @@ nlohmann::json ModelFileCheckJson(const ModelFileCheck& check);
 // "verification FAILED (missing-file): ...".
 std::string ModelFileCheckText(const ModelFileCheck& check);
 
-}  // namespace convgate::report
+}  // namespace convgate::inspect

@@ -2,11 +2,11 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "convgate/report/conversion.h"
-#include "convgate/report/report.h"
-#include "report/text/table.h"
+#include "convgate/core/text_table.h"
+#include "convgate/core/units.h"
+#include "convgate/inspect/inspect.h"
 
-namespace convgate::report {
+namespace convgate::inspect {
 
 using nlohmann::json;
 
@@ -62,7 +62,7 @@ json ModelSummaryJson(const graph::ModelSummary& summary) {
   for (const TensorInfo& info : summary.signature.inputs) inputs.push_back(TensorInfoJson(info));
   for (const TensorInfo& info : summary.signature.outputs) outputs.push_back(TensorInfoJson(info));
   return json{
-      {"schema_version", kSchemaVersion},
+      {"schema_version", kModelSummarySchemaVersion},
       {"path", summary.path.string()},
       {"format", summary.format},
       {"sha256", summary.sha256},
@@ -96,7 +96,7 @@ std::string ModelSummaryText(const graph::ModelSummary& summary) {
     out += "  producer     " + summary.producer_name + " " + summary.producer_version + "\n";
   }
   out += "  parameters   " + ParametersText(summary) + "\n\n";
-  internal::Table io({"", "name", "dtype", "shape"});
+  TextTable io({"", "name", "dtype", "shape"});
   for (const TensorInfo& info : summary.signature.inputs) {
     io.AddRow({"input", info.name, info.type_name, FormatDims(info)});
   }
@@ -113,4 +113,4 @@ std::string ModelSummaryText(const graph::ModelSummary& summary) {
   return out + "\n";
 }
 
-}  // namespace convgate::report
+}  // namespace convgate::inspect

@@ -1,5 +1,5 @@
 // VerifyModelFile: the checks by format, and how inspect shows them.
-#include "convgate/report/model_file.h"
+#include "convgate/inspect/model_file.h"
 
 #include <fstream>
 
@@ -9,7 +9,7 @@
 #include "convgate/io/npz.h"
 #include "convgate/io/safetensors.h"
 
-namespace convgate::report {
+namespace convgate::inspect {
 namespace {
 
 namespace fs = std::filesystem;
@@ -176,4 +176,4 @@ std::string ModelFileCheckText(const ModelFileCheck& check) {
   return text + "\n";
 }
 
-}  // namespace convgate::report
+}  // namespace convgate::inspect

@@ -11,12 +11,12 @@
 #include "convgate/backends/registry.h"
 #include "convgate/core/file_util.h"
 #include "convgate/core/json_field.h"
+#include "convgate/core/units.h"
 #include "convgate/graph/task.h"
 #include "convgate/io/safetensors.h"
-#include "convgate/report/conversion.h"
-#include "report/inspect/internal.h"
+#include "inspect/internal.h"
 
-namespace convgate::report::internal {
+namespace convgate::inspect::internal {
 namespace {
 
 namespace fs = std::filesystem;
@@ -652,4 +652,4 @@ Result<Inspection> InspectOtherFormat(const fs::path& path, const io::SniffedFil
   return Inspection{view.doc, ViewText(path, sniffed, view)};
 }
 
-}  // namespace convgate::report::internal
+}  // namespace convgate::inspect::internal

@@ -6,16 +6,15 @@
 #include "convgate/core/numbers.h"
 #include "convgate/graph/onnx_model.h"
 #include "convgate/graph/task.h"
+#include "convgate/inspect/model_file.h"
 #include "convgate/io/npy.h"
 #include "convgate/io/npz.h"
 #include "convgate/io/tensor_proto.h"
 #include "convgate/io/test_case.h"
-#include "convgate/report/model_file.h"
-#include "convgate/report/report.h"
 #include "convgate/version.h"
-#include "report/inspect/internal.h"
+#include "inspect/internal.h"
 
-namespace convgate::report {
+namespace convgate::inspect {
 
 using nlohmann::json;
 
@@ -239,4 +238,4 @@ Result<Inspection> InspectPath(const fs::path& path, const Limits& limits) {
   return inspection;
 }
 
-}  // namespace convgate::report
+}  // namespace convgate::inspect
