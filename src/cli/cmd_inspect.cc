@@ -1,6 +1,6 @@
 // `convgate inspect PATH`: what a model declares (format, hashes, opsets, inputs/outputs, ops,
 // parameters), what a tensor file or ONNX test case holds (names, dtypes, shapes, value ranges,
-// NaN/Inf), or what another model format is and which command takes it (report/inspect.h).
+// NaN/Inf), or what another model format is and which command takes it (inspect/inspect.h).
 #include <iostream>
 
 #include "cli/command.h"
