@@ -61,7 +61,7 @@ JobRecord BenchJob(int index) {
   job.model_type_source = "graph";
   job.command = "verify";
   job.conversion = "to:fp16";
-  job.verdict = "pass";
+  job.verdict = Verdict::kPass;
   job.exit_code = 0;
   job.duration_seconds = 1.25;
   job.result_dir = "/out/" + job.entry_id;
@@ -69,7 +69,7 @@ JobRecord BenchJob(int index) {
   for (const char* name : {"logits", "hidden"}) {
     OutputRecord output;
     output.output = name;
-    output.verdict = "pass";
+    output.verdict = Verdict::kPass;
     output.max_abs_error = 1e-6;
     output.mean_abs_error = 1e-7;
     output.mismatches = 0;

@@ -36,7 +36,7 @@ bool MemoryLimitSignal(int signal) {
 }  // namespace
 
 void ClassifyOutOfMemory(int64_t limit_bytes, store::JobRecord& job) {
-  if (limit_bytes <= 0 || job.verdict != "error" || job.error_category == "timeout") return;
+  if (limit_bytes <= 0 || job.verdict != Verdict::kError || job.error_category == "timeout") return;
   if (!MemoryLimitSignal(job.signal) && !MentionsMemory(job.error_text)) return;
   job.error_category = "oom";
   job.error_text = "out of memory under --job-memory " + FormatBytes(limit_bytes) +

@@ -52,7 +52,9 @@ store::OutputRecord OutputOf(const json& result) {
   store::OutputRecord output;
   output.sample = static_cast<int64_t>(Number(result, {"sample"}).value_or(0));
   output.output = JsonTextOr(result, "output", "");
-  output.verdict = JsonTextOr(result, "verdict", "");
+  // report.json's results say "pass" or "fail" (report/json/results.cc); anything else is a
+  // report that cannot be trusted.
+  output.verdict = ParseVerdict(JsonTextOr(result, "verdict", "")).value_or(Verdict::kError);
   // A run's result has the model's values; a comparison's, the target's and the split.
   if (result.contains("values")) output.non_finite = NonFinite(result["values"]);
   const json stats = result.value("stats", json::object());
@@ -92,7 +94,8 @@ void ReadJobJson(const json* verify, const json* report, const std::string& comm
     if (verify->contains("conversion_path") && (*verify)["conversion_path"].is_string()) {
       job.conversion_path = (*verify)["conversion_path"].get<std::string>();
     }
-    if (job.verdict == "fail" && verify->contains("error") && (*verify)["error"].is_string()) {
+    if (job.verdict == Verdict::kFail && verify->contains("error") &&
+        (*verify)["error"].is_string()) {
       job.error_text = (*verify)["error"].get<std::string>();
     }
   }

@@ -26,7 +26,7 @@ bool MentionsTransient(std::string text) {
 bool IsTransientJobFailure(const store::JobRecord& job) {
   // Out of memory under --job-memory: the same limit fails the same way (even when its message
   // says "Resource temporarily unavailable").
-  if (job.verdict != "error" || job.error_category == "oom") return false;
+  if (job.verdict != Verdict::kError || job.error_category == "oom") return false;
   if (job.error_category == "killed") return true;
   if (job.exit_code == kExitTempFail) return true;
   // Could not run (exit 3, refined by its stage: convert-failed, load-failed, ...).

@@ -20,11 +20,11 @@ std::string Joined(const std::vector<std::string>& words) {
 void ClassifyExit(int exit_code, store::JobRecord& job) {
   job.exit_code = exit_code;
   if (exit_code == static_cast<int>(ExitCode::kPassed)) {
-    job.verdict = "pass";
+    job.verdict = Verdict::kPass;
   } else if (exit_code == static_cast<int>(ExitCode::kFailed)) {
-    job.verdict = "fail";
+    job.verdict = Verdict::kFail;
   } else {
-    job.verdict = "error";
+    job.verdict = Verdict::kError;
     job.error_category = ErrorCategoryOfExit(exit_code);
   }
 }

@@ -73,13 +73,13 @@ void Classify(const SubprocessResult& result, store::JobRecord& job) {
   job.duration_seconds = result.seconds;
   const std::string tail = TailLines(result.stderr_tail, kStderrTailLines);
   if (result.timed_out) {
-    job.verdict = "error";
+    job.verdict = Verdict::kError;
     job.error_category = "timeout";
     job.error_text = result.Describe() + (tail.empty() ? "" : "\n" + tail);
     return;
   }
   if (result.signal != 0) {
-    job.verdict = "error";
+    job.verdict = Verdict::kError;
     // SIGKILL from outside the batch: the kernel's OOM killer or a memory limit, most often.
     job.error_category = result.signal == SIGKILL ? "killed" : "crash";
     job.error_text = result.Describe() + " (" + SignalName(result.signal) + ")" +
@@ -87,15 +87,15 @@ void Classify(const SubprocessResult& result, store::JobRecord& job) {
     return;
   }
   if (result.exit_code == 0) {
-    job.verdict = "pass";
+    job.verdict = Verdict::kPass;
     return;
   }
   if (result.exit_code == 1) {
-    job.verdict = "fail";
+    job.verdict = Verdict::kFail;
     job.error_text = TailLines(result.stderr_tail, 3);
     return;
   }
-  job.verdict = "error";
+  job.verdict = Verdict::kError;
   job.error_category = ErrorCategoryOfExit(result.exit_code);
   job.error_text = tail;
 }
@@ -116,7 +116,7 @@ class Runner {
         continue;
       }
       store::JobRecord job = BaseRecord(planned, "");
-      job.verdict = "error";
+      job.verdict = Verdict::kError;
       job.error_category = planned.preflight.error_category;
       job.error_text = planned.preflight.error_text;
       Record(std::move(job));
@@ -195,7 +195,7 @@ class Runner {
     // OUT/<id> planted as a symlink (to another job's or anyone's folder) is not written through.
     if (fs::is_symlink(fs::symlink_status(dir, ec))) {
       store::JobRecord job = BaseRecord(planned, dir);
-      job.verdict = "error";
+      job.verdict = Verdict::kError;
       job.error_category = "usage";
       job.error_text = dir.string() + " is a symlink: a job writes only into a folder of its own";
       return job;
@@ -216,7 +216,7 @@ class Runner {
       if (result.status().code() == StatusCode::kUnavailable && stop_on_interrupt()) {
         return std::nullopt;
       }
-      job.verdict = "error";
+      job.verdict = Verdict::kError;
       job.error_category = "spawn-failed";
       job.error_text = result.status().message();
       job.duration_seconds =
@@ -251,9 +251,9 @@ class Runner {
       stop_.store(true);
       return;
     }
-    if (job.verdict == "pass") ++summary_.passed;
-    if (job.verdict == "fail") ++summary_.failed;
-    if (job.verdict == "error") {
+    if (job.verdict == Verdict::kPass) ++summary_.passed;
+    if (job.verdict == Verdict::kFail) ++summary_.failed;
+    if (job.verdict == Verdict::kError) {
       ++summary_.errors;
       ++summary_.errors_by_category[job.error_category];
     }
@@ -276,8 +276,10 @@ class Runner {
 };
 
 ExitCode ExitCodeOf(const BatchSummary& summary) {
-  if (summary.failed > 0 || summary.skipped_verdicts.count("fail")) return ExitCode::kFailed;
-  if (summary.errors > 0 || summary.skipped_verdicts.count("error")) return ExitCode::kCannotRun;
+  if (summary.failed > 0 || summary.skipped_verdicts.count(Verdict::kFail))
+    return ExitCode::kFailed;
+  if (summary.errors > 0 || summary.skipped_verdicts.count(Verdict::kError))
+    return ExitCode::kCannotRun;
   return ExitCode::kPassed;
 }
 
@@ -311,10 +313,9 @@ Result<BatchSummary> RunBatch(const Manifest& manifest, const BatchOptions& opti
     PlannedJob job{&entry, CheckEntry(entry, timeout), ""};
     job.key = EntryKey(entry, job.preflight.files_sha256, VersionText());
     if (options.resume) {
-      CONVGATE_ASSIGN_OR_RETURN(const std::optional<std::string> verdict,
-                                store.FinalVerdict(job.key));
+      CONVGATE_ASSIGN_OR_RETURN(const std::optional<Verdict> verdict, store.FinalVerdict(job.key));
       // An error is not a verdict: the entry runs again unless errors are skipped too.
-      if (verdict && (*verdict != "error" || options.skip_errors)) {
+      if (verdict && (*verdict != Verdict::kError || options.skip_errors)) {
         ++summary.skipped_done;
         ++summary.skipped_verdicts[*verdict];
         continue;

@@ -46,9 +46,9 @@ const SlurmTaskState* FindTask(const std::vector<SlurmTaskState>& states, int ta
 }
 
 void Count(const store::JobRecord& job, SlurmSummary& summary) {
-  if (job.verdict == "pass") ++summary.passed;
-  if (job.verdict == "fail") ++summary.failed;
-  if (job.verdict == "error") {
+  if (job.verdict == Verdict::kPass) ++summary.passed;
+  if (job.verdict == Verdict::kFail) ++summary.failed;
+  if (job.verdict == Verdict::kError) {
     ++summary.errors;
     ++summary.errors_by_category[job.error_category];
   }

@@ -1,3 +1,5 @@
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <utility>
 #include <variant>
@@ -8,10 +10,12 @@
 #include "convgate/store/job_fields.h"
 
 namespace convgate::batch {
-std::string VerdictWord(const std::string& verdict) {
-  if (verdict == "pass") return "PASS";
-  if (verdict == "fail") return "FAIL";
-  return "ERROR";
+
+std::string VerdictWord(Verdict verdict) {
+  std::string word(VerdictName(verdict));
+  std::transform(word.begin(), word.end(), word.begin(),
+                 [](unsigned char c) { return std::toupper(c); });
+  return word;
 }
 
 std::string JobSecondsText(double seconds) {
@@ -27,6 +31,13 @@ std::string JobErrorText(const store::JobRecord& job) {
   return error.size() > 100 ? error.substr(0, 97) + "..." : error;
 }
 
+// {"pass": 3, "error": 1}: the verdicts recorded earlier of entries skipped as done.
+nlohmann::json SkippedVerdictsJson(const std::map<Verdict, int>& verdicts) {
+  nlohmann::json json = nlohmann::json::object();
+  for (const auto& [verdict, count] : verdicts) json[std::string(VerdictName(verdict))] = count;
+  return json;
+}
+
 nlohmann::json JobJson(const store::JobRecord& job) {
   nlohmann::json json = nlohmann::json::object();
   for (const store::JobField& field : store::JobFields()) {
@@ -38,7 +49,15 @@ nlohmann::json JobJson(const store::JobRecord& job) {
       json[field.json_key] = parsed.is_array() ? parsed : nlohmann::json(nullptr);
       continue;
     }
-    std::visit([&](auto member) { json[field.json_key] = job.*member; }, field.member);
+    std::visit(
+        [&](auto member) {
+          if constexpr (std::is_same_v<decltype(member), Verdict store::JobRecord::*>) {
+            json[field.json_key] = VerdictName(job.*member);
+          } else {
+            json[field.json_key] = job.*member;
+          }
+        },
+        field.member);
   }
   // summary.json and the Slurm summary have always named the entry "id".
   json["id"] = job.entry_id;
@@ -62,7 +81,7 @@ nlohmann::json SummaryJson(const BatchSummary& summary) {
           {"errors", summary.errors},
           {"errors_by_category", summary.errors_by_category},
           {"skipped_done", summary.skipped_done},
-          {"skipped_verdicts", summary.skipped_verdicts},
+          {"skipped_verdicts", SkippedVerdictsJson(summary.skipped_verdicts)},
           {"retried", summary.retried},
           {"cache_cleanup", CacheCleanupJson(summary.cache_cleanup)},
           {"interrupted", summary.interrupted},
@@ -102,7 +121,8 @@ std::string SummaryText(const BatchSummary& summary) {
   if (!summary.skipped_verdicts.empty()) {
     std::string verdicts;
     for (const auto& [verdict, count] : summary.skipped_verdicts) {
-      verdicts += (verdicts.empty() ? "" : ", ") + verdict + " " + std::to_string(count);
+      verdicts += (verdicts.empty() ? "" : ", ") + std::string(VerdictName(verdict)) + " " +
+                  std::to_string(count);
     }
     text += " (recorded earlier: " + verdicts + ")";
   }

@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "cli/flag_groups.h"
+#include "convgate/batch/batch.h"
 
 namespace convgate::cli {
 namespace {
@@ -71,13 +72,13 @@ void BatchProgress::Finished(const store::JobRecord& job, int done, int total) {
   running_.erase(job.entry_id);
   done_ = done;
   total_ = total;
-  if (job.verdict == "pass") ++passed_;
-  if (job.verdict == "fail") ++failed_;
-  if (job.verdict == "error") ++errors_;
+  if (job.verdict == Verdict::kPass) ++passed_;
+  if (job.verdict == Verdict::kFail) ++failed_;
+  if (job.verdict == Verdict::kError) ++errors_;
   if (mode_ == Mode::kTerminal) {
     // A failure or error keeps a line of its own above the progress line, so it is not lost.
-    if (job.verdict != "pass") {
-      std::string line = job.entry_id + " " + (job.verdict == "fail" ? "FAIL" : "ERROR");
+    if (job.verdict != Verdict::kPass) {
+      std::string line = job.entry_id + " " + batch::VerdictWord(job.verdict);
       if (!job.error_category.empty()) line += " (" + job.error_category + ")";
       std::cerr << "\r\x1b[K" << ForTerminal(line) << "\n";
     }
@@ -85,7 +86,7 @@ void BatchProgress::Finished(const store::JobRecord& job, int done, int total) {
     return;
   }
   std::string line = "[" + std::to_string(done) + "/" + std::to_string(total) + "] " +
-                     job.entry_id + " " + job.verdict;
+                     job.entry_id + " " + std::string(VerdictName(job.verdict));
   if (!job.error_category.empty()) line += " (" + job.error_category + ")";
   char seconds[32];
   std::snprintf(seconds, sizeof(seconds), " %.2f s", job.duration_seconds);

@@ -41,9 +41,9 @@ std::vector<Regression> FindRegressions(const std::vector<store::HistoryRow>& jo
   std::vector<Regression> regressions;
   for (const auto& [key, rows] : by_series) {
     const store::HistoryRow& latest = *rows.back();
-    if (latest.job.verdict == "pass") continue;
+    if (latest.job.verdict == Verdict::kPass) continue;
     for (auto it = rows.rbegin(); it != rows.rend(); ++it) {
-      if ((*it)->run_id < latest.run_id && (*it)->job.verdict == "pass" &&
+      if ((*it)->run_id < latest.run_id && (*it)->job.verdict == Verdict::kPass &&
           store::SameConversion((*it)->job, latest.job)) {
         regressions.push_back({latest, **it});
         break;
@@ -92,8 +92,9 @@ std::string Table(const std::vector<const store::HistoryRow*>& rows) {
     const std::string first = row->job.error_text.substr(0, row->job.error_text.find('\n'));
     if (!first.empty()) error += (error.empty() ? "" : ": ") + first;
     if (error.size() > 80) error = error.substr(0, 77) + "...";
-    table.AddRow({row->job.entry_id, conversion.empty() ? "-" : conversion, row->job.verdict,
-                  MaxDiffCell(*row), row->non_finite ? std::to_string(*row->non_finite) : "-",
+    table.AddRow({row->job.entry_id, conversion.empty() ? "-" : conversion,
+                  std::string(VerdictName(row->job.verdict)), MaxDiffCell(*row),
+                  row->non_finite ? std::to_string(*row->non_finite) : "-",
                   std::to_string(row->run_id), row->job.finished_at, error});
   }
   return table.Render();
@@ -250,8 +251,8 @@ class HistoryCommand : public Command {
         std::cout << ForTerminal("REGRESSION " + regression.latest.job.entry_id +
                                  ": passed in run " + std::to_string(regression.last_pass.run_id) +
                                  " (" + regression.last_pass.job.finished_at + "), " +
-                                 regression.latest.job.verdict + " in run " +
-                                 std::to_string(regression.latest.run_id))
+                                 std::string(VerdictName(regression.latest.job.verdict)) +
+                                 " in run " + std::to_string(regression.latest.run_id))
                   << "\n";
       }
     }

@@ -100,8 +100,9 @@ std::string TrendTable(const std::vector<TrendRow>& rows, const std::string& fig
     const std::string conversion = store::ConversionLabel(job);
     table.AddRow({job.entry_id, conversion.empty() ? "-" : conversion,
                   job.converter_version.empty() ? "-" : job.converter_version,
-                  std::to_string(trend.row->run_id), job.finished_at, job.verdict,
-                  Number(trend.value, false, figure), Number(trend.change, true, figure)});
+                  std::to_string(trend.row->run_id), job.finished_at,
+                  std::string(VerdictName(job.verdict)), Number(trend.value, false, figure),
+                  Number(trend.change, true, figure)});
   }
   return table.Render();
 }
@@ -117,7 +118,7 @@ nlohmann::json TrendJson(const std::vector<TrendRow>& rows, const std::string& f
                     {"run_id", trend.row->run_id},
                     {"job_id", trend.row->job_id},
                     {"finished_at", job.finished_at},
-                    {"verdict", job.verdict},
+                    {"verdict", VerdictName(job.verdict)},
                     {"value", trend.value ? nlohmann::json(*trend.value) : nullptr},
                     {"change", trend.change ? nlohmann::json(*trend.change) : nullptr}});
   }

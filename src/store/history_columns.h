@@ -28,6 +28,9 @@ void ReadJobColumns(JobRecord& job, const Text& text, const Integer& integer, co
           using Value = std::decay_t<decltype(value)>;
           if constexpr (std::is_same_v<Value, std::string>) {
             value = text(column);
+          } else if constexpr (std::is_same_v<Value, Verdict>) {
+            // The table's CHECK admits only the three names.
+            value = ParseVerdict(text(column)).value_or(Verdict::kError);
           } else if constexpr (std::is_same_v<Value, int>) {
             value = static_cast<int>(integer(column));
           } else {

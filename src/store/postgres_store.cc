@@ -360,6 +360,8 @@ void PostgresStore::InsertJob(int64_t run_id, const JobRecord& job) {
           using Value = std::decay_t<decltype(value)>;
           if constexpr (std::is_same_v<Value, std::string>) {
             values.push_back(Utf8(value));
+          } else if constexpr (std::is_same_v<Value, Verdict>) {
+            values.emplace_back(VerdictName(value));
           } else if constexpr (std::is_same_v<Value, int>) {
             values.push_back(std::to_string(value));
           } else {
@@ -381,9 +383,10 @@ void PostgresStore::InsertJob(int64_t run_id, const JobRecord& job) {
     const std::optional<std::string> non_finite = NullableText(output.non_finite);
     const std::optional<std::string> introduced = NullableText(output.introduced_non_finite);
     txn.exec_prepared0("insert_output", job_id, output.sample, Utf8(output.output),
-                       Utf8(output.verdict), Param(max_abs), Param(mean_abs), Param(mismatches),
-                       Param(cosine), Param(snr), Utf8(output.worst_index), Param(worst_source),
-                       Param(worst_target), Param(non_finite), Param(introduced));
+                       std::string(VerdictName(output.verdict)), Param(max_abs), Param(mean_abs),
+                       Param(mismatches), Param(cosine), Param(snr), Utf8(output.worst_index),
+                       Param(worst_source), Param(worst_target), Param(non_finite),
+                       Param(introduced));
   }
   txn.commit();
 }
@@ -411,13 +414,14 @@ Status PostgresStore::RecordJob(int64_t run_id, const JobRecord& job) {
   }
 }
 
-Result<std::optional<std::string>> PostgresStore::FinalVerdict(const std::string& entry_key) {
+Result<std::optional<Verdict>> PostgresStore::FinalVerdict(const std::string& entry_key) {
   Call call(*this);
   try {
     pqxx::read_transaction txn(*connection_);
     pqxx::result rows = txn.exec_prepared("final_verdict", Utf8(entry_key));
-    if (rows.empty()) return std::optional<std::string>();
-    return std::optional<std::string>(Text(rows[0][0]));
+    if (rows.empty()) return std::optional<Verdict>();
+    // The table's CHECK admits only the three names.
+    return std::optional<Verdict>(ParseVerdict(Text(rows[0][0])).value_or(Verdict::kError));
   } catch (...) {
     return Failure("querying job " + entry_key);
   }

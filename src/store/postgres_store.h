@@ -25,7 +25,7 @@ class PostgresStore : public Store {
   Result<int64_t> BeginRun(const RunRecord& run) override;
   Status EndRun(int64_t run_id, const std::string& ended_at) override;
   Status RecordJob(int64_t run_id, const JobRecord& job) override;
-  Result<std::optional<std::string>> FinalVerdict(const std::string& entry_key) override;
+  Result<std::optional<Verdict>> FinalVerdict(const std::string& entry_key) override;
   Result<int64_t> CountJobs(const std::string& entry_key) override;
   Result<std::vector<HistoryRow>> Latest(const HistoryQuery& query) override;
   Result<std::vector<HistoryRow>> Jobs(const HistoryQuery& query) override;

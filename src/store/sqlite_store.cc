@@ -293,7 +293,15 @@ Status SqliteStore::InsertJob(int64_t run_id, const JobRecord& job) {
   stmt.Bind(1, run_id);
   int index = 2;
   for (const JobField& field : JobFields()) {
-    std::visit([&](auto member) { stmt.Bind(index, job.*member); }, field.member);
+    std::visit(
+        [&](auto member) {
+          if constexpr (std::is_same_v<decltype(member), Verdict JobRecord::*>) {
+            stmt.Bind(index, std::string(VerdictName(job.*member)));
+          } else {
+            stmt.Bind(index, job.*member);
+          }
+        },
+        field.member);
     ++index;
   }
   if (sqlite3_step(stmt.get()) != SQLITE_DONE) return Error("recording job " + job.entry_id);
@@ -310,7 +318,7 @@ Status SqliteStore::InsertJob(int64_t run_id, const JobRecord& job) {
     output_stmt.Bind(1, job_id);
     output_stmt.Bind(2, output.sample);
     output_stmt.Bind(3, output.output);
-    output_stmt.Bind(4, output.verdict);
+    output_stmt.Bind(4, std::string(VerdictName(output.verdict)));
     output_stmt.Bind(5, output.max_abs_error);
     output_stmt.Bind(6, output.mean_abs_error);
     output_stmt.Bind(7, output.mismatches);
@@ -338,14 +346,15 @@ Status SqliteStore::RecordJob(int64_t run_id, const JobRecord& job) {
   return Exec("COMMIT", "committing job " + job.entry_id);
 }
 
-Result<std::optional<std::string>> SqliteStore::FinalVerdict(const std::string& entry_key) {
+Result<std::optional<Verdict>> SqliteStore::FinalVerdict(const std::string& entry_key) {
   Statement stmt(db_, "SELECT verdict FROM jobs WHERE entry_key = ?1 ORDER BY id DESC LIMIT 1");
   if (!stmt.prepared()) return Error("preparing the resume query");
   stmt.Bind(1, entry_key);
   const int rc = sqlite3_step(stmt.get());
-  if (rc == SQLITE_DONE) return std::optional<std::string>();
+  if (rc == SQLITE_DONE) return std::optional<Verdict>();
   if (rc != SQLITE_ROW) return Error("querying job " + entry_key);
-  return std::optional<std::string>(stmt.Text(0));
+  // The table's CHECK admits only the three names.
+  return std::optional<Verdict>(ParseVerdict(stmt.Text(0)).value_or(Verdict::kError));
 }
 
 Result<int64_t> SqliteStore::CountJobs(const std::string& entry_key) {

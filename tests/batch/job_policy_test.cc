@@ -14,7 +14,7 @@ namespace {
 store::JobRecord Error(const std::string& category, int exit_code, int signal,
                        const std::string& text) {
   store::JobRecord job;
-  job.verdict = "error";
+  job.verdict = Verdict::kError;
   job.error_category = category;
   job.exit_code = exit_code;
   job.signal = signal;
@@ -60,7 +60,7 @@ TEST(JobPolicyTest, OtherJobsKeepTheirCategory) {
   ClassifyOutOfMemory(int64_t{1} << 30, load);
   EXPECT_EQ(load.error_category, "load-failed");
   store::JobRecord failed;
-  failed.verdict = "fail";
+  failed.verdict = Verdict::kFail;
   failed.exit_code = 1;
   failed.error_text = "out of memory";  // a gate failure's text mentioning memory: still a fail
   ClassifyOutOfMemory(int64_t{1} << 30, failed);
@@ -82,7 +82,7 @@ TEST(JobPolicyTest, TransientFailuresFollowTheConversionRetryRule) {
   EXPECT_FALSE(IsTransientJobFailure(Error("convert-failed", 3, 0, "unsupported operator")));
   EXPECT_FALSE(IsTransientJobFailure(Error("usage", 2, 0, "try again with --to")));
   store::JobRecord failed;
-  failed.verdict = "fail";
+  failed.verdict = Verdict::kFail;
   failed.exit_code = 1;
   failed.error_text = "connection";
   EXPECT_FALSE(IsTransientJobFailure(failed));
@@ -107,7 +107,7 @@ TEST(RecordGateTest, GateJobReadsVerdictFiguresAndErrorStage) {
                                       {"metrics", {{"cosine", 0.9}}}}}}}}};
   store::JobRecord job = GateJob(gate, report, nlohmann::json::object());
   EXPECT_EQ(job.entry_id, "My_Model");
-  EXPECT_EQ(job.verdict, "fail");
+  EXPECT_EQ(job.verdict, Verdict::kFail);
   EXPECT_EQ(job.model_sha256, "");  // no such file
   EXPECT_EQ(job.entry_key.rfind("gate:", 0), 0u);
   ASSERT_EQ(job.outputs.size(), 1u);
@@ -119,7 +119,7 @@ TEST(RecordGateTest, GateJobReadsVerdictFiguresAndErrorStage) {
   const nlohmann::json error = {{"error", {{"stage", "load"}, {"message", "b.onnx: truncated"}}}};
   job = GateJob(gate, error, nlohmann::json());
   EXPECT_EQ(job.entry_id, "given");
-  EXPECT_EQ(job.verdict, "error");
+  EXPECT_EQ(job.verdict, Verdict::kError);
   EXPECT_EQ(job.error_category, "load-failed");
   EXPECT_EQ(job.error_text, "b.onnx: truncated");
 }

@@ -141,7 +141,7 @@ class SlurmSummaryTest : public ::testing::Test {
     store::JobRecord job;
     job.entry_id = manifest_.entries[entry_idx].id;
     job.entry_key = keys_[entry_idx];
-    job.verdict = verdict;
+    job.verdict = ParseVerdict(verdict).value();
     job.error_category = category;
     job.finished_at = finished_at;
     ASSERT_TRUE(store_->RecordJob(run_id_, job).ok());
@@ -167,7 +167,7 @@ TEST_F(SlurmSummaryTest, LatestJobPerKeySinceTheSubmission) {
   Result<std::map<std::string, store::JobRecord>> all = LatestJobsByKey(*store_, keys_, "");
   ASSERT_TRUE(all.ok());
   EXPECT_EQ(all->size(), 2u);
-  EXPECT_EQ(all->at(keys_[0]).verdict, "pass");
+  EXPECT_EQ(all->at(keys_[0]).verdict, Verdict::kPass);
   Result<std::map<std::string, store::JobRecord>> since =
       LatestJobsByKey(*store_, keys_, "2026-11-26T11:00:00Z");
   ASSERT_TRUE(since.ok());

@@ -114,11 +114,11 @@ TEST_F(BatchCliTest, MixedManifestGivesVerdictsSummaryAndStoreRows) {
 
   auto jobs = StoreJobs(Path("out/convgate.db"));
   ASSERT_EQ(jobs.size(), 4u);
-  EXPECT_EQ(jobs["good"].at(0).job.verdict, "pass");
+  EXPECT_EQ(jobs["good"].at(0).job.verdict, Verdict::kPass);
   EXPECT_EQ(jobs["good"].at(0).job.model_type, "image-classification");
   EXPECT_EQ(jobs["good"].at(0).job.model_type_source, "graph");
   EXPECT_EQ(jobs["good"].at(0).job.model_sha256.size(), 64u);
-  EXPECT_EQ(jobs["perturbed"].at(0).job.verdict, "fail");
+  EXPECT_EQ(jobs["perturbed"].at(0).job.verdict, Verdict::kFail);
   EXPECT_EQ(jobs["perturbed"].at(0).job.exit_code, 1);
   EXPECT_GT(jobs["perturbed"].at(0).max_abs_error.value_or(0), 1e-3);
   EXPECT_EQ(jobs["missing"].at(0).job.error_category, "missing-file");
@@ -188,7 +188,7 @@ TEST_F(BatchCliTest, JsonAndTextManifestsOfTheReferencePipeline) {
                            Binary().string(), "batch", Path("models.json"), "--out", Path("out")});
   ASSERT_EQ(r.exit_code, 3) << Describe(r);  // t5-small is missing
   auto jobs = StoreJobs(Path("out/convgate.db"));
-  EXPECT_EQ(jobs["bert-tiny"].at(0).job.verdict, "pass");
+  EXPECT_EQ(jobs["bert-tiny"].at(0).job.verdict, Verdict::kPass);
   EXPECT_EQ(jobs["bert-tiny"].at(0).job.model_type_source, "manifest");
   EXPECT_EQ(jobs["t5-small"].at(0).job.error_category, "missing-file");
   EXPECT_NE(jobs["t5-small"].at(0).job.error_text.find(
@@ -267,7 +267,7 @@ TEST_F(BatchCliTest, HangingJobIsKilledByTimeout) {
   auto jobs = StoreJobs(Path("out/convgate.db"));
   EXPECT_EQ(jobs["hang"].at(0).job.error_category, "timeout");
   EXPECT_NE(jobs["hang"].at(0).job.error_text.find("timed out"), std::string::npos);
-  EXPECT_EQ(jobs["good"].at(0).job.verdict, "pass");
+  EXPECT_EQ(jobs["good"].at(0).job.verdict, Verdict::kPass);
   // The runner the job started died with it.
   const pid_t runner = testing::ReadPidFile(Path("hang.pid"));
   ASSERT_GT(runner, 0);

@@ -103,12 +103,12 @@ TEST_F(BatchFaultsTest, CrashingHangingAndAbortingJobsAreTheirOwnErrors) {
   ASSERT_EQ(r.exit_code, 3) << Describe(r);  // errors, no gate failed
   auto jobs = StoreJobs(Path("out/convgate.db"));
   ASSERT_EQ(jobs.size(), 5u);
-  EXPECT_EQ(jobs["good-1"].job.verdict, "pass");
-  EXPECT_EQ(jobs["good-2"].job.verdict, "pass");
+  EXPECT_EQ(jobs["good-1"].job.verdict, Verdict::kPass);
+  EXPECT_EQ(jobs["good-2"].job.verdict, Verdict::kPass);
 
   // The converter's SIGSEGV is the conversion's failure, named with the signal and its stderr.
   const store::JobRecord& segv = jobs["segv-converter"].job;
-  EXPECT_EQ(segv.verdict, "error");
+  EXPECT_EQ(segv.verdict, Verdict::kError);
   EXPECT_EQ(segv.error_category, "convert-failed") << segv.error_text;
   EXPECT_NE(segv.error_text.find("signal 11"), std::string::npos) << segv.error_text;
   EXPECT_NE(segv.error_text.find("about to segv"), std::string::npos) << segv.error_text;
@@ -174,7 +174,7 @@ TEST_F(BatchFaultsTest, TransientFailureIsRetriedDeterministicOnesAreNot) {
   ProcessResult r = Batch({Path("m.yaml"), "--out", Path("out"), "-j", "1"});
   ASSERT_EQ(r.exit_code, 1) << Describe(r);
   auto jobs = StoreJobs(Path("out/convgate.db"));
-  EXPECT_EQ(jobs["flaky"].job.verdict, "pass") << jobs["flaky"].job.error_text;
+  EXPECT_EQ(jobs["flaky"].job.verdict, Verdict::kPass) << jobs["flaky"].job.error_text;
   EXPECT_NE(jobs["flaky"].job.error_text.find("attempt 2 of 2"), std::string::npos)
       << jobs["flaky"].job.error_text;
   EXPECT_NE(jobs["flaky"].job.error_text.find("temporarily unavailable"), std::string::npos)
@@ -183,7 +183,7 @@ TEST_F(BatchFaultsTest, TransientFailureIsRetriedDeterministicOnesAreNot) {
   int runs = 0;
   counter >> runs;
   EXPECT_EQ(runs, 2);
-  EXPECT_EQ(jobs["perturbed"].job.verdict, "fail");
+  EXPECT_EQ(jobs["perturbed"].job.verdict, Verdict::kFail);
   EXPECT_EQ(jobs["broken"].job.error_category, "convert-failed");
   const json summary = ReadJson(dir_ / "out/summary.json");
   EXPECT_EQ(summary["retried"], 1);

@@ -100,9 +100,9 @@ TEST_F(BatchPostgresCliTest, BatchWritesEveryJobOnceAndHistoryReadsIt) {
   auto jobs = StoreJobs();
   ASSERT_EQ(jobs.size(), 4u);
   for (const auto& [id, rows] : jobs) EXPECT_EQ(rows.size(), 1u) << id;
-  EXPECT_EQ(jobs["good"].at(0).job.verdict, "pass");
+  EXPECT_EQ(jobs["good"].at(0).job.verdict, Verdict::kPass);
   EXPECT_EQ(jobs["good"].at(0).job.model_sha256.size(), 64u);
-  EXPECT_EQ(jobs["perturbed"].at(0).job.verdict, "fail");
+  EXPECT_EQ(jobs["perturbed"].at(0).job.verdict, Verdict::kFail);
   EXPECT_GT(jobs["perturbed"].at(0).max_abs_error.value_or(0), 1e-3);
   EXPECT_EQ(jobs["missing"].at(0).job.error_category, "missing-file");
 
@@ -184,7 +184,7 @@ TEST_F(BatchPostgresCliTest, TwoShardProcessesAtOnceRecordEveryEntryOnce) {
   std::set<int64_t> runs;
   for (const auto& [id, rows] : jobs) {
     ASSERT_EQ(rows.size(), 1u) << id;
-    EXPECT_EQ(rows[0].job.verdict, "pass") << id;
+    EXPECT_EQ(rows[0].job.verdict, Verdict::kPass) << id;
     runs.insert(rows[0].run_id);
   }
   EXPECT_EQ(runs.size(), 2u);

@@ -64,7 +64,7 @@ TEST_F(HistoryCliTest, SingleGatesAreRecordedAsRunsOfOneJob) {
   EXPECT_EQ(v.entry_id, "tinycnn");
   EXPECT_EQ(v.command, "verify");
   EXPECT_EQ(v.conversion, "target:tinycnn_converted.onnx");
-  EXPECT_EQ(v.verdict, "pass");
+  EXPECT_EQ(v.verdict, Verdict::kPass);
   EXPECT_EQ(v.exit_code, 0);
   EXPECT_EQ(v.model_sha256.size(), 64u);
   EXPECT_GT(v.duration_seconds, 0.0);
@@ -74,14 +74,14 @@ TEST_F(HistoryCliTest, SingleGatesAreRecordedAsRunsOfOneJob) {
   const store::JobRecord& c = jobs[1].job;
   EXPECT_EQ(c.entry_id, "cnn-perturbed");
   EXPECT_EQ(c.command, "compare");
-  EXPECT_EQ(c.verdict, "fail");
+  EXPECT_EQ(c.verdict, Verdict::kFail);
   EXPECT_EQ(c.exit_code, 1);
   EXPECT_GT(jobs[1].max_abs_error.value_or(0), 1e-3);
   EXPECT_NE(jobs[0].run_id, jobs[1].run_id);  // one run per gate
   EXPECT_EQ(jobs[2].job.command, "run");
   EXPECT_EQ(jobs[2].job.conversion, "");
   EXPECT_EQ(jobs[3].job.entry_id, "tinycnn_nan");
-  EXPECT_EQ(jobs[3].job.verdict, "fail");
+  EXPECT_EQ(jobs[3].job.verdict, Verdict::kFail);
 
   ProcessResult history = Convgate({"history", "--store", db, "--json"});
   ASSERT_EQ(history.exit_code, 0) << Describe(history);

@@ -14,7 +14,7 @@ store::HistoryRow Row(int64_t run, const std::string& entry, std::optional<doubl
   row.job_id = run;
   row.job.entry_id = entry;
   row.job.conversion = "to:fp16";
-  row.job.verdict = "pass";
+  row.job.verdict = Verdict::kPass;
   row.max_abs_error = error;
   return row;
 }
@@ -48,7 +48,7 @@ TEST(HistoryTrendTest, SeriesAreOneConversionIdentityEach) {
   variant.job.conversion_params = "keep_io_types=1";
   variant.job.converter_version = "convgate fp16 1";
   store::HistoryRow errored = Row(3, "a", std::nullopt);
-  errored.job.verdict = "error";
+  errored.job.verdict = Verdict::kError;
   store::HistoryRow again = Row(4, "a", 1.25);
   again.job.converter_version = "convgate fp16 1";
   store::HistoryRow upgraded = Row(5, "a", 3.0);

@@ -37,12 +37,12 @@ class PostgresStoreTest : public ::testing::Test {
     job.entry_key = "key-" + id;
     job.model_id = id;
     job.command = "verify";
-    job.verdict = "pass";
+    job.verdict = Verdict::kPass;
     job.exit_code = 0;
     job.finished_at = "2026-11-26T17:00:00Z";
     OutputRecord output;
     output.output = "logits";
-    output.verdict = "pass";
+    output.verdict = Verdict::kPass;
     output.max_abs_error = 1e-6;
     job.outputs.push_back(output);
     return job;
@@ -256,7 +256,7 @@ TEST_F(PostgresStoreTest, BytesThatAreNotUtf8AreKeptEscaped) {
   ASSERT_TRUE(store.ok()) << store.status().ToString();
   Result<int64_t> run = (*store)->BeginRun({"m.yaml", "h", "v", "", "", "t"});
   JobRecord job = Job("bytes");
-  job.verdict = "error";
+  job.verdict = Verdict::kError;
   job.error_text = "Segmentation fault \xff\xfe in r\xc3\xa9seau";
   job.outputs[0].output = "out\x80";
   ASSERT_TRUE((*store)->RecordJob(*run, job).ok());

@@ -48,12 +48,12 @@ class StoreContractTest : public ::testing::TestWithParam<Backend> {
     job.model_id = id;
     job.command = "verify";
     job.conversion = "to:fp16";
-    job.verdict = verdict;
+    job.verdict = ParseVerdict(verdict).value();
     job.exit_code = verdict == "pass" ? 0 : 1;
     job.finished_at = "2026-11-26T17:00:00Z";
     OutputRecord output;
     output.output = "logits";
-    output.verdict = verdict;
+    output.verdict = job.verdict;
     output.max_abs_error = verdict == "pass" ? 1e-6 : 0.5;
     output.mismatches = 3;
     output.worst_index = "[0, 6]";
@@ -117,10 +117,11 @@ TEST_P(StoreContractTest, EveryJobFieldRoundTrips) {
           if constexpr (std::is_same_v<Value, std::string>) {
             if (field.json_text) {
               value = R"([{"uri": "hf://org/m"}])";
-            } else if (std::string(field.column) != "entry_id" &&
-                       std::string(field.column) != "verdict") {  // the table checks verdicts
+            } else if (std::string(field.column) != "entry_id") {
               value = std::string(field.column) + "-value";
             }
+          } else if constexpr (std::is_same_v<Value, Verdict>) {
+            value = Verdict::kPass;  // Job() made it a failure
           } else {
             value = static_cast<Value>(++distinct) + (std::is_same_v<Value, double> ? 0.25 : 0);
           }
@@ -236,7 +237,7 @@ TEST_P(StoreContractTest, ParamVariantsAreSeparateSeries) {
   EXPECT_EQ((*latest)[0].job.conversion_params, "");
   EXPECT_EQ((*latest)[0].run_id, *second);
   EXPECT_EQ((*latest)[1].job.conversion_params, "keep_io_types=1");
-  EXPECT_EQ((*latest)[1].job.verdict, "fail");
+  EXPECT_EQ((*latest)[1].job.verdict, Verdict::kFail);
   EXPECT_EQ(ConversionLabel((*latest)[1].job), "to:fp16{keep_io_types=1}");
 
   HistoryQuery failing;
@@ -258,7 +259,7 @@ TEST_P(StoreContractTest, IntroducedNonFiniteLeavesTheJobWithoutCosineAndSnr) {
   job.outputs[0].introduced_non_finite = 0;
   OutputRecord broken;
   broken.output = "probs";
-  broken.verdict = "fail";
+  broken.verdict = Verdict::kFail;
   broken.worst_index = "[0, 0]";
   broken.mismatches = 10;
   broken.non_finite = 10;
@@ -300,13 +301,13 @@ TEST_P(StoreContractTest, FinalVerdictIsTheLatestForTheKey) {
   ASSERT_TRUE(store.ok()) << store.status().ToString();
   Result<int64_t> run = (*store)->BeginRun({"m.yaml", "h", "v", "", "", "t"});
   ASSERT_TRUE(run.ok());
-  Result<std::optional<std::string>> none = (*store)->FinalVerdict("key-a-pass");
+  Result<std::optional<Verdict>> none = (*store)->FinalVerdict("key-a-pass");
   ASSERT_TRUE(none.ok());
   EXPECT_FALSE(none->has_value());
   ASSERT_TRUE((*store)->RecordJob(*run, Job("a", "pass")).ok());
-  Result<std::optional<std::string>> verdict = (*store)->FinalVerdict("key-a-pass");
+  Result<std::optional<Verdict>> verdict = (*store)->FinalVerdict("key-a-pass");
   ASSERT_TRUE(verdict.ok());
-  EXPECT_EQ(verdict->value_or(""), "pass");
+  EXPECT_EQ(verdict->value_or(Verdict::kError), Verdict::kPass);
 }
 
 TEST_P(StoreContractTest, LatestAndJobsAnswerHistoryQueries) {
@@ -323,14 +324,14 @@ TEST_P(StoreContractTest, LatestAndJobsAnswerHistoryQueries) {
   ASSERT_EQ(latest->size(), 2u);
   EXPECT_EQ((*latest)[0].job.entry_id, "other");
   EXPECT_EQ((*latest)[1].job.entry_id, "tiny");
-  EXPECT_EQ((*latest)[1].job.verdict, "fail");
+  EXPECT_EQ((*latest)[1].job.verdict, Verdict::kFail);
   EXPECT_EQ((*latest)[1].run_id, *second);
   EXPECT_DOUBLE_EQ((*latest)[1].max_abs_error.value_or(0), 0.5);
 
   Result<std::vector<HistoryRow>> tiny = (*store)->Jobs({"ti*", ""});
   ASSERT_TRUE(tiny.ok());
   ASSERT_EQ(tiny->size(), 2u);
-  EXPECT_EQ((*tiny)[0].job.verdict, "pass");
+  EXPECT_EQ((*tiny)[0].job.verdict, Verdict::kPass);
   Result<std::vector<HistoryRow>> later = (*store)->Jobs({"", "2027-01-01"});
   ASSERT_TRUE(later.ok());
   EXPECT_TRUE(later->empty());
@@ -418,7 +419,7 @@ TEST_P(StoreContractTest, HistoryRowsCarryEachJobsWorstFiguresUnlessNotWanted) {
   rows = (*store)->Jobs(verdicts);
   ASSERT_TRUE(rows.ok());
   ASSERT_EQ(rows->size(), 1u);
-  EXPECT_EQ(rows->front().job.verdict, "fail");
+  EXPECT_EQ(rows->front().job.verdict, Verdict::kFail);
   EXPECT_FALSE(rows->front().max_abs_error.has_value());
   EXPECT_FALSE(rows->front().cosine.has_value());
 }
@@ -432,7 +433,7 @@ TEST_P(StoreContractTest, FiguresRoundTrip) {
   job.outputs[0].max_abs_error = 1.0 / 3.0;
   OutputRecord empty;
   empty.output = "hidden";
-  empty.verdict = "error";
+  empty.verdict = Verdict::kError;
   job.outputs.push_back(empty);
   ASSERT_TRUE((*store)->RecordJob(*run, job).ok());
   Result<std::vector<HistoryRow>> rows = (*store)->Jobs({"", ""});

@@ -19,6 +19,7 @@
 #include "convgate/batch/cache_cleanup.h"
 #include "convgate/batch/manifest.h"
 #include "convgate/core/exit_code.h"
+#include "convgate/core/verdict.h"
 #include "convgate/store/store.h"
 
 namespace convgate::batch {
@@ -67,7 +68,7 @@ struct BatchSummary {
   int skipped_done = 0;
   // Of the skipped entries, the verdicts recorded earlier (they count in the exit code); "error"
   // only with skip_errors.
-  std::map<std::string, int> skipped_verdicts;
+  std::map<Verdict, int> skipped_verdicts;
   bool interrupted = false;
   double wall_seconds = 0.0;
   ExitCode exit_code = ExitCode::kPassed;
@@ -109,7 +110,7 @@ nlohmann::json JobJson(const store::JobRecord& job);
 // A job's row in the console tables (a local batch's and the merged Slurm summary's alike): its
 // verdict as "PASS", "FAIL" or "ERROR", its seconds ("1.25"), and its error (the category and
 // the first line of the text, at most 100 characters).
-std::string VerdictWord(const std::string& verdict);
+std::string VerdictWord(Verdict verdict);
 std::string JobSecondsText(double seconds);
 std::string JobErrorText(const store::JobRecord& job);
 // The table printed at the end: one line per job run, then the totals.

@@ -17,8 +17,11 @@ namespace convgate::store {
 struct JobField {
   const char* column;    // in the jobs table
   const char* json_key;  // in a job's JSON
-  // Every field is NOT NULL in the table: text, an integer, or a real.
-  std::variant<std::string JobRecord::*, int JobRecord::*, double JobRecord::*> member;
+  // Every field is NOT NULL in the table: text, an integer, or a real; a verdict is text
+  // (VerdictName).
+  std::variant<std::string JobRecord::*, int JobRecord::*, double JobRecord::*,
+               Verdict JobRecord::*>
+      member;
   // The text holds a JSON document, shown parsed (model_origin: the hub models' origins).
   bool json_text = false;
 };

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "convgate/core/status.h"
+#include "convgate/core/verdict.h"
 
 namespace convgate::store {
 
@@ -60,7 +61,7 @@ struct RunRecord {
 struct OutputRecord {
   int64_t sample = 0;
   std::string output;
-  std::string verdict;  // "pass", "fail", "error"
+  Verdict verdict = Verdict::kError;
   std::optional<double> max_abs_error;
   std::optional<double> mean_abs_error;
   std::optional<int64_t> mismatches;
@@ -96,8 +97,8 @@ struct JobRecord {
   // or the job stopped before converting).
   std::string conversion_params;
   std::string converter_version;
-  std::string verdict;  // "pass", "fail", "error"
-  int exit_code = -1;   // the child's, -1 when it did not exit (signal, timeout, skipped)
+  Verdict verdict = Verdict::kError;  // stored as VerdictName: "pass", "fail", "error"
+  int exit_code = -1;  // the child's, -1 when it did not exit (signal, timeout, skipped)
   int signal = 0;
   double duration_seconds = 0.0;
   std::string error_category;  // "" for pass/fail; "missing-file", "timeout", "crash", ...
@@ -179,7 +180,7 @@ class Store {
   virtual Status RecordJob(int64_t run_id, const JobRecord& job) = 0;
 
   // The verdict of the latest job recorded with this resume key, nullopt when there is none.
-  virtual Result<std::optional<std::string>> FinalVerdict(const std::string& entry_key) = 0;
+  virtual Result<std::optional<Verdict>> FinalVerdict(const std::string& entry_key) = 0;
 
   // How many job rows carry `entry_key` (tests: "exactly once").
   virtual Result<int64_t> CountJobs(const std::string& entry_key) = 0;
