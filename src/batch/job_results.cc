@@ -1,11 +1,16 @@
-// What a finished job left in its folder, read back for the store: report.json's per-output
-// figures (docs/guide.md, "Result files") and verify_result.json's conversion path.
-#include <fstream>
+// What a finished job left in its folder, read back for the store: report.json through report's
+// reader (report/read_report.h ParseReport, the descriptions it was written with), giving each
+// output's figures, the stage and message of an error and the converter that ran; and
+// verify_result.json's conversion path.
+#include <cmath>
 #include <optional>
+#include <string>
 
 #include "convgate/batch/batch.h"
 #include "convgate/core/file_util.h"
-#include "convgate/core/json_field.h"
+#include "convgate/gate/verify.h"
+#include "convgate/report/json_text.h"
+#include "convgate/report/read_report.h"
 
 namespace convgate::batch {
 namespace {
@@ -21,122 +26,126 @@ std::optional<json> ReadJson(const fs::path& path) {
   return parsed;
 }
 
-// The value at `path` inside `object` when it is a number.
-std::optional<double> Number(const json& object, std::initializer_list<const char*> path) {
-  const json* node = &object;
-  for (const char* key : path) {
-    if (!node->is_object()) return std::nullopt;
-    auto it = node->find(key);
-    if (it == node->end()) return std::nullopt;
-    node = &*it;
-  }
-  if (!node->is_number()) return std::nullopt;
-  return node->get<double>();
+// report.json writes a non-finite figure as a string ("nan", "inf"); the store keeps none.
+std::optional<double> Finite(double value) {
+  if (!std::isfinite(value)) return std::nullopt;
+  return value;
 }
 
-std::optional<int64_t> Count(const json& object, std::initializer_list<const char*> path) {
-  const std::optional<double> value = Number(object, path);
-  if (!value) return std::nullopt;
-  return static_cast<int64_t>(*value);
+int64_t NonFinite(const compare::ValueSummary& values) {
+  return values.nan + values.pos_inf + values.neg_inf;
 }
 
-// NaN + Inf elements of a value summary (report.json's source_values, target_values, values).
-std::optional<int64_t> NonFinite(const json& values) {
-  if (!values.is_object() || !values.contains("finite")) return std::nullopt;
-  // Compact summaries leave zero counts out.
-  return Count(values, {"nan"}).value_or(0) + Count(values, {"pos_inf"}).value_or(0) +
-         Count(values, {"neg_inf"}).value_or(0);
-}
-
-store::OutputRecord OutputOf(const json& result) {
+// A run's output: the model's values.
+store::OutputRecord OutputOf(const gate::SanityCheck& check) {
   store::OutputRecord output;
-  output.sample = static_cast<int64_t>(Number(result, {"sample"}).value_or(0));
-  output.output = JsonTextOr(result, "output", "");
-  // report.json's results say "pass" or "fail" (report/json/results.cc); anything else is a
-  // report that cannot be trusted.
-  output.verdict = ParseVerdict(JsonTextOr(result, "verdict", "")).value_or(Verdict::kError);
-  // A run's result has the model's values; a comparison's, the target's and the split.
-  if (result.contains("values")) output.non_finite = NonFinite(result["values"]);
-  const json stats = result.value("stats", json::object());
-  if (stats.is_object() && stats.contains("target_values")) {
-    output.non_finite = NonFinite(stats["target_values"]);
-    output.introduced_non_finite = Count(stats, {"non_finite", "introduced_nan"}).value_or(0) +
-                                   Count(stats, {"non_finite", "introduced_inf"}).value_or(0);
-  }
+  output.sample = check.sample;
+  output.output = check.output;
+  output.verdict = check.passed ? Verdict::kPass : Verdict::kFail;
+  output.non_finite = NonFinite(check.values);
+  return output;
+}
+
+// A comparison's output: the target's values, the error figures and the worst element.
+store::OutputRecord OutputOf(const gate::OutputCheck& check) {
+  store::OutputRecord output;
+  output.sample = check.sample;
+  output.output = check.output;
+  output.verdict = check.passed ? Verdict::kPass : Verdict::kFail;
+  if (!check.comparison) return output;  // a side lacks the output: no figures
+  const compare::TensorComparison& cmp = *check.comparison;
+  output.non_finite = NonFinite(cmp.target_values);
+  output.introduced_non_finite = cmp.non_finite.introduced_nan + cmp.non_finite.introduced_inf;
+  output.mismatches = cmp.mismatches;
   // NaN is never agreement: without a finite element pair there is no error or agreement figure,
   // and where the target introduced NaN or Inf the finite pairs' cosine and SNR would pass for
-  // the output's (report.json writes them over the finite pairs, null when undefined).
-  const bool no_pairs = Number(result, {"stats", "errors", "compared"}).value_or(1) == 0;
-  const bool introduced = output.introduced_non_finite.value_or(0) > 0;
+  // the output's.
+  const bool no_pairs = cmp.errors.compared == 0;
   if (!no_pairs) {
-    output.max_abs_error = Number(result, {"stats", "errors", "max_abs_error"});
-    output.mean_abs_error = Number(result, {"stats", "errors", "mean_abs_error"});
+    output.max_abs_error = Finite(cmp.errors.max_abs_error);
+    output.mean_abs_error = Finite(cmp.errors.mean_abs_error);
   }
-  output.mismatches = Count(result, {"stats", "mismatches"});
-  if (!no_pairs && !introduced) {
-    output.cosine = Number(result, {"stats", "metrics", "cosine"});
-    output.snr_db = Number(result, {"stats", "metrics", "snr_db"});
+  if (!no_pairs && *output.introduced_non_finite == 0) {
+    output.cosine = Finite(cmp.metrics.cosine);
+    output.snr_db = Finite(cmp.metrics.snr_db);
   }
-  const json worst = stats.is_object() ? stats.value("worst_element", json::object()) : json();
-  if (worst.is_object()) {
-    if (worst.contains("index")) output.worst_index = worst["index"].dump();
-    output.worst_source = Number(worst, {"source"});
-    output.worst_target = Number(worst, {"target"});
+  if (cmp.worst.flat >= 0) {
+    output.worst_index = json(cmp.worst.index).dump();
+    output.worst_source = Finite(cmp.worst.source);
+    output.worst_target = Finite(cmp.worst.target);
   }
   return output;
+}
+
+// An error stopped the job at a stage: "convert-failed", "load-failed", ...
+void ReadError(const std::optional<gate::GateError>& error, store::JobRecord& job) {
+  if (!error || job.error_category != "cannot-run") return;
+  job.error_category = std::string(gate::StageName(error->stage)) + "-failed";
+  job.error_text = error->status.message();
+}
+
+template <typename Check>
+void ReadOutputs(const std::vector<Check>& checks, store::JobRecord& job) {
+  for (const Check& check : checks) job.outputs.push_back(OutputOf(check));
+}
+
+void ReadVerify(const gate::VerifyReport& report, store::JobRecord& job) {
+  // The converter that ran (the parameters are the job's own, known before it ran:
+  // JobRecord::conversion_params).
+  if (report.conversion) {
+    const std::string& tool = report.conversion->tool;
+    const std::string& version = report.conversion->tool_version;
+    job.converter_version = tool + (tool.empty() || version.empty() ? "" : " ") + version;
+  }
+  ReadError(report.error, job);
+  if (report.comparison) ReadOutputs(report.comparison->checks, job);
+}
+
+// report.json of `command`, read with the report's reader; a report it cannot read (a job killed
+// while writing it) leaves the job as it was.
+void ReadReport(std::string_view text, const std::string& command, store::JobRecord& job) {
+  const std::string_view what = "report.json";
+  if (command == "verify") {
+    Result<gate::VerifyReport> report = report::ParseReport<gate::VerifyReport>(text, what);
+    if (report.ok()) ReadVerify(*report, job);
+  } else if (command == "compare") {
+    Result<gate::CompareReport> report = report::ParseReport<gate::CompareReport>(text, what);
+    if (!report.ok()) return;
+    ReadError(report->error, job);
+    ReadOutputs(report->checks, job);
+  } else if (command == "run") {
+    Result<gate::RunReport> report = report::ParseReport<gate::RunReport>(text, what);
+    if (!report.ok()) return;
+    ReadError(report->error, job);
+    ReadOutputs(report->checks, job);
+  }
+}
+
+void ReadVerifyResult(const json& verify, store::JobRecord& job) {
+  if (!verify.is_object()) return;
+  if (verify.contains("conversion_path") && verify["conversion_path"].is_string()) {
+    job.conversion_path = verify["conversion_path"].get<std::string>();
+  }
+  if (job.verdict == Verdict::kFail && verify.contains("error") && verify["error"].is_string()) {
+    job.error_text = verify["error"].get<std::string>();
+  }
 }
 
 }  // namespace
 
 void ReadJobJson(const json* verify, const json* report, const std::string& command,
                  store::JobRecord& job) {
-  if (verify != nullptr && verify->is_object()) {
-    if (verify->contains("conversion_path") && (*verify)["conversion_path"].is_string()) {
-      job.conversion_path = (*verify)["conversion_path"].get<std::string>();
-    }
-    if (job.verdict == Verdict::kFail && verify->contains("error") &&
-        (*verify)["error"].is_string()) {
-      job.error_text = (*verify)["error"].get<std::string>();
-    }
-  }
-  if (report == nullptr || !report->is_object()) return;
-  // verify's conversion record: the converter that ran (the parameters are the job's own,
-  // known before it ran: JobRecord::conversion_params).
-  if (report->contains("conversion") && (*report)["conversion"].is_object()) {
-    const json& conversion = (*report)["conversion"];
-    const std::string tool = JsonTextOr(conversion, "tool", "");
-    const std::string version = JsonTextOr(conversion, "tool_version", "");
-    job.converter_version = tool + (tool.empty() || version.empty() ? "" : " ") + version;
-  }
-  // An error stopped the job at a stage: "convert-failed", "load-failed", ...
-  if (job.error_category == "cannot-run" && report->contains("error")) {
-    const json& error = (*report)["error"];
-    if (error.is_object() && error.contains("stage") && error["stage"].is_string()) {
-      job.error_category = error["stage"].get<std::string>() + "-failed";
-    }
-    if (error.is_object() && error.contains("message") && error["message"].is_string()) {
-      job.error_text = error["message"].get<std::string>();
-    }
-  }
-  // verify nests the comparison's report; compare is one.
-  const json* comparison = report;
-  if (command == "verify") {
-    if (!report->contains("comparison")) return;
-    comparison = &(*report)["comparison"];
-  }
-  if (!comparison->is_object() || !comparison->contains("results") ||
-      !(*comparison)["results"].is_array()) {
-    return;
-  }
-  for (const json& result : (*comparison)["results"]) {
-    if (result.is_object()) job.outputs.push_back(OutputOf(result));
-  }
+  if (verify != nullptr) ReadVerifyResult(*verify, job);
+  if (report != nullptr && report->is_object())
+    ReadReport(report::DumpJson(*report, -1, /*list_escaped=*/false), command, job);
 }
 
 void ReadJobResults(const fs::path& dir, const std::string& command, store::JobRecord& job) {
-  const std::optional<json> verify = ReadJson(dir / "verify_result.json");
-  const std::optional<json> report = ReadJson(dir / "report.json");
-  ReadJobJson(verify ? &*verify : nullptr, report ? &*report : nullptr, command, job);
+  if (const std::optional<json> verify = ReadJson(dir / "verify_result.json")) {
+    ReadVerifyResult(*verify, job);
+  }
+  Result<std::string> report = ReadFile(dir / "report.json", kMaxTextFileBytes);
+  if (report.ok()) ReadReport(*report, command, job);
 }
 
 }  // namespace convgate::batch

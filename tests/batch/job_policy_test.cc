@@ -7,6 +7,7 @@
 
 #include "convgate/batch/batch.h"
 #include "convgate/batch/record_gate.h"
+#include "convgate/report/report.h"
 
 namespace convgate::batch {
 namespace {
@@ -98,13 +99,22 @@ TEST(RecordGateTest, GateJobReadsVerdictFiguresAndErrorStage) {
   gate.conversion = "target:b.onnx";
   gate.argv = {"convgate", "compare", "a.onnx", "b.onnx"};
   gate.exit_code = 1;
-  const nlohmann::json report = {{"results",
-                                  {{{"output", "logits"},
-                                    {"verdict", "fail"},
-                                    {"stats",
-                                     {{"errors", {{"max_abs_error", 0.5}, {"mean_abs_error", 0.1}}},
-                                      {"mismatches", 3},
-                                      {"metrics", {{"cosine", 0.9}}}}}}}}};
+  // A real report.json, as compare writes it: read back through report's reader.
+  gate::CompareReport compared;
+  gate::OutputCheck check;
+  check.output = "logits";
+  compare::TensorComparison comparison;
+  comparison.num_elements = 10;
+  comparison.errors.compared = 10;
+  comparison.errors.max_abs_error = 0.5;
+  comparison.errors.mean_abs_error = 0.1;
+  comparison.mismatches = 3;
+  comparison.metrics.cosine = 0.9;
+  check.comparison = comparison;
+  compared.checks.push_back(check);
+  compared.verdict = Verdict::kFail;
+  const report::Invocation invocation{"compare", gate.argv, "2026-11-29T00:00:00Z", 0.5};
+  const nlohmann::json report = report::ReportJson(compared, invocation);
   store::JobRecord job = GateJob(gate, report, nlohmann::json::object());
   EXPECT_EQ(job.entry_id, "My_Model");
   EXPECT_EQ(job.verdict, Verdict::kFail);
@@ -113,11 +123,14 @@ TEST(RecordGateTest, GateJobReadsVerdictFiguresAndErrorStage) {
   ASSERT_EQ(job.outputs.size(), 1u);
   EXPECT_EQ(job.outputs[0].max_abs_error, 0.5);
   EXPECT_EQ(job.outputs[0].mismatches, 3);
+  EXPECT_EQ(job.outputs[0].cosine, 0.9);
+  EXPECT_EQ(job.outputs[0].verdict, Verdict::kFail);
 
   gate.exit_code = 3;
   gate.entry_id = "given";
-  const nlohmann::json error = {{"error", {{"stage", "load"}, {"message", "b.onnx: truncated"}}}};
-  job = GateJob(gate, error, nlohmann::json());
+  gate::CompareReport errored;
+  errored.error = gate::GateError{gate::Stage::kLoad, Status::DataLoss("b.onnx: truncated")};
+  job = GateJob(gate, report::ReportJson(errored, invocation), nlohmann::json());
   EXPECT_EQ(job.entry_id, "given");
   EXPECT_EQ(job.verdict, Verdict::kError);
   EXPECT_EQ(job.error_category, "load-failed");
