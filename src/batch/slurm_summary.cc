@@ -10,6 +10,7 @@
 #include "convgate/batch/preflight.h"
 #include "convgate/core/subprocess.h"
 #include "convgate/core/text_table.h"
+#include "convgate/core/units.h"
 
 namespace convgate::batch {
 namespace {
@@ -108,9 +109,7 @@ std::string Totals(const SlurmSummary& summary) {
     text += " (" + categories + ")";
   }
   text += ", " + std::to_string(summary.missing.size()) + " missing";
-  char wall[48];
-  std::snprintf(wall, sizeof(wall), "; wall %.2f s\n", summary.wall_seconds);
-  return text + wall;
+  return text + "; wall " + FormatSeconds(summary.wall_seconds) + "\n";
 }
 
 }  // namespace

@@ -129,7 +129,7 @@ std::string SummaryText(const BatchSummary& summary) {
   if (summary.retried > 0) {
     text += ", " + std::to_string(summary.retried) + " retried after a transient failure";
   }
-  text += "; wall " + JobSecondsText(summary.wall_seconds) + " s\n";
+  text += "; wall " + FormatSeconds(summary.wall_seconds) + "\n";
   text += CacheCleanupText(summary.cache_cleanup);
   if (summary.interrupted) {
     return text + "BATCH INTERRUPTED: the unfinished entries run again with --resume\n";

@@ -10,6 +10,7 @@
 
 #include "cli/flag_groups.h"
 #include "convgate/batch/batch.h"
+#include "convgate/core/units.h"
 
 namespace convgate::cli {
 namespace {
@@ -88,9 +89,7 @@ void BatchProgress::Finished(const store::JobRecord& job, int done, int total) {
   std::string line = "[" + std::to_string(done) + "/" + std::to_string(total) + "] " +
                      job.entry_id + " " + std::string(VerdictName(job.verdict));
   if (!job.error_category.empty()) line += " (" + job.error_category + ")";
-  char seconds[32];
-  std::snprintf(seconds, sizeof(seconds), " %.2f s", job.duration_seconds);
-  std::cerr << ForTerminal(line + seconds) << "\n";
+  std::cerr << ForTerminal(line + " " + FormatSeconds(job.duration_seconds)) << "\n";
 }
 
 std::string BatchProgress::Line(int done, int total, int passed, int failed, int errors,

@@ -12,6 +12,7 @@
 #include "convgate/batch/slurm_summary.h"
 #include "convgate/core/file_util.h"
 #include "convgate/core/interrupt.h"
+#include "convgate/core/units.h"
 #include "convgate/report/json_text.h"
 #include "convgate/store/location.h"
 
@@ -112,9 +113,7 @@ class SlurmWait {
       if (!quiet_ && line != last_line) {
         const double seconds =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-        char elapsed[32];
-        std::snprintf(elapsed, sizeof(elapsed), "; %.0f s", seconds);
-        std::cerr << ForTerminal(line + elapsed) << "\n";
+        std::cerr << ForTerminal(line + "; " + FormatSeconds(seconds)) << "\n";
         last_line = line;
       }
       if (unfinished == 0) return Status::OK();

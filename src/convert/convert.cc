@@ -63,7 +63,7 @@ ConversionError ErrorForStatus(const Status& status) {
 Status CheckRequest(const ConversionRequest& request) {
   if (!(request.timeout_seconds > 0)) {
     return Status::InvalidArgument("the timeout must be positive, not " +
-                                   std::to_string(request.timeout_seconds) + " s");
+                                   FormatSeconds(request.timeout_seconds));
   }
   if (request.max_attempts < 1 || request.max_attempts > kMaxAttempts) {
     return Status::InvalidArgument("attempts must be between 1 and " +
@@ -359,7 +359,7 @@ Result<std::filesystem::path> ConversionRun::Produce() {
     const double delay = BackoffSeconds(request_.backoff_seconds, attempt_idx);
     record_.notes.push_back("attempt " + std::to_string(attempt_idx) + " of " +
                             std::to_string(request_.max_attempts) + " failed (" + attempt.problem +
-                            "); retried after " + FormatSignificant(delay, 3) + " s");
+                            "); retried after " + FormatSeconds(delay));
     if (!SleepUnlessInterrupted(delay)) {
       return Fail(attempt.error, ProblemText(attempt, attempt_idx) +
                                      "; not retried: " + InterruptedStatus().message());

@@ -24,6 +24,7 @@
 
 #include "convgate/core/interrupt.h"
 #include "convgate/core/numbers.h"
+#include "convgate/core/units.h"
 #include "core/spawn.h"
 
 extern char** environ;
@@ -514,8 +515,8 @@ std::string SubprocessResult::Describe() const {
   if (interrupted_by != 0) {
     return "was stopped: convgate was interrupted by " + SignalName(interrupted_by);
   }
-  if (timed_out) return "timed out after " + FormatSignificant(seconds, 3) + " s";
-  if (hung) return "hung: no CPU progress for " + FormatSignificant(stall_seconds, 3) + " s";
+  if (timed_out) return "timed out after " + FormatSeconds(seconds);
+  if (hung) return "hung: no CPU progress for " + FormatSeconds(stall_seconds);
   if (signal != 0) {
     return "was killed by signal " + std::to_string(signal) + " (" + ::strsignal(signal) + ")";
   }

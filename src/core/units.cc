@@ -107,6 +107,8 @@ std::string FormatBytes(int64_t bytes) {
   return text;
 }
 
+std::string FormatSeconds(double seconds) { return FormatSignificant(seconds, 3) + " s"; }
+
 std::string FormatDuration(double seconds) {
   for (const auto& [unit, factor] : {std::pair{"d", 86400.0}, {"h", 3600.0}, {"min", 60.0}}) {
     const double count = seconds / factor;

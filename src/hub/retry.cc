@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "convgate/core/backoff.h"
+#include "convgate/core/units.h"
 
 namespace convgate::hub {
 namespace {
@@ -95,8 +96,9 @@ Result<HttpResponse> WithRetries(const RetryPolicy& policy, const std::string& w
       if (asked) wait = *asked;
     }
     wait = std::min(wait, left);
-    std::fprintf(stderr, "convgate: %s: %s; retry %d/%d in %.3f s\n", what.c_str(),
-                 DescribeFailure(response).c_str(), attempt_idx + 1, attempts - 1, wait);
+    std::fprintf(stderr, "convgate: %s: %s; retry %d/%d in %s\n", what.c_str(),
+                 DescribeFailure(response).c_str(), attempt_idx + 1, attempts - 1,
+                 FormatSeconds(wait).c_str());
     std::this_thread::sleep_for(std::chrono::duration<double>(wait));
   }
 }

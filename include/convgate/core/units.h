@@ -26,5 +26,8 @@ std::string FormatBytes(int64_t bytes);
 
 // Durations for messages and help: "600 s", "10 min", "1 d"; whole units where exact.
 std::string FormatDuration(double seconds);
+// A measured duration for messages: three significant digits and the unit, "0.123 s", "2 s",
+// "12.3 s", "1.23e+03 s". Every elapsed time, wait and timeout convgate prints is spelled by this.
+std::string FormatSeconds(double seconds);
 
 }  // namespace convgate

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "convgate/core/numbers.h"
+#include "convgate/core/units.h"
 #include "convgate/report/conversion.h"
 #include "convgate/report/report.h"
 #include "report/agreement_report.h"
@@ -204,7 +205,7 @@ std::string CalibrationLines(const gate::CompareReport& report) {
   if (record.status == "skipped") return "  floor    not measured: " + record.detail + "\n";
   std::string text = "  floor    " +
                      (record.status == "cached" ? std::string("cached (measured earlier)")
-                                                : "measured in " + Short(record.seconds) + " s") +
+                                                : "measured in " + FormatSeconds(record.seconds)) +
                      " on " + std::to_string(record.samples) +
                      (record.samples == 1 ? " sample" : " samples") + " (" + record.basis +
                      "); an atol nobody set is max(its default, " + Short(record.factor) +
@@ -418,7 +419,7 @@ std::string ConsoleText(const gate::VerifyReport& report, bool color) {
     if (record.error == convert::ConversionError::kNone) {
       out += "              " +
              (record.cache_hit ? std::string("cache hit")
-                               : "converted in " + internal::Short(record.seconds) + " s") +
+                               : "converted in " + FormatSeconds(record.seconds)) +
              (record.output_path.empty() ? "" : " -> " + record.output_path) + "\n";
     }
     for (const std::string& note : record.notes) out += "              note: " + note + "\n";

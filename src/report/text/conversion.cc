@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "convgate/core/units.h"
 #include "report/text/table.h"
 
 namespace convgate::report {
@@ -16,12 +17,6 @@ std::string FormatAge(int64_t seconds) {
   return std::to_string(seconds / 86400) + " d";
 }
 
-std::string FormatSeconds(double seconds) {
-  char text[32];
-  std::snprintf(text, sizeof(text), "%.3g", seconds);
-  return text;
-}
-
 }  // namespace
 
 std::string ConversionText(const convert::ConversionRecord& record) {
@@ -30,8 +25,8 @@ std::string ConversionText(const convert::ConversionRecord& record) {
   std::string cache = record.cache_key.empty() ? "off" : record.cache_hit ? "hit" : "miss";
   if (!record.cache_path.empty()) cache += " (" + record.cache_path + ")";
   text += "  cache      " + cache + "\n";
-  text += "  took       " + FormatSeconds(record.seconds) + " s, " +
-          std::to_string(record.attempts) + " converter run(s)\n";
+  text += "  took       " + FormatSeconds(record.seconds) + ", " + std::to_string(record.attempts) +
+          " converter run(s)\n";
   text += "  sha256     " + record.output_sha256 + " (" + FormatBytes(record.output_bytes) + ")\n";
   for (const std::string& note : record.notes) text += "  note       " + note + "\n";
   return text;
