@@ -96,7 +96,7 @@ std::optional<inputs::Dataset> PrepareDataset(const DataOptions& options,
     return PrepareUndeclared(options, std::move(provided), held, record, error);
   }
   Stage stage = Stage::kInputs;
-  // A model declaring no input dtypes (TorchScript; side_positional.h): generated inputs are
+  // A model declaring no input dtypes (TorchScript; positional.h): generated inputs are
   // float32, loaded ones are checked with the dtypes they have.
   const bool untyped = HasUntypedInputs(signature);
   const bool generating = !options.load_inputs.has_value() && !provided.has_value();

@@ -1,4 +1,4 @@
-// Where --save-inputs and --save-outputs may write (gate/data_save_paths.h): every refusal is a
+// Where --save-inputs and --save-outputs may write (session/save_paths.h): every refusal is a
 // usage error naming the flag, and the two legitimate ways to fill one test case folder are
 // allowed.
 #include "convgate/session/save_paths.h"
