@@ -22,17 +22,6 @@
 namespace convgate::gate {
 namespace {
 
-session::PairSpec PairSpecOf(const CompareOptions& options) {
-  return session::PairSpec{.source = options.source,
-                           .target = options.target,
-                           .source_backend = options.source_backend,
-                           .target_backend = options.target_backend,
-                           .source_exec = options.source_exec,
-                           .target_exec = options.target_exec,
-                           .data = options.data,
-                           .backend_factory = options.backend_factory};
-}
-
 CompareReport NewReport(const CompareOptions& options) {
   CompareReport report;
   report.policy = options.policy;
@@ -273,7 +262,7 @@ CompareReport CompareModels(const CompareOptions& options, session::SidePair& pa
 }  // namespace
 
 CompareReport CompareModelsGate(const CompareOptions& options) {
-  session::SidePair pair(PairSpecOf(options));  // hashes the source beside its load
+  session::SidePair pair(options);  // the options' PairSpec  // hashes the source beside its load
   CompareReport report = CompareModels(options, pair);
   if (!report.source.kind.empty()) report.source.sha256 = pair.SourceSha256();  // described
   return report;

@@ -16,6 +16,7 @@
 #include "convgate/inputs/dataset.h"
 #include "convgate/inputs/input_options.h"
 #include "convgate/session/options.h"
+#include "convgate/session/side_pair.h"
 
 namespace convgate::gate {
 
@@ -42,14 +43,9 @@ struct RunOptions {
 // consistently across inputs and outputs).
 RunReport RunModelGate(const RunOptions& options);
 
-struct CompareOptions {
-  std::string source;  // a model file, or saved outputs: .npz, .npy, an ONNX test-case folder
-  std::string target;
-  std::string source_backend;  // empty: from the format
-  std::string target_backend;
-  ExecOptions source_exec;
-  ExecOptions target_exec;
-  DataOptions data;
+// The two sides, their backends, exec commands and data set, and where backends come from, are
+// the session's PairSpec (session/side_pair.h): a comparison runs them as a SidePair.
+struct CompareOptions : session::PairSpec {
   compare::Policy policy;
   // --classifier, --agreement, --flip-margin, --top-k: which outputs are classifier outputs and
   // the agreement checks that gate on them (compare/agreement_check.h).
@@ -65,9 +61,6 @@ struct CompareOptions {
     bool use_cache = true;
     std::filesystem::path cache_dir;
   } calibration;
-  // Where both sides' backends come from, as RunOptions::backend_factory. verify and reduce load
-  // every model through this one too. Not owned; must outlive the call.
-  backends::BackendFactory* backend_factory = backends::BackendFactory::Default();
 };
 
 // Runs (or loads) both sides on the same samples and compares every output under the policy.

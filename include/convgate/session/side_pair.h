@@ -57,7 +57,9 @@ struct PairSpec {
   ExecOptions source_exec;
   ExecOptions target_exec;
   DataOptions data;
-  // Not owned; must outlive the pair.
+  // Where both sides' backends come from (LevelDB's Options::env): the backends of this build, or
+  // a fake in tests; verify and reduce load every model through this one too. Not owned; must
+  // outlive the pair.
   backends::BackendFactory* backend_factory = backends::BackendFactory::Default();
 };
 
