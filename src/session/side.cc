@@ -16,15 +16,12 @@
 #include "convgate/io/npy.h"
 #include "convgate/io/tensor_proto.h"
 #include "convgate/io/test_case.h"
+#include "session/elapsed.h"
 
 namespace convgate::session {
 namespace {
 
 namespace fs = std::filesystem;
-
-double SecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 bool HasNpyFiles(const fs::path& dir) {
   std::error_code ec;

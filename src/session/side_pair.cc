@@ -16,13 +16,10 @@
 #include "convgate/session/hf_inputs.h"
 #include "convgate/session/positional.h"
 #include "convgate/session/run_bytes.h"
+#include "session/elapsed.h"
 
 namespace convgate::session {
 namespace {
-
-double SecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 // Whether the two sides may load at once: their files, held about four times over between them
 // while both are parsed, fit in an eighth of usable memory. Folders count as small.
