@@ -49,4 +49,9 @@ std::vector<OutputAggregate> AggregateBySample(const std::vector<OutputCheck>& c
   return rows;
 }
 
+void FinishChecks(CompareReport& report) {
+  AttachHints(report.checks);
+  report.aggregates = AggregateBySample(report.checks);
+}
+
 }  // namespace convgate::gate

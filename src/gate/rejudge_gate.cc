@@ -62,8 +62,7 @@ CompareReport RejudgeCompareReport(CompareReport saved, const compare::Policy& o
   }
   report.policy.MergeFrom(overlay);
   for (OutputCheck& check : report.checks) Rejudge(report.policy, check);
-  AttachHints(report.checks);
-  report.aggregates = AggregateBySample(report.checks);
+  FinishChecks(report);
   const bool passed = report.structure_failures.empty() && report.FirstFailure() == nullptr &&
                       AgreementsPass(report);
   report.verdict = passed ? Verdict::kPass : Verdict::kFail;

@@ -78,8 +78,7 @@ bool CompareStep(int step, const std::string& what, const TensorMap& source,
 }
 
 StepVerdicts FinishComparison(gate::CompareReport& report, const std::vector<bool>& failed) {
-  gate::AttachHints(report.checks);
-  report.aggregates = gate::AggregateBySample(report.checks);
+  gate::FinishChecks(report);
   StepVerdicts verdicts = DescribeSteps(failed);
   report.verdict = verdicts.failed.empty() ? gate::Verdict::kPass : gate::Verdict::kFail;
   return verdicts;

@@ -32,4 +32,8 @@ void AttachHints(std::vector<OutputCheck>& checks);
 // Per-output aggregates over samples (CompareReport::aggregates), in first-seen order.
 std::vector<OutputAggregate> AggregateBySample(const std::vector<OutputCheck>& checks);
 
+// Once every check of `report` is judged: hints on the failing ones (AttachHints) and the
+// per-output aggregates (AggregateBySample).
+void FinishChecks(CompareReport& report);
+
 }  // namespace convgate::gate
