@@ -21,7 +21,7 @@ install(TARGETS convgate_api EXPORT convgateTargets
   LIBRARY DESTINATION ${CONVGATE_INSTALL_LIBDIR}
   INCLUDES DESTINATION include)
 foreach(module convgate_backend_torch convgate_backend_opencv convgate_backend_openvino
-        convgate_store_postgres)
+        convgate_store_postgres convgate_image_codec)
   if(TARGET ${module})
     install(TARGETS ${module} LIBRARY DESTINATION ${CONVGATE_INSTALL_LIBDIR}/convgate)
   endif()

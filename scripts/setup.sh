@@ -21,7 +21,8 @@ DEPS_DIR="${CONVGATE_DEPS:-$HOME/.cache/convgate-deps}"
 PACKAGES=(
   bc build-essential ca-certificates ccache clang clang-format cmake curl googletest
   libclang-rt-14-dev
-  libcurl4-openssl-dev libgmock-dev libgtest-dev libcli11-dev libhwy-dev libonnx-dev libonnx-testdata libopencv-dnn-dev libprotobuf-dev libsqlite3-dev libssl-dev
+  libcurl4-openssl-dev libgmock-dev libgtest-dev libcli11-dev libhwy-dev libonnx-dev libonnx-testdata libopencv-dnn-dev
+  libopencv-imgcodecs-dev libopencv-imgproc-dev libprotobuf-dev libsqlite3-dev libssl-dev
   libtorch-dev libyaml-cpp-dev libzip-dev locales ninja-build nlohmann-json3-dev pkg-config
   python3-numpy python3-onnx python3-sklearn python3-torch python3-torchvision python3-venv
   slurm-wlm time

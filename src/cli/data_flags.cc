@@ -3,6 +3,7 @@
 #include "convgate/core/numbers.h"
 #include "convgate/core/scoped.h"
 #include "convgate/core/shape.h"
+#include "convgate/loaders/data_spec.h"
 
 namespace convgate::cli {
 namespace {
@@ -28,6 +29,36 @@ Status RefuseGenerationFlagsWithLoadedInputs(const FlagSet& flags) {
         std::string(name) + " has no effect with --load-inputs: the inputs, their shapes and " +
         "the number of samples come from '" + flags.Values("--load-inputs").front() +
         "'; drop one of the two");
+  }
+  return Status::OK();
+}
+
+// How --data files are read: each flag has an effect only with a --data of its kind.
+constexpr std::pair<const char*, const char*> kLoaderFlags[] = {
+    {"--resize", "image"},       {"--resize-mode", "image"}, {"--color-order", "image"},
+    {"--image-layout", "image"}, {"--normalize", "image"},   {"--pixel-scale", "image"},
+    {"--sample-rate", "audio"},  {"--pad-id", "tokens"},
+};
+
+Status CheckDataFlags(const FlagSet& flags, gate::DataOptions& options) {
+  if (flags.Given("--data") && flags.Given("--load-inputs")) {
+    return Status::InvalidArgument(
+        "--data and --load-inputs both say where the inputs come from: give one");
+  }
+  for (const auto& [name, kind] : kLoaderFlags) {
+    if (!flags.Given(name)) continue;
+    const bool used = std::any_of(options.loaders.specs.begin(), options.loaders.specs.end(),
+                                  [kind = kind](const loaders::DataSpec& spec) {
+                                    return loaders::DataKindName(spec.kind) == kind;
+                                  });
+    if (!used) {
+      return Status::InvalidArgument(std::string(name) + " has no effect without --data " + kind +
+                                     ":PATH");
+    }
+  }
+  // With --data the samples are as many as the files give; --samples keeps the first N.
+  if (flags.Given("--data") && flags.Given("--samples")) {
+    options.loaders.max_samples = options.generate.samples;
   }
   return Status::OK();
 }
@@ -100,6 +131,103 @@ void AddDataFlags(FlagSet& flags, gate::DataOptions& options) {
                    "folder of <name>.npy, or an ONNX test-case folder",
            .examples = {"inputs.npz"},
            .apply = StoreNonEmpty("path", options.load_inputs)},
+      Flag{.name = "--data",
+           .value_name = "KIND:[INPUT=]PATH",
+           .help = "Read an input from data files instead of generating it (repeatable, one per "
+                   "input; inputs without one are generated): image (JPEG, PNG, BMP, TIFF, WebP), "
+                   "audio (WAV), tokens (JSON or JSONL token ids) or table (CSV); PATH is a file, "
+                   "a folder (sorted) or a glob. One sample per file (per audio frame, token "
+                   "sequence or CSV row), a batch of them when the input's batch dim is fixed",
+           .examples = {"image:photos/", "image:x=photos/*.jpg", "audio:clips/",
+                        "tokens:input_ids=ids.jsonl", "table:rows.csv"},
+           .arity = FlagArity::kRepeated,
+           .apply = [&options](const std::string& value) -> Status {
+             CONVGATE_ASSIGN_OR_RETURN(loaders::DataSpec spec, loaders::ParseDataSpec(value));
+             options.loaders.specs.push_back(std::move(spec));
+             return Status::OK();
+           }},
+      Flag{.name = "--resize",
+           .value_name = "WxH",
+           .help = "Size images are fitted to (--data image); needed when the input's height or "
+                   "width is dynamic",
+           .default_text = "the input's own",
+           .examples = {"320x320", "224x224"},
+           .apply =
+               [&options](const std::string& value) {
+                 return loaders::ParseResize(value, options.loaders.image);
+               }},
+      Flag{.name = "--resize-mode",
+           .value_name = "stretch|letterbox|crop",
+           .help = "How images are fitted: stretched to the size, letterboxed (aspect kept, "
+                   "padded with grey 114 as YOLO exports expect) or centre-cropped (aspect kept, "
+                   "as torchvision's evaluation transform)",
+           .default_text = "stretch",
+           .examples = {"letterbox", "crop"},
+           .apply =
+               [&options](const std::string& value) {
+                 return loaders::ParseFit(value, options.loaders.image);
+               }},
+      Flag{.name = "--color-order",
+           .value_name = "rgb|bgr",
+           .help = "Channel order of colour images (grey and alpha follow the input's channel "
+                   "count: 1 or 4); OpenCV-trained models often take bgr",
+           .default_text = "rgb",
+           .examples = {"bgr"},
+           .apply =
+               [&options](const std::string& value) {
+                 return loaders::ParseColorOrder(value, options.loaders.image);
+               }},
+      Flag{.name = "--image-layout",
+           .value_name = "nchw|nhwc|auto",
+           .help = "Where an image input keeps its channels (auto: the dim of size 1, 3 or 4, or "
+                   "what its first Conv reads)",
+           .default_text = "auto",
+           .examples = {"nhwc"},
+           .apply =
+               [&options](const std::string& value) {
+                 return loaders::ParseLayout(value, options.loaders.image);
+               }},
+      Flag{.name = "--normalize",
+           .value_name = "imagenet|none|MEAN/STD",
+           .help = "Per-channel normalization of image pixels after scaling: value = (pixel x "
+                   "scale - mean) / std; imagenet is mean 0.485,0.456,0.406 std 0.229,0.224,0.225",
+           .default_text = "none",
+           .examples = {"imagenet", "0.5/0.5", "0.485,0.456,0.406/0.229,0.224,0.225"},
+           .apply =
+               [&options](const std::string& value) {
+                 return loaders::ParseNormalize(value, options.loaders.image);
+               }},
+      Flag{.name = "--pixel-scale",
+           .value_name = "X",
+           .help = "Factor image pixels (0-255) are multiplied by before --normalize",
+           .default_text = "1/255 for floating-point inputs, 1 for integer ones",
+           .examples = {"1", "0.00392156862745098"},
+           .apply = [&options](const std::string& value) -> Status {
+             CONVGATE_ASSIGN_OR_RETURN(double scale, ParseNumber(value, 1e-12, 1e12));
+             options.loaders.image.scale = scale;
+             return Status::OK();
+           }},
+      Flag{.name = "--sample-rate",
+           .value_name = "HZ",
+           .help = "Sample rate the model takes (--data audio): a WAV file at another rate is "
+                   "refused, never resampled",
+           .default_text = "any file's rate, noted in the report",
+           .examples = {"16000"},
+           .apply = [&options](const std::string& value) -> Status {
+             CONVGATE_ASSIGN_OR_RETURN(int64_t rate, ParseInteger(value, 1, 10000000));
+             options.loaders.audio.sample_rate = static_cast<int>(rate);
+             return Status::OK();
+           }},
+      Flag{.name = "--pad-id",
+           .value_name = "ID",
+           .help = "Token id that pads sequences to the input's length (--data tokens)",
+           .default_text = "0",
+           .examples = {"1"},
+           .apply = [&options](const std::string& value) -> Status {
+             CONVGATE_ASSIGN_OR_RETURN(options.loaders.tokens.pad_id,
+                                       ParseInteger(value, INT64_MIN, INT64_MAX));
+             return Status::OK();
+           }},
       Flag{.name = "--save-inputs",
            .value_name = "PATH",
            .help = "Write the inputs used: PATH.npz, PATH.safetensors, or a folder (ONNX "
@@ -145,26 +273,23 @@ void AddDataFlags(FlagSet& flags, gate::DataOptions& options) {
            .default_text = "'Hello' for generation, a test sentence for encoders",
            .examples = {"'The capital of France is'"},
            .apply = StoreNonEmpty("text", options.prompt)},
-      Flag{.name = "--ort-optimization",
-           .value_name = "LEVEL",
-           .help = "ONNX Runtime's graph optimization level for ort models: disabled, basic, "
-                   "extended (every fusion) or all (also the NCHWc layout pass ORT's own default "
-                   "runs, which copies every Conv weight: about twice the load time and memory)",
-           .default_text = backends::GraphOptimizationName(options.graph_optimization),
-           .examples = {"all", "disabled"},
-           .apply = [&options](const std::string& value) -> Status {
-             for (auto level :
-                  {backends::GraphOptimization::kDisabled, backends::GraphOptimization::kBasic,
-                   backends::GraphOptimization::kExtended, backends::GraphOptimization::kAll}) {
-               if (value != backends::GraphOptimizationName(level)) continue;
-               options.graph_optimization = level;
-               return Status::OK();
-             }
-             return Status::InvalidArgument("'" + value +
-                                            "' is not a level: disabled, basic, extended, all");
-           }},
+      OptimizationFlag("--ort-optimization", "ort models", options.graph_optimization),
+      IntegerFlag("--inter-op-threads", "N",
+                  "Threads ONNX Runtime runs independent nodes on (above 1: its parallel "
+                  "execution mode; 0: sequential)",
+                  {"2"}, 0, 1024, options.inter_op_threads),
   });
   flags.AddCheck(RefuseGenerationFlagsWithLoadedInputs);
+  flags.AddCheck([&options](const FlagSet& flags) { return CheckDataFlags(flags, options); });
+}
+
+void AddCoverageFlag(FlagSet& flags, bool& min_coverage) {
+  flags.SetGroup("Inputs");
+  flags.Add({SwitchFlag("--min-coverage",
+                        "Fail the gate when the inputs do not exercise the model: a source output "
+                        "constant on every sample, or saturated at 0/1 (a sigmoid or softmax at "
+                        "its bounds); without it that is a warning",
+                        min_coverage)});
 }
 
 }  // namespace convgate::cli

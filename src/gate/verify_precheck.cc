@@ -33,7 +33,7 @@ std::optional<GateError> CheckOutputNames(const CompareOptions& options,
 // A TorchScript source declares input names but no shapes: inputs can be made only when every
 // input has a --shape (or they are loaded).
 bool CanPrepareInputs(const DataOptions& data, const Signature& signature) {
-  if (data.load_inputs.has_value() || !session::HasUntypedInputs(signature)) return true;
+  if (data.inputs_given() || !session::HasUntypedInputs(signature)) return true;
   return session::CheckShapesGiven(signature, data.generate).ok();
 }
 

@@ -6,6 +6,7 @@
 #include "convgate/compare/tensor_compare.h"
 #include "convgate/core/units.h"
 #include "convgate/inputs/dataset.h"
+#include "convgate/loaders/load_data.h"
 #include "pipeline/engine.h"
 #include "pipeline/validate.h"
 
@@ -120,14 +121,20 @@ Result<inputs::Dataset> PipelineInputs(const Wiring& wiring, const PipelineOptio
   Signature signature;
   signature.inputs = wiring.inputs;
   inputs::Dataset dataset;
-  if (options.data.load_inputs.has_value()) {
-    CONVGATE_ASSIGN_OR_RETURN(
-        dataset, inputs::LoadDataset(*options.data.load_inputs, signature, options.data.limits));
+  if (options.data.inputs_given()) {
+    if (options.data.load_inputs.has_value()) {
+      CONVGATE_ASSIGN_OR_RETURN(
+          dataset, inputs::LoadDataset(*options.data.load_inputs, signature, options.data.limits));
+    } else {
+      CONVGATE_ASSIGN_OR_RETURN(
+          dataset, loaders::LoadData(options.data.loaders, signature, options.data.generate,
+                                     options.data.limits));
+    }
     CONVGATE_RETURN_IF_ERROR(inputs::ValidateDataset(dataset, signature));
     if (steps == 0) steps = static_cast<int>(dataset.samples.size());
     if (static_cast<int>(dataset.samples.size()) < steps) {
       return Status::FailedPrecondition(
-          options.data.load_inputs->string() + " holds " + std::to_string(dataset.samples.size()) +
+          dataset.origin + " holds " + std::to_string(dataset.samples.size()) +
           " sample(s), one per step, but --steps is " + std::to_string(steps));
     }
     return dataset;

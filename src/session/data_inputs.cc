@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "convgate/loaders/load_data.h"
 #include "convgate/session/positional.h"
 
 namespace convgate::session {
@@ -11,6 +12,7 @@ void Describe(const inputs::Dataset& dataset, DatasetRecord& record) {
   record.origin = dataset.origin;
   record.samples = static_cast<int>(dataset.samples.size());
   record.notes = dataset.notes;
+  record.files = dataset.files;
   record.tensors.clear();
   if (dataset.samples.empty()) return;
   for (const auto& entry : dataset.samples.front()) {
@@ -24,6 +26,16 @@ Result<inputs::Dataset> Obtain(const DataOptions& options, const Signature& sign
   stage = Stage::kInputs;
   if (options.load_inputs.has_value()) {
     return inputs::LoadDataset(*options.load_inputs, signature, options.limits);
+  }
+  if (!options.loaders.specs.empty()) {
+    Result<inputs::Dataset> loaded =
+        loaders::LoadData(options.loaders, signature, options.generate, options.limits);
+    // A --data value that does not fit the model is a usage error; a file that cannot be read
+    // or decoded is exit 3.
+    if (!loaded.ok() && loaded.status().code() == StatusCode::kInvalidArgument) {
+      stage = Stage::kFlags;
+    }
+    return loaded;
   }
   if (provided.has_value()) return std::move(*provided);
   Result<inputs::Dataset> generated = inputs::GenerateDataset(signature, options.generate);
@@ -42,7 +54,7 @@ std::optional<inputs::Dataset> PrepareUndeclared(const DataOptions& options,
                                                  std::optional<inputs::Dataset> provided,
                                                  const HeldOutputs& held, DatasetRecord& record,
                                                  std::optional<GateError>& error) {
-  if (!options.load_inputs.has_value() && !provided.has_value()) {
+  if (!options.inputs_given() && !provided.has_value()) {
     error = GateError{
         Stage::kFlags,
         Status::InvalidArgument("the model declares no inputs (the exec backend reads input names "
@@ -99,7 +111,7 @@ std::optional<inputs::Dataset> PrepareDataset(const DataOptions& options,
   // A model declaring no input dtypes (TorchScript; positional.h): generated inputs are
   // float32, loaded ones are checked with the dtypes they have.
   const bool untyped = HasUntypedInputs(signature);
-  const bool generating = !options.load_inputs.has_value() && !provided.has_value();
+  const bool generating = !options.inputs_given() && !provided.has_value();
   std::vector<std::string> type_notes;
   if (untyped && generating) {
     if (Status shapes = CheckShapesGiven(signature, options.generate); !shapes.ok()) {
@@ -120,6 +132,12 @@ std::optional<inputs::Dataset> PrepareDataset(const DataOptions& options,
     return std::nullopt;
   }
   if (generating) dataset->notes.insert(dataset->notes.end(), type_notes.begin(), type_notes.end());
+  if (options.load_inputs.has_value()) {
+    if (Status bound = BindPositionalInputs(*dataset, signature); !bound.ok()) {
+      error = GateError{Stage::kInputs, bound};
+      return std::nullopt;
+    }
+  }
   const Signature checked = untyped ? WithLoadedTypes(signature, *dataset) : signature;
   Status valid = inputs::ValidateDataset(*dataset, checked);
   Describe(*dataset, record);

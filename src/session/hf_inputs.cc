@@ -18,7 +18,7 @@ bool AsksForGeneric(const inputs::InputOptions& generate) {
 
 Result<std::optional<inputs::Dataset>> HfModelInputs(const SideRecord& side,
                                                      const DataOptions& data) {
-  if (side.backend != "hf" || data.load_inputs.has_value()) return std::optional<inputs::Dataset>();
+  if (side.backend != "hf" || data.inputs_given()) return std::optional<inputs::Dataset>();
   if (AsksForGeneric(data.generate)) {
     if (!data.prompt.empty()) {
       return Status::InvalidArgument(

@@ -47,6 +47,14 @@ const std::map<std::string, std::vector<std::string>>& Prerequisites() {
       {"--no-wait", {"--slurm"}},
       {"--id", {"--store", "results/convgate.db"}},
       {"--skip-errors", {"--resume"}},
+      {"--resize", {"--data", "image:photos/"}},
+      {"--resize-mode", {"--data", "image:photos/"}},
+      {"--color-order", {"--data", "image:photos/"}},
+      {"--image-layout", {"--data", "image:photos/"}},
+      {"--normalize", {"--data", "image:photos/"}},
+      {"--pixel-scale", {"--data", "image:photos/"}},
+      {"--sample-rate", {"--data", "audio:clips/"}},
+      {"--pad-id", {"--data", "tokens:ids.jsonl"}},
   };
   return kNeeds;
 }
@@ -106,7 +114,9 @@ Status ParseWith(const std::string& command, const std::string& flag,
   args.insert(args.end(), base.begin(), base.end());
   auto needs = Prerequisites().find(flag);
   // reduce is always per-node; pipeline's --strict gates on nodes without --per-node.
-  const bool implied = command == "reduce" || (command == "pipeline" && flag == "--strict");
+  const bool per_node = needs != Prerequisites().end() && needs->second.front() == "--per-node";
+  const bool implied =
+      (command == "reduce" && per_node) || (command == "pipeline" && flag == "--strict");
   if (needs != Prerequisites().end() && !implied) {
     args.insert(args.end(), needs->second.begin(), needs->second.end());
   }

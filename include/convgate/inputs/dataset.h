@@ -14,6 +14,13 @@
 
 namespace convgate::inputs {
 
+// One file a data loader read (--data), as the report records it.
+struct DataFile {
+  std::string input;   // the model input it fed
+  std::string path;    // as found: a folder's files sorted by name
+  std::string sha256;  // of the bytes read
+};
+
 struct Dataset {
   std::vector<TensorMap> samples;
   // "generated: uniform, seed 1, 2 samples" or the path it was loaded from; error messages about
@@ -22,6 +29,7 @@ struct Dataset {
   // Facts the report must carry ("input 'x' dim 0 ('batch') unbound: used 1; bind it with --dim
   // batch=N").
   std::vector<std::string> notes;
+  std::vector<DataFile> files;  // loaded by --data (loaders/load_data.h); empty otherwise
 };
 
 // Generates options.samples samples for every input of `signature`, in declaration order.

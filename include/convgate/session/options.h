@@ -10,18 +10,21 @@
 #include "convgate/backends/backend.h"
 #include "convgate/core/limits.h"
 #include "convgate/inputs/input_options.h"
+#include "convgate/loaders/load_data.h"
 
 namespace convgate::session {
 
 struct DataOptions {
   inputs::InputOptions generate;                     // used when no inputs are loaded
   std::optional<std::filesystem::path> load_inputs;  // --load-inputs
+  loaders::LoaderOptions loaders;                    // --data and how its files are read
   std::optional<std::filesystem::path> save_inputs;  // --save-inputs
   // --save-outputs: `run` saves the model's outputs, `compare` the source's (the reference, which
   // is often the slow side: save once, then compare later targets against the file). Same layouts
   // as inputs (.npz flat or sample_<i>/<name>; otherwise an ONNX test-case folder).
   std::optional<std::filesystem::path> save_outputs;
-  int threads = 0;  // intra-op threads; 0 = runtime default
+  int threads = 0;           // intra-op threads; 0 = runtime default
+  int inter_op_threads = 0;  // --inter-op-threads (backends::LoadOptions::inter_op_threads)
   // --ort-optimization: ONNX Runtime's graph optimization level for every ort model loaded.
   backends::GraphOptimization graph_optimization = backends::GraphOptimization::kExtended;
   // --new-tokens: how many tokens the hf backend generates per run.
@@ -37,12 +40,20 @@ struct DataOptions {
   // hold and the time a model run may take (core/limits.h). The backends get them through
   // SideLoadOptions.
   Limits limits;
+
+  // Whether the inputs come from the user's files (--load-inputs or --data), not generated.
+  bool inputs_given() const { return load_inputs.has_value() || !loaders.specs.empty(); }
 };
 
-// The "exec" backend's settings for one side (backends::LoadOptions::exec_argv).
+// How one side runs: the "exec" backend's command (backends::LoadOptions::exec_argv), and the
+// runtime settings given for this side alone (--source-threads, --target-ort-optimization, ...),
+// which override DataOptions' for both sides, so one side can change while the other stays put.
 struct ExecOptions {
   std::vector<std::string> argv;   // the command template; empty unless the side uses exec
   double timeout_seconds = 600.0;  // per run of the command (--exec-timeout); <= 0: none
+  std::optional<int> threads;
+  std::optional<int> inter_op_threads;
+  std::optional<backends::GraphOptimization> graph_optimization;
 };
 
 }  // namespace convgate::session

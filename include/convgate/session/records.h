@@ -11,6 +11,7 @@
 #include "convgate/compare/tensor_compare.h"
 #include "convgate/core/exit_code.h"
 #include "convgate/core/status.h"
+#include "convgate/inputs/dataset.h"
 
 namespace convgate::session {
 
@@ -75,8 +76,9 @@ struct DatasetRecord {
   std::string origin;  // "generated: uniform [0, 1), seed 1" or a file path
   int samples = 0;
   std::vector<InputRecord> tensors;
-  std::vector<std::string> notes;  // unbound dims defaulted, dropped extra tensors, ...
-  std::string saved_to;            // --save-inputs target, if any
+  std::vector<std::string> notes;       // unbound dims defaulted, dropped extra tensors, ...
+  std::string saved_to;                 // --save-inputs target, if any
+  std::vector<inputs::DataFile> files;  // --data: the files read, in order (inputs/dataset.h)
 };
 
 // `convgate run`: one output of one sample against the end-to-end sanity rules.

@@ -81,7 +81,8 @@ std::vector<int64_t> DecodeIndex(const JsonFields& json, std::string_view key);
 // Whether a nested record must be there when reading.
 enum class Presence {
   kRequired,
-  kOptionalOnRead,  // always written; left as it is when an older report lacks it
+  kOptionalOnRead,    // always written; left as it is when an older report lacks it
+  kOmittedWhenEmpty,  // arrays: not written when empty, read back empty when absent
 };
 
 class JsonWriter {
@@ -184,7 +185,9 @@ class JsonWriter {
   }
   // An array of records.
   template <typename Record, typename Fields>
-  void Objects(std::string_view key, const std::vector<Record>& records, Fields fields) {
+  void Objects(std::string_view key, const std::vector<Record>& records, Fields fields,
+               Presence presence = Presence::kRequired) {
+    if (presence == Presence::kOmittedWhenEmpty && records.empty()) return;
     nlohmann::json array = nlohmann::json::array();
     for (const Record& record : records) array.push_back(Write(record, fields));
     out_[key] = std::move(array);
@@ -377,8 +380,10 @@ class JsonReader {
     Object(key, record.emplace(), fields);
   }
   template <typename Record, typename Fields>
-  void Objects(std::string_view key, std::vector<Record>& records, Fields fields) {
+  void Objects(std::string_view key, std::vector<Record>& records, Fields fields,
+               Presence presence = Presence::kRequired) {
     records.clear();
+    if (presence != Presence::kRequired && !json_.Has(key)) return;
     for (const JsonFields& item : json_.Objects(key)) {
       JsonReader child(item);
       fields(child, records.emplace_back());

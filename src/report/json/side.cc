@@ -44,6 +44,15 @@ void DatasetFields(Io& io, Dataset& dataset) {
   });
   io.Texts("notes", dataset.notes);
   io.Text("saved_to", dataset.saved_to, kOmittedWhenEmpty);
+  // --data: every file read, in the order read, so a run on a folder can be repeated exactly.
+  io.Objects(
+      "files", dataset.files,
+      [](auto& part, auto& file) {
+        part.Text("input", file.input);
+        part.Text("path", file.path);
+        part.Text("sha256", file.sha256);
+      },
+      Presence::kOmittedWhenEmpty);
 }
 
 const auto kSideFields = [](auto& io, auto& side) { SideFields(io, side); };

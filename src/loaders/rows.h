@@ -1,0 +1,57 @@
+// What each kind of data file becomes: rows of one input, each shaped as the input with a batch
+// of one (or as the whole input when it has no batch dim), which load_data.cc stacks into samples.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "convgate/core/limits.h"
+#include "convgate/core/signature.h"
+#include "convgate/core/tensor.h"
+#include "convgate/inputs/dataset.h"
+#include "convgate/loaders/data_spec.h"
+
+namespace convgate::loaders {
+
+// One input as a loader fills it: its declaration, the shape it will have (inputs::PlanGenerated
+// Inputs: --shape and --dim applied, unbound dims 1) and which of those sizes the model or the
+// user fixed (an unbound one is the data's to choose).
+struct InputPlan {
+  const TensorInfo* info = nullptr;
+  DType dtype = DType::kFloat32;
+  std::vector<int64_t> shape;
+  std::vector<bool> fixed;
+  bool batched = false;  // dim 0 is a batch of rows
+};
+
+struct Rows {
+  std::vector<Tensor> rows;
+  std::vector<int64_t> lengths;  // tokens: each row's tokens before its padding
+  std::vector<inputs::DataFile> files;
+  std::vector<std::string> notes;
+};
+
+// The files `path` names: itself, a folder's regular files whose extension is in `extensions`
+// (lower case, with the dot; sorted by name, not recursive), or a glob's matches (sorted).
+// NotFound naming the path when there are none.
+Result<std::vector<std::filesystem::path>> ListDataFiles(const std::string& path,
+                                                         const std::vector<std::string>& extensions,
+                                                         std::string_view kind);
+
+// A file's bytes under limits.max_tensor_bytes, with its record for the report.
+Result<std::string> ReadDataFile(const std::filesystem::path& path, const std::string& input,
+                                 const Limits& limits, Rows& rows);
+
+// InvalidArgument when a loader of `kind` cannot fill an input of this dtype.
+Status CheckNumericInput(const InputPlan& plan, std::string_view kind);
+
+Result<Rows> LoadImageRows(const DataSpec& spec, const InputPlan& plan, const ImageOptions& options,
+                           const Limits& limits);
+Result<Rows> LoadAudioRows(const DataSpec& spec, const InputPlan& plan, const AudioOptions& options,
+                           const Limits& limits);
+Result<Rows> LoadTokenRows(const DataSpec& spec, const InputPlan& plan, const TokenOptions& options,
+                           const Limits& limits);
+Result<Rows> LoadTableRows(const DataSpec& spec, const InputPlan& plan, const Limits& limits);
+
+}  // namespace convgate::loaders
