@@ -26,6 +26,8 @@ class CompareCommand : public Command {
     AddCalibrationFlags(flags_, options_.calibration, CalibrationUse::kOptIn);
     AddAgreementFlags(flags_, options_.agreement);
     AddDataFlags(flags_, options_.data);
+    AddCoverageFlag(flags_, options_.min_coverage);
+    AddInterfaceFlags(flags_, options_.interface);
     AddLimitFlags(flags_, options_.data.limits, LimitUse::kRuns);
     AddOutputFlags(flags_, output_, OutputUse::kGate);
     AddPerNodeFlags(flags_, options_.per_node, PerNodeUse::kOptional);

@@ -41,6 +41,8 @@ class VerifyCommand : public Command {
     AddCalibrationFlags(flags_, options_.compare.calibration, CalibrationUse::kOptOut);
     AddAgreementFlags(flags_, options_.compare.agreement);
     AddDataFlags(flags_, options_.compare.data);
+    AddCoverageFlag(flags_, options_.compare.min_coverage);
+    AddInterfaceFlags(flags_, options_.compare.interface);
     AddLimitFlags(flags_, options_.compare.data.limits, LimitUse::kRuns);
     AddOutputFlags(flags_, output_, OutputUse::kGate);
     AddPerNodeFlags(flags_, options_.compare.per_node, PerNodeUse::kOptional);

@@ -80,6 +80,21 @@ Flag IntegerFlag(std::string name, std::string value_name, std::string help,
               }};
 }
 
+Flag OptionalIntegerFlag(std::string name, std::string value_name, std::string help,
+                         std::string default_text, int64_t min, int64_t max,
+                         std::optional<int>& target) {
+  return Flag{.name = std::move(name),
+              .value_name = std::move(value_name),
+              .help = std::move(help),
+              .default_text = std::move(default_text),
+              .examples = {"1", "4"},
+              .apply = [&target, min, max](const std::string& value) -> Status {
+                CONVGATE_ASSIGN_OR_RETURN(const int64_t parsed, ParseInteger(value, min, max));
+                target = static_cast<int>(parsed);
+                return Status::OK();
+              }};
+}
+
 Flag DurationFlag(std::string name, std::string help, std::vector<std::string> examples,
                   double& seconds) {
   return Flag{.name = std::move(name),
@@ -239,6 +254,48 @@ std::vector<std::string> ExpandListFlags(const std::vector<std::string>& args,
     }
   }
   return expanded;
+}
+
+namespace {
+
+Result<backends::GraphOptimization> ParseOptimization(const std::string& value) {
+  for (auto level : {backends::GraphOptimization::kDisabled, backends::GraphOptimization::kBasic,
+                     backends::GraphOptimization::kExtended, backends::GraphOptimization::kAll}) {
+    if (value == backends::GraphOptimizationName(level)) return level;
+  }
+  return Status::InvalidArgument("'" + value + "' is not a level: disabled, basic, extended, all");
+}
+
+Flag OptimizationFlagOf(std::string name, std::string whose, std::string default_text,
+                        std::function<void(backends::GraphOptimization)> store) {
+  return Flag{.name = std::move(name),
+              .value_name = "LEVEL",
+              .help = "ONNX Runtime's graph optimization level for " + whose +
+                      ": disabled, basic, extended (every fusion) or all (also the NCHWc layout "
+                      "pass ORT's own default runs, which copies every Conv weight: about twice "
+                      "the load time and memory)",
+              .default_text = std::move(default_text),
+              .examples = {"all", "disabled"},
+              .apply = [store = std::move(store)](const std::string& value) -> Status {
+                CONVGATE_ASSIGN_OR_RETURN(backends::GraphOptimization level,
+                                          ParseOptimization(value));
+                store(level);
+                return Status::OK();
+              }};
+}
+
+}  // namespace
+
+Flag OptimizationFlag(std::string name, std::string whose, backends::GraphOptimization& target) {
+  return OptimizationFlagOf(std::move(name), std::move(whose),
+                            backends::GraphOptimizationName(target),
+                            [&target](backends::GraphOptimization level) { target = level; });
+}
+
+Flag OptimizationFlag(std::string name, std::string whose,
+                      std::optional<backends::GraphOptimization>& target) {
+  return OptimizationFlagOf(std::move(name), std::move(whose), "--ort-optimization's",
+                            [&target](backends::GraphOptimization level) { target = level; });
 }
 
 }  // namespace convgate::cli

@@ -8,10 +8,12 @@
 #include <CLI/CLI.hpp>
 #include <deque>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "convgate/backends/backend.h"
 #include "convgate/core/status.h"
 
 namespace convgate::cli {
@@ -56,6 +58,15 @@ Flag TextFlag(std::string name, std::string value_name, std::string help,
 // An integer in [min, max].
 Flag IntegerFlag(std::string name, std::string value_name, std::string help,
                  std::vector<std::string> examples, int64_t min, int64_t max, int& target);
+// --ort-optimization and its per-side forms: ONNX Runtime's graph optimization level.
+Flag OptimizationFlag(std::string name, std::string whose, backends::GraphOptimization& target);
+// The same for one side: unset unless given.
+Flag OptimizationFlag(std::string name, std::string whose,
+                      std::optional<backends::GraphOptimization>& target);
+// An integer in [min, max] for one side: unset unless given (default_text says what applies then).
+Flag OptionalIntegerFlag(std::string name, std::string value_name, std::string help,
+                         std::string default_text, int64_t min, int64_t max,
+                         std::optional<int>& target);
 // A duration (core/units.h) in seconds.
 Flag DurationFlag(std::string name, std::string help, std::vector<std::string> examples,
                   double& seconds);

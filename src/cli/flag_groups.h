@@ -23,6 +23,10 @@ namespace convgate::cli {
 // --dim, --load-inputs, --save-inputs, --save-outputs, --threads. Refuses generation flags given
 // with --load-inputs (the file decides the inputs).
 void AddDataFlags(FlagSet& flags, gate::DataOptions& options);
+// --map, --target-layout, --outputs, --exclude-outputs (compare, verify).
+void AddInterfaceFlags(FlagSet& flags, session::InterfaceOptions& options);
+// --min-coverage (compare, verify): gate::CompareOptions::min_coverage.
+void AddCoverageFlag(FlagSet& flags, bool& min_coverage);
 
 // The tolerance policy: --policy FILE first, then --atol, --rtol, --check-error-stat,
 // --mismatch-ppm, --min-cosine, --min-snr-db layered on top of the file.

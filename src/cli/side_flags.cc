@@ -77,6 +77,19 @@ void AddSideFlags(FlagSet& flags, std::vector<SideFlagTarget> sides) {
                            "Split like a shell, nothing expanded",
                    .examples = {"'python3 runner.py {model} {inputs} {outputs}'"},
                    .apply = [](const std::string&) { return Status::OK(); }});
+    if (side.role.empty()) continue;
+    // One side's runtime settings, so a suspect (the optimizer, a thread count) can be changed on
+    // one side while the other stays as it was.
+    flags.Add(OptionalIntegerFlag(FlagFor(side.role, "threads"), "N",
+                                  "Intra-op threads for " + whose +
+                                      " alone (0: the runtime's "
+                                      "choice)",
+                                  "--threads", 0, 1024, side.exec->threads));
+    flags.Add(OptionalIntegerFlag(FlagFor(side.role, "inter-op-threads"), "N",
+                                  "Inter-op threads for " + whose + " alone (ONNX Runtime)",
+                                  "--inter-op-threads", 0, 1024, side.exec->inter_op_threads));
+    flags.Add(OptimizationFlag(FlagFor(side.role, "ort-optimization"), whose + " alone",
+                               side.exec->graph_optimization));
   }
   flags.Add(Flag{.name = "--exec-timeout",
                  .value_name = "DURATION",

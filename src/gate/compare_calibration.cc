@@ -86,36 +86,4 @@ void FinishCalibration(const CalibrationStep& step, const CompareOptions& option
   }
 }
 
-void WarnAboutConstantOutputs(CompareReport& report) {
-  struct Seen {
-    bool constant = true;
-    double value = 0.0;
-    int64_t elements = 0;
-  };
-  std::map<std::string, Seen> outputs;
-  std::vector<std::string> order;
-  for (const OutputCheck& check : report.checks) {
-    if (!check.comparison || !check.comparison->values_compared) continue;
-    const compare::ValueSummary& values = check.comparison->source_values;
-    auto [it, first] = outputs.try_emplace(check.output);
-    if (first) {
-      order.push_back(check.output);
-      it->second.value = values.min;
-    }
-    Seen& seen = it->second;
-    const bool all_finite = values.nan == 0 && values.pos_inf == 0 && values.neg_inf == 0;
-    seen.constant = seen.constant && all_finite && values.finite > 0 && values.min == values.max &&
-                    values.min == seen.value;
-    seen.elements += check.comparison->num_elements;
-  }
-  for (const std::string& name : order) {
-    const Seen& seen = outputs[name];
-    if (!seen.constant || seen.elements < 2) continue;
-    report.warnings.push_back(
-        "the source's output '" + name + "' is " + FormatSignificant(seen.value, 6) +
-        " on every element of every sample: the inputs may not exercise the model (try real "
-        "inputs with --load-inputs, or another --val-range)");
-  }
-}
-
 }  // namespace convgate::gate::internal

@@ -35,8 +35,4 @@ void FinishCalibration(const CalibrationStep& step, const CompareOptions& option
                        const session::ResolvedSide& source, const inputs::Dataset& dataset,
                        const std::vector<TensorMap>& source_outputs, CompareReport& report);
 
-// A source output with one value on every element of every sample: "the inputs may not exercise
-// the model", added to report.warnings once per output.
-void WarnAboutConstantOutputs(CompareReport& report);
-
 }  // namespace convgate::gate::internal

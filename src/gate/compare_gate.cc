@@ -10,12 +10,12 @@
 #include "convgate/gate/judge.h"
 #include "convgate/gate/pair_policy.h"
 #include "convgate/gate/workflows.h"
-#include "convgate/session/output_saver.h"
 #include "convgate/session/save_paths.h"
 #include "convgate/session/side.h"
 #include "convgate/session/side_pair.h"
 #include "gate/compare_agreement.h"
 #include "gate/compare_calibration.h"
+#include "gate/input_coverage.h"
 #include "gate/per_node/run.h"
 #include "gate/per_node/subgraphs.h"
 
@@ -29,7 +29,7 @@ CompareReport NewReport(const CompareOptions& options) {
   report.target.role = "target";
   report.source.path = options.source;
   report.target.path = options.target;
-  // "position" when a side names its outputs by position (SidePair::MatchOutputs).
+  // "position" when a side names its outputs by position (SidePair::RunSamples).
   report.source.output_matching = report.target.output_matching = "name";
   return report;
 }
@@ -185,35 +185,37 @@ void RunAheadAndCalibrate(const CompareOptions& options, session::SidePair& pair
   }
 }
 
-// One sample's outputs of both sides: matched by position where a side names none, the source's
-// kept for --save-outputs, every output judged, classifier agreement counted.
-std::optional<GateError> JudgeSample(session::SidePair& pair, int sample, TensorMap& source,
-                                     TensorMap& target, session::OutputSaver& saver,
-                                     internal::AgreementTracker& agreements,
-                                     CompareReport& report) {
-  if (auto failure = pair.MatchOutputs(sample, source, target)) {
-    report.structure_failures.push_back(std::move(*failure));
-  }
-  saver.Keep(source);
-  CompareSample(sample, source, target, report);
-  agreements.Add(source, target);
-  return std::nullopt;
+// One sample's outputs of both sides (positional names matched by the pair): every output
+// judged, classifier agreement counted.
+void JudgeSample(session::SidePair::SampleOutputs& outputs, internal::AgreementTracker& agreements,
+                 internal::CoverageTracker& coverage, CompareReport& report) {
+  if (outputs.mismatch) report.structure_failures.push_back(std::move(*outputs.mismatch));
+  CompareSample(outputs.sample, outputs.source, outputs.target, report);
+  agreements.Add(outputs.source, outputs.target);
+  coverage.Add(outputs.source);
 }
 
-// --save-outputs: the source's outputs. A positional source's outputs took the target's names:
-// its declared ones no longer apply.
-std::optional<GateError> SaveSourceOutputs(session::SidePair& pair, session::OutputSaver& saver,
-                                           CompareReport& report) {
-  const session::Side& source = pair.source();
-  const Signature* signature = source.positional_outputs() ? nullptr : source.signature();
-  return saver.Write(signature ? signature->outputs : std::vector<TensorInfo>{}, report.source);
+// Source outputs the inputs did not exercise: a warning, or with --min-coverage a failure. What
+// to try depends on where the inputs came from.
+void ReportCoverage(const CompareOptions& options, const internal::CoverageTracker& coverage,
+                    CompareReport& report) {
+  const std::string advice =
+      options.data.inputs_given()
+          ? ": these inputs may not exercise the model"
+          : ": the generated inputs may not exercise the model; give real data with --data "
+            "(e.g. --data image:photos/)";
+  for (const std::string& finding : coverage.Findings()) {
+    if (options.min_coverage) {
+      report.structure_failures.push_back("--min-coverage: " + finding + advice);
+    } else {
+      report.warnings.push_back(finding + advice);
+    }
+  }
 }
 
 // The verdict, once every check is in, and what a reader needs beside it.
 void Conclude(const internal::AgreementTracker& agreements, CompareReport& report) {
-  internal::WarnAboutConstantOutputs(report);
-  AttachHints(report.checks);
-  report.aggregates = AggregateBySample(report.checks);
+  FinishChecks(report);
   report.agreements = agreements.Finish();
   const bool per_node_passed = !report.per_node || !report.per_node->gate_failed;
   const bool passed = report.structure_failures.empty() && report.FirstFailure() == nullptr &&
@@ -238,18 +240,20 @@ CompareReport CompareModels(const CompareOptions& options, session::SidePair& pa
     return Errored(std::move(report), std::move(error));
   };
   internal::AgreementTracker agreements(options.agreement);
+  internal::CoverageTracker coverage;
   if (auto e = pair.LoadSaved()) return errored(*e);
   if (auto e = CheckBeforeRunning(options, pair, agreements, report)) return errored(*e);
   if (auto e = pair.SetUpSamples(report.inputs)) return errored(*e);
   RunAheadAndCalibrate(options, pair, report);
   if (auto e = pair.PrepareTarget()) return TargetLoadFailed(at_load, *e);
-  session::OutputSaver saver(options.data.save_outputs);
-  const auto judge = [&](int sample, TensorMap& source, TensorMap& target) {
-    return JudgeSample(pair, sample, source, target, saver, agreements, report);
+  const auto judge = [&](session::SidePair::SampleOutputs& outputs) -> std::optional<GateError> {
+    JudgeSample(outputs, agreements, coverage, report);
+    return std::nullopt;
   };
   if (auto e = pair.RunSamples(judge)) return errored(*e);
-  if (auto e = SaveSourceOutputs(pair, saver, report)) return errored(*e);
+  if (auto e = pair.SaveSourceOutputs()) return errored(*e);
   FailIfNothingCompared(pair.samples(), report);
+  ReportCoverage(options, coverage, report);
   if (options.per_node.enabled && pair.dataset().has_value()) {
     if (auto e = RunPerNodeStage(options, pair.source(), pair.target(), *pair.dataset(), report)) {
       return errored(*e);

@@ -127,4 +127,58 @@ std::optional<std::string> MatchOutputsByPosition(TensorMap& positional, const T
   return std::nullopt;
 }
 
+Status BindPositionalInputs(inputs::Dataset& dataset, const Signature& signature) {
+  if (dataset.samples.empty() || signature.inputs.empty()) return Status::OK();
+  for (const TensorInfo& input : signature.inputs) {
+    if (input.name.rfind("arr_", 0) == 0) return Status::OK();
+  }
+  // Every sample's names must be arr_0 .. arr_{n-1}, in any order.
+  const auto index_of = [](const std::string& name) -> int64_t {
+    if (name.size() < 5 || name.rfind("arr_", 0) != 0) return -1;
+    int64_t index = 0;
+    for (size_t i = 4; i < name.size(); ++i) {
+      if (name[i] < '0' || name[i] > '9' || index > 1000000) return -1;
+      index = index * 10 + (name[i] - '0');
+    }
+    return index;
+  };
+  for (const TensorMap& sample : dataset.samples) {
+    std::vector<bool> seen(sample.size(), false);
+    for (const auto& entry : sample) {
+      const int64_t index = index_of(entry.name);
+      if (index < 0 || index >= static_cast<int64_t>(sample.size()) || seen[index]) {
+        return Status::OK();
+      }
+      seen[index] = true;
+    }
+  }
+  const size_t count = dataset.samples.front().size();
+  std::vector<std::string> names;
+  for (const TensorInfo& input : signature.inputs) names.push_back(input.name);
+  if (count != signature.inputs.size()) {
+    return Status::FailedPrecondition(
+        dataset.origin + " names its " + std::to_string(count) +
+        " array(s) by position (arr_0, ...), and the model takes " +
+        std::to_string(signature.inputs.size()) + " input(s) (" + JoinComma(names, "none") +
+        "): save one array per input, in order, or name them (np.savez(f, " + names.front() +
+        "=...))");
+  }
+  for (TensorMap& sample : dataset.samples) {
+    std::vector<Tensor> ordered(count);
+    for (auto& entry : sample) ordered[index_of(entry.name)] = std::move(entry.tensor);
+    TensorMap renamed;
+    for (size_t i = 0; i < count; ++i) renamed.Append(names[i], std::move(ordered[i]));
+    sample = std::move(renamed);
+  }
+  std::string binding;
+  for (size_t i = 0; i < count; ++i) {
+    binding += (i ? ", " : "") + std::string("arr_") + std::to_string(i) + " -> " + names[i];
+  }
+  dataset.notes.push_back(dataset.origin +
+                          " names its arrays by position: bound in the model's "
+                          "input order (" +
+                          binding + ")");
+  return Status::OK();
+}
+
 }  // namespace convgate::session

@@ -188,8 +188,9 @@ void MapLargeBlocksApart() {
 
 backends::LoadOptions SideLoadOptions(const DataOptions& data, const ExecOptions& exec) {
   backends::LoadOptions options;
-  options.intra_op_threads = data.threads;
-  options.graph_optimization = data.graph_optimization;
+  options.intra_op_threads = exec.threads.value_or(data.threads);
+  options.inter_op_threads = exec.inter_op_threads.value_or(data.inter_op_threads);
+  options.graph_optimization = exec.graph_optimization.value_or(data.graph_optimization);
   options.new_tokens = data.new_tokens;
   options.present_key_values = data.present_key_values;
   options.limits = data.limits;

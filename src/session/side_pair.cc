@@ -196,7 +196,7 @@ void ForgetLoad(SideRecord& record) {
   record.output_names.clear();
 }
 
-SidePair::SidePair(PairSpec spec) : spec_(std::move(spec)) {
+SidePair::SidePair(PairSpec spec) : spec_(std::move(spec)), saver_(spec_.data.save_outputs) {
   sha256_ = hashed_.get_future().share();
   hasher_ = std::thread([this] {
     std::string sha256;
@@ -264,10 +264,12 @@ std::optional<GateError> SidePair::SetUpSamples(DatasetRecord& record) {
   const DataOptions& data = spec_.data;
   Side* runner = InputsDecidedBy(source_, target_);
   if (runner == nullptr) {
-    if (data.load_inputs.has_value()) {
-      return GateError{Stage::kFlags,
-                       Status::InvalidArgument("--load-inputs has no effect: both sides are saved "
-                                               "outputs, nothing runs")};
+    if (data.inputs_given()) {
+      return GateError{
+          Stage::kFlags,
+          Status::InvalidArgument(std::string(data.load_inputs ? "--load-inputs" : "--data") +
+                                  " has no effect: both sides are saved outputs, "
+                                  "nothing runs")};
     }
     samples_ = source_.saved->samples.size();
     return CheckSavedCounts(target_, samples_);
@@ -277,7 +279,7 @@ std::optional<GateError> SidePair::SetUpSamples(DatasetRecord& record) {
     if (side->saved && side->saved->inputs && !provided) provided = std::move(side->saved->inputs);
   }
   const bool has_saved = source_.saved.has_value() || target_.saved.has_value();
-  if (has_saved && !provided && !data.load_inputs.has_value()) {
+  if (has_saved && !provided && !data.inputs_given()) {
     const Side& saved = source_.saved ? source_ : target_;
     return GateError{Stage::kFlags,
                      Status::InvalidArgument(
@@ -285,7 +287,7 @@ std::optional<GateError> SidePair::SetUpSamples(DatasetRecord& record) {
                          " holds saved outputs: pass the inputs they were computed from with "
                          "--load-inputs (an ONNX test-case folder carries them itself)")};
   }
-  if (provided && !data.load_inputs.has_value()) {
+  if (provided && !data.inputs_given()) {
     if (auto e = CheckCarriedInputs(*provided, source_.saved ? source_ : target_, *runner)) {
       return e;
     }
@@ -302,24 +304,73 @@ std::optional<GateError> SidePair::SetUpSamples(DatasetRecord& record) {
   dataset_ = PrepareDataset(data, *runner->signature(), std::move(provided),
                             HeldBy(source_, target_, data), record, error);
   if (!dataset_.has_value()) return error;
-  if (source_.model && target_.model) {
-    Side& other = runner == &source_ ? target_ : source_;
-    Status fits = other.positional_inputs()
-                      ? CheckPositionalFits(*dataset_, *other.signature(), other.record->path)
-                      : CheckDatasetFits(*dataset_, *other.signature(), other.record->path);
-    if (!fits.ok()) return GateError{Stage::kInputs, fits};
-  }
+  if (auto e = BindTarget(*runner)) return e;
   samples_ = dataset_->samples.size();
   for (const Side* side : {&source_, &target_}) {
     if (auto e = CheckSavedCounts(*side, samples_)) return e;
   }
+  return CheckOutputSelection();
+}
+
+std::optional<GateError> SidePair::BindTarget(const Side& runner) {
+  binding_ = InterfaceBinding::OutputsOnly(spec_.interface);
+  if (!source_.model || !target_.model || dataset_->samples.empty()) return std::nullopt;
+  Side& other = &runner == &source_ ? target_ : source_;
+  if (other.positional_inputs()) {
+    Status fits = CheckPositionalFits(*dataset_, *other.signature(), other.record->path);
+    if (!fits.ok()) return GateError{Stage::kInputs, fits};
+    return std::nullopt;
+  }
+  if (&other == &source_) {  // a positional source: the target decided the data set
+    Status fits = CheckDatasetFits(*dataset_, *other.signature(), other.record->path);
+    if (!fits.ok()) return GateError{Stage::kInputs, fits};
+    return std::nullopt;
+  }
+  Result<InterfaceBinding> bound = InterfaceBinding::Bind(
+      spec_.interface, dataset_->samples.front(), *target_.signature(), *target_.record);
+  if (!bound.ok()) {
+    const bool usage = bound.status().code() == StatusCode::kInvalidArgument;
+    return GateError{usage ? Stage::kFlags : Stage::kInputs,
+                     bound.status().WithContext("the inputs do not fit " + target_.record->path)};
+  }
+  binding_ = std::move(bound).value();
+  if (binding_->identity()) {
+    Status fits = CheckDatasetFits(*dataset_, *target_.signature(), target_.record->path);
+    if (!fits.ok()) return GateError{Stage::kInputs, fits};
+    return std::nullopt;
+  }
+  // Renamed or transposed: each sample is made for the target when it runs; the first is checked
+  // now, so that a dtype it refuses is said before anything runs.
+  Result<TensorMap> first = binding_->TargetInputs(dataset_->samples.front());
+  if (!first.ok()) return GateError{Stage::kInputs, first.status()};
+  inputs::Dataset probe;
+  probe.origin = dataset_->origin + " (as the target takes it)";
+  probe.samples.push_back(std::move(first).value());
+  Status fits = CheckDatasetFits(probe, *target_.signature(), target_.record->path);
+  if (!fits.ok()) return GateError{Stage::kInputs, fits};
+  return std::nullopt;
+}
+
+std::optional<GateError> SidePair::CheckOutputSelection() const {
+  Status names =
+      binding_->CheckOutputNames(source_.record->output_names, target_.record->output_names);
+  if (!names.ok()) return GateError{Stage::kFlags, names};
   return std::nullopt;
 }
 
 Result<TensorMap> SidePair::OutputsOf(Side& side, int sample) {
   if (side.saved.has_value()) return std::move(side.saved->samples[sample]);
+  std::optional<TensorMap> mapped;
+  if (&side == &target_ && binding_ && !binding_->identity()) {
+    Result<TensorMap> inputs = binding_->TargetInputs(dataset_->samples[sample]);
+    if (!inputs.ok()) {
+      return inputs.status().WithContext(side.record->role + " sample " + std::to_string(sample));
+    }
+    mapped = std::move(inputs).value();
+  }
   const auto start = std::chrono::steady_clock::now();
-  Result<TensorMap> outputs = side.model->model->Run(dataset_->samples[sample], {});
+  Result<TensorMap> outputs =
+      side.model->model->Run(mapped ? *mapped : dataset_->samples[sample], {});
   side.record->run_seconds += SecondsSince(start);
   RecordBackendLog(*side.model, *side.record);
   if (!outputs.ok()) {
@@ -379,7 +430,18 @@ std::optional<GateError> SidePair::FinishSample(int sample, TensorMap source_out
                                                 const SampleSink& sink) {
   Result<TensorMap> target_outputs = OutputsOf(target_, sample);
   if (!target_outputs.ok()) return GateError{Stage::kRun, target_outputs.status()};
-  return sink(sample, source_outputs, *target_outputs);
+  // Named on both sides: the target's take the source's names (--map, ':0', position).
+  if (binding_ && !source_.positional_outputs() && !target_.positional_outputs()) {
+    binding_->ToSourceNames(*target_outputs, source_outputs, *target_.record, sample == 0);
+  }
+  SampleOutputs outputs{sample, source_outputs, *target_outputs,
+                        MatchOutputs(sample, source_outputs, *target_outputs)};
+  saver_.Keep(source_outputs);  // every output, whatever this comparison selects
+  if (binding_) {
+    binding_->Select(source_outputs);
+    binding_->Select(*target_outputs);
+  }
+  return sink(outputs);
 }
 
 std::optional<GateError> SidePair::RunSamples(const SampleSink& sink) {
@@ -397,6 +459,11 @@ std::optional<GateError> SidePair::RunSamples(const SampleSink& sink) {
     }
   }
   return std::nullopt;
+}
+
+std::optional<GateError> SidePair::SaveSourceOutputs() {
+  const Signature* signature = source_.positional_outputs() ? nullptr : source_.signature();
+  return saver_.Write(signature ? signature->outputs : std::vector<TensorInfo>{}, *source_.record);
 }
 
 }  // namespace convgate::session

@@ -43,6 +43,9 @@ struct LoadOptions {
   // Threads for one inference; 0 lets the runtime choose. Comparisons are deterministic only with
   // a fixed thread count for some kernels, so the CLI passes what the user asked for.
   int intra_op_threads = 0;
+  // Threads running independent nodes at once (ONNX Runtime's inter-op pool, used only in its
+  // parallel execution mode, which > 1 turns on); 0: the runtime's choice (sequential).
+  int inter_op_threads = 0;
   // The "ort" backend's graph optimization level; other backends ignore it.
   GraphOptimization graph_optimization = GraphOptimization::kExtended;
   // The "hf" backend's greedy generation: how many tokens each run generates (--new-tokens).

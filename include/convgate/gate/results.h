@@ -130,8 +130,8 @@ struct CompareReport {
   SideRecord target;
   DatasetRecord inputs;  // empty origin when both sides are saved outputs
   compare::Policy policy;
-  // Output count and name mismatches, and a comparison that compared nothing (neither side has an
-  // output); each one fails the gate.
+  // Output count and name mismatches, a comparison that compared nothing (neither side has an
+  // output), and with --min-coverage an output the inputs did not exercise; each fails the gate.
   std::vector<std::string> structure_failures;
   std::vector<OutputCheck> checks;
   std::vector<OutputAggregate> aggregates;  // one per output, in first-seen order
@@ -143,7 +143,7 @@ struct CompareReport {
   // compare --calibrate: how the policy's noise floors were found.
   std::optional<CalibrationRecord> calibration;
   // Observations about the inputs that do not fail the gate: a source output constant on every
-  // sample (the inputs may not exercise the model).
+  // sample, or saturated (the inputs may not exercise the model; gate/input_coverage.h).
   std::vector<std::string> warnings;
   Verdict verdict = Verdict::kError;
   std::optional<GateError> error;

@@ -61,6 +61,9 @@ struct CompareOptions : session::PairSpec {
     bool use_cache = true;
     std::filesystem::path cache_dir;
   } calibration;
+  // --min-coverage: a source output the inputs did not exercise (constant on every sample, or
+  // saturated at 0/1; gate/input_coverage.h) fails the gate instead of warning.
+  bool min_coverage = false;
 };
 
 // Runs (or loads) both sides on the same samples and compares every output under the policy.

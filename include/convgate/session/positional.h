@@ -41,6 +41,12 @@ Status CheckShapesGiven(const Signature& signature, const inputs::InputOptions& 
 Status CheckPositionalFits(const inputs::Dataset& dataset, const Signature& signature,
                            const std::string& model_path);
 
+// Inputs saved by position (numpy's np.savez(f, x): arr_0, arr_1, ...) bound to the model's inputs
+// in declaration order, with a note, when the model names none of its inputs so. FailedPrecondition
+// naming the file when the counts differ; the dataset is left as it is when its names are not all
+// arr_N or the model has an input named arr_N.
+Status BindPositionalInputs(inputs::Dataset& dataset, const Signature& signature);
+
 // Renames `positional`'s outputs in order to `named`'s names, unless its names already are the
 // named side's (a TorchScript Dict[str, Tensor] with the same keys). On the first sample, sets
 // record.output_matching ("position" or "name") and, for a renaming, output_renames and a note.

@@ -24,7 +24,9 @@
 #include "convgate/core/limits.h"
 #include "convgate/core/tensor.h"
 #include "convgate/inputs/dataset.h"
+#include "convgate/session/interface.h"
 #include "convgate/session/options.h"
+#include "convgate/session/output_saver.h"
 #include "convgate/session/records.h"
 #include "convgate/session/side.h"
 
@@ -57,6 +59,9 @@ struct PairSpec {
   ExecOptions source_exec;
   ExecOptions target_exec;
   DataOptions data;
+  // --map, --target-layout, --outputs, --exclude-outputs: how the target's inputs and outputs
+  // correspond to the source's (session/interface.h).
+  InterfaceOptions interface;
   // Where both sides' backends come from (LevelDB's Options::env): the backends of this build, or
   // a fake in tests; verify and reduce load every model through this one too. Not owned; must
   // outlive the pair.
@@ -83,8 +88,9 @@ class SidePair {
   // --max-run-bytes before either is read.
   std::optional<GateError> LoadSaved();
   // Decides the data set (written to `record`): from a model side (the source when both name
-  // their inputs), a test case, --load-inputs, or none when both sides are saved outputs; checks
-  // it fits the other model and that saved outputs hold as many samples.
+  // their inputs), a test case, --load-inputs or --data, or none when both sides are saved
+  // outputs; binds it to the other model (session/interface.h: renamed, transposed) and checks it
+  // fits; checks that saved outputs hold as many samples and that --outputs names outputs.
   std::optional<GateError> SetUpSamples(DatasetRecord& record);
 
   Side& source() { return source_; }
@@ -103,25 +109,34 @@ class SidePair {
   // cannot load says so ahead of everything after loading.
   std::optional<GateError> PrepareTarget();
 
-  // Gets both sides' outputs of one sample, positional names already matched (MatchOutputs).
-  using SampleSink =
-      std::function<std::optional<GateError>(int sample, TensorMap& source, TensorMap& target)>;
+  // Both sides' outputs of one sample. A side naming its outputs by position (TorchScript,
+  // numpy's arr_0, a lone .npy) has taken the other side's names in order (when both do, the
+  // target took the source's); `mismatch` is a count mismatch that matching found (sample 0 only).
+  struct SampleOutputs {
+    int sample;
+    TensorMap& source;
+    TensorMap& target;
+    std::optional<std::string> mismatch;
+  };
+  using SampleSink = std::function<std::optional<GateError>(SampleOutputs& outputs)>;
   // Every sample through both sides, in the order and with the errors of running both on each
   // sample in turn (source first): the samples the source ran ahead first, then the rest in turn.
-  // A run's error is Stage::kRun; the sink's are returned as they are.
-  // REQUIRES: PrepareTarget.
+  // Records how each side's outputs were matched, and keeps the source's (as matched) for
+  // SaveSourceOutputs when --save-outputs is set. A run's error is Stage::kRun; the sink's are
+  // returned as they are. REQUIRES: PrepareTarget.
   std::optional<GateError> RunSamples(const SampleSink& sink);
-
-  // A side naming outputs by position (TorchScript, numpy's arr_0, a lone .npy) takes the other
-  // side's names in order; when both do, the target takes the source's. Records how each side
-  // was matched; returns a count mismatch (on sample 0 only).
-  std::optional<std::string> MatchOutputs(int sample, TensorMap& source, TensorMap& target);
+  // --save-outputs: writes the source's outputs RunSamples kept, recorded in the source's record.
+  // A positional source's outputs took the target's names, so its declared ones no longer apply.
+  std::optional<GateError> SaveSourceOutputs();
 
   // The source file's sha256 (SideSha256), waiting for the hashing thread.
   std::string SourceSha256();
 
  private:
   Result<TensorMap> OutputsOf(Side& side, int sample);
+  std::optional<std::string> MatchOutputs(int sample, TensorMap& source, TensorMap& target);
+  std::optional<GateError> BindTarget(const Side& runner);
+  std::optional<GateError> CheckOutputSelection() const;
   std::optional<GateError> FinishSample(int sample, TensorMap source_outputs,
                                         const SampleSink& sink);
 
@@ -131,6 +146,9 @@ class SidePair {
   size_t samples_ = 0;
   std::vector<TensorMap> ahead_;         // the source's outputs of samples [0, ahead_.size())
   std::optional<Status> ahead_failure_;  // the run of the sample after the last held one failed
+  OutputSaver saver_;                    // the source's outputs, for --save-outputs
+  // How the target takes the data set and names its outputs; set by SetUpSamples.
+  std::optional<InterfaceBinding> binding_;
   std::promise<std::string> hashed_;
   std::shared_future<std::string> sha256_;
   std::thread hasher_;

@@ -32,8 +32,14 @@ class OrtModel : public Model, public ReleasableModel {
   const Signature& signature() const override { return signature_; }
   Result<TensorMap> Run(const TensorMap& inputs,
                         const std::vector<std::string>& output_names) override;
+  // What a reader needs to rule the runtime's own choices in or out: the execution provider,
+  // the optimizer's level and the thread counts.
   std::string settings() const override {
-    return std::string("graph optimization ") + GraphOptimizationName(options_.graph_optimization);
+    const int intra = options_.intra_op_threads, inter = options_.inter_op_threads;
+    return std::string("CPUExecutionProvider, graph optimization ") +
+           GraphOptimizationName(options_.graph_optimization) + ", intra-op threads " +
+           (intra > 0 ? std::to_string(intra) : std::string("auto")) + ", inter-op " +
+           (inter > 1 ? std::to_string(inter) + " threads (parallel)" : std::string("sequential"));
   }
   Status Prepare() override;
   void Release() override;
@@ -54,7 +60,8 @@ class OrtModel : public Model, public ReleasableModel {
   OrtModel() = default;
   static Result<FileStamp> StampOf(const std::filesystem::path& path);
   OrtSessionConfig SessionConfig() const {
-    return {path_, options_.intra_op_threads, has_external_data_, options_.graph_optimization};
+    return {path_, options_.intra_op_threads, options_.inter_op_threads, has_external_data_,
+            options_.graph_optimization};
   }
 
   Status CheckOutputNames(const std::vector<std::string>& names) const;

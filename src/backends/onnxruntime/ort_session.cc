@@ -94,6 +94,10 @@ GraphOptimizationLevel OrtLevel(GraphOptimization level) {
 Ort::SessionOptions OptionsFor(const OrtSessionConfig& config) {
   Ort::SessionOptions options;
   options.SetIntraOpNumThreads(config.intra_op_threads);
+  if (config.inter_op_threads > 1) {
+    options.SetExecutionMode(ORT_PARALLEL);
+    options.SetInterOpNumThreads(config.inter_op_threads);
+  }
   options.SetGraphOptimizationLevel(OrtLevel(config.graph_optimization));
   // Every failure of a session comes back as an exception that becomes our Status; at the
   // environment's ERROR level ORT would print the same message to stderr first.

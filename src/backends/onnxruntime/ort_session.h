@@ -16,6 +16,7 @@ namespace convgate::backends {
 struct OrtSessionConfig {
   std::filesystem::path model_path;  // for messages and to find external data
   int intra_op_threads = 0;          // 0: ORT's default (one per physical core)
+  int inter_op_threads = 0;          // > 1: parallel execution mode with that many threads
   bool has_external_data = false;
   GraphOptimization graph_optimization = GraphOptimization::kExtended;
   // Where external data is found; empty: model_path's folder.
