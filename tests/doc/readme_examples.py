@@ -95,7 +95,8 @@ def make_sandbox(sandbox, build, source, fixtures, env):
                  "converted_v2.onnx"):
         shutil.copy(os.path.join(examples, "tinycnn_converted.onnx"), os.path.join(sandbox, name))
     if fixtures:
-        os.symlink(os.path.join(fixtures, "resnet18.pt"), os.path.join(sandbox, "resnet18.pt"))
+        for name in ("resnet18.pt", "resnet18.onnx"):
+            os.symlink(os.path.join(fixtures, name), os.path.join(sandbox, name))
         # The pipeline examples: the specs of examples/pipeline beside their models.
         script = os.path.join(source, "scripts", "make_pipeline_fixtures.sh")
         found = subprocess.run([script], capture_output=True, text=True, check=True)
