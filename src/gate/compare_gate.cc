@@ -127,6 +127,18 @@ std::optional<GateError> CheckPerNodeSides(const PerNodeOptions& options,
   return std::nullopt;
 }
 
+// --per-node feeds both models the same named inputs: a target that takes them renamed or
+// transposed (--map, ':0', position, --target-layout) is not supported there yet.
+std::optional<GateError> CheckPerNodeInputs(const PerNodeOptions& options,
+                                            const session::SidePair& pair) {
+  if (!options.enabled || pair.target_takes_inputs_as_they_are()) return std::nullopt;
+  return GateError{Stage::kFlags,
+                   Status::InvalidArgument(
+                       "--per-node needs a target that takes the source's inputs as they are; "
+                       "this one takes them renamed or transposed (see the target's notes): "
+                       "compare its outputs without --per-node")};
+}
+
 // A calibrated comparison calibrates its intermediates too (per_node.h).
 PerNodeOptions PerNodeOptionsOf(const CompareOptions& options) {
   PerNodeOptions per_node = options.per_node;
@@ -244,6 +256,7 @@ CompareReport CompareModels(const CompareOptions& options, session::SidePair& pa
   if (auto e = pair.LoadSaved()) return errored(*e);
   if (auto e = CheckBeforeRunning(options, pair, agreements, report)) return errored(*e);
   if (auto e = pair.SetUpSamples(report.inputs)) return errored(*e);
+  if (auto e = CheckPerNodeInputs(options.per_node, pair)) return errored(*e);
   RunAheadAndCalibrate(options, pair, report);
   if (auto e = pair.PrepareTarget()) return TargetLoadFailed(at_load, *e);
   const auto judge = [&](session::SidePair::SampleOutputs& outputs) -> std::optional<GateError> {

@@ -96,6 +96,9 @@ class SidePair {
   Side& source() { return source_; }
   Side& target() { return target_; }
   const std::optional<inputs::Dataset>& dataset() const { return dataset_; }
+  // Whether the target takes the data set's inputs as they are: not renamed or transposed
+  // (session/interface.h). REQUIRES: SetUpSamples.
+  bool target_takes_inputs_as_they_are() const { return !binding_ || binding_->identity(); }
   size_t samples() const { return samples_; }
 
   // Runs the source ahead of the target (when the target's session waits for it, or `wanted`:
