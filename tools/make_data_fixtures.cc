@@ -7,7 +7,9 @@
 //    heat:0) and as TensorFlow names tensors (brightspot_tf.onnx: x:0, heat:0);
 //  - images/: PNG, JPEG and BMP files of shapes, gradients and text drawn by OpenCV, and
 //    broken/, holding one truncated JPEG;
-//  - clip.wav (16-bit PCM, 16 kHz, stereo), tokens.jsonl, table.csv.
+//  - clip.wav (16-bit PCM, 16 kHz, stereo), tokens.jsonl, table.csv;
+//  - text/: a bag-of-embeddings classifier over token ids with an attention mask (textcls.onnx),
+//    its word-level tokenizer.json, and sentences.txt.
 #include <onnx/onnx_pb.h>
 
 #include <cmath>
@@ -71,9 +73,45 @@ onnx::ModelProto BrightSpot(const Names& names, float gain) {
   AddNode(graph, "Relu", {"shifted"}, {relu_out});
   if (names.nhwc)
     SetInts(AddNode(graph, "Transpose", {relu_out}, {names.output}), "perm", {0, 2, 3, 1});
-  (void)AddInt64Initializer;
   return model;
 }
+
+// logits[b] = sum over tokens t of mask[b, t] * embedding[ids[b, t]]: a text classifier's shape
+// (ids and a mask in, scores out) in five nodes.
+onnx::ModelProto TextClassifier() {
+  onnx::ModelProto model = convgate::tools::NewModel("convgate-make-data-fixtures", "textcls");
+  auto* graph = model.mutable_graph();
+  SetType(graph->add_input(), "input_ids", onnx::TensorProto::INT64,
+          {{0, "batch"}, {0, "sequence"}});
+  SetType(graph->add_input(), "attention_mask", onnx::TensorProto::INT64,
+          {{0, "batch"}, {0, "sequence"}});
+  SetType(graph->add_output(), "logits", onnx::TensorProto::FLOAT, {{0, "batch"}, {4, nullptr}});
+  std::vector<float> table;
+  for (int word = 0; word < 8; ++word) {
+    for (int k = 0; k < 4; ++k)
+      table.push_back(0.25f * static_cast<float>((word * 5 + k * 3) % 7) - 0.5f);
+  }
+  AddFloatInitializer(graph, "embedding", {8, 4}, table);
+  AddNode(graph, "Gather", {"embedding", "input_ids"}, {"embedded"});
+  auto* cast = AddNode(graph, "Cast", {"attention_mask"}, {"mask_float"});
+  convgate::tools::SetInt(cast, "to", onnx::TensorProto::FLOAT);
+  AddInt64Initializer(graph, "last_axis", {1}, {2});
+  AddNode(graph, "Unsqueeze", {"mask_float", "last_axis"}, {"mask3"});
+  AddNode(graph, "Mul", {"embedded", "mask3"}, {"masked"});
+  AddInt64Initializer(graph, "sequence_axis", {1}, {1});
+  auto* sum = AddNode(graph, "ReduceSum", {"masked", "sequence_axis"}, {"logits"});
+  convgate::tools::SetInt(sum, "keepdims", 0);
+  return model;
+}
+
+// A word-level tokenizer.json as the `tokenizers` package writes one: lower-cased, split on
+// whitespace, 8 words.
+constexpr const char* kTokenizer = R"({"version": "1.0", "truncation": null, "padding": null,
+ "added_tokens": [], "normalizer": {"type": "Lowercase"}, "pre_tokenizer": {"type": "Whitespace"},
+ "post_processor": null, "decoder": null,
+ "model": {"type": "WordLevel", "unk_token": "[UNK]", "vocab": {"[UNK]": 0, "[PAD]": 1,
+   "the": 2, "model": 3, "is": 4, "converted": 5, "correctly": 6, "not": 7}}}
+)";
 
 bool WriteModel(const fs::path& path, const onnx::ModelProto& model) {
   if (convgate::tools::WriteModel(path, model)) return true;
@@ -172,6 +210,7 @@ int main(int argc, char** argv) {
                  ec.message().c_str());
     return 1;
   }
+  fs::create_directories(dir / "text", ec);
   const bool ok =
       WriteModel(dir / "brightspot.onnx", BrightSpot({}, 1.0f)) &&
       WriteModel(dir / "brightspot_fault_weight.onnx", BrightSpot({}, 1.1f)) &&
@@ -183,7 +222,12 @@ int main(int argc, char** argv) {
       WriteImages(dir / "images") && WriteWav(dir / "clip.wav") &&
       WriteText(dir / "tokens.jsonl",
                 "[101, 7592, 2088, 102]\n[101, 2023, 2003, 1037, 3231, 102]\n") &&
-      WriteText(dir / "table.csv", "a,b,c,d\n5.1,3.5,1.4,0.2\n6.2,2.9,4.3,1.3\n7.7,3.0,6.1,2.3\n");
+      WriteText(dir / "table.csv",
+                "a,b,c,d\n5.1,3.5,1.4,0.2\n6.2,2.9,4.3,1.3\n7.7,3.0,6.1,2.3\n") &&
+      WriteModel(dir / "text" / "textcls.onnx", TextClassifier()) &&
+      WriteText(dir / "text" / "tokenizer.json", kTokenizer) &&
+      WriteText(dir / "text" / "sentences.txt",
+                "The model is converted\nthe model is not converted correctly\nconverted\n");
   if (!ok) std::fprintf(stderr, "convgate-make-data-fixtures: cannot write the fixtures\n");
   return ok ? 0 : 1;
 }

@@ -37,8 +37,18 @@ Status RefuseGenerationFlagsWithLoadedInputs(const FlagSet& flags) {
 constexpr std::pair<const char*, const char*> kLoaderFlags[] = {
     {"--resize", "image"},       {"--resize-mode", "image"}, {"--color-order", "image"},
     {"--image-layout", "image"}, {"--normalize", "image"},   {"--pixel-scale", "image"},
-    {"--sample-rate", "audio"},  {"--pad-id", "tokens"},
+    {"--sample-rate", "audio"},  {"--pad-id", "tokens"},     {"--pad-id", "text"},
+    {"--tokenizer", "text"},
 };
+
+// The kinds of --data a loader flag has an effect with ("tokens:PATH or text:PATH").
+std::string KindsOf(std::string_view flag) {
+  std::string kinds;
+  for (const auto& [name, kind] : kLoaderFlags) {
+    if (flag == name) kinds += (kinds.empty() ? "" : " or ") + std::string(kind) + ":PATH";
+  }
+  return kinds;
+}
 
 Status CheckDataFlags(const FlagSet& flags, gate::DataOptions& options) {
   if (flags.Given("--data") && flags.Given("--load-inputs")) {
@@ -47,13 +57,18 @@ Status CheckDataFlags(const FlagSet& flags, gate::DataOptions& options) {
   }
   for (const auto& [name, kind] : kLoaderFlags) {
     if (!flags.Given(name)) continue;
-    const bool used = std::any_of(options.loaders.specs.begin(), options.loaders.specs.end(),
-                                  [kind = kind](const loaders::DataSpec& spec) {
-                                    return loaders::DataKindName(spec.kind) == kind;
-                                  });
-    if (!used) {
-      return Status::InvalidArgument(std::string(name) + " has no effect without --data " + kind +
-                                     ":PATH");
+    const auto used = [&](std::string_view flag) {
+      for (const auto& [other, other_kind] : kLoaderFlags) {
+        if (other != flag) continue;
+        for (const loaders::DataSpec& spec : options.loaders.specs) {
+          if (loaders::DataKindName(spec.kind) == other_kind) return true;
+        }
+      }
+      return false;
+    };
+    if (!used(name)) {
+      return Status::InvalidArgument(std::string(name) + " has no effect without --data " +
+                                     KindsOf(name));
     }
   }
   // With --data the samples are as many as the files give; --samples keeps the first N.
@@ -135,11 +150,13 @@ void AddDataFlags(FlagSet& flags, gate::DataOptions& options) {
            .value_name = "KIND:[INPUT=]PATH",
            .help = "Read an input from data files instead of generating it (repeatable, one per "
                    "input; inputs without one are generated): image (JPEG, PNG, BMP, TIFF, WebP), "
-                   "audio (WAV), tokens (JSON or JSONL token ids) or table (CSV); PATH is a file, "
+                   "audio (WAV), tokens (JSON or JSONL token ids), text (.txt, one text per line, "
+                   "tokenized by a tokenizer.json) or table (CSV); PATH is a file, "
                    "a folder (sorted) or a glob. One sample per file (per audio frame, token "
                    "sequence or CSV row), a batch of them when the input's batch dim is fixed",
            .examples = {"image:photos/", "image:x=photos/*.jpg", "audio:clips/",
-                        "tokens:input_ids=ids.jsonl", "table:rows.csv"},
+                        "tokens:input_ids=ids.jsonl", "text:input_ids=sentences.txt",
+                        "table:rows.csv"},
            .arity = FlagArity::kRepeated,
            .apply = [&options](const std::string& value) -> Status {
              CONVGATE_ASSIGN_OR_RETURN(loaders::DataSpec spec, loaders::ParseDataSpec(value));
@@ -224,10 +241,16 @@ void AddDataFlags(FlagSet& flags, gate::DataOptions& options) {
            .default_text = "0",
            .examples = {"1"},
            .apply = [&options](const std::string& value) -> Status {
-             CONVGATE_ASSIGN_OR_RETURN(options.loaders.tokens.pad_id,
-                                       ParseInteger(value, INT64_MIN, INT64_MAX));
+             CONVGATE_ASSIGN_OR_RETURN(const int64_t id, ParseInteger(value, INT64_MIN, INT64_MAX));
+             options.loaders.tokens.pad_id = id;
              return Status::OK();
            }},
+      Flag{.name = "--tokenizer",
+           .value_name = "PATH",
+           .help = "The tokenizer.json --data text uses (run by the venv's tokenizers package)",
+           .default_text = "tokenizer.json beside the model, or in its folder",
+           .examples = {"bert/tokenizer.json"},
+           .apply = StoreNonEmpty("path", options.loaders.tokens.tokenizer)},
       Flag{.name = "--save-inputs",
            .value_name = "PATH",
            .help = "Write the inputs used: PATH.npz, PATH.safetensors, or a folder (ONNX "

@@ -25,7 +25,8 @@ const std::vector<EnvironmentVariable>& EnvironmentVariables() {
        "The python that runs torch.onnx.export for `--to onnx` (Debian's python3-torch)"},
       {"CONVGATE_PLUGIN_PATH", "",
        "Folders (':'-separated) searched first for the modules loaded on first use "
-       "(libconvgate_backend_*.so, libconvgate_store_postgres.so); then the binary's folder and "
+       "(libconvgate_backend_*.so, libconvgate_store_postgres.so, libconvgate_image_codec.so); "
+       "then the binary's folder and "
        "../lib/convgate"},
       // Scripts the binary runs, for a relocated install or a patched copy.
       {"CONVGATE_TORCH_EXPORT_SCRIPT", "runtime/torch_export.py", "The `--to onnx` exporter"},
@@ -36,6 +37,8 @@ const std::vector<EnvironmentVariable>& EnvironmentVariables() {
        "Runs the `openvino` backend in a runner process, this script under the venv's python "
        "(`runtime/openvino_runner.py` is the project's)"},
       {"CONVGATE_HF_RUNNER", "runtime/hf_runner.py", "The runner process of the `hf` backend"},
+      {"CONVGATE_TOKENIZE_SCRIPT", "runtime/tokenize_text.py",
+       "Tokenizes `--data text:` lines with a tokenizer.json (the venv's tokenizers package)"},
       {"CONVGATE_PT2_RUNNER", "runtime/pt2_runner.py",
        "The runner process of the `torch-export` backend (`.pt2` programs)"},
       // Time limits.

@@ -112,8 +112,9 @@ RunReport RunModelGate(const RunOptions& options) {
     }
     given = std::move(*made);
   }
-  std::optional<inputs::Dataset> dataset = session::PrepareDataset(
-      options.data, model.signature(), std::move(given), held, report.inputs, error);
+  std::optional<inputs::Dataset> dataset =
+      session::PrepareDataset(session::ForModel(options.data, report.model.path), model.signature(),
+                              std::move(given), held, report.inputs, error);
   if (!dataset.has_value()) return Errored(std::move(report), error->stage, error->status);
 
   session::OutputSaver saver(options.data.save_outputs);

@@ -79,8 +79,8 @@ std::optional<GateError> PrecheckSource(const CompareOptions& options, SourceFac
         made.status().code() == StatusCode::kInvalidArgument ? Stage::kFlags : Stage::kInputs;
     return GateError{stage, made.status()};
   }
-  facts.dataset =
-      session::PrepareDataset(data, facts.signature, std::move(*made), held, dataset_record, error);
+  facts.dataset = session::PrepareDataset(session::ForModel(data, record.path), facts.signature,
+                                          std::move(*made), held, dataset_record, error);
   return error;
 }
 

@@ -8,10 +8,11 @@
 namespace convgate::loaders {
 namespace {
 
-constexpr std::array<std::pair<DataKind, std::string_view>, 4> kKinds{{
+constexpr std::array<std::pair<DataKind, std::string_view>, 5> kKinds{{
     {DataKind::kImage, "image"},
     {DataKind::kAudio, "audio"},
     {DataKind::kTokens, "tokens"},
+    {DataKind::kText, "text"},
     {DataKind::kTable, "table"},
 }};
 
@@ -70,7 +71,7 @@ Result<DataSpec> ParseDataSpec(std::string_view text) {
   if (colon == std::string_view::npos || !known) {
     return Status::InvalidArgument(Quoted(text) +
                                    " is not KIND:PATH or KIND:INPUT=PATH with KIND one of image, "
-                                   "audio, tokens, table");
+                                   "audio, tokens, text, table");
   }
   std::string_view rest = text.substr(colon + 1);
   // INPUT=PATH: an input name holds no '/', a path may hold '='; "x=photos/" names input x.

@@ -23,6 +23,7 @@ bool Suits(const TensorInfo& input, DataKind kind) {
     case DataKind::kImage:
       return rank == 3 || rank == 4;
     case DataKind::kTokens:
+    case DataKind::kText:
       return integer && !input.hint.mask && (rank == 1 || rank == 2);
     case DataKind::kAudio:
     case DataKind::kTable:
@@ -67,7 +68,8 @@ Result<InputPlan> PlanOf(const TensorInfo& input, DataKind kind,
                          const inputs::InputOptions& generate) {
   InputPlan plan;
   plan.info = &input;
-  plan.dtype = input.dtype.value_or(kind == DataKind::kTokens ? DType::kInt64 : DType::kFloat32);
+  const bool ids = kind == DataKind::kTokens || kind == DataKind::kText;
+  plan.dtype = input.dtype.value_or(ids ? DType::kInt64 : DType::kFloat32);
   for (const inputs::PlannedInput& p : planned) {
     if (p.name == input.name) plan.shape = p.shape.dims();
   }
@@ -96,6 +98,8 @@ Result<Rows> RowsOf(const DataSpec& spec, const InputPlan& plan, const LoaderOpt
       return LoadAudioRows(spec, plan, options.audio, limits);
     case DataKind::kTokens:
       return LoadTokenRows(spec, plan, options.tokens, limits);
+    case DataKind::kText:
+      return LoadTextRows(spec, plan, options.tokens, limits);
     case DataKind::kTable:
       return LoadTableRows(spec, plan, limits);
   }

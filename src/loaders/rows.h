@@ -52,6 +52,14 @@ Result<Rows> LoadAudioRows(const DataSpec& spec, const InputPlan& plan, const Au
                            const Limits& limits);
 Result<Rows> LoadTokenRows(const DataSpec& spec, const InputPlan& plan, const TokenOptions& options,
                            const Limits& limits);
+Result<Rows> LoadTextRows(const DataSpec& spec, const InputPlan& plan, const TokenOptions& options,
+                          const Limits& limits);
+// InvalidArgument unless the input takes token ids: integers, [batch, sequence] or [sequence].
+Status CheckTokenInput(const InputPlan& plan, std::string_view kind);
+// Token id sequences into rows (padded, truncated, lengths kept for a mask), with a note saying
+// where they came from (`what`: "token sequence(s) from ids.jsonl").
+Status SequencesToRows(std::vector<std::vector<int64_t>> sequences, const InputPlan& plan,
+                       const TokenOptions& options, const std::string& what, Rows& rows);
 Result<Rows> LoadTableRows(const DataSpec& spec, const InputPlan& plan, const Limits& limits);
 
 }  // namespace convgate::loaders

@@ -78,26 +78,10 @@ Result<std::vector<std::vector<int64_t>>> ReadSequences(const std::string& bytes
 
 }  // namespace
 
-Result<Rows> LoadTokenRows(const DataSpec& spec, const InputPlan& plan, const TokenOptions& options,
-                           const Limits& limits) {
-  CONVGATE_RETURN_IF_ERROR(CheckNumericInput(plan, "tokens"));
+Status SequencesToRows(std::vector<std::vector<int64_t>> sequences, const InputPlan& plan,
+                       const TokenOptions& options, const std::string& what, Rows& rows) {
   const std::string& name = plan.info->name;
   const size_t axis = plan.shape.size() - 1;
-  if (plan.shape.size() != (plan.batched ? 2u : 1u)) {
-    return Status::InvalidArgument("--data tokens: input '" + name + "' has rank " +
-                                   std::to_string(plan.shape.size()) +
-                                   "; token ids fill [batch, sequence] or [sequence]");
-  }
-  CONVGATE_ASSIGN_OR_RETURN(std::vector<std::filesystem::path> files,
-                            ListDataFiles(spec.path, {".json", ".jsonl"}, "token JSON"));
-  Rows rows;
-  std::vector<std::vector<int64_t>> sequences;
-  for (const std::filesystem::path& file : files) {
-    CONVGATE_ASSIGN_OR_RETURN(std::string bytes, ReadDataFile(file, name, limits, rows));
-    CONVGATE_ASSIGN_OR_RETURN(std::vector<std::vector<int64_t>> read,
-                              ReadSequences(bytes, file.string(), name));
-    for (auto& ids : read) sequences.push_back(std::move(ids));
-  }
   // A fixed length pads or truncates every sequence; a dynamic one pads to the longest, so rows
   // batched together have one length.
   size_t longest = 0;
@@ -112,18 +96,45 @@ Result<Rows> LoadTokenRows(const DataSpec& spec, const InputPlan& plan, const To
     CONVGATE_ASSIGN_OR_RETURN(Tensor row, Tensor::Allocate(plan.dtype, shape));
     for (size_t i = 0; i < length; ++i) {
       row.SetDouble(static_cast<int64_t>(i),
-                    static_cast<double>(i < ids.size() ? ids[i] : options.pad_id));
+                    static_cast<double>(i < ids.size() ? ids[i] : options.pad_id.value_or(0)));
     }
     if (ids.size() > length) ++truncated;
     rows.lengths.push_back(static_cast<int64_t>(std::min(ids.size(), length)));
     rows.rows.push_back(std::move(row));
   }
-  std::string note = "input '" + name + "': " + std::to_string(sequences.size()) +
-                     " token sequence(s) from " + spec.path + ", " +
-                     (plan.fixed[axis] ? "padded or truncated" : "padded") + " to " +
-                     std::to_string(length) + " with id " + std::to_string(options.pad_id);
+  std::string note = "input '" + name + "': " + std::to_string(sequences.size()) + " " + what +
+                     ", " + (plan.fixed[axis] ? "padded or truncated" : "padded") + " to " +
+                     std::to_string(length) + " with id " +
+                     std::to_string(options.pad_id.value_or(0));
   if (truncated > 0) note += "; " + std::to_string(truncated) + " truncated";
   rows.notes.push_back(note);
+  return Status::OK();
+}
+
+Status CheckTokenInput(const InputPlan& plan, std::string_view kind) {
+  CONVGATE_RETURN_IF_ERROR(CheckNumericInput(plan, kind));
+  if (plan.shape.size() == (plan.batched ? 2u : 1u)) return Status::OK();
+  return Status::InvalidArgument("--data " + std::string(kind) + ": input '" + plan.info->name +
+                                 "' has rank " + std::to_string(plan.shape.size()) +
+                                 "; token ids fill [batch, sequence] or [sequence]");
+}
+
+Result<Rows> LoadTokenRows(const DataSpec& spec, const InputPlan& plan, const TokenOptions& options,
+                           const Limits& limits) {
+  CONVGATE_RETURN_IF_ERROR(CheckTokenInput(plan, "tokens"));
+  const std::string& name = plan.info->name;
+  CONVGATE_ASSIGN_OR_RETURN(std::vector<std::filesystem::path> files,
+                            ListDataFiles(spec.path, {".json", ".jsonl"}, "token JSON"));
+  Rows rows;
+  std::vector<std::vector<int64_t>> sequences;
+  for (const std::filesystem::path& file : files) {
+    CONVGATE_ASSIGN_OR_RETURN(std::string bytes, ReadDataFile(file, name, limits, rows));
+    CONVGATE_ASSIGN_OR_RETURN(std::vector<std::vector<int64_t>> read,
+                              ReadSequences(bytes, file.string(), name));
+    for (auto& ids : read) sequences.push_back(std::move(ids));
+  }
+  CONVGATE_RETURN_IF_ERROR(SequencesToRows(std::move(sequences), plan, options,
+                                           "token sequence(s) from " + spec.path, rows));
   return rows;
 }
 

@@ -1,6 +1,8 @@
 #include "convgate/session/data_inputs.h"
 
+#include <algorithm>
 #include <cmath>
+#include <filesystem>
 
 #include "convgate/loaders/load_data.h"
 #include "convgate/session/positional.h"
@@ -161,6 +163,22 @@ std::optional<inputs::Dataset> PrepareDataset(const DataOptions& options,
     record.saved_to = options.save_inputs->string();
   }
   return std::move(dataset).value();
+}
+
+DataOptions ForModel(const DataOptions& options, const std::string& model_path) {
+  DataOptions copy = options;
+  std::string& tokenizer = copy.loaders.tokens.tokenizer;
+  const bool text = std::any_of(
+      copy.loaders.specs.begin(), copy.loaders.specs.end(),
+      [](const loaders::DataSpec& spec) { return spec.kind == loaders::DataKind::kText; });
+  if (!text || !tokenizer.empty() || model_path.empty()) return copy;
+  std::error_code error;
+  const std::filesystem::path path = model_path;
+  const std::filesystem::path folder =
+      std::filesystem::is_directory(path, error) ? path : path.parent_path();
+  const std::filesystem::path beside = folder / "tokenizer.json";
+  if (std::filesystem::is_regular_file(beside, error)) tokenizer = beside.string();
+  return copy;
 }
 
 Status CheckDatasetFits(inputs::Dataset& dataset, const Signature& signature,

@@ -301,8 +301,8 @@ std::optional<GateError> SidePair::SetUpSamples(DatasetRecord& record) {
     provided = std::move(*made);
   }
   std::optional<GateError> error;
-  dataset_ = PrepareDataset(data, *runner->signature(), std::move(provided),
-                            HeldBy(source_, target_, data), record, error);
+  dataset_ = PrepareDataset(ForModel(data, runner->record->path), *runner->signature(),
+                            std::move(provided), HeldBy(source_, target_, data), record, error);
   if (!dataset_.has_value()) return error;
   if (auto e = BindTarget(*runner)) return e;
   samples_ = dataset_->samples.size();

@@ -164,6 +164,33 @@ TEST_F(DataCliTest, PositionalNpzInputsBindByPosition) {
   EXPECT_NE(result.out.find("arr_0 -> x"), std::string::npos) << result.out;
 }
 
+// Text tokenized by the tokenizer.json beside the model (the venv's tokenizers package), padded to
+// the longest line, with the attention mask made to match; both files recorded.
+TEST_F(DataCliTest, TextIsTokenizedByTheModelsTokenizer) {
+  const std::string out = Path("text");
+  const ProcessResult result =
+      Convgate({"compare", Data("text/textcls.onnx"), Data("text/textcls.onnx"), "--data",
+                "text:input_ids=" + Data("text/sentences.txt"), "--out", out});
+  ASSERT_EQ(result.exit_code, 0) << Describe(result);
+  EXPECT_NE(result.out.find("3 text line(s)"), std::string::npos) << result.out;
+  // Padded with the tokenizer's own [PAD] (id 1), not 0 ([UNK] here).
+  EXPECT_NE(result.out.find("padded to 6 with id 1"), std::string::npos) << result.out;
+  EXPECT_NE(result.out.find("the attention mask of 'input_ids'"), std::string::npos) << result.out;
+  const json report = Report(out);
+  EXPECT_EQ(report["inputs"]["samples"], 3);
+  ASSERT_EQ(report["inputs"]["files"].size(), 2u);  // the tokenizer, then the text
+  EXPECT_EQ(fs::path(report["inputs"]["files"][0]["path"].get<std::string>()).filename(),
+            "tokenizer.json");
+  const ProcessResult missing =
+      Convgate({"run", Data("brightspot.onnx"), "--data", "text:" + Data("text/sentences.txt")});
+  EXPECT_EQ(missing.exit_code, 2) << Describe(missing);
+  const ProcessResult broken =
+      Convgate({"run", Data("text/textcls.onnx"), "--data",
+                "text:input_ids=" + Data("text/sentences.txt"), "--tokenizer", Data("table.csv")});
+  EXPECT_EQ(broken.exit_code, 3) << Describe(broken);
+  EXPECT_NE(broken.err.find("table.csv is not a tokenizer.json"), std::string::npos) << broken.err;
+}
+
 // A torchvision classifier on the same images: the ImageNet preprocessing a user gives it.
 class DataTorchCliTest : public testing::TorchCliTest {};
 

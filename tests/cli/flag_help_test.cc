@@ -55,6 +55,7 @@ const std::map<std::string, std::vector<std::string>>& Prerequisites() {
       {"--pixel-scale", {"--data", "image:photos/"}},
       {"--sample-rate", {"--data", "audio:clips/"}},
       {"--pad-id", {"--data", "tokens:ids.jsonl"}},
+      {"--tokenizer", {"--data", "text:sentences.txt"}},
   };
   return kNeeds;
 }

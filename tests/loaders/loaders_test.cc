@@ -99,7 +99,7 @@ TEST(DataSpecTest, ParsesKindsInputsAndPaths) {
   EXPECT_EQ(ParseDataSpec("tokens:input_ids=ids.jsonl")->input, "input_ids");
   const Result<DataSpec> bad = ParseDataSpec("video:x.mp4");
   ASSERT_FALSE(bad.ok());
-  EXPECT_NE(bad.status().message().find("image, audio, tokens, table"), std::string::npos);
+  EXPECT_NE(bad.status().message().find("image, audio, tokens, text, table"), std::string::npos);
   EXPECT_FALSE(ParseDataSpec("image:").ok());
   EXPECT_FALSE(ParseDataSpec("image:=x").ok());
 }

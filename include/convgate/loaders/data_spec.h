@@ -17,10 +17,11 @@ enum class DataKind {
   kImage,   // JPEG, PNG, BMP (OpenCV imgcodecs): one image per batch row
   kAudio,   // WAV, PCM 16/32-bit or float: frames of the input's length
   kTokens,  // JSON or JSONL token ids: one sequence per batch row
+  kText,    // text, one per line, tokenized by a Hugging Face tokenizer.json
   kTable,   // CSV: one row per batch row
 };
 
-// "image", "audio", "tokens", "table".
+// "image", "audio", "tokens", "text", "table".
 std::string_view DataKindName(DataKind kind);
 
 // One --data value: "KIND:NAME=PATH" feeds input NAME, "KIND:PATH" the model's only input of that
@@ -78,7 +79,11 @@ struct AudioOptions {
 
 // Token ids: padded (with pad_id) or truncated to the input's sequence length when it is fixed.
 struct TokenOptions {
-  int64_t pad_id = 0;  // --pad-id
+  // --pad-id; unset: the tokenizer's own pad token for text ([PAD], <pad>), else 0.
+  std::optional<int64_t> pad_id;
+  // text: the tokenizer.json (--tokenizer); empty: the one beside the model, which the session
+  // fills in (session/data_inputs.h).
+  std::string tokenizer;
 };
 
 }  // namespace convgate::loaders

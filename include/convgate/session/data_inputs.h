@@ -12,6 +12,10 @@
 
 namespace convgate::session {
 
+// The options for the model at `model_path`: --data text's tokenizer, when none was given, is the
+// tokenizer.json in the model's folder (a Hugging Face export) or beside the model file.
+DataOptions ForModel(const DataOptions& options, const std::string& model_path);
+
 // On failure, `error` says which stage failed (flags for bad generation options, inputs for
 // unreadable or unfitting input files, and for a run whose inputs and `held` outputs need more than
 // options.limits.max_run_bytes: generated inputs are refused from their planned shapes, before any
