@@ -6,7 +6,8 @@
 //    out (brightspot_nhwc.onnx), renamed as exporters do (brightspot_renamed.onnx: input.1 and
 //    heat:0) and as TensorFlow names tensors (brightspot_tf.onnx: x:0, heat:0);
 //  - images/: PNG, JPEG and BMP files of shapes, gradients and text drawn by OpenCV, and
-//    broken/, holding one truncated JPEG;
+//    broken/, holding one truncated JPEG and a text file named .png; bomb/huge.png, 69 bytes whose
+//    header claims 100000 x 100000 pixels;
 //  - clip.wav (16-bit PCM, 16 kHz, stereo), tokens.jsonl, table.csv;
 //  - text/: a bag-of-embeddings classifier over token ids with an attention mask (textcls.onnx),
 //    its word-level tokenizer.json, and sentences.txt.
@@ -158,7 +159,17 @@ bool WriteImages(const fs::path& dir) {
   broken.write(reinterpret_cast<const char*>(jpeg.data()), 200);
   std::ofstream not_image(dir / "broken" / "notes.png", std::ios::binary);
   not_image << "these are notes, not a PNG\n";
-  return broken.good() && not_image.good();
+  // IHDR 100000 x 100000 RGB, one IDAT of 100 zero bytes, IEND (CRCs included).
+  static const unsigned char kHuge[] = {
+      0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48,
+      0x44, 0x52, 0x00, 0x01, 0x86, 0xa0, 0x00, 0x01, 0x86, 0xa0, 0x08, 0x02, 0x00, 0x00,
+      0x00, 0x27, 0x30, 0x9c, 0x9f, 0x00, 0x00, 0x00, 0x0c, 0x49, 0x44, 0x41, 0x54, 0x78,
+      0x9c, 0x63, 0x60, 0xa0, 0x3d, 0x00, 0x00, 0x00, 0x64, 0x00, 0x01, 0x86, 0x64, 0x3c,
+      0x35, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82};
+  fs::create_directories(dir / "bomb");
+  std::ofstream huge(dir / "bomb" / "huge.png", std::ios::binary);
+  huge.write(reinterpret_cast<const char*>(kHuge), sizeof(kHuge));
+  return broken.good() && not_image.good() && huge.good();
 }
 
 void Le(std::ofstream& out, uint32_t value, int bytes) {

@@ -14,7 +14,7 @@
 namespace convgate::loaders {
 
 // Bumped whenever ImageCodec, or anything passed through it, changes.
-inline constexpr int kImageCodecAbi = 1;
+inline constexpr int kImageCodecAbi = 2;
 
 struct ImageRequest {
   int channels = 3;  // 1: grey, 3: colour in `color` order, 4: colour then alpha (255 if none)
@@ -22,6 +22,10 @@ struct ImageRequest {
   int width = 0;  // the fitted image's size
   int height = 0;
   ImageFit fit = ImageFit::kStretch;
+  // Pixels a file may declare: a 60-byte PNG can claim 100000 x 100000, and decoding it would
+  // allocate 30 GB before failing. Applied by OpenCV as it reads the header (its
+  // OPENCV_IO_MAX_IMAGE_PIXELS, which it reads once per process: the first request's value).
+  int64_t max_pixels = int64_t{1} << 28;
 };
 
 struct DecodedImage {

@@ -2,9 +2,11 @@
 // (loaders/image_codec.h).
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <opencv2/core.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
+#include <string>
 
 #include "convgate/core/module_loader.h"
 #include "loaders/image_codec.h"
@@ -91,7 +93,20 @@ cv::Mat Fit(const cv::Mat& image, const ImageRequest& request) {
   return resized(cv::Rect(x, y, target.width, target.height)).clone();
 }
 
+// OpenCV reads its pixel limit from the environment once, at its first decode; a user's own
+// setting wins.
+void LimitPixels(int64_t max_pixels) {
+  static const bool once = [max_pixels] {
+    if (std::getenv("OPENCV_IO_MAX_IMAGE_PIXELS") == nullptr) {
+      ::setenv("OPENCV_IO_MAX_IMAGE_PIXELS", std::to_string(max_pixels).c_str(), 0);
+    }
+    return true;
+  }();
+  (void)once;
+}
+
 std::string Decode(std::string_view bytes, const ImageRequest& request, DecodedImage& decoded) {
+  LimitPixels(request.max_pixels);
   try {
     const cv::Mat buffer(1, static_cast<int>(bytes.size()), CV_8U, const_cast<char*>(bytes.data()));
     const cv::Mat image = cv::imdecode(buffer, cv::IMREAD_UNCHANGED);
@@ -109,6 +124,10 @@ std::string Decode(std::string_view bytes, const ImageRequest& request, DecodedI
     decoded.pixels.assign(fitted.data, fitted.data + fitted.total() * fitted.elemSize());
     return "";
   } catch (const cv::Exception& e) {
+    if (std::string_view(e.what()).find("CV_IO_MAX_IMAGE_PIXELS") != std::string_view::npos) {
+      return "declares more than " + std::to_string(request.max_pixels) +
+             " pixels (--max-tensor-bytes / 4): refused before decoding";
+    }
     return std::string("cannot be decoded as an image: ") + e.what();
   }
 }

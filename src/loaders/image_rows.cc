@@ -226,8 +226,9 @@ Result<Rows> LoadImageRows(const DataSpec& spec, const InputPlan& plan, const Im
   CONVGATE_ASSIGN_OR_RETURN(std::vector<std::filesystem::path> files,
                             ListDataFiles(spec.path, kImageExtensions, "image"));
   CONVGATE_ASSIGN_OR_RETURN(const ImageCodec* codec, Codec());
-  const ImageRequest request{geometry.channels, options.color, geometry.width, geometry.height,
-                             options.fit};
+  // A decoded image is held as 8-bit RGBA at most: its pixels are held to --max-tensor-bytes.
+  const ImageRequest request{geometry.channels, options.color, geometry.width,
+                             geometry.height,   options.fit,   limits.max_tensor_bytes / 4};
   Rows rows;
   for (const std::filesystem::path& file : files) {
     CONVGATE_ASSIGN_OR_RETURN(std::string bytes, ReadDataFile(file, plan.info->name, limits, rows));

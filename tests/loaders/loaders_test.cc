@@ -198,6 +198,12 @@ TEST_F(LoadersTest, ImageErrorsNameTheFileOrTheFlag) {
   ASSERT_FALSE(broken.ok());
   EXPECT_EQ(broken.status().code(), StatusCode::kDataLoss);
   EXPECT_NE(broken.status().message().find("truncated.jpg"), std::string::npos);
+  // A header claiming 10^10 pixels is refused before anything is allocated for them.
+  const Result<inputs::Dataset> huge =
+      Load(Spec("image:" + (kFixtures / "images" / "bomb" / "huge.png").string()), fixed);
+  ASSERT_FALSE(huge.ok());
+  EXPECT_NE(huge.status().message().find("refused before decoding"), std::string::npos)
+      << huge.status().ToString();
   const Result<inputs::Dataset> missing = Load(Spec("image:" + Path("none/").string()), fixed);
   EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
   const Signature dynamic = OneInput(
