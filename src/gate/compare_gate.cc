@@ -216,7 +216,7 @@ void ReportCoverage(const CompareOptions& options, const internal::CoverageTrack
           ? ": these inputs may not exercise the model"
           : ": the generated inputs may not exercise the model; give real data with --data "
             "(e.g. --data image:photos/)";
-  for (const std::string& finding : coverage.Findings()) {
+  for (const std::string& finding : coverage.Findings(report.checks)) {
     if (options.min_coverage) {
       report.structure_failures.push_back("--min-coverage: " + finding + advice);
     } else {

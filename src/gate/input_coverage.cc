@@ -46,13 +46,17 @@ void CoverageTracker::Add(const TensorMap& outputs) {
   }
 }
 
-std::vector<std::string> CoverageTracker::Findings() const {
+std::vector<std::string> CoverageTracker::Findings(const std::vector<OutputCheck>& checks) const {
   std::vector<std::string> findings;
+  std::vector<std::string> reported;
   for (const Output& output : outputs_) {
     // One element is a scalar (a loss, a count): constant by nature, not a sign of anything.
     if (!output.any || output.largest < 2) continue;
     const std::string every =
         output.samples > 1 ? "every element of every sample" : "every element (1 sample)";
+    if (output.constant || (output.saturated && output.seen_zero && output.seen_one)) {
+      reported.push_back(output.name);
+    }
     if (output.constant) {
       findings.push_back("output '" + output.name + "' is " + FormatSignificant(output.value, 6) +
                          " on " + every);
@@ -60,6 +64,31 @@ std::vector<std::string> CoverageTracker::Findings() const {
       findings.push_back("output '" + output.name + "' is saturated: 0 or 1 on " + every +
                          " (a sigmoid or softmax at its bounds)");
     }
+  }
+  // Within atol of 0 on every sample: compare's judgement found no energy to measure against.
+  struct NearZero {
+    std::string name;
+    bool everywhere = true;
+    double max_abs = 0.0;
+    double atol = 0.0;
+  };
+  std::vector<NearZero> near;
+  for (const OutputCheck& check : checks) {
+    if (!check.comparison || !check.comparison->values_compared) continue;
+    auto it = std::find_if(near.begin(), near.end(),
+                           [&](const NearZero& n) { return n.name == check.output; });
+    if (it == near.end()) it = near.insert(near.end(), NearZero{.name = check.output});
+    const compare::ValueSummary& values = check.comparison->source_values;
+    it->everywhere = it->everywhere && !check.floors_undefined.empty();
+    it->max_abs = std::max({it->max_abs, std::abs(values.min), std::abs(values.max)});
+    it->atol = std::max(it->atol, check.tolerance.atol);
+  }
+  for (const NearZero& n : near) {
+    if (!n.everywhere || n.max_abs == 0.0) continue;
+    if (std::find(reported.begin(), reported.end(), n.name) != reported.end()) continue;
+    findings.push_back("output '" + n.name + "' stays within atol " + FormatSignificant(n.atol, 3) +
+                       " of 0 on every sample (max |source| " + FormatSignificant(n.max_abs, 3) +
+                       ")");
   }
   return findings;
 }

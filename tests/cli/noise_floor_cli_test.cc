@@ -143,7 +143,12 @@ TEST_F(NoiseFloorCliTest, NearZeroOutputsHaveNoCosineToFail) {
     }
   }
   EXPECT_TRUE(undefined) << comparison["results"].dump();
-  ASSERT_EQ(comparison["warnings"].size(), 1u) << comparison["warnings"].dump();
+  // 'gate' is 0 everywhere; 'map' is not constant but within atol of 0 on every sample: both say
+  // the generated inputs may not reach what the model detects.
+  ASSERT_EQ(comparison["warnings"].size(), 2u) << comparison["warnings"].dump();
+  EXPECT_NE(comparison["warnings"][1].get<std::string>().find("'map' stays within atol"),
+            std::string::npos)
+      << comparison["warnings"].dump();
 }
 
 // A float16 model that convgate did not convert (here converted first, then compared) is judged

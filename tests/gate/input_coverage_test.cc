@@ -38,5 +38,26 @@ TEST(InputCoverageTest, AnOutputThatVariesOnceIsCovered) {
   EXPECT_TRUE(constant_across.Findings().empty());
 }
 
+// A map of 4e-6 on noise is not constant, but within atol of 0 on every sample: the same sign.
+TEST(InputCoverageTest, FindsOutputsWithinAtolOfZeroEverywhere) {
+  CoverageTracker coverage;
+  coverage.Add(Outputs({1e-6f, 4e-6f, 0}, {0.2f, 0.8f, 0}));
+  std::vector<OutputCheck> checks(2);
+  for (OutputCheck& check : checks) {
+    check.output = "map";
+    check.tolerance.atol = 0.04;
+    check.floors_undefined = "max |source| 4e-06 <= atol 0.04";
+    check.comparison.emplace();
+    check.comparison->values_compared = true;
+    check.comparison->source_values.max = 4e-6;
+  }
+  const std::vector<std::string> findings = coverage.Findings(checks);
+  ASSERT_EQ(findings.size(), 1u);
+  EXPECT_EQ(findings[0],
+            "output 'map' stays within atol 0.04 of 0 on every sample (max |source| 4e-06)");
+  checks[1].floors_undefined.clear();  // one sample had energy
+  EXPECT_TRUE(coverage.Findings(checks).empty());
+}
+
 }  // namespace
 }  // namespace convgate::gate::internal
