@@ -211,11 +211,11 @@ void JudgeSample(session::SidePair::SampleOutputs& outputs, internal::AgreementT
 // to try depends on where the inputs came from.
 void ReportCoverage(const CompareOptions& options, const internal::CoverageTracker& coverage,
                     CompareReport& report) {
+  const bool generated = report.inputs.origin.rfind("generated", 0) == 0;
   const std::string advice =
-      options.data.inputs_given()
-          ? ": these inputs may not exercise the model"
-          : ": the generated inputs may not exercise the model; give real data with --data "
-            "(e.g. --data image:photos/)";
+      generated ? ": the generated inputs may not exercise the model; give real data with --data "
+                  "(e.g. --data image:photos/)"
+                : ": these inputs may not exercise the model";
   for (const std::string& finding : coverage.Findings(report.checks)) {
     if (options.min_coverage) {
       report.structure_failures.push_back("--min-coverage: " + finding + advice);
