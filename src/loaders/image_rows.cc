@@ -5,6 +5,7 @@
 
 #include "convgate/core/module_loader.h"
 #include "convgate/core/numbers.h"
+#include "convgate/core/units.h"
 #include "loaders/image_codec.h"
 #include "loaders/rows.h"
 
@@ -225,6 +226,19 @@ Result<Rows> LoadImageRows(const DataSpec& spec, const InputPlan& plan, const Im
   CONVGATE_ASSIGN_OR_RETURN(PixelMap map, PixelMapOf(plan, options, geometry.channels));
   CONVGATE_ASSIGN_OR_RETURN(std::vector<std::filesystem::path> files,
                             ListDataFiles(spec.path, kImageExtensions, "image"));
+  // Every decoded row is held until the samples are made: refuse a folder whose rows cannot fit
+  // before decoding any (--samples keeps the first N only after loading).
+  const int64_t row_bytes = static_cast<int64_t>(DTypeSize(plan.dtype)) * geometry.channels *
+                            geometry.height * geometry.width;
+  const int64_t all_bytes = row_bytes * static_cast<int64_t>(files.size());
+  if (row_bytes > 0 && all_bytes / row_bytes == static_cast<int64_t>(files.size()) &&
+      all_bytes > limits.max_run_bytes) {
+    return Status::FailedPrecondition(
+        "--data " + spec.path + ": " + std::to_string(files.size()) + " images of " +
+        FormatBytes(row_bytes) + " each as input '" + plan.info->name + "' need " +
+        FormatBytes(all_bytes) + ", over the limit of " + FormatBytes(limits.max_run_bytes) +
+        " (--max-run-bytes): name fewer files (a glob) or raise the limit");
+  }
   CONVGATE_ASSIGN_OR_RETURN(const ImageCodec* codec, Codec());
   // A decoded image is held as 8-bit RGBA at most: its pixels are held to --max-tensor-bytes.
   const ImageRequest request{geometry.channels, options.color, geometry.width,

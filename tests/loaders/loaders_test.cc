@@ -204,6 +204,13 @@ TEST_F(LoadersTest, ImageErrorsNameTheFileOrTheFlag) {
   ASSERT_FALSE(huge.ok());
   EXPECT_NE(huge.status().message().find("refused before decoding"), std::string::npos)
       << huge.status().ToString();
+  Limits small;
+  small.max_run_bytes = 3 * 64 * 64 * 4 * 3;  // three of the four fixture images
+  const Result<inputs::Dataset> too_many =
+      LoadData(Spec("image:" + (kFixtures / "images").string()), fixed, {}, small);
+  ASSERT_FALSE(too_many.ok());
+  EXPECT_NE(too_many.status().message().find("--max-run-bytes"), std::string::npos)
+      << too_many.status().ToString();
   const Result<inputs::Dataset> missing = Load(Spec("image:" + Path("none/").string()), fixed);
   EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
   const Signature dynamic = OneInput(
