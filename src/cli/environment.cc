@@ -37,6 +37,10 @@ const std::vector<EnvironmentVariable>& EnvironmentVariables() {
        "Runs the `openvino` backend in a runner process, this script under the venv's python "
        "(`runtime/openvino_runner.py` is the project's)"},
       {"CONVGATE_HF_RUNNER", "runtime/hf_runner.py", "The runner process of the `hf` backend"},
+      {"OPENCV_IO_MAX_IMAGE_PIXELS", "--max-tensor-bytes / 4",
+       "Pixels an image may declare for `--data image:` (OpenCV's own setting; convgate sets it "
+       "from --max-tensor-bytes when it is unset, so a file claiming more is refused before it "
+       "is decoded)"},
       {"CONVGATE_TOKENIZE_SCRIPT", "runtime/tokenize_text.py",
        "Tokenizes `--data text:` lines with a tokenizer.json (the venv's tokenizers package)"},
       {"CONVGATE_PT2_RUNNER", "runtime/pt2_runner.py",
