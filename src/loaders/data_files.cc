@@ -78,6 +78,20 @@ Result<std::string> ReadDataFile(const fs::path& path, const std::string& input,
   return bytes;
 }
 
+std::vector<Line> NonBlankLines(std::string_view bytes) {
+  std::vector<Line> lines;
+  size_t start = 0, number = 0;
+  while (start < bytes.size()) {
+    size_t end = bytes.find('\n', start);
+    if (end == std::string_view::npos) end = bytes.size();
+    const std::string_view line = bytes.substr(start, end - start);
+    ++number;
+    start = end + 1;
+    if (line.find_first_not_of(" \t\r") != std::string_view::npos) lines.push_back({number, line});
+  }
+  return lines;
+}
+
 Status CheckNumericInput(const InputPlan& plan, std::string_view kind) {
   if (plan.dtype != DType::kString && plan.dtype != DType::kBool) return Status::OK();
   return Status::InvalidArgument("--data " + std::string(kind) + ": input '" + plan.info->name +

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "convgate/core/limits.h"
@@ -42,6 +43,14 @@ Result<std::vector<std::filesystem::path>> ListDataFiles(const std::string& path
 // A file's bytes under limits.max_tensor_bytes, with its record for the report.
 Result<std::string> ReadDataFile(const std::filesystem::path& path, const std::string& input,
                                  const Limits& limits, Rows& rows);
+
+// A text file's lines that hold more than blanks, each with its 1-based number (for messages), as
+// views into `bytes`; a trailing '\r' is left on the line.
+struct Line {
+  size_t number;
+  std::string_view text;
+};
+std::vector<Line> NonBlankLines(std::string_view bytes);
 
 // InvalidArgument when a loader of `kind` cannot fill an input of this dtype.
 Status CheckNumericInput(const InputPlan& plan, std::string_view kind);

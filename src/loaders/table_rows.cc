@@ -48,18 +48,11 @@ Result<Rows> LoadTableRows(const DataSpec& spec, const InputPlan& plan, const Li
   size_t columns = plan.fixed[axis] ? static_cast<size_t>(plan.shape[axis]) : 0;
   for (const std::filesystem::path& file : files) {
     CONVGATE_ASSIGN_OR_RETURN(std::string bytes, ReadDataFile(file, name, limits, rows));
-    size_t start = 0, line_number = 0;
-    while (start < bytes.size()) {
-      size_t end = bytes.find('\n', start);
-      if (end == std::string::npos) end = bytes.size();
-      const std::string line = bytes.substr(start, end - start);
-      start = end + 1;
-      ++line_number;
-      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-      Result<std::vector<double>> values = ParseRow(SplitCsvLine(line));
-      const std::string where = file.string() + " line " + std::to_string(line_number);
+    for (const Line& line : NonBlankLines(bytes)) {
+      Result<std::vector<double>> values = ParseRow(SplitCsvLine(std::string(line.text)));
+      const std::string where = file.string() + " line " + std::to_string(line.number);
       if (!values.ok()) {
-        if (line_number == 1) continue;  // a header
+        if (line.number == 1) continue;  // a header
         return Status::DataLoss(where + ": " + values.status().message());
       }
       if (columns == 0) columns = values->size();

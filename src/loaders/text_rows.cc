@@ -43,13 +43,8 @@ Result<Tokenized> Tokenize(const std::filesystem::path& tokenizer,
   }
   CONVGATE_ASSIGN_OR_RETURN(std::string lines, ReadFile(out));
   Tokenized tokenized;
-  size_t start = 0;
-  while (start < lines.size()) {
-    size_t end = lines.find('\n', start);
-    if (end == std::string::npos) end = lines.size();
-    const nlohmann::json line =
-        nlohmann::json::parse(lines.substr(start, end - start), nullptr, false);
-    start = end + 1;
+  for (const Line& text_line : NonBlankLines(lines)) {
+    const nlohmann::json line = nlohmann::json::parse(text_line.text, nullptr, false);
     if (!line.is_discarded() && line.contains("pad_id")) {
       if (line["pad_id"].is_number_integer()) tokenized.pad_id = line["pad_id"].get<int64_t>();
       continue;

@@ -58,16 +58,9 @@ Result<std::vector<std::vector<int64_t>>> ReadSequences(const std::string& bytes
     }
     return sequences;
   }
-  size_t line_number = 0, start = 0;
-  while (start < bytes.size()) {
-    size_t end = bytes.find('\n', start);
-    if (end == std::string::npos) end = bytes.size();
-    ++line_number;
-    const std::string line = bytes.substr(start, end - start);
-    start = end + 1;
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    const std::string where = path + " line " + std::to_string(line_number);
-    const json item = json::parse(line, nullptr, false);
+  for (const Line& line : NonBlankLines(bytes)) {
+    const std::string where = path + " line " + std::to_string(line.number);
+    const json item = json::parse(line.text, nullptr, false);
     if (item.is_discarded()) return Status::DataLoss(where + " is not JSON");
     CONVGATE_ASSIGN_OR_RETURN(std::vector<int64_t> ids, SequenceOf(item, input, where));
     sequences.push_back(std::move(ids));
