@@ -55,10 +55,11 @@ constexpr char kUsageErrorDetail[] = "Nothing ran: the request was refused as a 
 
 std::string Text(const json& value) { return value.is_string() ? value.get<std::string>() : ""; }
 
-// "hf" or "hf: text-generation-with-past on PyTorch (...), greedy, 8 new tokens": the backend and
+// "hf" or "hf (text-generation-with-past on PyTorch (...), greedy, 8 new tokens)": the backend and
 // the settings that decide what it computed.
 std::string BackendText(const gate::SideRecord& side) {
-  return side.backend_settings.empty() ? side.backend : side.backend + ": " + side.backend_settings;
+  return side.backend_settings.empty() ? side.backend
+                                       : side.backend + " (" + side.backend_settings + ")";
 }
 
 }  // namespace
