@@ -56,8 +56,8 @@ void WriteScenes(const fs::path& dir, int count) {
                  cv::Scalar(rng.uniform(0, 255), rng.uniform(0, 255), rng.uniform(0, 255)),
                  cv::FILLED);
     }
-    cv::putText(scene, "sample " + std::to_string(i), cv::Point(20, 60),
-                cv::FONT_HERSHEY_SIMPLEX, 2.0, cv::Scalar(255, 255, 255), 3);
+    cv::putText(scene, "sample " + std::to_string(i), cv::Point(20, 60), cv::FONT_HERSHEY_SIMPLEX,
+                2.0, cv::Scalar(255, 255, 255), 3);
     char name[32];
     std::snprintf(name, sizeof(name), "img_%04d.jpg", i);
     cv::imwrite((dir / name).string(), scene);
@@ -145,9 +145,8 @@ int main(int argc, char** argv) {
   options.specs.push_back(convgate::loaders::ParseDataSpec("image:" + dir.string()).value());
   (void)convgate::loaders::ParseNormalize("imagenet", options.image);
   const double loader = Best(repeat, [&] {
-    auto dataset =
-        convgate::loaders::LoadData(options, signature, convgate::inputs::InputOptions(),
-                                    convgate::Limits());
+    auto dataset = convgate::loaders::LoadData(options, signature, convgate::inputs::InputOptions(),
+                                               convgate::Limits());
     if (!dataset.ok() || dataset->samples.size() != files.size()) {
       std::fprintf(stderr, "LoadData: %s\n", dataset.status().ToString().c_str());
       std::exit(1);

@@ -73,8 +73,8 @@ TEST_F(BackendsCliTest, OrtOptimizationLevelIsChosenByFlagAndRecorded) {
     r = Convgate({"compare", Model("tinycnn.onnx"), Model("tinycnn.onnx"), "--ort-optimization",
                   level, "--out", Out()});
     ASSERT_EQ(r.exit_code, 0) << Describe(r);
-    EXPECT_NE(Report()["target"]["backend_settings"].get<std::string>().find(
-                  "graph optimization " + level + ","),
+    EXPECT_NE(Report()["target"]["backend_settings"].get<std::string>().find("graph optimization " +
+                                                                             level + ","),
               std::string::npos);
   }
   r = Convgate(

@@ -131,8 +131,7 @@ TEST_F(NoiseFloorCliTest, NearZeroOutputsHaveNoCosineToFail) {
   ASSERT_EQ(result.exit_code, 0) << Describe(result);
   EXPECT_NE(result.out.find("cosine and SNR undefined: max |source|"), std::string::npos)
       << result.out;
-  EXPECT_NE(result.out.find("warning: output 'gate' is 0 on every element"),
-            std::string::npos)
+  EXPECT_NE(result.out.find("warning: output 'gate' is 0 on every element"), std::string::npos)
       << result.out;
   const json report = ReadJson(out / "report.json");
   const json& comparison = report["comparison"];
