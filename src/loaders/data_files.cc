@@ -6,6 +6,7 @@
 #include <system_error>
 
 #include "convgate/core/file_util.h"
+#include "convgate/core/join.h"
 #include "loaders/rows.h"
 
 namespace convgate::loaders {
@@ -30,12 +31,6 @@ std::vector<fs::path> Glob(const std::string& pattern) {
   }
   ::globfree(&matches);
   return found;  // glob sorts its matches
-}
-
-std::string Extensions(const std::vector<std::string>& extensions) {
-  std::string text;
-  for (const std::string& extension : extensions) text += (text.empty() ? "" : ", ") + extension;
-  return text;
 }
 
 }  // namespace
@@ -64,7 +59,7 @@ Result<std::vector<fs::path>> ListDataFiles(const std::string& path,
   std::sort(files.begin(), files.end());
   if (files.empty()) {
     return Status::NotFound("--data " + path + " holds no " + std::string(kind) + " files (" +
-                            Extensions(extensions) + ")");
+                            JoinComma(extensions) + ")");
   }
   return files;
 }

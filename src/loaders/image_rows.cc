@@ -46,22 +46,12 @@ struct Geometry {
   int width = 0;
 };
 
-std::string ShapeText(const InputPlan& plan) {
-  std::string text = "[";
-  for (size_t axis = 0; axis < plan.shape.size(); ++axis) {
-    const Dim& dim = plan.info->has_shape && axis < plan.info->shape.size() ? plan.info->shape[axis]
-                                                                            : Dim::Unknown();
-    text += (axis ? ", " : "") +
-            (dim.is_fixed() ? std::to_string(dim.value) : (dim.symbol.empty() ? "?" : dim.symbol));
-  }
-  return text + "]";
-}
-
 Result<Geometry> GeometryOf(const InputPlan& plan, const ImageOptions& options) {
   const std::string& name = plan.info->name;
   const size_t offset = plan.batched ? 1 : 0;
   if (plan.shape.size() != offset + 3) {
-    return Status::InvalidArgument("--data image: input '" + name + "' is " + ShapeText(plan) +
+    return Status::InvalidArgument("--data image: input '" + name + "' is " +
+                                   FormatDims(*plan.info) +
                                    "; an image input has rank 4 (a batch of images) or 3");
   }
   const auto known_channels = [&](size_t axis) {
@@ -84,7 +74,7 @@ Result<Geometry> GeometryOf(const InputPlan& plan, const ImageOptions& options) 
         geometry.channels_last = false;  // its first Conv reads dim 1
       } else {
         return Status::InvalidArgument("--data image: cannot tell where input '" + name + "' " +
-                                       ShapeText(plan) +
+                                       FormatDims(*plan.info) +
                                        " keeps its channels: give --layout nchw or nhwc");
       }
   }
@@ -94,7 +84,7 @@ Result<Geometry> GeometryOf(const InputPlan& plan, const ImageOptions& options) 
   if (!plan.fixed[channel_axis])
     channels = plan.info->hint.channels > 0 ? plan.info->hint.channels : 3;
   if (!ChannelCount(channels)) {
-    return Status::InvalidArgument("--data image: input '" + name + "' " + ShapeText(plan) +
+    return Status::InvalidArgument("--data image: input '" + name + "' " + FormatDims(*plan.info) +
                                    " has " + std::to_string(channels) +
                                    " channels; images give 1 (grey), 3 or 4 (with --layout " +
                                    (geometry.channels_last ? "nhwc" : "nchw") + ")");
@@ -106,7 +96,7 @@ Result<Geometry> GeometryOf(const InputPlan& plan, const ImageOptions& options) 
                   plan.shape[height_axis + 1] != options.width)) {
       return Status::InvalidArgument("--resize " + std::to_string(options.width) + "x" +
                                      std::to_string(options.height) + " disagrees with input '" +
-                                     name + "' " + ShapeText(plan) + ", which takes " +
+                                     name + "' " + FormatDims(*plan.info) + ", which takes " +
                                      std::to_string(plan.shape[height_axis + 1]) + "x" +
                                      std::to_string(plan.shape[height_axis]) + " (width x height)");
     }
@@ -116,7 +106,7 @@ Result<Geometry> GeometryOf(const InputPlan& plan, const ImageOptions& options) 
     geometry.height = static_cast<int>(plan.shape[height_axis]);
     geometry.width = static_cast<int>(plan.shape[height_axis + 1]);
   } else {
-    return Status::InvalidArgument("--data image: input '" + name + "' " + ShapeText(plan) +
+    return Status::InvalidArgument("--data image: input '" + name + "' " + FormatDims(*plan.info) +
                                    " has a dynamic height or width: give --resize WIDTHxHEIGHT");
   }
   return geometry;

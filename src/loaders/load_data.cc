@@ -4,15 +4,16 @@
 #include <cstring>
 #include <map>
 
+#include "convgate/core/join.h"
 #include "loaders/rows.h"
 
 namespace convgate::loaders {
 namespace {
 
 std::string InputList(const Signature& signature) {
-  std::string text;
-  for (const TensorInfo& input : signature.inputs) text += (text.empty() ? "" : ", ") + input.name;
-  return text.empty() ? "none" : text;
+  std::vector<std::string> names;
+  for (const TensorInfo& input : signature.inputs) names.push_back(input.name);
+  return JoinComma(names, "none");
 }
 
 // Whether an input could take `kind` of data, for a spec that names none.
@@ -235,9 +236,7 @@ Result<inputs::Dataset> LoadData(const LoaderOptions& options, const Signature& 
     }
     CONVGATE_ASSIGN_OR_RETURN(generated, inputs::GenerateDataset(rest, rest_options));
     dataset.notes.insert(dataset.notes.end(), generated->notes.begin(), generated->notes.end());
-    std::string names;
-    for (const TensorInfo& input : rest.inputs) names += (names.empty() ? "" : ", ") + input.name;
-    dataset.notes.push_back("generated the inputs --data does not feed (" + names +
+    dataset.notes.push_back("generated the inputs --data does not feed (" + InputList(rest) +
                             "): " + generated->origin);
   }
   for (size_t s = 0; s < samples; ++s) {

@@ -28,17 +28,6 @@ bool Fits(const TensorInfo& declared, const std::vector<int64_t>& dims) {
   return true;
 }
 
-std::string DeclaredShape(const TensorInfo& info) {
-  if (!info.has_shape) return "[?]";
-  std::string text = "[";
-  for (size_t axis = 0; axis < info.shape.size(); ++axis) {
-    const Dim& dim = info.shape[axis];
-    text += (axis ? ", " : "") +
-            (dim.is_fixed() ? std::to_string(dim.value) : (dim.symbol.empty() ? "?" : dim.symbol));
-  }
-  return text + "]";
-}
-
 std::string DimsText(const std::vector<int64_t>& dims) {
   std::string text = "[";
   for (size_t axis = 0; axis < dims.size(); ++axis) {
@@ -203,7 +192,7 @@ Result<InterfaceBinding> InterfaceBinding::Bind(const InterfaceOptions& options,
         hint = ": it takes the data set's NCHW as it is; drop --target-layout for it";
       }
       return Status::FailedPrecondition("the target's input '" + declared.name + "' is " +
-                                        DeclaredShape(declared) + ", the data set's '" + name +
+                                        FormatDims(declared) + ", the data set's '" + name +
                                         "' is " + DimsText(AsTargetTakes(dims, transpose)) +
                                         (transpose ? " (transposed to NHWC)" : "") + hint);
     }
