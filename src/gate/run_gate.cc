@@ -63,7 +63,10 @@ void CheckSample(int sample_idx, const Signature& signature, const TensorMap& sa
 // Tensors are copied only on purpose (Clone): the given samples stay the caller's.
 std::optional<inputs::Dataset> CopyOf(const std::optional<inputs::Dataset>& given) {
   if (!given) return std::nullopt;
-  inputs::Dataset copy{{}, given->origin, given->notes};
+  inputs::Dataset copy;
+  copy.origin = given->origin;
+  copy.notes = given->notes;
+  copy.files = given->files;
   for (const TensorMap& sample : given->samples) copy.samples.push_back(sample.Clone());
   return copy;
 }

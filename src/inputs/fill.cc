@@ -108,6 +108,13 @@ void FillIntegers(Tensor& tensor, Fill fill, const ValueRange& range, Prng& prng
 // Halves avoid overflow when lo and hi are near +-DBL_MAX.
 void FillFloats(Tensor& tensor, Fill fill, const ValueRange& range, Prng& prng) {
   const int64_t count = tensor.num_elements();
+  if (fill == Fill::kUniform && tensor.dtype() == DType::kFloat32 && tensor.IsAligned()) {
+    // The common case written straight (the values SetDouble would store): a streamed run makes
+    // each sample again for the target.
+    const std::span<float> values = tensor.data<float>();
+    prng.FillUniform(values.data(), static_cast<int64_t>(values.size()), range.lo, range.hi);
+    return;
+  }
   if (fill == Fill::kUniform) {
     for (int64_t flat = 0; flat < count; ++flat) {
       tensor.SetDouble(flat, prng.Uniform(range.lo, range.hi));

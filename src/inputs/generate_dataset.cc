@@ -1,6 +1,7 @@
 // GenerateDataset: resolve each input's shape, dtype, fill and range from the signature and the
 // options (all checks happen before any value is drawn), then draw the values.
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -346,6 +347,24 @@ Result<std::vector<PlannedInput>> PlanGeneratedInputs(const Signature& signature
   return planned;
 }
 
+namespace {
+
+// Sample `index` of every input in `plans`: each from its own Prng(DeriveSeed(seed, index, input)),
+// so that a sample made alone is the sample GenerateDataset makes.
+Result<TensorMap> MakeSample(const std::vector<InputPlan>& plans, uint64_t seed, size_t index) {
+  TensorMap sample;
+  for (size_t input_idx = 0; input_idx < plans.size(); ++input_idx) {
+    const InputPlan& plan = plans[input_idx];
+    CONVGATE_ASSIGN_OR_RETURN(Tensor tensor, Tensor::Allocate(plan.dtype, plan.shape));
+    Prng prng(DeriveSeed(seed, static_cast<uint64_t>(index), input_idx));
+    FillTensor(tensor, plan.fill, plan.range, prng);
+    CONVGATE_RETURN_IF_ERROR(sample.Insert(plan.info->name, std::move(tensor)));
+  }
+  return sample;
+}
+
+}  // namespace
+
 Result<Dataset> GenerateDataset(const Signature& signature, const InputOptions& options) {
   CONVGATE_RETURN_IF_ERROR(CheckOptions(signature, options));
   Dataset dataset;
@@ -353,16 +372,32 @@ Result<Dataset> GenerateDataset(const Signature& signature, const InputOptions& 
                             PlanInputs(signature, options, dataset.notes));
   dataset.origin = DescribeGeneration(options, plans);
   for (int sample_idx = 0; sample_idx < options.samples; ++sample_idx) {
-    TensorMap sample;
-    for (size_t input_idx = 0; input_idx < plans.size(); ++input_idx) {
-      const InputPlan& plan = plans[input_idx];
-      CONVGATE_ASSIGN_OR_RETURN(Tensor tensor, Tensor::Allocate(plan.dtype, plan.shape));
-      Prng prng(DeriveSeed(options.seed, static_cast<uint64_t>(sample_idx), input_idx));
-      FillTensor(tensor, plan.fill, plan.range, prng);
-      CONVGATE_RETURN_IF_ERROR(sample.Insert(plan.info->name, std::move(tensor)));
-    }
+    CONVGATE_ASSIGN_OR_RETURN(TensorMap sample,
+                              MakeSample(plans, options.seed, static_cast<size_t>(sample_idx)));
     dataset.samples.push_back(std::move(sample));
   }
+  return dataset;
+}
+
+Result<Dataset> GenerateStreamedDataset(const Signature& signature, const InputOptions& options) {
+  CONVGATE_RETURN_IF_ERROR(CheckOptions(signature, options));
+  // The plans point into the signature: the maker keeps its own copy of both.
+  struct State {
+    Signature signature;
+    std::vector<InputPlan> plans;
+  };
+  auto state = std::make_shared<State>();
+  state->signature = signature;
+  Dataset dataset;
+  CONVGATE_ASSIGN_OR_RETURN(state->plans, PlanInputs(state->signature, options, dataset.notes));
+  dataset.origin = DescribeGeneration(options, state->plans);
+  CONVGATE_ASSIGN_OR_RETURN(TensorMap first, MakeSample(state->plans, options.seed, 0));
+  dataset.samples.push_back(std::move(first));
+  const uint64_t seed = options.seed;
+  dataset.streamed = static_cast<size_t>(options.samples);
+  dataset.make = [state, seed](size_t index, std::vector<DataFile>&) {
+    return MakeSample(state->plans, seed, index);
+  };
   return dataset;
 }
 

@@ -59,6 +59,10 @@ double Prng::Uniform(double lo, double hi) {
   return value;
 }
 
+void Prng::FillUniform(float* out, int64_t count, double lo, double hi) {
+  for (int64_t idx = 0; idx < count; ++idx) out[idx] = static_cast<float>(Uniform(lo, hi));
+}
+
 int64_t Prng::UniformInt(int64_t lo, int64_t hi) {
   // Unsigned arithmetic wraps, so hi - lo is exact even for [INT64_MIN, INT64_MAX].
   const uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);

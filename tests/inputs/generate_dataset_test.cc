@@ -31,6 +31,40 @@ Status GenerateError(const Signature& signature, const InputOptions& options) {
   return dataset.status();
 }
 
+// A streamed dataset makes each sample alone, exactly as GenerateDataset makes it among the others.
+TEST(GenerateDataset, StreamedSamplesAreTheSamplesGenerated) {
+  const Signature signature = MakeSignature({
+      Input("ids", DType::kInt64, {Fix(1), Fix(5)}),
+      Input("image", DType::kFloat32, {Fix(1), Fix(3), Fix(4), Fix(4)}),
+      Input("flag", DType::kBool, {Fix(2)}),
+  });
+  InputOptions options;
+  options.samples = 4;
+  options.seed = 7;
+  const Dataset held = Generate(signature, options);
+  Result<Dataset> streamed = GenerateStreamedDataset(signature, options);
+  ASSERT_TRUE(streamed.ok()) << streamed.status().ToString();
+  EXPECT_EQ(streamed->samples.size(), 1u);
+  EXPECT_EQ(streamed->size(), 4u);
+  EXPECT_EQ(streamed->origin, held.origin);
+  EXPECT_EQ(streamed->notes, held.notes);
+  std::vector<DataFile> files;
+  for (size_t idx : {3u, 1u, 2u, 1u}) {
+    Result<TensorMap> made = streamed->make(idx, files);
+    ASSERT_TRUE(made.ok()) << made.status().ToString();
+    for (const auto& entry : held.samples[idx]) {
+      const std::span<const std::byte> a = entry.tensor.bytes();
+      const std::span<const std::byte> b = made->Find(entry.name)->bytes();
+      EXPECT_TRUE(std::equal(a.begin(), a.end(), b.begin(), b.end()))
+          << "sample " << idx << " input " << entry.name;
+    }
+  }
+  const std::span<const std::byte> a = held.samples[0].Find("image")->bytes();
+  const std::span<const std::byte> b = streamed->samples[0].Find("image")->bytes();
+  EXPECT_TRUE(std::equal(a.begin(), a.end(), b.begin(), b.end()));
+  EXPECT_TRUE(files.empty());
+}
+
 TEST(GenerateDataset, ShapesFromDeclarationDimsAndDefaults) {
   const Signature signature = MakeSignature({
       Input("ids", DType::kInt64, {Sym("batch"), Sym("seq")}),

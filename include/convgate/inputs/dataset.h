@@ -2,7 +2,9 @@
 // a model's signature or loaded from files, and can be saved for reuse (--save-inputs).
 #pragma once
 
+#include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -21,7 +23,11 @@ struct DataFile {
   std::string sha256;  // of the bytes read
 };
 
+// Makes sample `index` of a streamed dataset, recording in `files` the files it read.
+using SampleMaker = std::function<Result<TensorMap>(size_t index, std::vector<DataFile>& files)>;
+
 struct Dataset {
+  // Every sample, or for a streamed dataset (`make` set) the first only.
   std::vector<TensorMap> samples;
   // "generated: uniform, seed 1, 2 samples" or the path it was loaded from; error messages about
   // the data name it.
@@ -30,6 +36,13 @@ struct Dataset {
   // batch=N").
   std::vector<std::string> notes;
   std::vector<DataFile> files;  // loaded by --data (loaders/load_data.h); empty otherwise
+  // A streamed dataset makes samples [1, streamed) when asked, one at a time, so that a run over
+  // thousands of samples holds one: all of them alike (names, dtypes and shapes of samples[0]).
+  SampleMaker make;
+  size_t streamed = 0;
+
+  size_t size() const { return make ? streamed : samples.size(); }
+  bool is_streamed() const { return static_cast<bool>(make); }
 };
 
 // Generates options.samples samples for every input of `signature`, in declaration order.
@@ -46,6 +59,10 @@ struct Dataset {
 // and for samples < 1. Unimplemented naming the input for a string input: made-up text says
 // nothing about a model, so string inputs must be loaded (LoadDataset).
 Result<Dataset> GenerateDataset(const Signature& signature, const InputOptions& options);
+
+// GenerateDataset's dataset streamed (Dataset::make): sample 0 made now, the others alike when
+// asked, each exactly as GenerateDataset makes it. Same checks and errors.
+Result<Dataset> GenerateStreamedDataset(const Signature& signature, const InputOptions& options);
 
 // One input as GenerateDataset would make it.
 struct PlannedInput {
