@@ -140,7 +140,8 @@ Result<Rows> LoadAudioRows(const DataSpec& spec, const InputPlan& plan, const Au
   Rows rows;
   int padded = 0;
   for (const std::filesystem::path& file : files) {
-    CONVGATE_ASSIGN_OR_RETURN(std::string bytes, ReadDataFile(file, plan.info->name, limits, rows));
+    CONVGATE_ASSIGN_OR_RETURN(std::string bytes,
+                              ReadDataFile(file, plan.info->name, limits, rows.files));
     CONVGATE_ASSIGN_OR_RETURN(Wav wav, ParseWav(bytes, file.string()));
     if (options.sample_rate > 0 && wav.sample_rate != options.sample_rate) {
       return Status::FailedPrecondition(

@@ -65,11 +65,11 @@ Result<std::vector<fs::path>> ListDataFiles(const std::string& path,
 }
 
 Result<std::string> ReadDataFile(const fs::path& path, const std::string& input,
-                                 const Limits& limits, Rows& rows) {
+                                 const Limits& limits, std::vector<inputs::DataFile>& files) {
   CONVGATE_ASSIGN_OR_RETURN(
       std::string bytes,
       ReadFile(path, static_cast<uint64_t>(limits.max_tensor_bytes), "--max-tensor-bytes"));
-  rows.files.push_back({input, path.string(), Sha256Hex(bytes)});
+  files.push_back({input, path.string(), Sha256Hex(bytes)});
   return bytes;
 }
 

@@ -210,18 +210,18 @@ Result<Tensor> RowOf(const DecodedImage& image, const Geometry& geometry, const 
 }  // namespace
 
 Result<Rows> LoadImageRows(const DataSpec& spec, const InputPlan& plan, const ImageOptions& options,
-                           const Limits& limits) {
+                           const Limits& limits, bool lazy) {
   CONVGATE_RETURN_IF_ERROR(CheckNumericInput(plan, "image"));
   CONVGATE_ASSIGN_OR_RETURN(Geometry geometry, GeometryOf(plan, options));
   CONVGATE_ASSIGN_OR_RETURN(PixelMap map, PixelMapOf(plan, options, geometry.channels));
   CONVGATE_ASSIGN_OR_RETURN(std::vector<std::filesystem::path> files,
                             ListDataFiles(spec.path, kImageExtensions, "image"));
-  // Every decoded row is held until the samples are made: refuse a folder whose rows cannot fit
-  // before decoding any (--samples keeps the first N only after loading).
+  // Rows decoded at once are held until the samples are made: refuse a folder whose rows cannot
+  // fit before decoding any (--samples keeps the first N only after loading).
   const int64_t row_bytes = static_cast<int64_t>(DTypeSize(plan.dtype)) * geometry.channels *
                             geometry.height * geometry.width;
   const int64_t all_bytes = row_bytes * static_cast<int64_t>(files.size());
-  if (row_bytes > 0 && all_bytes / row_bytes == static_cast<int64_t>(files.size()) &&
+  if (!lazy && row_bytes > 0 && all_bytes / row_bytes == static_cast<int64_t>(files.size()) &&
       all_bytes > limits.max_run_bytes) {
     return Status::FailedPrecondition(
         "--data " + spec.path + ": " + std::to_string(files.size()) + " images of " +
@@ -233,19 +233,36 @@ Result<Rows> LoadImageRows(const DataSpec& spec, const InputPlan& plan, const Im
   // A decoded image is held as 8-bit RGBA at most: its pixels are held to --max-tensor-bytes.
   const ImageRequest request{geometry.channels, options.color, geometry.width,
                              geometry.height,   options.fit,   limits.max_tensor_bytes / 4};
-  Rows rows;
-  for (const std::filesystem::path& file : files) {
-    CONVGATE_ASSIGN_OR_RETURN(std::string bytes, ReadDataFile(file, plan.info->name, limits, rows));
+  // What a row needs of the plan, copied: lazy rows outlive the signature `plan` points into.
+  InputPlan layout = plan;
+  layout.info = nullptr;
+  const std::string input = plan.info->name;
+  auto decode = [codec, request, geometry, map, layout, input, limits](
+                    const std::filesystem::path& file,
+                    std::vector<inputs::DataFile>& read) -> Result<Tensor> {
+    CONVGATE_ASSIGN_OR_RETURN(std::string bytes, ReadDataFile(file, input, limits, read));
     DecodedImage image;
     if (std::string why = codec->decode(bytes, request, image); !why.empty()) {
       return Status::DataLoss(file.string() + " " + why);
     }
-    CONVGATE_ASSIGN_OR_RETURN(Tensor row, RowOf(image, geometry, map, plan));
-    rows.rows.push_back(std::move(row));
-  }
-  rows.notes.push_back("input '" + plan.info->name + "': " + std::to_string(files.size()) +
+    return RowOf(image, geometry, map, layout);
+  };
+  Rows rows;
+  rows.notes.push_back("input '" + input + "': " + std::to_string(files.size()) +
                        " image file(s) from " + spec.path + ", " +
                        Describe(geometry, options, map, plan));
+  if (lazy) {
+    rows.lazy = files.size();
+    rows.decode = [files = std::move(files), decode](size_t row,
+                                                     std::vector<inputs::DataFile>& read) {
+      return decode(files[row], read);
+    };
+    return rows;
+  }
+  for (const std::filesystem::path& file : files) {
+    CONVGATE_ASSIGN_OR_RETURN(Tensor row, decode(file, rows.files));
+    rows.rows.push_back(std::move(row));
+  }
   return rows;
 }
 

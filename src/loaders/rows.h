@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,10 +28,17 @@ struct InputPlan {
 };
 
 struct Rows {
+  // Decoded rows; empty when they are decoded one at a time (`decode`).
   std::vector<Tensor> rows;
+  // Rows decoded when asked (images of a streamed dataset): `lazy` of them, row i read (and
+  // recorded in `files`) by decode(i, files), again each time it is asked for.
+  size_t lazy = 0;
+  std::function<Result<Tensor>(size_t row, std::vector<inputs::DataFile>& files)> decode;
   std::vector<int64_t> lengths;  // tokens: each row's tokens before its padding
   std::vector<inputs::DataFile> files;
   std::vector<std::string> notes;
+
+  size_t size() const { return decode ? lazy : rows.size(); }
 };
 
 // The files `path` names: itself, a folder's regular files whose extension is in `extensions`
@@ -42,7 +50,7 @@ Result<std::vector<std::filesystem::path>> ListDataFiles(const std::string& path
 
 // A file's bytes under limits.max_tensor_bytes, with its record for the report.
 Result<std::string> ReadDataFile(const std::filesystem::path& path, const std::string& input,
-                                 const Limits& limits, Rows& rows);
+                                 const Limits& limits, std::vector<inputs::DataFile>& files);
 
 // A text file's lines that hold more than blanks, each with its 1-based number (for messages), as
 // views into `bytes`; a trailing '\r' is left on the line.
@@ -55,8 +63,9 @@ std::vector<Line> NonBlankLines(std::string_view bytes);
 // InvalidArgument when a loader of `kind` cannot fill an input of this dtype.
 Status CheckNumericInput(const InputPlan& plan, std::string_view kind);
 
+// `lazy`: the rows are decoded when asked (Rows::decode), so a folder need not fit in memory.
 Result<Rows> LoadImageRows(const DataSpec& spec, const InputPlan& plan, const ImageOptions& options,
-                           const Limits& limits);
+                           const Limits& limits, bool lazy);
 Result<Rows> LoadAudioRows(const DataSpec& spec, const InputPlan& plan, const AudioOptions& options,
                            const Limits& limits);
 Result<Rows> LoadTokenRows(const DataSpec& spec, const InputPlan& plan, const TokenOptions& options,

@@ -47,7 +47,7 @@ Result<Rows> LoadTableRows(const DataSpec& spec, const InputPlan& plan, const Li
   Rows rows;
   size_t columns = plan.fixed[axis] ? static_cast<size_t>(plan.shape[axis]) : 0;
   for (const std::filesystem::path& file : files) {
-    CONVGATE_ASSIGN_OR_RETURN(std::string bytes, ReadDataFile(file, name, limits, rows));
+    CONVGATE_ASSIGN_OR_RETURN(std::string bytes, ReadDataFile(file, name, limits, rows.files));
     for (const Line& line : NonBlankLines(bytes)) {
       Result<std::vector<double>> values = ParseRow(SplitCsvLine(std::string(line.text)));
       const std::string where = file.string() + " line " + std::to_string(line.number);

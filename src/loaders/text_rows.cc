@@ -71,11 +71,11 @@ Result<Rows> LoadTextRows(const DataSpec& spec, const InputPlan& plan, const Tok
                             ListDataFiles(spec.path, {".txt"}, "text"));
   Rows rows;
   // The tokenizer decides the ids as much as the text does: it is recorded beside the text.
-  CONVGATE_RETURN_IF_ERROR(ReadDataFile(tokenizer, plan.info->name, limits, rows).status());
+  CONVGATE_RETURN_IF_ERROR(ReadDataFile(tokenizer, plan.info->name, limits, rows.files).status());
   std::vector<std::vector<int64_t>> sequences;
   TokenOptions padding = options;
   for (const std::filesystem::path& file : files) {
-    CONVGATE_RETURN_IF_ERROR(ReadDataFile(file, plan.info->name, limits, rows).status());
+    CONVGATE_RETURN_IF_ERROR(ReadDataFile(file, plan.info->name, limits, rows.files).status());
     CONVGATE_ASSIGN_OR_RETURN(Tokenized read, Tokenize(tokenizer, file));
     for (auto& ids : read.sequences) sequences.push_back(std::move(ids));
     if (!padding.pad_id) padding.pad_id = read.pad_id;  // --pad-id wins

@@ -121,7 +121,7 @@ Result<Rows> LoadTokenRows(const DataSpec& spec, const InputPlan& plan, const To
   Rows rows;
   std::vector<std::vector<int64_t>> sequences;
   for (const std::filesystem::path& file : files) {
-    CONVGATE_ASSIGN_OR_RETURN(std::string bytes, ReadDataFile(file, name, limits, rows));
+    CONVGATE_ASSIGN_OR_RETURN(std::string bytes, ReadDataFile(file, name, limits, rows.files));
     CONVGATE_ASSIGN_OR_RETURN(std::vector<std::vector<int64_t>> read,
                               ReadSequences(bytes, file.string(), name));
     for (auto& ids : read) sequences.push_back(std::move(ids));

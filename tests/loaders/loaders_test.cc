@@ -314,5 +314,87 @@ TEST_F(LoadersTest, GeneratesTheInputsDataDoesNotFeed) {
   EXPECT_EQ(dataset->samples[1].Find("scale")->shape().dims(), (std::vector<int64_t>{1, 1}));
 }
 
+// Every sample as a streamed dataset makes it, asked in any order and more than once.
+std::vector<TensorMap> Every(inputs::Dataset& dataset, std::vector<inputs::DataFile>& files) {
+  std::vector<TensorMap> samples;
+  for (size_t idx = 0; idx < dataset.size(); ++idx) {
+    if (idx < dataset.samples.size()) {
+      samples.push_back(dataset.samples[idx].Clone());
+      continue;
+    }
+    Result<TensorMap> made = dataset.make(idx, files);
+    EXPECT_TRUE(made.ok()) << made.status().ToString();
+    samples.push_back(made.ok() ? std::move(made).value() : TensorMap());
+  }
+  return samples;
+}
+
+void ExpectSameSamples(const std::vector<TensorMap>& held, const std::vector<TensorMap>& streamed) {
+  ASSERT_EQ(held.size(), streamed.size());
+  for (size_t idx = 0; idx < held.size(); ++idx) {
+    ASSERT_EQ(held[idx].Names(), streamed[idx].Names()) << "sample " << idx;
+    for (const auto& entry : held[idx]) {
+      const Tensor& other = *streamed[idx].Find(entry.name);
+      ASSERT_EQ(entry.tensor.shape(), other.shape()) << "sample " << idx << " " << entry.name;
+      const std::span<const std::byte> a = entry.tensor.bytes();
+      const std::span<const std::byte> b = other.bytes();
+      EXPECT_TRUE(std::equal(a.begin(), a.end(), b.begin(), b.end()))
+          << "sample " << idx << " input " << entry.name;
+    }
+  }
+}
+
+// A streamed dataset holds one sample and makes the rest when asked, each as the held dataset
+// has it: images decoded again (recorded when read), generated inputs drawn again, masks marked.
+TEST_F(LoadersTest, StreamedSamplesAreTheHeldOnes) {
+  const Signature images = OneInput(Declared(
+      "x", DType::kFloat32, {Dim::Fixed(1), Dim::Fixed(3), Dim::Fixed(32), Dim::Fixed(32)}));
+  const LoaderOptions folder = Spec("image:" + (kFixtures / "images").string());
+  Result<inputs::Dataset> held = LoadData(folder, images, {}, Limits());
+  Result<inputs::Dataset> streamed = LoadData(folder, images, {}, Limits(), /*stream=*/true);
+  ASSERT_TRUE(held.ok() && streamed.ok()) << streamed.status().ToString();
+  EXPECT_FALSE(held->is_streamed());
+  ASSERT_TRUE(streamed->is_streamed());
+  EXPECT_EQ(streamed->samples.size(), 1u);
+  EXPECT_EQ(streamed->size(), held->size());
+  EXPECT_EQ(streamed->files.size(), 1u);  // only the first image was read
+  std::vector<inputs::DataFile> read;
+  ExpectSameSamples(held->samples, Every(*streamed, read));
+  EXPECT_EQ(read.size(), held->files.size() - 1);
+  // Made twice (run ahead, then for the target): the same again.
+  read.clear();
+  ExpectSameSamples(held->samples, Every(*streamed, read));
+
+  // A folder that does not fit in --max-run-bytes streams: only one sample is ever held.
+  Limits small;
+  small.max_run_bytes = 3 * 32 * 32 * 4 * 2;
+  EXPECT_FALSE(LoadData(folder, images, {}, small).ok());
+  EXPECT_TRUE(LoadData(folder, images, {}, small, /*stream=*/true).ok());
+
+  // Tokens with their mask, and a generated input beside a CSV.
+  Signature tokens;
+  tokens.inputs.push_back(
+      Declared("input_ids", DType::kInt64, {Dim::Fixed(1), Dim::Symbolic("sequence")}));
+  TensorInfo mask =
+      Declared("attention_mask", DType::kInt64, {Dim::Fixed(1), Dim::Symbolic("sequence")});
+  mask.hint.mask = true;
+  tokens.inputs.push_back(mask);
+  const LoaderOptions ids = Spec("tokens:input_ids=" + (kFixtures / "tokens.jsonl").string());
+  Result<inputs::Dataset> ids_held = LoadData(ids, tokens, {}, Limits());
+  Result<inputs::Dataset> ids_streamed = LoadData(ids, tokens, {}, Limits(), true);
+  ASSERT_TRUE(ids_held.ok() && ids_streamed.ok()) << ids_streamed.status().ToString();
+  ExpectSameSamples(ids_held->samples, Every(*ids_streamed, read));
+
+  Signature table;
+  table.inputs.push_back(
+      Declared("features", DType::kFloat32, {Dim::Symbolic("n"), Dim::Fixed(4)}));
+  table.inputs.push_back(Declared("scale", DType::kFloat32, {Dim::Symbolic("n"), Dim::Fixed(1)}));
+  const LoaderOptions csv = Spec("table:features=" + (kFixtures / "table.csv").string());
+  Result<inputs::Dataset> rows_held = LoadData(csv, table, {}, Limits());
+  Result<inputs::Dataset> rows_streamed = LoadData(csv, table, {}, Limits(), true);
+  ASSERT_TRUE(rows_held.ok() && rows_streamed.ok()) << rows_streamed.status().ToString();
+  ExpectSameSamples(rows_held->samples, Every(*rows_streamed, read));
+}
+
 }  // namespace
 }  // namespace convgate::loaders

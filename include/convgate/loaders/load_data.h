@@ -26,11 +26,14 @@ struct LoaderOptions {
 // inputs::GenerateDataset makes them under `generate`, except an attention mask beside token
 // ids, which marks the tokens and their padding. Files are read in sorted order and recorded with
 // their sha256 in Dataset::files.
+// `stream`: a streamed dataset (inputs::Dataset::make): sample 0 made now, the others when asked,
+// image files decoded then (a folder of thousands is never held).
 // InvalidArgument (a usage error) for a spec naming no input, two specs for one input, an input a
 // kind cannot fill (its rank or dtype) or a size only the user can give (an image input with
 // dynamic height and width and no --resize); NotFound when a spec's path names no file; DataLoss
 // naming the file for one that cannot be decoded.
 Result<inputs::Dataset> LoadData(const LoaderOptions& options, const Signature& signature,
-                                 const inputs::InputOptions& generate, const Limits& limits);
+                                 const inputs::InputOptions& generate, const Limits& limits,
+                                 bool stream = false);
 
 }  // namespace convgate::loaders
