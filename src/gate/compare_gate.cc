@@ -276,10 +276,18 @@ CompareReport CompareModels(const CompareOptions& options, session::SidePair& pa
   return report;
 }
 
+// The pair a comparison runs: its samples streamed, unless per-node runs or calibration read
+// every sample again.
+session::PairSpec PairSpecOf(const CompareOptions& options) {
+  session::PairSpec spec = options;
+  spec.data.stream = !options.per_node.enabled && !options.calibration.enabled;
+  return spec;
+}
+
 }  // namespace
 
 CompareReport CompareModelsGate(const CompareOptions& options) {
-  session::SidePair pair(options);  // the options' PairSpec  // hashes the source beside its load
+  session::SidePair pair(PairSpecOf(options));  // hashes the source beside its load
   CompareReport report = CompareModels(options, pair);
   if (!report.source.kind.empty()) report.source.sha256 = pair.SourceSha256();  // described
   return report;

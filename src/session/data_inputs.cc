@@ -12,7 +12,7 @@ namespace {
 
 void Describe(const inputs::Dataset& dataset, DatasetRecord& record) {
   record.origin = dataset.origin;
-  record.samples = static_cast<int>(dataset.samples.size());
+  record.samples = static_cast<int>(dataset.size());
   record.notes = dataset.notes;
   record.files = dataset.files;
   record.tensors.clear();
@@ -23,15 +23,20 @@ void Describe(const inputs::Dataset& dataset, DatasetRecord& record) {
   }
 }
 
+// Whether generated and --data samples are made one at a time: a workflow takes them so, and
+// nothing needs them all at once.
+bool Streams(const DataOptions& options) { return options.stream && !options.save_inputs; }
+
 Result<inputs::Dataset> Obtain(const DataOptions& options, const Signature& signature,
                                std::optional<inputs::Dataset> provided, Stage& stage) {
   stage = Stage::kInputs;
+  const bool stream = Streams(options);
   if (options.load_inputs.has_value()) {
     return inputs::LoadDataset(*options.load_inputs, signature, options.limits);
   }
   if (!options.loaders.specs.empty()) {
     Result<inputs::Dataset> loaded =
-        loaders::LoadData(options.loaders, signature, options.generate, options.limits);
+        loaders::LoadData(options.loaders, signature, options.generate, options.limits, stream);
     // A --data value that does not fit the model is a usage error; a file that cannot be read
     // or decoded is exit 3.
     if (!loaded.ok() && loaded.status().code() == StatusCode::kInvalidArgument) {
@@ -40,7 +45,9 @@ Result<inputs::Dataset> Obtain(const DataOptions& options, const Signature& sign
     return loaded;
   }
   if (provided.has_value()) return std::move(*provided);
-  Result<inputs::Dataset> generated = inputs::GenerateDataset(signature, options.generate);
+  Result<inputs::Dataset> generated =
+      stream ? inputs::GenerateStreamedDataset(signature, options.generate)
+             : inputs::GenerateDataset(signature, options.generate);
   // Generation fails with InvalidArgument on options that do not fit the model (a --shape against
   // a fixed dim, a --dim symbol the model lacks): usage errors. A model input convgate cannot fill
   // (a float8 or sequence input, more than 2^60 elements declared) is Unimplemented: exit 3.
@@ -93,8 +100,11 @@ std::optional<GateError> CheckGeneratedRunBytes(const DataOptions& options,
   Result<std::vector<inputs::PlannedInput>> planned =
       inputs::PlanGeneratedInputs(signature, options.generate);
   if (!planned.ok()) return std::nullopt;
-  Status fits = CheckPlannedRunBytes(*planned, static_cast<size_t>(options.generate.samples), held,
-                                     options.limits.max_run_bytes);
+  // Streamed, the first sample is held beside the one running.
+  const size_t samples = static_cast<size_t>(options.generate.samples);
+  Status fits =
+      CheckPlannedRunBytes(*planned, Streams(options) ? std::min<size_t>(samples, 2) : samples,
+                           held, options.limits.max_run_bytes);
   if (fits.ok()) return std::nullopt;
   return GateError{Stage::kInputs, fits};
 }

@@ -156,12 +156,15 @@ Status CheckPlannedRunBytes(const std::vector<inputs::PlannedInput>& planned, si
 Status CheckLoadedRunBytes(const inputs::Dataset& dataset, const HeldOutputs& held,
                            int64_t max_run_bytes) {
   Footprint footprint;
-  footprint.samples = dataset.samples.size();
+  // A streamed dataset holds its first sample and the one running; outputs kept for every sample
+  // (--save-outputs) count them all.
+  footprint.samples = dataset.size();
   for (const TensorMap& sample : dataset.samples) {
     InputShapes shapes;
     for (const TensorMap::Entry& entry : sample) {
       const int64_t bytes = TensorBytes(entry.tensor);
-      footprint.input_bytes = SaturatingAdd(footprint.input_bytes, bytes);
+      footprint.input_bytes =
+          SaturatingAdd(footprint.input_bytes, dataset.is_streamed() ? 2 * bytes : bytes);
       shapes[entry.name] = entry.tensor.shape().dims();
       footprint.largest_input.Offer(bytes, "input", entry.name, entry.tensor.dtype(),
                                     DimsText(entry.tensor.shape().dims()));
@@ -177,13 +180,16 @@ Status CheckLoadedRunBytes(const inputs::Dataset& dataset, const HeldOutputs& he
   return Verdict(footprint, held, max_run_bytes);
 }
 
+int64_t BytesOf(const TensorMap& sample) {
+  int64_t bytes = 0;
+  for (const TensorMap::Entry& entry : sample)
+    bytes = SaturatingAdd(bytes, TensorBytes(entry.tensor));
+  return bytes;
+}
+
 int64_t BytesOf(const std::vector<TensorMap>& samples) {
   int64_t bytes = 0;
-  for (const TensorMap& sample : samples) {
-    for (const TensorMap::Entry& entry : sample) {
-      bytes = SaturatingAdd(bytes, TensorBytes(entry.tensor));
-    }
-  }
+  for (const TensorMap& sample : samples) bytes = SaturatingAdd(bytes, BytesOf(sample));
   return bytes;
 }
 

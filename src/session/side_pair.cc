@@ -126,12 +126,14 @@ std::optional<GateError> PrepareDeferred(Side& side) {
   return std::nullopt;
 }
 
-// The source's outputs held while they wait for the target's: 64 MiB, or an eighth of
+// The source's outputs held in memory while they wait for the target's: 64 MiB, or an eighth of
 // --max-run-bytes when that is less, since the run's memory plan (run_bytes.h) counts one sample
-// of each model's outputs. Beyond it the remaining samples run both models in turn.
-int64_t SourceAheadBytes(const Limits& limits) {
-  constexpr int64_t kAheadBytes = int64_t{64} << 20;
-  return std::min(kAheadBytes, std::max<int64_t>(limits.max_run_bytes, 0) / 8);
+// of each model's outputs. With streamed samples, 4 MiB: a run over a thousand samples is to hold
+// about what a run over one holds (two 256x256 detectors over 200 samples held 51 MiB ahead, 0.7x
+// their peak over one sample). Beyond it the rest wait on disk, or run both models in turn.
+int64_t SourceAheadBytes(const Limits& limits, bool streamed) {
+  const int64_t ahead = int64_t{streamed ? 4 : 64} << 20;
+  return std::min(ahead, std::max<int64_t>(limits.max_run_bytes, 0) / 8);
 }
 
 // A test case saved with --save-outputs alone holds no input_K.pb files: say so rather than let
@@ -262,6 +264,7 @@ std::optional<GateError> SidePair::LoadSaved() {
 
 std::optional<GateError> SidePair::SetUpSamples(DatasetRecord& record) {
   const DataOptions& data = spec_.data;
+  dataset_record_ = &record;
   Side* runner = InputsDecidedBy(source_, target_);
   if (runner == nullptr) {
     if (data.inputs_given()) {
@@ -305,7 +308,7 @@ std::optional<GateError> SidePair::SetUpSamples(DatasetRecord& record) {
                             std::move(provided), HeldBy(source_, target_, data), record, error);
   if (!dataset_.has_value()) return error;
   if (auto e = BindTarget(*runner)) return e;
-  samples_ = dataset_->samples.size();
+  samples_ = dataset_->size();
   for (const Side* side : {&source_, &target_}) {
     if (auto e = CheckSavedCounts(*side, samples_)) return e;
   }
@@ -358,23 +361,87 @@ std::optional<GateError> SidePair::CheckOutputSelection() const {
   return std::nullopt;
 }
 
+void SidePair::RecordFiles(const std::vector<inputs::DataFile>& read) {
+  if (recorded_files_.empty()) {
+    for (const inputs::DataFile& file : dataset_->files)
+      recorded_files_.insert({file.input, file.path});
+  }
+  // A sample made again (run ahead, then for the target) reads its files again: recorded once.
+  for (const inputs::DataFile& file : read) {
+    if (recorded_files_.insert({file.input, file.path}).second) dataset_->files.push_back(file);
+  }
+}
+
+Result<const TensorMap*> SidePair::InputsOf(size_t sample) {
+  if (sample < dataset_->samples.size()) return &dataset_->samples[sample];
+  if (current_index_ != sample) {
+    current_ = TensorMap();  // the last sample goes before the next is made
+    current_index_ = SIZE_MAX;
+    std::vector<inputs::DataFile> read;
+    Result<TensorMap> made = dataset_->make(sample, read);
+    RecordFiles(read);
+    if (!made.ok()) {
+      failed_stage_ = Stage::kInputs;  // a file that cannot be read or decoded
+      return made.status().WithContext("sample " + std::to_string(sample));
+    }
+    current_ = std::move(made).value();
+    current_index_ = sample;
+  }
+  return &current_;
+}
+
 Result<TensorMap> SidePair::OutputsOf(Side& side, int sample) {
   if (side.saved.has_value()) return std::move(side.saved->samples[sample]);
+  failed_stage_ = Stage::kRun;
+  CONVGATE_ASSIGN_OR_RETURN(const TensorMap* inputs, InputsOf(static_cast<size_t>(sample)));
   std::optional<TensorMap> mapped;
   if (&side == &target_ && binding_ && !binding_->identity()) {
-    Result<TensorMap> inputs = binding_->TargetInputs(dataset_->samples[sample]);
-    if (!inputs.ok()) {
-      return inputs.status().WithContext(side.record->role + " sample " + std::to_string(sample));
+    Result<TensorMap> bound = binding_->TargetInputs(*inputs);
+    if (!bound.ok()) {
+      return bound.status().WithContext(side.record->role + " sample " + std::to_string(sample));
     }
-    mapped = std::move(inputs).value();
+    mapped = std::move(bound).value();
   }
   const auto start = std::chrono::steady_clock::now();
-  Result<TensorMap> outputs =
-      side.model->model->Run(mapped ? *mapped : dataset_->samples[sample], {});
+  Result<TensorMap> outputs = side.model->model->Run(mapped ? *mapped : *inputs, {});
   side.record->run_seconds += SecondsSince(start);
   RecordBackendLog(*side.model, *side.record);
   if (!outputs.ok()) {
     return outputs.status().WithContext(side.record->role + " sample " + std::to_string(sample));
+  }
+  return outputs;
+}
+
+bool SidePair::Spool(size_t sample, const TensorMap& outputs) {
+  if (!spool_) {
+    Result<TempDir> dir = TempDir::Create("ahead");
+    if (!dir.ok()) return false;
+    spool_ = std::move(dir).value();
+    // On disk as in memory, a run's data stays within --max-run-bytes, and it never takes more
+    // than half the space left.
+    std::error_code error;
+    const std::filesystem::space_info space = std::filesystem::space(spool_->path(), error);
+    spool_left_ = std::max<int64_t>(spec_.data.limits.max_run_bytes, 0);
+    if (!error) {
+      spool_left_ = std::min<int64_t>(spool_left_, static_cast<int64_t>(space.available / 2));
+    }
+  }
+  const int64_t bytes = BytesOf(outputs);
+  if (bytes > spool_left_) return false;
+  spool_left_ -= bytes;
+  const std::filesystem::path path = spool_->path() / ("sample_" + std::to_string(sample) + ".npz");
+  return io::WriteNpz(path, outputs).ok();
+}
+
+Result<TensorMap> SidePair::TakeAhead(size_t sample) {
+  if (!spooled_[sample]) return std::move(ahead_[sample]);
+  const std::filesystem::path path = spool_->path() / ("sample_" + std::to_string(sample) + ".npz");
+  Result<TensorMap> outputs = io::ReadNpz(path, spec_.data.limits);
+  std::error_code ignored;
+  std::filesystem::remove(path, ignored);
+  if (!outputs.ok()) {
+    return outputs.status().WithContext("the source's outputs of sample " + std::to_string(sample) +
+                                        ", run ahead onto disk");
   }
   return outputs;
 }
@@ -384,15 +451,32 @@ const std::vector<TensorMap>& SidePair::RunSourceAhead(bool wanted) {
   const bool releases =
       target_.deferred && source_.model && backends::AsReleasable(*source_.model->model) != nullptr;
   if (!releases && !wanted) return ahead_;
-  const int64_t cap = SourceAheadBytes(spec_.data.limits);
+  const int64_t cap = SourceAheadBytes(spec_.data.limits, dataset_ && dataset_->is_streamed());
+  int64_t held = 0;
   for (size_t sample = 0; sample < samples_; ++sample) {
     Result<TensorMap> outputs = OutputsOf(source_, static_cast<int>(sample));
     if (!outputs.ok()) {
-      ahead_failure_ = outputs.status();
+      ahead_failure_ = GateError{failed_stage_, outputs.status()};
       break;
     }
+    const int64_t sample_bytes = BytesOf(*outputs);
+    const bool spilling = !spooled_.empty() && spooled_.back();
+    if (!spilling && held + sample_bytes <= cap) {
+      held += sample_bytes;
+      ahead_.push_back(std::move(outputs).value());
+      spooled_.push_back(false);
+      continue;
+    }
+    // Beyond the cap: on disk when that lets the source's session go, else held, and the rest
+    // run in turn.
+    if (releases && !wanted && Spool(sample, *outputs)) {
+      ahead_.emplace_back();
+      spooled_.push_back(true);
+      continue;
+    }
     ahead_.push_back(std::move(outputs).value());
-    if (BytesOf(ahead_) > cap) break;
+    spooled_.push_back(false);
+    break;
   }
   if (releases && (ahead_failure_ || ahead_.size() == samples_)) {
     backends::AsReleasable(*source_.model->model)->Release();
@@ -429,7 +513,7 @@ std::optional<std::string> SidePair::MatchOutputs(int sample, TensorMap& source_
 std::optional<GateError> SidePair::FinishSample(int sample, TensorMap source_outputs,
                                                 const SampleSink& sink) {
   Result<TensorMap> target_outputs = OutputsOf(target_, sample);
-  if (!target_outputs.ok()) return GateError{Stage::kRun, target_outputs.status()};
+  if (!target_outputs.ok()) return GateError{failed_stage_, target_outputs.status()};
   // Named on both sides: the target's take the source's names (--map, ':0', position).
   if (binding_ && !source_.positional_outputs() && !target_.positional_outputs()) {
     binding_->ToSourceNames(*target_outputs, source_outputs, *target_.record, sample == 0);
@@ -445,20 +529,33 @@ std::optional<GateError> SidePair::FinishSample(int sample, TensorMap source_out
 }
 
 std::optional<GateError> SidePair::RunSamples(const SampleSink& sink) {
+  const auto finish = [&](std::optional<GateError> error) {
+    // A streamed data set records the files it read as it made samples.
+    if (dataset_ && dataset_->is_streamed() && dataset_record_) {
+      dataset_record_->files = dataset_->files;
+    }
+    spool_.reset();
+    return error;
+  };
   size_t next = 0;
   for (; next < ahead_.size(); ++next) {
-    if (auto e = FinishSample(static_cast<int>(next), std::move(ahead_[next]), sink)) return e;
-  }
-  ahead_.clear();
-  if (ahead_failure_) return GateError{Stage::kRun, *ahead_failure_};
-  for (size_t sample = next; sample < samples_; ++sample) {
-    Result<TensorMap> source_outputs = OutputsOf(source_, static_cast<int>(sample));
-    if (!source_outputs.ok()) return GateError{Stage::kRun, source_outputs.status()};
-    if (auto e = FinishSample(static_cast<int>(sample), std::move(source_outputs).value(), sink)) {
-      return e;
+    Result<TensorMap> source_outputs = TakeAhead(next);
+    if (!source_outputs.ok()) return finish(GateError{Stage::kRun, source_outputs.status()});
+    if (auto e = FinishSample(static_cast<int>(next), std::move(source_outputs).value(), sink)) {
+      return finish(e);
     }
   }
-  return std::nullopt;
+  ahead_.clear();
+  spooled_.clear();
+  if (ahead_failure_) return finish(*ahead_failure_);
+  for (size_t sample = next; sample < samples_; ++sample) {
+    Result<TensorMap> source_outputs = OutputsOf(source_, static_cast<int>(sample));
+    if (!source_outputs.ok()) return finish(GateError{failed_stage_, source_outputs.status()});
+    if (auto e = FinishSample(static_cast<int>(sample), std::move(source_outputs).value(), sink)) {
+      return finish(e);
+    }
+  }
+  return finish(std::nullopt);
 }
 
 std::optional<GateError> SidePair::SaveSourceOutputs() {

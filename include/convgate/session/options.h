@@ -40,6 +40,10 @@ struct DataOptions {
   // hold and the time a model run may take (core/limits.h). The backends get them through
   // SideLoadOptions.
   Limits limits;
+  // Set by a workflow that takes its samples one at a time (session/side_pair.h): generated and
+  // --data samples are then streamed (inputs::Dataset::make), unless --save-inputs writes them
+  // all. Not a flag.
+  bool stream = false;
 
   // Whether the inputs come from the user's files (--load-inputs or --data), not generated.
   bool inputs_given() const { return load_inputs.has_value() || !loaders.specs.empty(); }

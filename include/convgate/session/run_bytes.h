@@ -38,5 +38,6 @@ Status CheckLoadedRunBytes(const inputs::Dataset& dataset, const HeldOutputs& he
 
 // The bytes of tensors that outputs read from files hold: numeric bytes, or a string's bytes.
 int64_t BytesOf(const std::vector<TensorMap>& samples);
+int64_t BytesOf(const TensorMap& sample);
 
 }  // namespace convgate::session

@@ -8,20 +8,27 @@
 //   - Sessions: with an ONNX Runtime source (backends/releasable.h), the target's session is
 //     built only once the source has run and let its own go, so two sessions are never held at
 //     once (two resnet18s peaked at 202 MiB holding both, 104 MiB in turn).
-//   - Running: the source runs ahead of the target while its outputs stay within a cap; the rest
-//     run both sides on each sample in turn, with the errors of that order.
+//   - Running: the source runs ahead of the target while its outputs stay within a cap, and beyond
+//     it, when that lets the source's session go, on every sample with the rest of its outputs
+//     waiting on disk; otherwise the rest run both sides on each sample in turn, with the errors of
+//     that order.
+//   - Samples: with DataOptions::stream, generated and --data samples are made one at a time
+//     (inputs::Dataset::make), so a run over thousands of samples holds about one.
 #pragma once
 
 #include <cstddef>
 #include <functional>
 #include <future>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "convgate/backends/registry.h"
 #include "convgate/core/limits.h"
+#include "convgate/core/temp_dir.h"
 #include "convgate/core/tensor.h"
 #include "convgate/inputs/dataset.h"
 #include "convgate/session/interface.h"
@@ -103,7 +110,8 @@ class SidePair {
 
   // Runs the source ahead of the target (when the target's session waits for it, or `wanted`:
   // calibration reads the outputs), then lets the source's session go once every sample ran ahead
-  // or one failed. Returns the outputs held, of samples [0, size); empty after a failed run.
+  // or one failed. Returns the outputs held, of samples [0, size); empty after a failed run. When
+  // `wanted`, none wait on disk.
   const std::vector<TensorMap>& RunSourceAhead(bool wanted);
   // Whether a run of the source ahead failed (RunSamples reports it in its place).
   bool ahead_failed() const { return ahead_failure_.has_value(); }
@@ -137,6 +145,14 @@ class SidePair {
 
  private:
   Result<TensorMap> OutputsOf(Side& side, int sample);
+  // The inputs of `sample` as the data set holds or makes them (valid until the next call).
+  Result<const TensorMap*> InputsOf(size_t sample);
+  // Adds the files a streamed sample read to the data set's, each (input, path) once.
+  void RecordFiles(const std::vector<inputs::DataFile>& read);
+  // Puts the source's outputs of `sample` (the next after ahead_) on disk; false when they cannot
+  // be written there (they are then held).
+  bool Spool(size_t sample, const TensorMap& outputs);
+  Result<TensorMap> TakeAhead(size_t sample);
   std::optional<std::string> MatchOutputs(int sample, TensorMap& source, TensorMap& target);
   std::optional<GateError> BindTarget(const Side& runner);
   std::optional<GateError> CheckOutputSelection() const;
@@ -147,9 +163,18 @@ class SidePair {
   Side source_, target_;
   std::optional<inputs::Dataset> dataset_;
   size_t samples_ = 0;
-  std::vector<TensorMap> ahead_;         // the source's outputs of samples [0, ahead_.size())
-  std::optional<Status> ahead_failure_;  // the run of the sample after the last held one failed
-  OutputSaver saver_;                    // the source's outputs, for --save-outputs
+  DatasetRecord* dataset_record_ = nullptr;  // set by SetUpSamples
+  // A streamed data set's sample made last (InputsOf), and its index.
+  TensorMap current_;
+  std::set<std::pair<std::string, std::string>> recorded_files_;
+  size_t current_index_ = SIZE_MAX;
+  std::vector<TensorMap> ahead_;  // the source's outputs of samples [0, ahead_.size())
+  std::vector<bool> spooled_;     // ahead_[i] waits on disk, in spool_
+  std::optional<TempDir> spool_;
+  int64_t spool_left_ = 0;                  // the bytes the spool may still take
+  std::optional<GateError> ahead_failure_;  // the run of the sample after the last held one failed
+  Stage failed_stage_ = Stage::kRun;  // of OutputsOf's last error: kInputs when making the sample
+  OutputSaver saver_;                 // the source's outputs, for --save-outputs
   // How the target takes the data set and names its outputs; set by SetUpSamples.
   std::optional<InterfaceBinding> binding_;
   std::promise<std::string> hashed_;
