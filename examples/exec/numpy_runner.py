@@ -2,21 +2,23 @@
 """tinycnn in plain numpy, run by convgate through the exec backend.
 
     convgate compare build/examples/tinycnn.onnx build/examples/tinycnn_weights.npz \
-        --target-exec '/usr/bin/python3 examples/exec/numpy_runner.py {model} {inputs} {outputs}'
+        --target-exec '/usr/bin/python3 examples/exec/numpy_runner.py {model} --serve {inputs_dir} {outputs_dir}'
 
-The exec protocol: argv[1] is the model (here tinycnn's weights, written by
-tools/make_models.cc as tinycnn_weights.npz), argv[2] an .npz holding one sample's inputs (here
-"image", float32 [batch, 3, 16, 16]; any name is accepted when there is only one), argv[3] the
-.npz to write the outputs to, named as the model names them ("logits", "probs"). Exit 0 on
-success; anything else, with a message on stderr, on failure. Debian's python3-numpy only.
+The exec protocol (exec_serve.py): argv[1] is the model (here tinycnn's weights, written by
+tools/make_models.cc as tinycnn_weights.npz); then either one sample (an .npz of its inputs and
+the .npz to write its outputs to: {inputs} {outputs}, a process per sample) or `--serve` and two
+folders, one process serving every sample. Inputs: "image", float32 [batch, 3, 16, 16] (any name
+is accepted when there is only one); outputs named as the model names them ("logits", "probs").
+Debian's python3-numpy only.
 
 The network, as tools/make_models.cc builds it in ONNX: Conv 3x3 (pad 1) -> BatchNormalization
 -> Relu -> GlobalAveragePool -> Flatten -> Gemm (transB) -> "logits" -> Softmax -> "probs".
 """
-import os
 import sys
 
 import numpy as np
+
+from exec_serve import RunnerError, main
 
 
 def conv3x3_pad1(image, weight, bias):
@@ -44,30 +46,24 @@ def tinycnn(weights, image):
     return {"logits": logits.astype(np.float32), "probs": probs.astype(np.float32)}
 
 
-def main(argv):
-    if len(argv) != 4:
-        print("usage: numpy_runner.py WEIGHTS.npz INPUTS.npz OUTPUTS.npz", file=sys.stderr)
-        return 2
-    weights = dict(np.load(argv[1]))
-    inputs = dict(np.load(argv[2]))
+def load(weights_path):
+    return dict(np.load(weights_path))
+
+
+def run(weights, inputs):
     if "image" in inputs:
         image = inputs["image"]
     elif len(inputs) == 1:
         image = next(iter(inputs.values()))
     else:
-        print(f"numpy_runner: expected one input 'image', got {sorted(inputs)}", file=sys.stderr)
-        return 1
+        raise RunnerError(f"numpy_runner: expected one input 'image', got {sorted(inputs)}")
     if image.dtype != np.float32 or image.ndim != 4 or image.shape[1] != 3:
-        print(f"numpy_runner: 'image' must be float32 [N, 3, H, W], got {image.dtype} "
-              f"{list(image.shape)}", file=sys.stderr)
-        return 1
-    outputs = tinycnn(weights, image)
-    # Written under a temporary name, then renamed: convgate never sees half an archive.
-    with open(argv[3] + ".part", "wb") as f:
-        np.savez(f, **outputs)
-    os.replace(argv[3] + ".part", argv[3])
-    return 0
+        raise RunnerError(f"numpy_runner: 'image' must be float32 [N, 3, H, W], got {image.dtype} "
+                          f"{list(image.shape)}")
+    return tinycnn(weights, image)
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(main(sys.argv[1:], load, run,
+                  "usage: numpy_runner.py WEIGHTS.npz INPUTS.npz OUTPUTS.npz\n"
+                  "       numpy_runner.py WEIGHTS.npz --serve INPUTS_DIR OUTPUTS_DIR"))

@@ -2,11 +2,12 @@
 """Runs a model with OpenVINO for convgate's exec backend.
 
     convgate compare model.onnx model.xml \
-        --target-exec 'python3 examples/exec/openvino_runner.py {model} {inputs} {outputs}'
+        --target-exec 'python3 examples/exec/openvino_runner.py {model} --serve {inputs_dir} {outputs_dir}'
 
 argv[1] is anything OpenVINO's Core.read_model reads (IR .xml with its .bin beside it, .onnx,
-.tflite, a TF SavedModel folder, ...), argv[2] an .npz with one sample's inputs, argv[3] the .npz
-to write the outputs to. Inputs are matched to the model's by tensor name, or by position when no
+.tflite, a TF SavedModel folder, ...); then `--serve` and two folders (one process compiles the
+model once and serves every sample), or an .npz with one sample's inputs and the .npz to write its
+outputs to ({inputs} {outputs}: a process per sample). The protocol is exec_serve.py's. Inputs are matched to the model's by tensor name, or by position when no
 name matches and the counts agree (convgate names them after the other side's model). Outputs are
 written under the model's output tensor names, so a model converted from ONNX with its names kept
 pairs with the ONNX model by name; otherwise convgate pairs outputs by position. The model is
@@ -21,11 +22,12 @@ purpose. The runner prints the precision it ran at to stderr, which convgate kee
 Needs OpenVINO (`pip install openvino`, 2023.1 or later for `import openvino as ov`); the project's
 venv has it (scripts/setup.sh): run this with `$CONVGATE_VENV/bin/python`.
 """
-import os
 import sys
 
 import numpy as np
 import openvino as ov
+
+from exec_serve import RunnerError, main
 
 
 def match_inputs(compiled, arrays):
@@ -40,12 +42,12 @@ def match_inputs(compiled, arrays):
     if len(arrays) == len(compiled.inputs):
         return {port: array for port, array in zip(compiled.inputs, arrays.values())}
     wanted = [port.get_any_name() for port in compiled.inputs]
-    raise SystemExit(f"openvino_runner: the model takes {wanted}, inputs.npz holds {list(arrays)}")
+    raise RunnerError(f"openvino_runner: the model takes {wanted}, the inputs hold {list(arrays)}")
 
 
-def parse_args(argv):
-    """MODEL INPUTS OUTPUTS [--precision P], or None when the arguments are off."""
-    args = argv[1:]
+def split_precision(args):
+    """(args without `--precision P`, P), or None when the option has no value."""
+    args = list(args)
     precision = "f32"
     if "--precision" in args:
         at = args.index("--precision")
@@ -53,26 +55,22 @@ def parse_args(argv):
             return None
         precision = args[at + 1]
         del args[at:at + 2]
-    if len(args) != 3:
-        return None
-    return args + [precision]
+    return args, precision
 
 
-def main(argv):
-    parsed = parse_args(argv)
-    if parsed is None:
-        print("usage: openvino_runner.py MODEL INPUTS.npz OUTPUTS.npz [--precision f32|f16|bf16]",
-              file=sys.stderr)
-        return 2
-    model_path, inputs_path, outputs_path, precision = parsed
-    core = ov.Core()
-    compiled = core.compile_model(core.read_model(model_path), "CPU",
-                                  {"INFERENCE_PRECISION_HINT": precision})
-    ran_at = compiled.get_property("INFERENCE_PRECISION_HINT")
-    print(f"openvino_runner: OpenVINO {ov.get_version()} CPU, inference precision "
-          f"{getattr(ran_at, 'get_type_name', lambda: ran_at)()}", file=sys.stderr)
-    with np.load(inputs_path) as npz:
-        arrays = {name: npz[name] for name in npz.files}
+def loader(precision):
+    def load(model_path):
+        core = ov.Core()
+        compiled = core.compile_model(core.read_model(model_path), "CPU",
+                                      {"INFERENCE_PRECISION_HINT": precision})
+        ran_at = compiled.get_property("INFERENCE_PRECISION_HINT")
+        print(f"openvino_runner: OpenVINO {ov.get_version()} CPU, inference precision "
+              f"{getattr(ran_at, 'get_type_name', lambda: ran_at)()}", file=sys.stderr)
+        return compiled
+    return load
+
+
+def run(compiled, arrays):
     request = compiled.create_infer_request()
     results = request.infer(match_inputs(compiled, arrays))
     outputs = {}
@@ -81,12 +79,15 @@ def main(argv):
         # by position.
         name = port.get_any_name() if port.get_names() else f"arr_{index}"
         outputs[name] = np.asarray(results[port])
-    # Written under a temporary name and renamed: convgate never reads half an archive.
-    with open(outputs_path + ".part", "wb") as f:
-        np.savez(f, **outputs)
-    os.replace(outputs_path + ".part", outputs_path)
-    return 0
+    return outputs
 
+
+USAGE = ("usage: openvino_runner.py MODEL INPUTS.npz OUTPUTS.npz [--precision f32|f16|bf16]\n"
+         "       openvino_runner.py MODEL --serve INPUTS_DIR OUTPUTS_DIR [--precision ...]")
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    split = split_precision(sys.argv[1:])
+    if split is None:
+        print(USAGE, file=sys.stderr)
+        sys.exit(2)
+    sys.exit(main(split[0], loader(split[1]), run, USAGE))

@@ -7,49 +7,45 @@ compared against:
 
     convgate verify SAVEDMODEL_DIR --to openvino --load-inputs INPUTS.npz \
         --source-exec "$CONVGATE_VENV/bin/python examples/exec/tf_savedmodel_runner.py \
-                       {model} {inputs} {outputs}"
+                       {model} --serve {inputs_dir} {outputs_dir}"
 
-The exec protocol: argv[1] the SavedModel folder, argv[2] an .npz of one sample's inputs named as
-the serving signature names its arguments, argv[3] the .npz to write the signature's outputs to,
-named by their keys (ovc names the IR's inputs and outputs the same way). Exit 0 on success, 3
-with a message on stderr on failure. Needs the venv's tensorflow-cpu (scripts/setup.sh).
+The exec protocol (exec_serve.py): argv[1] the SavedModel folder, then `--serve` and two folders
+(TensorFlow imported and the model loaded once for every sample) or an .npz of one sample's inputs
+and the .npz to write its outputs to. Inputs are named as the serving signature names its
+arguments, outputs by their keys (ovc names the IR's inputs and outputs the same way). A sample
+that fails is exit 3 (one sample) or an "error" answer, with the message. Needs the venv's tensorflow-cpu (scripts/setup.sh).
 Environment: TF_SIGNATURE (default serving_default) picks another signature.
 """
 import os
 import sys
 
-EXIT_FAILURE = 3
+from exec_serve import RunnerError, main
 
 
-def main(argv):
-    if len(argv) != 4:
-        print("usage: tf_savedmodel_runner.py SAVEDMODEL INPUTS.npz OUTPUTS.npz", file=sys.stderr)
-        return 2
-    model, inputs_path, outputs_path = argv[1:]
+def load(model):
     os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
-    import numpy as np
     import tensorflow as tf
     name = os.environ.get("TF_SIGNATURE", "serving_default")
     try:
         signatures = tf.saved_model.load(model).signatures
     except (OSError, ValueError, tf.errors.OpError) as e:
-        print(f"{model}: TensorFlow cannot load this SavedModel: {e}", file=sys.stderr)
-        return EXIT_FAILURE
+        raise RunnerError(f"{model}: TensorFlow cannot load this SavedModel: {e}")
     if name not in signatures:
-        print(f"{model}: no signature '{name}' (has {sorted(signatures)})", file=sys.stderr)
-        return EXIT_FAILURE
-    function = signatures[name]
-    with np.load(inputs_path) as npz:
-        feed = {key: tf.constant(npz[key]) for key in npz.files}
+        raise RunnerError(f"{model}: no signature '{name}' (has {sorted(signatures)})")
+    return tf, signatures[name]
+
+
+def run(state, arrays):
+    tf, function = state
+    feed = {key: tf.constant(value) for key, value in arrays.items()}
     wanted = sorted(function.structured_input_signature[1])
     if sorted(feed) != wanted:
-        print(f"{inputs_path}: inputs {sorted(feed)}, the signature takes {wanted}",
-              file=sys.stderr)
-        return EXIT_FAILURE
+        raise RunnerError(f"inputs {sorted(feed)}, the signature takes {wanted}")
     outputs = function(**feed)
-    np.savez(outputs_path, **{key: value.numpy() for key, value in outputs.items()})
-    return 0
+    return {key: value.numpy() for key, value in outputs.items()}
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    sys.exit(main(sys.argv[1:], load, run,
+                  "usage: tf_savedmodel_runner.py SAVEDMODEL INPUTS.npz OUTPUTS.npz\n"
+                  "       tf_savedmodel_runner.py SAVEDMODEL --serve INPUTS_DIR OUTPUTS_DIR"))

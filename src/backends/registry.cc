@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "backends/exec/exec_protocol.h"
+
 #if CONVGATE_WITH_ONNXRUNTIME
 #include "backends/onnxruntime/ort_backend.h"
 #endif
@@ -152,6 +154,10 @@ Result<std::string> DefaultBackendFor(const std::filesystem::path& model_path) {
   return Status::InvalidArgument("cannot tell the format of " + model_path.string() +
                                  " from its extension; known formats: " + JoinOrNone(known) +
                                  "; choose a backend explicitly");
+}
+
+Status CheckExecTemplate(const std::vector<std::string>& argv_template) {
+  return CheckTemplate(argv_template);
 }
 
 }  // namespace convgate::backends

@@ -40,12 +40,9 @@ Status ResolveExec(const SideFlagTarget& side, const std::string& command) {
   if (!argv.ok()) return argv.status().WithContext(exec_flag);
   side.exec->argv = std::move(argv).value();
   // The backend checks this too; here it is a usage error, found before any model loads.
-  for (const std::string& arg : side.exec->argv) {
-    if (arg.find("{outputs}") != std::string::npos) return Status::OK();
-  }
-  return Status::InvalidArgument(exec_flag + " '" + command +
-                                 "' has no {outputs} placeholder: the command would not know "
-                                 "where to write outputs.npz");
+  Status checked = backends::CheckExecTemplate(side.exec->argv);
+  if (checked.ok()) return checked;
+  return Status::InvalidArgument(exec_flag + " '" + command + "': " + checked.message());
 }
 
 }  // namespace
@@ -73,9 +70,12 @@ void AddSideFlags(FlagSet& flags, std::vector<SideFlagTarget> sides) {
                    .value_name = "'CMD ARGS'",
                    .help = "Run " + whose +
                            " with an external command (backend exec): {model}, {inputs} and "
-                           "{outputs} become paths; it reads inputs.npz and writes outputs.npz. "
-                           "Split like a shell, nothing expanded",
-                   .examples = {"'python3 runner.py {model} {inputs} {outputs}'"},
+                           "{outputs} become paths, one process per sample reading inputs.npz "
+                           "and writing outputs.npz; or with {inputs_dir} and {outputs_dir}, one "
+                           "process serving every sample (docs/backends.md). Split like a shell, "
+                           "nothing expanded",
+                   .examples = {"'python3 runner.py {model} --serve {inputs_dir} {outputs_dir}'",
+                                "'python3 runner.py {model} {inputs} {outputs}'"},
                    .apply = [](const std::string&) { return Status::OK(); }});
     if (side.role.empty()) continue;
     // One side's runtime settings, so a suspect (the optimizer, a thread count) can be changed on

@@ -42,14 +42,27 @@ TEST(ExecProtocol, TemplateNeedsACommandAndAnOutputsPlaceholder) {
   EXPECT_TRUE(Contains(no_outputs, "{outputs}"));
 }
 
+TEST(ExecProtocol, ServingTemplatesNeedBothFolders) {
+  EXPECT_TRUE(CheckTemplate({"run", "{model}", "{inputs_dir}", "{outputs_dir}"}).ok());
+  EXPECT_TRUE(ServesEverySample({"run", "{model}", "--in={inputs_dir}", "{outputs_dir}"}));
+  EXPECT_FALSE(ServesEverySample({"run", "{model}", "{inputs}", "{outputs}"}));
+  Status half = CheckTemplate({"run", "{model}", "{inputs_dir}"});
+  EXPECT_EQ(half.code(), StatusCode::kInvalidArgument);
+  EXPECT_TRUE(Contains(half, "{outputs_dir}")) << half.message();
+  EXPECT_EQ(CheckTemplate({"run", "{outputs_dir}", "{outputs}"}).code(),
+            StatusCode::kInvalidArgument);
+}
+
 TEST(ExecProtocol, PlaceholdersAreReplacedInsideArgumentsAndNothingElse) {
-  const ExecPaths paths{"/m/model.xml", "/t/inputs.npz", "/t/outputs.npz"};
+  const ExecPaths paths{"/m/model.xml", "/t/inputs.npz", "/t/outputs.npz", "/t/in", "/t/out"};
   EXPECT_EQ(
       SubstitutePlaceholders(
           {"run", "{model}", "--in={inputs}", "{outputs}{outputs}", "-c", "d = {}; e = {other}"},
           paths),
       (std::vector<std::string>{"run", "/m/model.xml", "--in=/t/inputs.npz",
                                 "/t/outputs.npz/t/outputs.npz", "-c", "d = {}; e = {other}"}));
+  EXPECT_EQ(SubstitutePlaceholders({"{inputs_dir}", "--out={outputs_dir}"}, paths),
+            (std::vector<std::string>{"/t/in", "--out=/t/out"}));
 }
 
 TEST(ExecProtocol, ProgramsAreFoundOnPathOrByPath) {

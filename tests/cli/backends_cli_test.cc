@@ -43,6 +43,17 @@ std::string NumpyRunner() {
          "' {model} {inputs} {outputs}";
 }
 
+// One process serving every sample (exec_serve.py).
+std::string ServingNumpyRunner() {
+  return kPython + " '" + (kSource / "examples/exec/numpy_runner.py").string() +
+         "' {model} --serve {inputs_dir} {outputs_dir}";
+}
+
+std::string FakeServeRunner(const std::string& mode) {
+  return kPython + " '" + (kSource / "tests/fixtures/fake_serve_runner.py").string() + "' '" +
+         mode + "' {model} {inputs_dir} {outputs_dir}";
+}
+
 std::string FakeRunner(const std::string& mode) {
   return kPython + " '" + (kSource / "tests/fixtures/fake_runner.py").string() + "' " + mode +
          " {model} {inputs} {outputs}";
@@ -254,6 +265,7 @@ TEST_F(ExecCliTest, BadExecFlagsAreUsageErrors) {
       {"--target-exec", NumpyRunner(), "--target-backend", "ort"},
       {"--target-backend", "exec"},
       {"--target-exec", NumpyRunner(), "--exec-timeout", "-1"},
+      {"--target-exec", "python3 run.py {model} --serve {inputs_dir}"},
   };
   for (const std::vector<std::string>& flags : bad) {
     std::vector<std::string> args = {"compare", Model("tinycnn.onnx"), Model("tinycnn.onnx")};
@@ -261,6 +273,62 @@ TEST_F(ExecCliTest, BadExecFlagsAreUsageErrors) {
     ProcessResult r = Convgate(args);
     EXPECT_EQ(r.exit_code, 2) << flags[0] << " " << flags[1] << "\n" << Describe(r);
   }
+}
+
+// The serving mode: one process for every sample, as the shipped runners default to.
+TEST_F(ExecCliTest, OneProcessServesEverySample) {
+  const std::string started = (dir_ / "started.txt").string();
+  ProcessResult r =
+      Convgate({"compare", Model("tinycnn.onnx"), Model("tinycnn_weights.npz"), "--target-exec",
+                FakeServeRunner("count=" + started), "--samples", "5", "--out", Out()});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  std::ifstream in(started);
+  int starts = 0;
+  for (std::string line; std::getline(in, line);) ++starts;
+  EXPECT_EQ(starts, 1) << "the runner started " << starts << " times for 5 samples";
+  json report = Report();
+  EXPECT_EQ(report["summary"]["checks"], 10) << report["summary"].dump();
+  EXPECT_EQ(report["target"]["backend_settings"], "one process serving every sample");
+
+  // The shipped runner serves the same way and agrees with ONNX Runtime.
+  fs::remove_all(Out());
+  r = Convgate({"compare", Model("tinycnn.onnx"), Model("tinycnn_weights.npz"), "--target-exec",
+                ServingNumpyRunner(), "--samples", "3", "--out", Out()});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  // And catches a perturbed source.
+  r = Convgate({"compare", Model("tinycnn_perturbed.onnx"), Model("tinycnn_weights.npz"),
+                "--target-exec", ServingNumpyRunner()});
+  EXPECT_EQ(r.exit_code, 1) << Describe(r);
+}
+
+TEST_F(ExecCliTest, AServingRunnerMayPrintLinesThatAreNotAnswers) {
+  ProcessResult r = Convgate({"compare", Model("tinycnn.onnx"), Model("tinycnn_weights.npz"),
+                              "--target-exec", FakeServeRunner("chatty"), "--samples", "3"});
+  EXPECT_EQ(r.exit_code, 0) << Describe(r);
+}
+
+TEST_F(ExecCliTest, AServingRunnerThatFailsASampleEndsAndTimesOutSaysSo) {
+  ProcessResult r = Convgate({"compare", Model("tinycnn.onnx"), Model("tinycnn_weights.npz"),
+                              "--target-exec", FakeServeRunner("error"), "--out", Out()});
+  ASSERT_EQ(r.exit_code, 3) << Describe(r);
+  EXPECT_NE(r.err.find("failed on sample_0: simulated failure on sample_0"), std::string::npos)
+      << Describe(r);
+  EXPECT_EQ(Report()["error"]["stage"], "run");
+
+  r = Convgate({"compare", Model("tinycnn.onnx"), Model("tinycnn_weights.npz"), "--target-exec",
+                FakeServeRunner("die")});
+  ASSERT_EQ(r.exit_code, 3) << Describe(r);
+  EXPECT_NE(r.err.find("exited with code 3"), std::string::npos) << Describe(r);
+  EXPECT_NE(r.err.find("fake_serve_runner: simulated crash"), std::string::npos) << Describe(r);
+
+  const auto start = std::chrono::steady_clock::now();
+  r = Convgate({"compare", Model("tinycnn.onnx"), Model("tinycnn_weights.npz"), "--target-exec",
+                FakeServeRunner("silent"), "--exec-timeout", "1"});
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_EQ(r.exit_code, 3) << Describe(r);
+  EXPECT_NE(r.err.find("no answer for sample_0 within 1 s"), std::string::npos) << Describe(r);
+  EXPECT_LT(seconds, 15.0);
 }
 
 }  // namespace

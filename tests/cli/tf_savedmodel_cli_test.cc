@@ -48,7 +48,7 @@ class TfSavedModelCliTest : public testing::CliTest {
   static std::string TfRunner() {
     return VenvPython() + " '" +
            (fs::path(CONVGATE_SOURCE_DIR) / "examples/exec/tf_savedmodel_runner.py").string() +
-           "' {model} {inputs} {outputs}";
+           "' {model} --serve {inputs_dir} {outputs_dir}";
   }
   json ReadJson(const std::string& file) const {
     std::ifstream in(dir_ / "out" / file);

@@ -59,4 +59,9 @@ class BackendFactory {
 // InvalidArgument naming the file when the format is not recognised.
 Result<std::string> DefaultBackendFor(const std::filesystem::path& model_path);
 
+// InvalidArgument when an exec command template cannot work: empty, without {outputs} (one process
+// per sample) or without both {inputs_dir} and {outputs_dir} (one process serving every sample).
+// The exec backend checks it at load; the CLI checks it first, as a usage error.
+Status CheckExecTemplate(const std::vector<std::string>& argv_template);
+
 }  // namespace convgate::backends

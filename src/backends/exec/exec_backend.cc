@@ -4,6 +4,7 @@
 
 #include "backends/check_inputs.h"
 #include "backends/exec/exec_protocol.h"
+#include "backends/exec/exec_serve.h"
 #include "convgate/core/command_line.h"
 #include "convgate/core/file_util.h"
 #include "convgate/core/redact.h"
@@ -47,6 +48,7 @@ class ExecModel : public Model {
         limits_(options.limits) {}
 
   const Signature& signature() const override { return signature_; }
+  std::string settings() const override { return "one process per sample"; }
 
   Result<TensorMap> Run(const TensorMap& inputs,
                         const std::vector<std::string>& output_names) override {
@@ -56,7 +58,7 @@ class ExecModel : public Model {
     // convgate ends: temp_dir.h).
     Result<TempDir> dir = TempDir::Create("exec");
     if (!dir.ok()) return dir.status().WithContext("exec backend");
-    const ExecPaths paths{path_, dir->path() / "inputs.npz", dir->path() / "outputs.npz"};
+    const ExecPaths paths{path_, dir->path() / "inputs.npz", dir->path() / "outputs.npz", {}, {}};
     Status written = io::WriteNpz(paths.inputs, inputs);
     if (!written.ok()) return written.WithContext("exec backend, writing the inputs");
     const std::vector<std::string> argv = SubstitutePlaceholders(argv_template_, paths);
@@ -125,7 +127,7 @@ class ExecBackend : public Backend {
     // Before any sample runs: a typo in the program name is reported once, up front.
     CONVGATE_RETURN_IF_ERROR(FindProgram(options.exec_argv.front()).status());
     CONVGATE_ASSIGN_OR_RETURN(Signature signature, SignatureOf(model_path));
-    return std::unique_ptr<Model>(new ExecModel(model_path, std::move(signature), options));
+    return CreateExecModel(model_path, std::move(signature), options);
   }
 };
 
@@ -135,6 +137,9 @@ std::unique_ptr<Backend> CreateExecBackend() { return std::make_unique<ExecBacke
 
 std::unique_ptr<Model> CreateExecModel(std::filesystem::path model_path, Signature signature,
                                        const LoadOptions& options) {
+  if (ServesEverySample(options.exec_argv)) {
+    return CreateServingExecModel(std::move(model_path), std::move(signature), options);
+  }
   return std::make_unique<ExecModel>(std::move(model_path), std::move(signature), options);
 }
 

@@ -49,6 +49,13 @@ Result<TensorMap> TakeNamed(TensorMap& written, const std::vector<std::string>& 
   return selected;
 }
 
+bool Mentions(const std::vector<std::string>& argv_template, std::string_view placeholder) {
+  for (const std::string& arg : argv_template) {
+    if (arg.find(placeholder) != std::string::npos) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 Status CheckTemplate(const std::vector<std::string>& argv_template) {
@@ -57,12 +64,22 @@ Status CheckTemplate(const std::vector<std::string>& argv_template) {
         "the exec backend needs a command (--exec, --source-exec or --target-exec), e.g. "
         "'python3 runner.py {model} {inputs} {outputs}'");
   }
-  for (const std::string& arg : argv_template) {
-    if (arg.find("{outputs}") != std::string::npos) return Status::OK();
+  const bool inputs_dir = Mentions(argv_template, "{inputs_dir}");
+  const bool outputs_dir = Mentions(argv_template, "{outputs_dir}");
+  if (inputs_dir != outputs_dir) {
+    return Status::InvalidArgument(std::string("the exec command has ") +
+                                   (inputs_dir ? "{inputs_dir}" : "{outputs_dir}") + " but not " +
+                                   (inputs_dir ? "{outputs_dir}" : "{inputs_dir}") +
+                                   ": a command serving every sample needs both folders");
   }
+  if (inputs_dir || Mentions(argv_template, "{outputs}")) return Status::OK();
   return Status::InvalidArgument(
       "the exec command has no {outputs} placeholder, so it cannot be told where to write "
-      "outputs.npz");
+      "outputs.npz (or {inputs_dir} and {outputs_dir}, for one process serving every sample)");
+}
+
+bool ServesEverySample(const std::vector<std::string>& argv_template) {
+  return Mentions(argv_template, "{inputs_dir}") && Mentions(argv_template, "{outputs_dir}");
 }
 
 std::vector<std::string> SubstitutePlaceholders(const std::vector<std::string>& argv_template,
@@ -70,6 +87,8 @@ std::vector<std::string> SubstitutePlaceholders(const std::vector<std::string>& 
   std::vector<std::string> argv;
   for (const std::string& arg : argv_template) {
     std::string substituted = ReplaceAll(arg, "{model}", paths.model.string());
+    substituted = ReplaceAll(std::move(substituted), "{inputs_dir}", paths.inputs_dir.string());
+    substituted = ReplaceAll(std::move(substituted), "{outputs_dir}", paths.outputs_dir.string());
     substituted = ReplaceAll(std::move(substituted), "{inputs}", paths.inputs.string());
     argv.push_back(ReplaceAll(std::move(substituted), "{outputs}", paths.outputs.string()));
   }

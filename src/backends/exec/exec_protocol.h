@@ -1,7 +1,13 @@
-// The exec protocol (docs/backends.md): convgate writes the sample's inputs to inputs.npz in a
-// fresh temporary folder, runs the user's command with {model}, {inputs} and {outputs}
-// substituted, and reads the outputs back from outputs.npz. The pieces here hold no process or
-// file state, so they are tested directly.
+// The exec protocol (docs/backends.md), in two modes:
+//  - one process per sample: convgate writes the sample's inputs to inputs.npz in a fresh
+//    temporary folder, runs the user's command with {model}, {inputs} and {outputs} substituted,
+//    and reads the outputs back from outputs.npz;
+//  - one process for every sample (a template with {inputs_dir} and {outputs_dir}): convgate
+//    starts the command once; for each sample it writes {inputs_dir}/NAME.npz and the line NAME
+//    to the command's stdin, and the command writes {outputs_dir}/NAME.npz and answers with the
+//    line "ok NAME" (or "error MESSAGE") on its stdout; it exits when its stdin ends
+//    (exec_serve.h).
+// The pieces here hold no process or file state, so they are tested directly.
 #pragma once
 
 #include <filesystem>
@@ -17,15 +23,23 @@ namespace convgate::backends {
 
 struct ExecPaths {
   std::filesystem::path model;
-  std::filesystem::path inputs;   // <temp>/inputs.npz
-  std::filesystem::path outputs;  // <temp>/outputs.npz
+  std::filesystem::path inputs;       // <temp>/inputs.npz
+  std::filesystem::path outputs;      // <temp>/outputs.npz
+  std::filesystem::path inputs_dir;   // serving: <temp>/inputs
+  std::filesystem::path outputs_dir;  // serving: <temp>/outputs
 };
 
-// InvalidArgument when the template is empty or lacks {outputs} (the command would not know where
-// to write). A template without {model} or {inputs} is allowed: a runner may hard-code them.
+// InvalidArgument when the template is empty, lacks {outputs} (the command would not know where
+// to write), or names only one of {inputs_dir} and {outputs_dir}. A template without {model} or
+// {inputs} is allowed: a runner may hard-code them.
 Status CheckTemplate(const std::vector<std::string>& argv_template);
 
-// Each element with every "{model}", "{inputs}" and "{outputs}" replaced by the path (anywhere in
+// Whether the template asks for one process serving every sample: it has {inputs_dir} and
+// {outputs_dir}.
+bool ServesEverySample(const std::vector<std::string>& argv_template);
+
+// Each element with every "{model}", "{inputs}", "{outputs}", "{inputs_dir}" and "{outputs_dir}"
+// replaced by the path (anywhere in
 // the element: "--out={outputs}" works). Other braces are left alone, so "python3 -c '...{...}'"
 // passes through.
 std::vector<std::string> SubstitutePlaceholders(const std::vector<std::string>& argv_template,
