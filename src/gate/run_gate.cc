@@ -104,7 +104,8 @@ RunReport RunModelGate(const RunOptions& options) {
   std::optional<GateError> error;
   // --save-outputs keeps every sample's outputs until they are written.
   const session::HeldOutputs held{
-      .models = {{&model.signature(), options.data.save_outputs.has_value()}}};
+      .models = {
+          {&model.signature(), session::OutputSaver::HoldsEverySample(options.data.save_outputs)}}};
   std::optional<inputs::Dataset> given = CopyOf(options.inputs);
   if (!given) {
     Result<std::optional<inputs::Dataset>> made =
@@ -134,9 +135,9 @@ RunReport RunModelGate(const RunOptions& options) {
     }
     CheckSample(static_cast<int>(sample_idx), model.signature(), sample, *outputs, report);
     if (report.model.output_names.empty()) report.model.output_names = outputs->Names();
-    saver.Keep(*outputs);
+    saver.Keep(*outputs, dataset->samples.size(), model.signature().outputs);
   }
-  if (auto e = saver.Write(model.signature().outputs, report.model)) {
+  if (auto e = saver.Write(report.model)) {
     return Errored(std::move(report), e->stage, e->status);
   }
   if (report.checks.empty()) {

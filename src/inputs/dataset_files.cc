@@ -3,11 +3,14 @@
 #include <cctype>
 #include <charconv>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <system_error>
 #include <vector>
 
+#include "convgate/core/scratch_file.h"
+#include "convgate/core/temp_dir.h"
 #include "convgate/inputs/dataset.h"
 #include "convgate/io/npy.h"
 #include "convgate/io/npz.h"
@@ -150,45 +153,12 @@ Status LoadTestCase(const fs::path& path, const Signature& signature, const Limi
   return Status::OK();
 }
 
-// A single sample is written flat unless every name would read back as a "sample_<i>/" key.
-bool NeedsSampleKeys(const Dataset& dataset) {
-  return dataset.samples.size() > 1 || IsMultiSample(dataset.samples[0]);
-}
-
-// An .npz or a .safetensors (`write`): one sample flat, many as sample_<i>/<name>.
-template <typename Write>
-Status SaveNamedTensors(const fs::path& path, const Dataset& dataset, Write write) {
-  if (!NeedsSampleKeys(dataset)) return write(path, dataset.samples[0]);
-  // The writers take one TensorMap, so the multi-sample layout needs a renamed copy of every
-  // tensor.
-  TensorMap members;
-  for (size_t sample_idx = 0; sample_idx < dataset.samples.size(); ++sample_idx) {
-    const std::string prefix = std::string(kSamplePrefix) + std::to_string(sample_idx) + "/";
-    for (const TensorMap::Entry& entry : dataset.samples[sample_idx]) {
-      CONVGATE_RETURN_IF_ERROR(members.Insert(prefix + entry.name, entry.tensor.Clone()));
-    }
-  }
-  return write(path, members);
-}
-
-Status SaveNpz(const fs::path& path, const Dataset& dataset) {
-  return SaveNamedTensors(path, dataset, [](const fs::path& file, const TensorMap& tensors) {
-    return io::WriteNpz(file, tensors);
-  });
-}
-
-Status SaveSafetensors(const fs::path& path, const Dataset& dataset) {
-  return SaveNamedTensors(path, dataset, [](const fs::path& file, const TensorMap& tensors) {
-    return io::WriteSafetensors(file, tensors);
-  });
-}
-
 // What is being saved: inputs (input_K.pb files in a test case) or outputs (output_K.pb), and the
 // declared tensors whose order the K follow.
 struct SavedPart {
   io::TestCasePart part;
   std::string_view noun;  // "input" or "output"
-  const std::vector<TensorInfo>& order;
+  std::vector<TensorInfo> order;
 };
 
 std::string FilePattern(const SavedPart& what) { return std::string(what.noun) + "_K.pb"; }
@@ -249,34 +219,6 @@ Status WriteDataSet(const fs::path& dir, size_t sample_idx, const TensorMap& sam
   return io::WriteTestDataSetPart(dir, index, what.part, reordered);
 }
 
-// Writes only `what`'s files: inputs and outputs saved to one folder end up side by side.
-Status SaveTestCase(const fs::path& dir, const Dataset& dataset, const SavedPart& what) {
-  std::error_code error;
-  fs::create_directories(dir, error);
-  if (error) return Status::NotFound("cannot create folder " + Quote(dir) + ": " + error.message());
-  CONVGATE_RETURN_IF_ERROR(CheckNoStaleDataSets(dir, dataset.samples.size()));
-  for (size_t sample_idx = 0; sample_idx < dataset.samples.size(); ++sample_idx) {
-    CONVGATE_RETURN_IF_ERROR(WriteDataSet(dir, sample_idx, dataset.samples[sample_idx], what));
-  }
-  return Status::OK();
-}
-
-Status Save(const fs::path& path, const Dataset& dataset, const SavedPart& what) {
-  const std::string noun = std::string(what.noun) + "s";
-  if (dataset.samples.empty()) {
-    return Status::FailedPrecondition("cannot save " + noun + " to " + Quote(path) +
-                                      ": there are no samples");
-  }
-  const std::string ext = LowerExtension(path);
-  if (ext == ".npz") return SaveNpz(path, dataset);
-  if (ext == ".safetensors") return SaveSafetensors(path, dataset);
-  if (ext == ".npy") {
-    return Status::InvalidArgument("cannot save " + noun + " as " + Quote(path) +
-                                   ": use an .npz file, or a folder for the ONNX test case layout");
-  }
-  return SaveTestCase(path, dataset, what);
-}
-
 }  // namespace
 
 Result<Dataset> LoadDataset(const fs::path& path, const Signature& signature,
@@ -314,13 +256,149 @@ Result<Dataset> LoadDataset(const fs::path& path, const Signature& signature,
   return dataset;
 }
 
+// The layouts a data set is written in, one sample at a time: a test case's data sets as they
+// come; an .npz's members as .npy files in a private folder, archived by Finish (each read from its
+// file then); a .safetensors held until Finish, since its header, written first, lists every
+// tensor.
+struct DatasetWriter::State {
+  enum class Layout { kTestCase, kNpz, kSafetensors };
+  fs::path path;
+  SavedPart what;
+  Layout layout = Layout::kTestCase;
+  size_t expected = 0;
+  size_t added = 0;
+  bool flat = false;  // an .npz or .safetensors of one sample, its names as they are
+  std::optional<TempDir> scratch;
+  std::vector<io::NpzMemberFile> members;
+  TensorMap held;  // .safetensors: every member, named as written
+};
+
+DatasetWriter::DatasetWriter(std::unique_ptr<State> state) : state_(std::move(state)) {}
+DatasetWriter::DatasetWriter(DatasetWriter&&) noexcept = default;
+DatasetWriter& DatasetWriter::operator=(DatasetWriter&&) noexcept = default;
+DatasetWriter::~DatasetWriter() = default;
+
+const fs::path& DatasetWriter::path() const { return state_->path; }
+
+Result<DatasetWriter> DatasetWriter::Open(const fs::path& path, size_t samples, bool outputs,
+                                          std::vector<TensorInfo> order) {
+  SavedPart what = outputs ? SavedPart{io::TestCasePart::kOutputs, "output", std::move(order)}
+                           : SavedPart{io::TestCasePart::kInputs, "input", std::move(order)};
+  const std::string noun = std::string(what.noun) + "s";
+  if (samples == 0) {
+    return Status::FailedPrecondition("cannot save " + noun + " to " + Quote(path) +
+                                      ": there are no samples");
+  }
+  auto state = std::make_unique<State>();
+  state->path = path;
+  state->what = std::move(what);
+  state->expected = samples;
+  const std::string ext = LowerExtension(path);
+  if (ext == ".npy") {
+    return Status::InvalidArgument("cannot save " + noun + " as " + Quote(path) +
+                                   ": use an .npz file, or a folder for the ONNX test case layout");
+  }
+  if (ext == ".npz") {
+    state->layout = State::Layout::kNpz;
+    CONVGATE_ASSIGN_OR_RETURN(TempDir scratch, TempDir::Create("save"));
+    state->scratch = std::move(scratch);
+  } else if (ext == ".safetensors") {
+    state->layout = State::Layout::kSafetensors;
+  } else {
+    std::error_code error;
+    fs::create_directories(path, error);
+    if (error) {
+      return Status::NotFound("cannot create folder " + Quote(path) + ": " + error.message());
+    }
+    CONVGATE_RETURN_IF_ERROR(CheckNoStaleDataSets(path, samples));
+  }
+  return DatasetWriter(std::move(state));
+}
+
+Result<DatasetWriter> DatasetWriter::ForInputs(const fs::path& path, size_t samples,
+                                               const Signature& signature) {
+  return Open(path, samples, /*outputs=*/false, signature.inputs);
+}
+
+Result<DatasetWriter> DatasetWriter::ForOutputs(const fs::path& path, size_t samples,
+                                                const std::vector<TensorInfo>& declared) {
+  return Open(path, samples, /*outputs=*/true, declared);
+}
+
+Status DatasetWriter::Add(const TensorMap& sample) {
+  State& state = *state_;
+  const size_t index = state.added;
+  if (index >= state.expected) {
+    return Status::Internal("more samples saved to " + Quote(state.path) + " than announced");
+  }
+  if (state.layout == State::Layout::kTestCase) {
+    CONVGATE_RETURN_IF_ERROR(WriteDataSet(state.path, index, sample, state.what));
+    ++state.added;
+    return Status::OK();
+  }
+  // One sample is written flat unless every name would read back as a "sample_<i>/" key.
+  if (index == 0) state.flat = state.expected == 1 && !IsMultiSample(sample);
+  const std::string prefix =
+      state.flat ? std::string() : std::string(kSamplePrefix) + std::to_string(index) + "/";
+  for (size_t k = 0; k < sample.size(); ++k) {
+    const TensorMap::Entry& entry = sample[k];
+    const std::string name = prefix + entry.name;
+    if (state.layout == State::Layout::kSafetensors) {
+      CONVGATE_RETURN_IF_ERROR(state.held.Insert(name, entry.tensor.Clone()));
+      continue;
+    }
+    Result<std::string> bytes = io::SerializeNpy(entry.tensor);
+    if (!bytes.ok()) {
+      return bytes.status().WithContext("cannot write " + state.path.string() + ": member '" +
+                                        name + "'");
+    }
+    const fs::path file =
+        state.scratch->path() / (std::to_string(index) + "_" + std::to_string(k) + ".npy");
+    CONVGATE_RETURN_IF_ERROR(WriteScratchFile(file, *bytes));
+    state.members.push_back({name, file});
+  }
+  ++state.added;
+  return Status::OK();
+}
+
+Status DatasetWriter::Finish() {
+  State& state = *state_;
+  if (state.added != state.expected) {
+    return Status::FailedPrecondition(Quote(state.path) + " was to hold " +
+                                      std::to_string(state.expected) + " samples and was given " +
+                                      std::to_string(state.added));
+  }
+  switch (state.layout) {
+    case State::Layout::kTestCase:
+      return Status::OK();
+    case State::Layout::kNpz: {
+      Status written = io::WriteNpzFromFiles(state.path, state.members);
+      state.scratch.reset();
+      return written;
+    }
+    case State::Layout::kSafetensors:
+      return io::WriteSafetensors(state.path, state.held);
+  }
+  return Status::Internal("unknown layout");
+}
+
+namespace {
+
+Status SaveAll(Result<DatasetWriter> writer, const Dataset& dataset) {
+  CONVGATE_RETURN_IF_ERROR(writer.status());
+  for (const TensorMap& sample : dataset.samples) CONVGATE_RETURN_IF_ERROR(writer->Add(sample));
+  return writer->Finish();
+}
+
+}  // namespace
+
 Status SaveDataset(const fs::path& path, const Dataset& dataset, const Signature& signature) {
-  return Save(path, dataset, SavedPart{io::TestCasePart::kInputs, "input", signature.inputs});
+  return SaveAll(DatasetWriter::ForInputs(path, dataset.samples.size(), signature), dataset);
 }
 
 Status SaveOutputs(const fs::path& path, const Dataset& outputs,
                    const std::vector<TensorInfo>& declared) {
-  return Save(path, outputs, SavedPart{io::TestCasePart::kOutputs, "output", declared});
+  return SaveAll(DatasetWriter::ForOutputs(path, outputs.samples.size(), declared), outputs);
 }
 
 }  // namespace convgate::inputs

@@ -271,6 +271,25 @@ time_t FixedMtime() {
 
 // Adds one member whose bytes are the .npy header followed by the data (a numeric tensor's own
 // buffer, not copied): libzip reads both fragments when the archive is closed.
+// Adds `source` (taken over, freed on failure) as member `name`.npy, stored or deflated, with the
+// fixed mtime.
+Status AddSource(zip_t* archive, const std::string& name, zip_source_t* source,
+                 const NpzWriteOptions& options) {
+  const zip_int64_t index =
+      zip_file_add(archive, (name + ".npy").c_str(), source, ZIP_FL_ENC_UTF_8);
+  if (index < 0) {
+    zip_source_free(source);
+    return Status::Unavailable("npz member '" + name + "': " + zip_strerror(archive));
+  }
+  const zip_uint64_t member = static_cast<zip_uint64_t>(index);
+  if (zip_set_file_compression(archive, member, options.compress ? ZIP_CM_DEFLATE : ZIP_CM_STORE,
+                               0) != 0 ||
+      zip_file_set_mtime(archive, member, FixedMtime(), 0) != 0) {
+    return Status::Unavailable("npz member '" + name + "': " + zip_strerror(archive));
+  }
+  return Status::OK();
+}
+
 Status AddMember(zip_t* archive, const std::string& name, const std::string& header,
                  std::span<const std::byte> data, const NpzWriteOptions& options) {
   const zip_buffer_fragment_t fragments[] = {
@@ -286,19 +305,7 @@ Status AddMember(zip_t* archive, const std::string& name, const std::string& hea
     return status;
   }
   zip_error_fini(&error);
-  const zip_int64_t index =
-      zip_file_add(archive, (name + ".npy").c_str(), source, ZIP_FL_ENC_UTF_8);
-  if (index < 0) {
-    zip_source_free(source);
-    return Status::Unavailable("npz member '" + name + "': " + zip_strerror(archive));
-  }
-  const zip_uint64_t member = static_cast<zip_uint64_t>(index);
-  if (zip_set_file_compression(archive, member, options.compress ? ZIP_CM_DEFLATE : ZIP_CM_STORE,
-                               0) != 0 ||
-      zip_file_set_mtime(archive, member, FixedMtime(), 0) != 0) {
-    return Status::Unavailable("npz member '" + name + "': " + zip_strerror(archive));
-  }
-  return Status::OK();
+  return AddSource(archive, name, source, options);
 }
 
 // Every member's .npy header (and string data) before anything is written, so that a string that
@@ -414,6 +421,34 @@ Status WriteNpz(const std::filesystem::path& path, const TensorMap& tensors,
   CONVGATE_ASSIGN_OR_RETURN(PendingFile pending, PendingFile::Create(path));
   pending.CloseFd();
   CONVGATE_RETURN_IF_ERROR(WriteArchive(pending.path(), tensors, parts, options));
+  return pending.Commit();
+}
+
+Status WriteNpzFromFiles(const std::filesystem::path& path,
+                         const std::vector<NpzMemberFile>& members) {
+  if (members.empty()) return WriteFileAtomic(path, kEmptyZip);
+  CONVGATE_ASSIGN_OR_RETURN(PendingFile pending, PendingFile::Create(path));
+  pending.CloseFd();
+  int code = 0;
+  ZipArchive archive(zip_open(pending.path().c_str(), ZIP_CREATE | ZIP_TRUNCATE, &code));
+  if (!archive) {
+    return Status::Unavailable("cannot create " + pending.path().string() + ": " +
+                               ZipErrorString(code));
+  }
+  for (const NpzMemberFile& member : members) {
+    // Read when the archive is closed, one member at a time.
+    zip_source_t* source = zip_source_file(archive.get(), member.file.c_str(), 0, -1);
+    if (source == nullptr) {
+      return Status::Unavailable("npz member '" + member.name + "' from " + member.file.string() +
+                                 ": " + zip_strerror(archive.get()));
+    }
+    CONVGATE_RETURN_IF_ERROR(AddSource(archive.get(), member.name, source, NpzWriteOptions{}));
+  }
+  if (zip_close(archive.get()) != 0) {
+    return Status::Unavailable("cannot write " + pending.path().string() + ": " +
+                               zip_strerror(archive.get()));
+  }
+  archive.release();  // zip_close freed it
   return pending.Commit();
 }
 

@@ -23,9 +23,9 @@ void Describe(const inputs::Dataset& dataset, DatasetRecord& record) {
   }
 }
 
-// Whether generated and --data samples are made one at a time: a workflow takes them so, and
-// nothing needs them all at once.
-bool Streams(const DataOptions& options) { return options.stream && !options.save_inputs; }
+// Whether generated and --data samples are made one at a time: a workflow takes them so (and
+// saves them as it does: session/side_pair.h).
+bool Streams(const DataOptions& options) { return options.stream; }
 
 Result<inputs::Dataset> Obtain(const DataOptions& options, const Signature& signature,
                                std::optional<inputs::Dataset> provided, Stage& stage) {
@@ -164,7 +164,7 @@ std::optional<inputs::Dataset> PrepareDataset(const DataOptions& options,
       return std::nullopt;
     }
   }
-  if (options.save_inputs.has_value()) {
+  if (options.save_inputs.has_value() && !dataset->is_streamed()) {
     Status saved = inputs::SaveDataset(*options.save_inputs, *dataset, checked);
     if (!saved.ok()) {
       error = GateError{Stage::kWrite, saved.WithContext("--save-inputs")};

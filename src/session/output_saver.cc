@@ -1,21 +1,35 @@
 #include "convgate/session/output_saver.h"
 
-#include "convgate/inputs/dataset.h"
+#include <cctype>
+#include <string>
 
 namespace convgate::session {
 
-void OutputSaver::Keep(const TensorMap& outputs) {
-  if (active()) samples_.push_back(outputs.Clone());
+bool OutputSaver::HoldsEverySample(const std::optional<std::filesystem::path>& path) {
+  if (!path) return false;
+  std::string ext = path->extension().string();
+  for (char& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return ext == ".safetensors";
 }
 
-std::optional<GateError> OutputSaver::Write(const std::vector<TensorInfo>& outputs,
-                                            SideRecord& side) {
-  if (!active() || samples_.empty()) return std::nullopt;
-  inputs::Dataset dataset;
-  dataset.origin = side.role + " outputs";
-  dataset.samples = std::move(samples_);
-  // Test-case files follow the declared order; a side declaring no outputs keeps the run's order.
-  Status saved = inputs::SaveOutputs(*path_, dataset, outputs);
+void OutputSaver::Keep(const TensorMap& outputs, size_t samples,
+                       const std::vector<TensorInfo>& declared) {
+  if (!active() || !failed_.ok()) return;
+  if (!writer_) {
+    Result<inputs::DatasetWriter> opened =
+        inputs::DatasetWriter::ForOutputs(*path_, samples, declared);
+    if (!opened.ok()) {
+      failed_ = opened.status();
+      return;
+    }
+    writer_.emplace(std::move(opened).value());
+  }
+  failed_ = writer_->Add(outputs);
+}
+
+std::optional<GateError> OutputSaver::Write(SideRecord& side) {
+  if (!active() || (!writer_ && failed_.ok())) return std::nullopt;
+  Status saved = failed_.ok() ? writer_->Finish() : failed_;
   if (!saved.ok()) return GateError{Stage::kWrite, saved.WithContext("--save-outputs")};
   side.outputs_saved_to = path_->string();
   return std::nullopt;

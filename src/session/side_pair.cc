@@ -159,7 +159,7 @@ HeldOutputs HeldBy(const Side& source, const Side& target, const DataOptions& da
   HeldOutputs held;
   for (const Side* side : {&source, &target}) {
     if (side->model) {
-      const bool kept = side == &source && data.save_outputs.has_value();
+      const bool kept = side == &source && OutputSaver::HoldsEverySample(data.save_outputs);
       held.models.push_back({side->signature(), kept});
     }
     if (side->saved) held.saved_bytes += BytesOf(side->saved->samples);
@@ -309,6 +309,7 @@ std::optional<GateError> SidePair::SetUpSamples(DatasetRecord& record) {
   if (!dataset_.has_value()) return error;
   if (auto e = BindTarget(*runner)) return e;
   samples_ = dataset_->size();
+  if (auto e = StartSavingInputs(*runner->signature())) return e;
   for (const Side* side : {&source_, &target_}) {
     if (auto e = CheckSavedCounts(*side, samples_)) return e;
   }
@@ -386,8 +387,43 @@ Result<const TensorMap*> SidePair::InputsOf(size_t sample) {
     }
     current_ = std::move(made).value();
     current_index_ = sample;
+    if (Status saved = SaveMade(sample, current_); !saved.ok()) {
+      failed_stage_ = Stage::kWrite;
+      return saved;
+    }
   }
   return &current_;
+}
+
+std::optional<GateError> SidePair::StartSavingInputs(const Signature& signature) {
+  const std::optional<std::filesystem::path>& path = spec_.data.save_inputs;
+  if (!path || !dataset_->is_streamed()) return std::nullopt;
+  Result<inputs::DatasetWriter> writer =
+      inputs::DatasetWriter::ForInputs(*path, samples_, signature);
+  if (!writer.ok()) return GateError{Stage::kWrite, writer.status().WithContext("--save-inputs")};
+  inputs_writer_.emplace(std::move(writer).value());
+  if (Status saved = SaveMade(0, dataset_->samples.front()); !saved.ok()) {
+    return GateError{Stage::kWrite, saved};
+  }
+  return std::nullopt;
+}
+
+Status SidePair::SaveMade(size_t sample, const TensorMap& inputs) {
+  // Samples are first made in order: run ahead, or in turn; made again, they are written already.
+  if (!inputs_writer_ || sample != inputs_saved_) return Status::OK();
+  Status added = inputs_writer_->Add(inputs);
+  if (!added.ok()) return added.WithContext("--save-inputs");
+  ++inputs_saved_;
+  return Status::OK();
+}
+
+std::optional<GateError> SidePair::FinishSavedInputs() {
+  if (!inputs_writer_ || inputs_saved_ != samples_) return std::nullopt;
+  Status finished = inputs_writer_->Finish();
+  inputs_writer_.reset();
+  if (!finished.ok()) return GateError{Stage::kWrite, finished.WithContext("--save-inputs")};
+  if (dataset_record_) dataset_record_->saved_to = spec_.data.save_inputs->string();
+  return std::nullopt;
 }
 
 Result<TensorMap> SidePair::OutputsOf(Side& side, int sample) {
@@ -520,7 +556,10 @@ std::optional<GateError> SidePair::FinishSample(int sample, TensorMap source_out
   }
   SampleOutputs outputs{sample, source_outputs, *target_outputs,
                         MatchOutputs(sample, source_outputs, *target_outputs)};
-  saver_.Keep(source_outputs);  // every output, whatever this comparison selects
+  // Every output, whatever this comparison selects. A positional source's outputs took the
+  // target's names, so its declared ones no longer apply.
+  const Signature* signature = source_.positional_outputs() ? nullptr : source_.signature();
+  saver_.Keep(source_outputs, samples_, signature ? signature->outputs : std::vector<TensorInfo>{});
   if (binding_) {
     binding_->Select(source_outputs);
     binding_->Select(*target_outputs);
@@ -535,7 +574,8 @@ std::optional<GateError> SidePair::RunSamples(const SampleSink& sink) {
       dataset_record_->files = dataset_->files;
     }
     spool_.reset();
-    return error;
+    if (error) return error;
+    return FinishSavedInputs();
   };
   size_t next = 0;
   for (; next < ahead_.size(); ++next) {
@@ -558,9 +598,6 @@ std::optional<GateError> SidePair::RunSamples(const SampleSink& sink) {
   return finish(std::nullopt);
 }
 
-std::optional<GateError> SidePair::SaveSourceOutputs() {
-  const Signature* signature = source_.positional_outputs() ? nullptr : source_.signature();
-  return saver_.Write(signature ? signature->outputs : std::vector<TensorInfo>{}, *source_.record);
-}
+std::optional<GateError> SidePair::SaveSourceOutputs() { return saver_.Write(*source_.record); }
 
 }  // namespace convgate::session

@@ -69,28 +69,44 @@ TEST_F(ManySamplesCliTest, StreamedSpilledAndHeldRunsJudgeTheSame) {
   // 16 KiB for the run: the source's outputs held ahead are capped at 2 KiB (25 samples of
   // tinycnn's 80 bytes), the rest wait on disk until the target's session is built.
   const json spilled = run("spilled", {"--samples", "40", "--max-run-bytes", "16K"});
-  // --save-inputs writes every sample, so they are all held.
-  const json held = run("held", {"--samples", "40", "--save-inputs", Path("inputs.npz")});
+  // --per-node reads every sample again, so they are all held.
+  const json held = run("held", {"--samples", "40", "--per-node"});
   ASSERT_EQ(streamed["inputs"]["samples"], 40);
   ASSERT_EQ(Judged(streamed).size(), 80u);
   EXPECT_EQ(Judged(spilled), Judged(streamed));
   EXPECT_EQ(Judged(held), Judged(streamed));
   EXPECT_EQ(spilled["inputs"]["samples"], 40);
   EXPECT_TRUE(fs::is_empty(dir_ / "tmp")) << "a scratch folder was left in " << dir_ / "tmp";
-  // The inputs saved are the ones streamed: comparing on them judges the same again.
-  const json loaded = run("loaded", {"--load-inputs", Path("inputs.npz")});
-  EXPECT_EQ(Judged(loaded), Judged(streamed));
+
+  // Saved as they stream, in both layouts: what was saved judges the same again, the source's
+  // saved outputs standing in for the source.
+  for (const std::string& layout : {std::string(".npz"), std::string("")}) {
+    const std::string inputs = Path("inputs" + layout);
+    const std::string outputs = Path("outputs" + layout);
+    const json saved = run("saved" + layout, {"--samples", "40", "--max-run-bytes", "16K",
+                                              "--save-inputs", inputs, "--save-outputs", outputs});
+    EXPECT_EQ(saved["inputs"]["saved_to"], inputs);
+    EXPECT_EQ(saved["source"]["outputs_saved_to"], outputs);
+    const json loaded = run("loaded" + layout, {"--load-inputs", inputs});
+    EXPECT_EQ(Judged(loaded), Judged(streamed)) << layout;
+    ProcessResult r = Convgate({"compare", outputs, Model("tinycnn_perturbed.onnx"),
+                                "--load-inputs", inputs, "--out", Path("from_saved" + layout)});
+    EXPECT_EQ(r.exit_code, 1) << Describe(r);
+    EXPECT_EQ(Judged(Report(Path("from_saved" + layout))), Judged(streamed)) << layout;
+  }
+  EXPECT_TRUE(fs::is_empty(dir_ / "tmp")) << "a scratch folder was left in " << dir_ / "tmp";
 }
 
 TEST_F(ManySamplesCliTest, HeldInputsStillRespectTheRunLimit) {
-  // Held (--save-inputs), 40 samples of 3 KiB exceed 64 KiB; streamed, two are held at a time.
-  ProcessResult held =
-      Convgate({"compare", Model("tinycnn.onnx"), Model("tinycnn.onnx"), "--samples", "40",
-                "--max-run-bytes", "64K", "--save-inputs", Path("inputs.npz")});
+  // Held (--per-node), 40 samples of 3 KiB exceed 64 KiB; streamed, two are held at a time, and
+  // saving them (--save-inputs) holds none more.
+  ProcessResult held = Convgate({"compare", Model("tinycnn.onnx"), Model("tinycnn.onnx"),
+                                 "--samples", "40", "--max-run-bytes", "64K", "--per-node"});
   EXPECT_EQ(held.exit_code, 3) << Describe(held);
   EXPECT_NE(held.err.find("--max-run-bytes"), std::string::npos) << Describe(held);
-  ProcessResult streamed = Convgate({"compare", Model("tinycnn.onnx"), Model("tinycnn.onnx"),
-                                     "--samples", "40", "--max-run-bytes", "64K"});
+  ProcessResult streamed =
+      Convgate({"compare", Model("tinycnn.onnx"), Model("tinycnn.onnx"), "--samples", "40",
+                "--max-run-bytes", "64K", "--save-inputs", Path("inputs.npz")});
   EXPECT_EQ(streamed.exit_code, 0) << Describe(streamed);
 }
 

@@ -100,6 +100,43 @@ TEST_F(DatasetFilesTest, MultiSampleNpzRoundTrip) {
   ExpectSameSamples(*loaded, dataset);
 }
 
+// A streamed data set is saved one sample at a time: the file it gives is the one SaveDataset
+// writes, and until Finish an .npz at the path is left as it was.
+TEST_F(DatasetFilesTest, AWriterSavesOneSampleAtATime) {
+  const Dataset dataset = Generated(TwoInputs(), 3);
+  for (const std::string name : {"inputs.npz", "case"}) {
+    const fs::path path = dir_ / name;
+    const fs::path whole = dir_ / ("whole_" + name);
+    ASSERT_TRUE(SaveDataset(whole, dataset, TwoInputs()).ok());
+    if (name == "inputs.npz") WriteText(path, "the previous file");
+    Result<DatasetWriter> writer = DatasetWriter::ForInputs(path, 3, TwoInputs());
+    ASSERT_TRUE(writer.ok()) << writer.status().ToString();
+    for (const TensorMap& sample : dataset.samples) ASSERT_TRUE(writer->Add(sample).ok());
+    if (name == "inputs.npz") {
+      std::ifstream in(path);
+      EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "the previous file");
+    }
+    ASSERT_TRUE(writer->Finish().ok());
+    Result<Dataset> loaded = LoadDataset(path, TwoInputs());
+    ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+    ExpectSameSamples(*loaded, dataset);
+    if (name == "inputs.npz") {
+      std::ifstream a(path, std::ios::binary), b(whole, std::ios::binary);
+      EXPECT_EQ(std::string(std::istreambuf_iterator<char>(a), {}),
+                std::string(std::istreambuf_iterator<char>(b), {}))
+          << "the streamed archive differs from SaveDataset's";
+    }
+  }
+  // Fewer samples than announced is not a finished file.
+  Result<DatasetWriter> short_writer = DatasetWriter::ForInputs(dir_ / "short.npz", 3, TwoInputs());
+  ASSERT_TRUE(short_writer.ok());
+  ASSERT_TRUE(short_writer->Add(dataset.samples[0]).ok());
+  const Status unfinished = short_writer->Finish();
+  EXPECT_EQ(unfinished.code(), StatusCode::kFailedPrecondition);
+  EXPECT_THAT(unfinished.message(), HasSubstr("was to hold 3 samples and was given 1"));
+  EXPECT_FALSE(fs::exists(dir_ / "short.npz"));
+}
+
 TEST_F(DatasetFilesTest, SafetensorsRoundTripsOneSampleAndMany) {
   for (const int samples : {1, 3}) {
     const Dataset dataset = Generated(TwoInputs(), samples);

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -115,6 +116,34 @@ Status SaveDataset(const std::filesystem::path& path, const Dataset& dataset,
 // as SaveDataset's, naming outputs.
 Status SaveOutputs(const std::filesystem::path& path, const Dataset& outputs,
                    const std::vector<TensorInfo>& declared);
+
+// SaveDataset and SaveOutputs one sample at a time, so that a streamed data set (or a run's
+// outputs) is saved without being held: a test case's data sets are written as they come, an
+// .npz's members go to .npy files in a private folder and are archived by Finish (the file at
+// `path` is replaced only then, whole), a .safetensors is held until Finish (its header lists
+// every tensor first). Same layouts and errors as SaveDataset (Open's for the path, Add's for a
+// sample); Finish is FailedPrecondition when fewer samples than `samples` were added.
+class DatasetWriter {
+ public:
+  static Result<DatasetWriter> ForInputs(const std::filesystem::path& path, size_t samples,
+                                         const Signature& signature);
+  static Result<DatasetWriter> ForOutputs(const std::filesystem::path& path, size_t samples,
+                                          const std::vector<TensorInfo>& declared);
+  DatasetWriter(DatasetWriter&&) noexcept;
+  DatasetWriter& operator=(DatasetWriter&&) noexcept;
+  ~DatasetWriter();
+
+  Status Add(const TensorMap& sample);
+  Status Finish();
+  const std::filesystem::path& path() const;
+
+ private:
+  struct State;
+  explicit DatasetWriter(std::unique_ptr<State> state);
+  static Result<DatasetWriter> Open(const std::filesystem::path& path, size_t samples, bool outputs,
+                                    std::vector<TensorInfo> order);
+  std::unique_ptr<State> state_;
+};
 
 // Checks every sample against the signature: each declared input present (missing ones named,
 // with the file), dtype equal to the declared one (string included), rank and fixed dims equal to

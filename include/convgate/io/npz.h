@@ -4,7 +4,9 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "convgate/core/limits.h"
 #include "convgate/core/status.h"
@@ -56,5 +58,16 @@ struct NpzWriteOptions {
 // depend on it). An empty map gives an empty zip archive, as np.savez() does.
 Status WriteNpz(const std::filesystem::path& path, const TensorMap& tensors,
                 const NpzWriteOptions& options = {});
+
+// One member of an archive written from a file holding its whole .npy bytes.
+struct NpzMemberFile {
+  std::string name;  // without ".npy"
+  std::filesystem::path file;
+};
+// WriteNpz for members already serialized to .npy files (a data set saved one sample at a time):
+// each is read from its file while the archive is written, never all held at once. Stored, with
+// the fixed mtime, written atomically as WriteNpz.
+Status WriteNpzFromFiles(const std::filesystem::path& path,
+                         const std::vector<NpzMemberFile>& members);
 
 }  // namespace convgate::io

@@ -16,6 +16,8 @@ namespace convgate::session {
 // tokenizer.json in the model's folder (a Hugging Face export) or beside the model file.
 DataOptions ForModel(const DataOptions& options, const std::string& model_path);
 
+// --save-inputs is written here, unless the data set is streamed (DataOptions::stream): its
+// workflow then writes each sample as it is made.
 // On failure, `error` says which stage failed (flags for bad generation options, inputs for
 // unreadable or unfitting input files, and for a run whose inputs and `held` outputs need more than
 // options.limits.max_run_bytes: generated inputs are refused from their planned shapes, before any

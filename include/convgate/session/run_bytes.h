@@ -19,7 +19,8 @@ namespace convgate::session {
 struct HeldOutputs {
   struct ModelOutputs {
     const Signature* signature = nullptr;
-    // The outputs of every sample are kept (--save-outputs writes them after the last sample).
+    // The outputs of every sample are kept (--save-outputs to a .safetensors writes them after
+    // the last sample).
     bool every_sample = false;
   };
   std::vector<ModelOutputs> models;

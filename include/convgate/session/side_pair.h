@@ -149,6 +149,12 @@ class SidePair {
   Result<const TensorMap*> InputsOf(size_t sample);
   // Adds the files a streamed sample read to the data set's, each (input, path) once.
   void RecordFiles(const std::vector<inputs::DataFile>& read);
+  // --save-inputs of a streamed data set: opens the file and writes sample 0 (SetUpSamples);
+  // SaveMade writes a sample made for the first time; FinishSavedInputs closes the file and
+  // records it once every sample was written.
+  std::optional<GateError> StartSavingInputs(const Signature& signature);
+  Status SaveMade(size_t sample, const TensorMap& inputs);
+  std::optional<GateError> FinishSavedInputs();
   // Puts the source's outputs of `sample` (the next after ahead_) on disk; false when they cannot
   // be written there (they are then held).
   bool Spool(size_t sample, const TensorMap& outputs);
@@ -167,6 +173,9 @@ class SidePair {
   // A streamed data set's sample made last (InputsOf), and its index.
   TensorMap current_;
   std::set<std::pair<std::string, std::string>> recorded_files_;
+  // --save-inputs of a streamed data set: each sample written the first time it is made.
+  std::optional<inputs::DatasetWriter> inputs_writer_;
+  size_t inputs_saved_ = 0;
   size_t current_index_ = SIZE_MAX;
   std::vector<TensorMap> ahead_;  // the source's outputs of samples [0, ahead_.size())
   std::vector<bool> spooled_;     // ahead_[i] waits on disk, in spool_
