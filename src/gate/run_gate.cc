@@ -116,14 +116,29 @@ RunReport RunModelGate(const RunOptions& options) {
     }
     given = std::move(*made);
   }
-  std::optional<inputs::Dataset> dataset =
-      session::PrepareDataset(session::ForModel(options.data, report.model.path), model.signature(),
-                              std::move(given), held, report.inputs, error);
+  // Generated and --data samples are made one at a time, unless --save-inputs writes them all.
+  session::DataOptions data = session::ForModel(options.data, report.model.path);
+  data.stream = !data.save_inputs.has_value();
+  std::optional<inputs::Dataset> dataset = session::PrepareDataset(
+      data, model.signature(), std::move(given), held, report.inputs, error);
   if (!dataset.has_value()) return Errored(std::move(report), error->stage, error->status);
 
   session::OutputSaver saver(options.data.save_outputs);
-  for (size_t sample_idx = 0; sample_idx < dataset->samples.size(); ++sample_idx) {
-    const TensorMap& sample = dataset->samples[sample_idx];
+  TensorMap made;  // a streamed data set's current sample
+  for (size_t sample_idx = 0; sample_idx < dataset->size(); ++sample_idx) {
+    if (sample_idx >= dataset->samples.size()) {
+      made = TensorMap();
+      std::vector<inputs::DataFile> read;
+      Result<TensorMap> next = dataset->make(sample_idx, read);
+      report.inputs.files.insert(report.inputs.files.end(), read.begin(), read.end());
+      if (!next.ok()) {
+        return Errored(std::move(report), Stage::kInputs,
+                       next.status().WithContext("sample " + std::to_string(sample_idx)));
+      }
+      made = std::move(next).value();
+    }
+    const TensorMap& sample =
+        sample_idx < dataset->samples.size() ? dataset->samples[sample_idx] : made;
     const auto start = std::chrono::steady_clock::now();
     Result<TensorMap> outputs = model.Run(sample, {});
     report.model.run_seconds +=
@@ -135,7 +150,7 @@ RunReport RunModelGate(const RunOptions& options) {
     }
     CheckSample(static_cast<int>(sample_idx), model.signature(), sample, *outputs, report);
     if (report.model.output_names.empty()) report.model.output_names = outputs->Names();
-    saver.Keep(*outputs, dataset->samples.size(), model.signature().outputs);
+    saver.Keep(*outputs, dataset->size(), model.signature().outputs);
   }
   if (auto e = saver.Write(report.model)) {
     return Errored(std::move(report), e->stage, e->status);
