@@ -5,9 +5,7 @@
 #include "backends/check_inputs.h"
 #include "backends/exec/exec_protocol.h"
 #include "backends/exec/exec_serve.h"
-#include "convgate/core/command_line.h"
 #include "convgate/core/file_util.h"
-#include "convgate/core/redact.h"
 #include "convgate/core/temp_dir.h"
 #include "convgate/graph/onnx_model.h"
 #include "convgate/io/npz.h"
@@ -40,31 +38,26 @@ Result<Signature> SignatureOf(const fs::path& model_path) {
 // log of whichever finished last.
 class ExecModel : public Model {
  public:
-  ExecModel(fs::path path, Signature signature, const LoadOptions& options)
-      : path_(std::move(path)),
-        signature_(std::move(signature)),
-        argv_template_(options.exec_argv),
-        timeout_seconds_(options.timeout_seconds),
-        limits_(options.limits) {}
+  explicit ExecModel(ExecCommand command) : command_(std::move(command)) {}
 
-  const Signature& signature() const override { return signature_; }
+  const Signature& signature() const override { return command_.signature; }
   std::string settings() const override { return "one process per sample"; }
 
   Result<TensorMap> Run(const TensorMap& inputs,
                         const std::vector<std::string>& output_names) override {
-    CONVGATE_RETURN_IF_ERROR(CheckDeclaredInputs(signature_, inputs, path_));
-    CONVGATE_RETURN_IF_ERROR(CheckNoRepeats(output_names, path_));
+    CONVGATE_RETURN_IF_ERROR(CheckDeclaredInputs(command_.signature, inputs, command_.model));
+    CONVGATE_RETURN_IF_ERROR(CheckNoRepeats(output_names, command_.model));
     // Every run's inputs.npz and outputs.npz are its own, and are gone when it ends (however
     // convgate ends: temp_dir.h).
     Result<TempDir> dir = TempDir::Create("exec");
     if (!dir.ok()) return dir.status().WithContext("exec backend");
-    const ExecPaths paths{path_, dir->path() / "inputs.npz", dir->path() / "outputs.npz", {}, {}};
+    const ExecPaths paths{
+        command_.model, dir->path() / "inputs.npz", dir->path() / "outputs.npz", {}, {}};
     Status written = io::WriteNpz(paths.inputs, inputs);
     if (!written.ok()) return written.WithContext("exec backend, writing the inputs");
-    const std::vector<std::string> argv = SubstitutePlaceholders(argv_template_, paths);
+    const std::vector<std::string> argv = SubstitutePlaceholders(command_.argv_template, paths);
     CONVGATE_ASSIGN_OR_RETURN(SubprocessResult result, RunCommand(argv));
-    const std::string what = "exec command `" + RedactPasswords(JoinCommandLine(argv_template_)) +
-                             "` on " + path_.string();
+    const std::string what = command_.What();
     if (!result.succeeded()) return CommandFailure(result, what);
     std::error_code error;
     if (!fs::exists(paths.outputs, error)) {
@@ -73,13 +66,13 @@ class ExecModel : public Model {
     }
     // What the command wrote is as untrusted as any file: held to the tensor and run limits
     // before a member is inflated.
-    Result<TensorMap> outputs = io::ReadNpz(paths.outputs, limits_);
+    Result<TensorMap> outputs = io::ReadNpz(paths.outputs, command_.limits);
     if (!outputs.ok()) {
       return Status::DataLoss(
           what + ": cannot read the outputs.npz it wrote: " + outputs.status().message());
     }
     Result<TensorMap> selected =
-        SelectOutputs(std::move(outputs).value(), signature_, output_names, "outputs.npz");
+        SelectOutputs(std::move(outputs).value(), command_.signature, output_names, "outputs.npz");
     if (!selected.ok()) return selected.status().WithContext(what);
     return selected;
   }
@@ -92,20 +85,16 @@ class ExecModel : public Model {
  private:
   Result<SubprocessResult> RunCommand(const std::vector<std::string>& argv) {
     SubprocessOptions options;
-    options.timeout_seconds = timeout_seconds_;
+    options.timeout_seconds = command_.timeout_seconds;
     options.max_captured_bytes = kMaxLogBytes;
     Result<SubprocessResult> result = RunSubprocess(argv, options);
-    if (!result.ok()) return result.status().WithContext(path_.string());
+    if (!result.ok()) return result.status().WithContext(command_.model.string());
     std::lock_guard<std::mutex> lock(log_mutex_);
     last_log_ = result->stderr_tail;
     return result;
   }
 
-  fs::path path_;
-  Signature signature_;
-  std::vector<std::string> argv_template_;
-  double timeout_seconds_;
-  Limits limits_;
+  ExecCommand command_;
   mutable std::mutex log_mutex_;
   std::string last_log_;
 };
@@ -140,7 +129,8 @@ std::unique_ptr<Model> CreateExecModel(std::filesystem::path model_path, Signatu
   if (ServesEverySample(options.exec_argv)) {
     return CreateServingExecModel(std::move(model_path), std::move(signature), options);
   }
-  return std::make_unique<ExecModel>(std::move(model_path), std::move(signature), options);
+  return std::make_unique<ExecModel>(
+      ExecCommand(std::move(model_path), std::move(signature), options));
 }
 
 }  // namespace convgate::backends

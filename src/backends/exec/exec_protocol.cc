@@ -5,6 +5,9 @@
 #include <cstdlib>
 #include <regex>
 
+#include "convgate/core/command_line.h"
+#include "convgate/core/redact.h"
+
 namespace convgate::backends {
 namespace {
 
@@ -57,6 +60,11 @@ bool Mentions(const std::vector<std::string>& argv_template, std::string_view pl
 }
 
 }  // namespace
+
+std::string ExecCommand::What() const {
+  return "exec command `" + RedactPasswords(JoinCommandLine(argv_template)) + "` on " +
+         model.string();
+}
 
 Status CheckTemplate(const std::vector<std::string>& argv_template) {
   if (argv_template.empty()) {

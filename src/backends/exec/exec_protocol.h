@@ -14,12 +14,35 @@
 #include <string>
 #include <vector>
 
+#include "convgate/backends/backend.h"
+#include "convgate/core/limits.h"
 #include "convgate/core/signature.h"
 #include "convgate/core/status.h"
 #include "convgate/core/subprocess.h"
 #include "convgate/core/tensor.h"
 
 namespace convgate::backends {
+
+// What an exec model of either mode runs: the model file, its signature, the command and its
+// limits.
+struct ExecCommand {
+  ExecCommand(std::filesystem::path model_path, Signature model_signature,
+              const LoadOptions& options)
+      : model(std::move(model_path)),
+        signature(std::move(model_signature)),
+        argv_template(options.exec_argv),
+        timeout_seconds(options.timeout_seconds),
+        limits(options.limits) {}
+
+  // "exec command `python3 r.py {model} ...` on MODEL", passwords redacted: how messages name it.
+  std::string What() const;
+
+  std::filesystem::path model;
+  Signature signature;
+  std::vector<std::string> argv_template;
+  double timeout_seconds;
+  Limits limits;
+};
 
 struct ExecPaths {
   std::filesystem::path model;

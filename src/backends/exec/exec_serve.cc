@@ -10,8 +10,6 @@
 #include "backends/exec/exec_protocol.h"
 #include "backends/runner/runner_protocol.h"
 #include "convgate/core/child_process.h"
-#include "convgate/core/command_line.h"
-#include "convgate/core/redact.h"
 #include "convgate/core/temp_dir.h"
 #include "convgate/core/units.h"
 #include "convgate/io/npz.h"
@@ -27,20 +25,15 @@ constexpr int kMaxIgnoredLines = 1000;
 
 class ServingExecModel : public Model {
  public:
-  ServingExecModel(fs::path path, Signature signature, const LoadOptions& options)
-      : path_(std::move(path)),
-        signature_(std::move(signature)),
-        argv_template_(options.exec_argv),
-        timeout_seconds_(options.timeout_seconds),
-        limits_(options.limits) {}
+  explicit ServingExecModel(ExecCommand command) : command_(std::move(command)) {}
 
-  const Signature& signature() const override { return signature_; }
+  const Signature& signature() const override { return command_.signature; }
   std::string settings() const override { return "one process serving every sample"; }
 
   Result<TensorMap> Run(const TensorMap& inputs,
                         const std::vector<std::string>& output_names) override {
-    CONVGATE_RETURN_IF_ERROR(CheckDeclaredInputs(signature_, inputs, path_));
-    CONVGATE_RETURN_IF_ERROR(CheckNoRepeats(output_names, path_));
+    CONVGATE_RETURN_IF_ERROR(CheckDeclaredInputs(command_.signature, inputs, command_.model));
+    CONVGATE_RETURN_IF_ERROR(CheckNoRepeats(output_names, command_.model));
     std::lock_guard<std::mutex> lock(mutex_);
     if (!process_ || !process_->running()) CONVGATE_RETURN_IF_ERROR(Start());
     const std::string name = "sample_" + std::to_string(next_sample_++);
@@ -54,15 +47,15 @@ class ServingExecModel : public Model {
     if (!answered.ok()) return answered;
     // What the command wrote is as untrusted as any file: held to the tensor and run limits
     // before a member is inflated.
-    Result<TensorMap> outputs = io::ReadNpz(out, limits_);
+    Result<TensorMap> outputs = io::ReadNpz(out, command_.limits);
     fs::remove(out, ignored);
     if (!outputs.ok()) {
-      return Status::DataLoss(What() + ": it answered 'ok " + name + "' but " + out.string() +
-                              " cannot be read: " + outputs.status().message());
+      return Status::DataLoss(command_.What() + ": it answered 'ok " + name + "' but " +
+                              out.string() + " cannot be read: " + outputs.status().message());
     }
     Result<TensorMap> selected =
-        SelectOutputs(std::move(outputs).value(), signature_, output_names, name + ".npz");
-    if (!selected.ok()) return selected.status().WithContext(What());
+        SelectOutputs(std::move(outputs).value(), command_.signature, output_names, name + ".npz");
+    if (!selected.ok()) return selected.status().WithContext(command_.What());
     return selected;
   }
 
@@ -72,11 +65,6 @@ class ServingExecModel : public Model {
   }
 
  private:
-  std::string What() const {
-    return "exec command `" + RedactPasswords(JoinCommandLine(argv_template_)) + "` on " +
-           path_.string();
-  }
-
   // A fresh folder and process. REQUIRES: mutex_ held.
   Status Start() {
     process_.reset();
@@ -85,7 +73,7 @@ class ServingExecModel : public Model {
     if (!dir.ok()) return dir.status().WithContext("exec backend");
     dir_ = std::move(dir).value();
     std::error_code error;
-    ExecPaths paths{path_, {}, {}, dir_->path() / "inputs", dir_->path() / "outputs"};
+    ExecPaths paths{command_.model, {}, {}, dir_->path() / "inputs", dir_->path() / "outputs"};
     if (!fs::create_directory(paths.inputs_dir, error) ||
         !fs::create_directory(paths.outputs_dir, error)) {
       return Status::Unavailable("exec backend: cannot create " + paths.inputs_dir.string() + ": " +
@@ -95,8 +83,8 @@ class ServingExecModel : public Model {
     options.max_captured_bytes = kRunnerMaxLogBytes;
     options.kill_grace_seconds = kRunnerExitGraceSeconds;
     Result<std::unique_ptr<ChildProcess>> started =
-        ChildProcess::Start(SubstitutePlaceholders(argv_template_, paths), options);
-    if (!started.ok()) return started.status().WithContext(What());
+        ChildProcess::Start(SubstitutePlaceholders(command_.argv_template, paths), options);
+    if (!started.ok()) return started.status().WithContext(command_.What());
     process_ = std::move(started).value();
     return Status::OK();
   }
@@ -105,25 +93,26 @@ class ServingExecModel : public Model {
   Status Exchange(const std::string& name) {
     if (!process_->WriteLine(name, kRunnerWriteTimeoutSeconds).ok()) return Ended(name);
     for (int ignored = 0; ignored <= kMaxIgnoredLines; ++ignored) {
-      Result<std::string> line = process_->ReadLine(timeout_seconds_);
+      Result<std::string> line = process_->ReadLine(command_.timeout_seconds);
       last_log_ = process_->stderr_tail();
       if (!line.ok()) {
-        if (line.status().code() == StatusCode::kDataLoss) return line.status().WithContext(What());
+        if (line.status().code() == StatusCode::kDataLoss)
+          return line.status().WithContext(command_.What());
         return Ended(name);
       }
       if (*line == "ok " + name) return Status::OK();
       if (line->rfind("error", 0) == 0) {
         const std::string message = line->size() > 6 ? line->substr(6) : "no message";
-        return Status::Unavailable(What() + " failed on " + name + ": " + message);
+        return Status::Unavailable(command_.What() + " failed on " + name + ": " + message);
       }
       if (line->rfind("ok ", 0) == 0) {
         process_.reset();  // out of turn: nothing it says after can be trusted
-        return Status::DataLoss(What() + ": answered '" + *line + "' while convgate waited for " +
-                                "'ok " + name + "'");
+        return Status::DataLoss(command_.What() + ": answered '" + *line +
+                                "' while convgate waited for " + "'ok " + name + "'");
       }
     }
     process_.reset();
-    return Status::DataLoss(What() + ": printed " + std::to_string(kMaxIgnoredLines) +
+    return Status::DataLoss(command_.What() + ": printed " + std::to_string(kMaxIgnoredLines) +
                             " lines without answering 'ok " + name +
                             "'; does it serve samples ({inputs_dir} and {outputs_dir}: read a "
                             "name per stdin line, answer 'ok NAME')?");
@@ -134,18 +123,14 @@ class ServingExecModel : public Model {
     const SubprocessResult& ended = process_->ended();
     last_log_ = ended.stderr_tail;
     if (ended.timed_out) {
-      return Status::Unavailable(What() + ": no answer for " + name + " within " +
-                                 FormatDuration(timeout_seconds_) +
+      return Status::Unavailable(command_.What() + ": no answer for " + name + " within " +
+                                 FormatDuration(command_.timeout_seconds) +
                                  "; it was stopped (--exec-timeout)");
     }
-    return CommandFailure(ended, What() + " (serving " + name + ")");
+    return CommandFailure(ended, command_.What() + " (serving " + name + ")");
   }
 
-  fs::path path_;
-  Signature signature_;
-  std::vector<std::string> argv_template_;
-  double timeout_seconds_;
-  Limits limits_;
+  ExecCommand command_;
   mutable std::mutex mutex_;  // guards everything below; serializes Run
   std::optional<TempDir> dir_;
   std::unique_ptr<ChildProcess> process_;
@@ -157,7 +142,8 @@ class ServingExecModel : public Model {
 
 std::unique_ptr<Model> CreateServingExecModel(fs::path model_path, Signature signature,
                                               const LoadOptions& options) {
-  return std::make_unique<ServingExecModel>(std::move(model_path), std::move(signature), options);
+  return std::make_unique<ServingExecModel>(
+      ExecCommand(std::move(model_path), std::move(signature), options));
 }
 
 }  // namespace convgate::backends
