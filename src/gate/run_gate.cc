@@ -67,6 +67,8 @@ std::optional<inputs::Dataset> CopyOf(const std::optional<inputs::Dataset>& give
   copy.origin = given->origin;
   copy.notes = given->notes;
   copy.files = given->files;
+  copy.make = given->make;  // a streamed data set's maker makes the copy's samples too
+  copy.streamed = given->streamed;
   for (const TensorMap& sample : given->samples) copy.samples.push_back(sample.Clone());
   return copy;
 }

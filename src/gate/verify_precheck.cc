@@ -69,6 +69,7 @@ std::optional<GateError> PrecheckSource(const CompareOptions& options, SourceFac
   DataOptions data = options.data;
   data.save_inputs.reset();
   data.save_outputs.reset();
+  data.stream = true;  // the end-to-end run takes the samples one at a time
   DatasetRecord dataset_record;
   std::optional<GateError> error;
   // The target is not converted yet: the source's outputs are what is known to be held.

@@ -262,7 +262,7 @@ Result<TensorMap> OrtModel::RunSession(Ort::Session& session, const TensorMap& i
     std::vector<Ort::Value> values;
     {
       const double timeout = options_.limits.run_timeout_seconds;
-      OrtRunTimeout watchdog(run_options, timeout);
+      OrtRunTimeout watchdog([&run_options] { run_options.SetTerminate(); }, timeout);
       try {
         values = session.Run(run_options, input_names.data(), input_values.data(),
                              input_values.size(), output_names.data(), output_names.size());

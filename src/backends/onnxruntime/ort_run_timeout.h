@@ -4,21 +4,21 @@
 // flag before each node it executes, subgraph nodes included, so a run stops within one node.
 #pragma once
 
-#include <onnxruntime_cxx_api.h>
-
 #include <atomic>
-#include <condition_variable>
-#include <mutex>
-#include <thread>
+#include <cstdint>
+#include <functional>
 
 namespace convgate::backends {
 
-// Sets `options`' termination flag once `seconds` have passed, unless destroyed first. Holds a
-// thread of its own for its lifetime (none when seconds <= 0: no limit). Construct it before
-// Session::Run and destroy it after; fired() then says whether the run was stopped by it.
+// Stops a run (sets its options' termination flag) once `seconds` have passed, unless destroyed
+// first (none when seconds <= 0: no limit). One watchdog thread serves every run of the process,
+// started by the first. Construct it before Session::Run and destroy it after; fired() then says
+// whether the run was stopped by it.
 class OrtRunTimeout {
  public:
-  OrtRunTimeout(Ort::RunOptions& options, double seconds);
+  // `stop` (ORT's RunOptions::SetTerminate on the run's options) is called at the deadline, from
+  // the watchdog's thread; it must only set a flag.
+  OrtRunTimeout(std::function<void()> stop, double seconds);
   ~OrtRunTimeout();
   OrtRunTimeout(const OrtRunTimeout&) = delete;
   OrtRunTimeout& operator=(const OrtRunTimeout&) = delete;
@@ -26,13 +26,8 @@ class OrtRunTimeout {
   bool fired() const { return fired_.load(); }
 
  private:
-  void Watch(Ort::RunOptions& options, double seconds);
-
-  std::mutex mutex_;
-  std::condition_variable finished_;
-  bool done_ = false;  // guarded by mutex_
+  uint64_t id_ = 0;  // the watchdog's, 0 when not watched
   std::atomic<bool> fired_{false};
-  std::thread thread_;
 };
 
 }  // namespace convgate::backends
