@@ -4,7 +4,7 @@
 #include "convgate/gate/workflows.h"
 #include "convgate/session/data_inputs.h"
 #include "convgate/session/hf_inputs.h"
-#include "convgate/session/output_saver.h"
+#include "convgate/session/sample_saver.h"
 #include "convgate/session/sanity.h"
 #include "convgate/session/save_paths.h"
 #include "convgate/session/side.h"
@@ -107,7 +107,7 @@ RunReport RunModelGate(const RunOptions& options) {
   // --save-outputs keeps every sample's outputs until they are written.
   const session::HeldOutputs held{
       .models = {
-          {&model.signature(), session::OutputSaver::HoldsEverySample(options.data.save_outputs)}}};
+          {&model.signature(), session::SampleSaver::HoldsEverySample(options.data.save_outputs)}}};
   std::optional<inputs::Dataset> given = CopyOf(options.inputs);
   if (!given) {
     Result<std::optional<inputs::Dataset>> made =
@@ -118,14 +118,16 @@ RunReport RunModelGate(const RunOptions& options) {
     }
     given = std::move(*made);
   }
-  // Generated and --data samples are made one at a time, unless --save-inputs writes them all.
+  // Generated and --data samples are made one at a time, and saved (--save-inputs) as they are.
   session::DataOptions data = session::ForModel(options.data, report.model.path);
-  data.stream = !data.save_inputs.has_value();
+  data.stream = true;
   std::optional<inputs::Dataset> dataset = session::PrepareDataset(
       data, model.signature(), std::move(given), held, report.inputs, error);
   if (!dataset.has_value()) return Errored(std::move(report), error->stage, error->status);
 
-  session::OutputSaver saver(options.data.save_outputs);
+  session::SampleSaver saver(session::SampleSaver::What::kOutputs, options.data.save_outputs);
+  session::SampleSaver inputs_saver(session::SampleSaver::What::kInputs,
+                                    dataset->is_streamed() ? data.save_inputs : std::nullopt);
   TensorMap made;  // a streamed data set's current sample
   for (size_t sample_idx = 0; sample_idx < dataset->size(); ++sample_idx) {
     if (sample_idx >= dataset->samples.size()) {
@@ -141,6 +143,10 @@ RunReport RunModelGate(const RunOptions& options) {
     }
     const TensorMap& sample =
         sample_idx < dataset->samples.size() ? dataset->samples[sample_idx] : made;
+    if (Status saved = inputs_saver.Keep(sample, dataset->size(), model.signature().inputs);
+        !saved.ok()) {
+      return Errored(std::move(report), Stage::kWrite, saved);
+    }
     const auto start = std::chrono::steady_clock::now();
     Result<TensorMap> outputs = model.Run(sample, {});
     report.model.run_seconds +=
@@ -152,9 +158,12 @@ RunReport RunModelGate(const RunOptions& options) {
     }
     CheckSample(static_cast<int>(sample_idx), model.signature(), sample, *outputs, report);
     if (report.model.output_names.empty()) report.model.output_names = outputs->Names();
-    saver.Keep(*outputs, dataset->size(), model.signature().outputs);
+    (void)saver.Keep(*outputs, dataset->size(), model.signature().outputs);  // told by Finish
   }
-  if (auto e = saver.Write(report.model)) {
+  if (auto e = inputs_saver.Finish(report.inputs.saved_to)) {
+    return Errored(std::move(report), e->stage, e->status);
+  }
+  if (auto e = saver.Finish(report.model.outputs_saved_to)) {
     return Errored(std::move(report), e->stage, e->status);
   }
   if (report.checks.empty()) {

@@ -159,7 +159,7 @@ HeldOutputs HeldBy(const Side& source, const Side& target, const DataOptions& da
   HeldOutputs held;
   for (const Side* side : {&source, &target}) {
     if (side->model) {
-      const bool kept = side == &source && OutputSaver::HoldsEverySample(data.save_outputs);
+      const bool kept = side == &source && SampleSaver::HoldsEverySample(data.save_outputs);
       held.models.push_back({side->signature(), kept});
     }
     if (side->saved) held.saved_bytes += BytesOf(side->saved->samples);
@@ -198,7 +198,10 @@ void ForgetLoad(SideRecord& record) {
   record.output_names.clear();
 }
 
-SidePair::SidePair(PairSpec spec) : spec_(std::move(spec)), saver_(spec_.data.save_outputs) {
+SidePair::SidePair(PairSpec spec)
+    : spec_(std::move(spec)),
+      saver_(SampleSaver::What::kOutputs, spec_.data.save_outputs),
+      inputs_saver_(SampleSaver::What::kInputs, spec_.data.save_inputs) {
   sha256_ = hashed_.get_future().share();
   hasher_ = std::thread([this] {
     std::string sha256;
@@ -309,7 +312,12 @@ std::optional<GateError> SidePair::SetUpSamples(DatasetRecord& record) {
   if (!dataset_.has_value()) return error;
   if (auto e = BindTarget(*runner)) return e;
   samples_ = dataset_->size();
-  if (auto e = StartSavingInputs(*runner->signature())) return e;
+  // A held data set was saved by PrepareDataset; a streamed one is saved as its samples are made.
+  inputs_declared_ = runner->signature()->inputs;
+  if (!dataset_->is_streamed()) inputs_saver_ = SampleSaver(SampleSaver::What::kInputs, {});
+  if (Status saved = SaveMade(0, dataset_->samples.front()); !saved.ok()) {
+    return GateError{Stage::kWrite, saved};
+  }
   for (const Side* side : {&source_, &target_}) {
     if (auto e = CheckSavedCounts(*side, samples_)) return e;
   }
@@ -395,35 +403,18 @@ Result<const TensorMap*> SidePair::InputsOf(size_t sample) {
   return &current_;
 }
 
-std::optional<GateError> SidePair::StartSavingInputs(const Signature& signature) {
-  const std::optional<std::filesystem::path>& path = spec_.data.save_inputs;
-  if (!path || !dataset_->is_streamed()) return std::nullopt;
-  Result<inputs::DatasetWriter> writer =
-      inputs::DatasetWriter::ForInputs(*path, samples_, signature);
-  if (!writer.ok()) return GateError{Stage::kWrite, writer.status().WithContext("--save-inputs")};
-  inputs_writer_.emplace(std::move(writer).value());
-  if (Status saved = SaveMade(0, dataset_->samples.front()); !saved.ok()) {
-    return GateError{Stage::kWrite, saved};
-  }
-  return std::nullopt;
-}
-
 Status SidePair::SaveMade(size_t sample, const TensorMap& inputs) {
   // Samples are first made in order: run ahead, or in turn; made again, they are written already.
-  if (!inputs_writer_ || sample != inputs_saved_) return Status::OK();
-  Status added = inputs_writer_->Add(inputs);
-  if (!added.ok()) return added.WithContext("--save-inputs");
-  ++inputs_saved_;
-  return Status::OK();
+  if (!inputs_saver_.active() || sample != inputs_saver_.kept()) return Status::OK();
+  return inputs_saver_.Keep(inputs, samples_, inputs_declared_);
 }
 
 std::optional<GateError> SidePair::FinishSavedInputs() {
-  if (!inputs_writer_ || inputs_saved_ != samples_) return std::nullopt;
-  Status finished = inputs_writer_->Finish();
-  inputs_writer_.reset();
-  if (!finished.ok()) return GateError{Stage::kWrite, finished.WithContext("--save-inputs")};
-  if (dataset_record_) dataset_record_->saved_to = spec_.data.save_inputs->string();
-  return std::nullopt;
+  if (!inputs_saver_.active() || inputs_saver_.kept() == 0) return std::nullopt;
+  std::string saved_to;
+  std::optional<GateError> error = inputs_saver_.Finish(saved_to);
+  if (!error && dataset_record_) dataset_record_->saved_to = saved_to;
+  return error;
 }
 
 Result<TensorMap> SidePair::OutputsOf(Side& side, int sample) {
@@ -598,6 +589,8 @@ std::optional<GateError> SidePair::RunSamples(const SampleSink& sink) {
   return finish(std::nullopt);
 }
 
-std::optional<GateError> SidePair::SaveSourceOutputs() { return saver_.Write(*source_.record); }
+std::optional<GateError> SidePair::SaveSourceOutputs() {
+  return saver_.Finish(source_.record->outputs_saved_to);
+}
 
 }  // namespace convgate::session

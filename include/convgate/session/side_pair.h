@@ -33,8 +33,8 @@
 #include "convgate/inputs/dataset.h"
 #include "convgate/session/interface.h"
 #include "convgate/session/options.h"
-#include "convgate/session/output_saver.h"
 #include "convgate/session/records.h"
+#include "convgate/session/sample_saver.h"
 #include "convgate/session/side.h"
 
 namespace convgate::session {
@@ -149,10 +149,9 @@ class SidePair {
   Result<const TensorMap*> InputsOf(size_t sample);
   // Adds the files a streamed sample read to the data set's, each (input, path) once.
   void RecordFiles(const std::vector<inputs::DataFile>& read);
-  // --save-inputs of a streamed data set: opens the file and writes sample 0 (SetUpSamples);
-  // SaveMade writes a sample made for the first time; FinishSavedInputs closes the file and
-  // records it once every sample was written.
-  std::optional<GateError> StartSavingInputs(const Signature& signature);
+  // --save-inputs of a streamed data set: SaveMade writes a sample made for the first time
+  // (sample 0 by SetUpSamples); FinishSavedInputs closes the file and records it once every
+  // sample was written.
   Status SaveMade(size_t sample, const TensorMap& inputs);
   std::optional<GateError> FinishSavedInputs();
   // Puts the source's outputs of `sample` (the next after ahead_) on disk; false when they cannot
@@ -174,8 +173,8 @@ class SidePair {
   TensorMap current_;
   std::set<std::pair<std::string, std::string>> recorded_files_;
   // --save-inputs of a streamed data set: each sample written the first time it is made.
-  std::optional<inputs::DatasetWriter> inputs_writer_;
-  size_t inputs_saved_ = 0;
+  SampleSaver inputs_saver_;
+  std::vector<TensorInfo> inputs_declared_;  // the order of a test case's input_K.pb files
   size_t current_index_ = SIZE_MAX;
   std::vector<TensorMap> ahead_;  // the source's outputs of samples [0, ahead_.size())
   std::vector<bool> spooled_;     // ahead_[i] waits on disk, in spool_
@@ -183,7 +182,7 @@ class SidePair {
   int64_t spool_left_ = 0;                  // the bytes the spool may still take
   std::optional<GateError> ahead_failure_;  // the run of the sample after the last held one failed
   Stage failed_stage_ = Stage::kRun;  // of OutputsOf's last error: kInputs when making the sample
-  OutputSaver saver_;                 // the source's outputs, for --save-outputs
+  SampleSaver saver_;                 // the source's outputs, for --save-outputs
   // How the target takes the data set and names its outputs; set by SetUpSamples.
   std::optional<InterfaceBinding> binding_;
   std::promise<std::string> hashed_;
