@@ -101,7 +101,7 @@ class ServingExecModel : public Model {
         return Ended(name);
       }
       if (*line == "ok " + name) return Status::OK();
-      if (line->rfind("error", 0) == 0) {
+      if (*line == "error" || line->rfind("error ", 0) == 0) {
         const std::string message = line->size() > 6 ? line->substr(6) : "no message";
         return Status::Unavailable(command_.What() + " failed on " + name + ": " + message);
       }
