@@ -287,13 +287,13 @@ Status PendingFile::Write(std::string_view bytes) {
   return Status::OK();
 }
 
-Status PendingFile::Commit() {
+Status PendingFile::Commit(bool sync) {
   if (fd_ >= 0) {
-    if (::fsync(fd_) != 0) return IoError(path_, "cannot flush", errno);
+    if (sync && ::fsync(fd_) != 0) return IoError(path_, "cannot flush", errno);
     const int fd = fd_;
     fd_ = -1;
     if (::close(fd) != 0) return IoError(path_, "cannot flush", errno);
-  } else {
+  } else if (sync) {
     CONVGATE_RETURN_IF_ERROR(SyncFile(path_));
   }
   if (::rename(path_.c_str(), target_.c_str()) != 0) {

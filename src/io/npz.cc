@@ -421,7 +421,7 @@ Status WriteNpz(const std::filesystem::path& path, const TensorMap& tensors,
   CONVGATE_ASSIGN_OR_RETURN(PendingFile pending, PendingFile::Create(path));
   pending.CloseFd();
   CONVGATE_RETURN_IF_ERROR(WriteArchive(pending.path(), tensors, parts, options));
-  return pending.Commit();
+  return pending.Commit(options.sync);
 }
 
 Status WriteNpzFromFiles(const std::filesystem::path& path,

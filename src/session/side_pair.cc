@@ -201,7 +201,7 @@ void ForgetLoad(SideRecord& record) {
 SidePair::SidePair(PairSpec spec)
     : spec_(std::move(spec)),
       saver_(SampleSaver::What::kOutputs, spec_.data.save_outputs),
-      inputs_saver_(SampleSaver::What::kInputs, spec_.data.save_inputs) {
+      inputs_saver_(SampleSaver::What::kInputs, std::nullopt) {
   sha256_ = hashed_.get_future().share();
   hasher_ = std::thread([this] {
     std::string sha256;
@@ -314,7 +314,8 @@ std::optional<GateError> SidePair::SetUpSamples(DatasetRecord& record) {
   samples_ = dataset_->size();
   // A held data set was saved by PrepareDataset; a streamed one is saved as its samples are made.
   inputs_declared_ = runner->signature()->inputs;
-  if (!dataset_->is_streamed()) inputs_saver_ = SampleSaver(SampleSaver::What::kInputs, {});
+  if (dataset_->is_streamed())
+    inputs_saver_ = SampleSaver(SampleSaver::What::kInputs, data.save_inputs);
   if (Status saved = SaveMade(0, dataset_->samples.front()); !saved.ok()) {
     return GateError{Stage::kWrite, saved};
   }
@@ -456,13 +457,16 @@ bool SidePair::Spool(size_t sample, const TensorMap& outputs) {
   const int64_t bytes = BytesOf(outputs);
   if (bytes > spool_left_) return false;
   spool_left_ -= bytes;
-  const std::filesystem::path path = spool_->path() / ("sample_" + std::to_string(sample) + ".npz");
-  return io::WriteNpz(path, outputs).ok();
+  return io::WriteNpz(SpoolPath(sample), outputs, io::NpzWriteOptions{.sync = false}).ok();
+}
+
+std::filesystem::path SidePair::SpoolPath(size_t sample) const {
+  return spool_->path() / ("sample_" + std::to_string(sample) + ".npz");
 }
 
 Result<TensorMap> SidePair::TakeAhead(size_t sample) {
   if (!spooled_[sample]) return std::move(ahead_[sample]);
-  const std::filesystem::path path = spool_->path() / ("sample_" + std::to_string(sample) + ".npz");
+  const std::filesystem::path path = SpoolPath(sample);
   Result<TensorMap> outputs = io::ReadNpz(path, spec_.data.limits);
   std::error_code ignored;
   std::filesystem::remove(path, ignored);

@@ -128,8 +128,9 @@ class PendingFile {
   Status Write(std::string_view bytes);
   // Closes the descriptor early, for writers that open the path themselves.
   void CloseFd();
-  // fsyncs the file, then renames it over the target.
-  Status Commit();
+  // fsyncs the file (unless !sync: a scratch file read back by this process, which a crash makes
+  // worthless anyway), then renames it over the target.
+  Status Commit(bool sync = true);
 
  private:
   PendingFile(std::filesystem::path target, std::filesystem::path path, int fd);

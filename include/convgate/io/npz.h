@@ -50,6 +50,10 @@ struct NpzWriteOptions {
   // np.savez stores members uncompressed; keep that default so numpy-side reads are as fast as
   // ours.
   bool compress = false;
+  // Flushed to disk before it replaces the path; false for scratch files this process reads back
+  // at once (a sample's inputs for a runner, outputs waiting for the other side), where a flush
+  // per sample is pure cost.
+  bool sync = true;
 };
 
 // Writes atomically: to a temporary file beside `path`, then renamed over it, so on any failure

@@ -158,6 +158,7 @@ class SidePair {
   // be written there (they are then held).
   bool Spool(size_t sample, const TensorMap& outputs);
   Result<TensorMap> TakeAhead(size_t sample);
+  std::filesystem::path SpoolPath(size_t sample) const;
   std::optional<std::string> MatchOutputs(int sample, TensorMap& source, TensorMap& target);
   std::optional<GateError> BindTarget(const Side& runner);
   std::optional<GateError> CheckOutputSelection() const;

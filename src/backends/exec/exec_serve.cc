@@ -39,7 +39,7 @@ class ServingExecModel : public Model {
     const std::string name = "sample_" + std::to_string(next_sample_++);
     const fs::path in = dir_->path() / "inputs" / (name + ".npz");
     const fs::path out = dir_->path() / "outputs" / (name + ".npz");
-    Status written = io::WriteNpz(in, inputs);
+    Status written = io::WriteNpz(in, inputs, io::NpzWriteOptions{.sync = false});
     if (!written.ok()) return written.WithContext("exec backend, writing the inputs");
     Status answered = Exchange(name);
     std::error_code ignored;
