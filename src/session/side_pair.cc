@@ -200,8 +200,8 @@ void ForgetLoad(SideRecord& record) {
 
 SidePair::SidePair(PairSpec spec)
     : spec_(std::move(spec)),
-      saver_(SampleSaver::What::kOutputs, spec_.data.save_outputs),
-      inputs_saver_(SampleSaver::What::kInputs, std::nullopt) {
+      inputs_saver_(SampleSaver::What::kInputs, std::nullopt),
+      saver_(SampleSaver::What::kOutputs, spec_.data.save_outputs) {
   sha256_ = hashed_.get_future().share();
   hasher_ = std::thread([this] {
     std::string sha256;
@@ -554,7 +554,13 @@ std::optional<GateError> SidePair::FinishSample(int sample, TensorMap source_out
   // Every output, whatever this comparison selects. A positional source's outputs took the
   // target's names, so its declared ones no longer apply.
   const Signature* signature = source_.positional_outputs() ? nullptr : source_.signature();
-  saver_.Keep(source_outputs, samples_, signature ? signature->outputs : std::vector<TensorInfo>{});
+  // --save-outputs keeps the source's outputs as they come; a file that cannot be written stops
+  // the comparison (exit 3) rather than leaving a partial save unreported.
+  if (Status kept = saver_.Keep(source_outputs, samples_,
+                                signature ? signature->outputs : std::vector<TensorInfo>{});
+      !kept.ok()) {
+    return GateError{Stage::kWrite, kept};
+  }
   if (binding_) {
     binding_->Select(source_outputs);
     binding_->Select(*target_outputs);
