@@ -2,6 +2,7 @@
 // reader (report/read_report.h ParseReport, the descriptions it was written with), giving each
 // output's figures, the stage and message of an error and the converter that ran; and
 // verify_result.json's conversion path.
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <string>
@@ -77,6 +78,29 @@ store::OutputRecord OutputOf(const gate::OutputCheck& check) {
   return output;
 }
 
+// The benchmark's figures: the measured model's (the target's, or the one model's), and with two
+// sides the source's median and the speedup.
+void ReadBenchmark(const std::optional<bench::BenchmarkRecord>& record, store::JobRecord& job) {
+  if (!record || record->sides.empty()) return;
+  const bench::SideBenchmark* measured = bench::FindSide(*record, "target");
+  if (measured == nullptr) measured = &record->sides.front();
+  job.p50_ms = measured->latency.p50_ms;
+  job.p50_low_ms = measured->latency.p50_low_ms;
+  job.p50_high_ms = measured->latency.p50_high_ms;
+  job.p99_ms = measured->latency.p99_ms;
+  job.throughput = measured->throughput;
+  job.peak_rss_bytes = static_cast<double>(measured->peak_rss_bytes);
+  job.load_average = std::max(record->machine.load_before, record->machine.load_after);
+  if (const bench::SideBenchmark* source = bench::FindSide(*record, "source")) {
+    job.source_p50_ms = source->latency.p50_ms;
+  }
+  if (record->speed) {
+    job.speedup = record->speed->speedup;
+    job.speedup_low = record->speed->speedup_low;
+    job.speedup_high = record->speed->speedup_high;
+  }
+}
+
 // An error stopped the job at a stage: "convert-failed", "load-failed", ...
 void ReadError(const std::optional<gate::GateError>& error, store::JobRecord& job) {
   if (!error || job.error_category != "cannot-run") return;
@@ -98,7 +122,10 @@ void ReadVerify(const gate::VerifyReport& report, store::JobRecord& job) {
     job.converter_version = tool + (tool.empty() || version.empty() ? "" : " ") + version;
   }
   ReadError(report.error, job);
-  if (report.comparison) ReadOutputs(report.comparison->checks, job);
+  if (report.comparison) {
+    ReadOutputs(report.comparison->checks, job);
+    ReadBenchmark(report.comparison->benchmark, job);
+  }
 }
 
 // report.json of `command`, read with the report's reader; a report it cannot read (a job killed
@@ -113,6 +140,12 @@ void ReadReport(std::string_view text, const std::string& command, store::JobRec
     if (!report.ok()) return;
     ReadError(report->error, job);
     ReadOutputs(report->checks, job);
+    ReadBenchmark(report->benchmark, job);
+  } else if (command == "bench") {
+    Result<gate::BenchReport> report = report::ParseReport<gate::BenchReport>(text, what);
+    if (!report.ok()) return;
+    ReadError(report->error, job);
+    ReadBenchmark(report->benchmark, job);
   } else if (command == "run") {
     Result<gate::RunReport> report = report::ParseReport<gate::RunReport>(text, what);
     if (!report.ok()) return;

@@ -31,6 +31,7 @@ class CompareCommand : public Command {
     AddLimitFlags(flags_, options_.data.limits, LimitUse::kRuns);
     AddOutputFlags(flags_, output_, OutputUse::kGate);
     AddPerNodeFlags(flags_, options_.per_node, PerNodeUse::kOptional);
+    AddBenchmarkFlags(flags_, options_.benchmark, BenchmarkUse::kOptional);
     AddGateStoreFlags(flags_, store_);
     AddPipelineFlags(flags_, feedback_options_, PipelineUse::kFeedback, &feedback_);
     flags_.AddCheck([this](const FlagSet&) { return ResolveSides(); });

@@ -1,5 +1,6 @@
 // `convgate history [PATTERN]`: what the results store says: the latest verdict of each entry and
-// conversion, and --regressions: entries that passed in an earlier run and do not in their latest.
+// conversion, and --regressions: entries that passed in an earlier run and do not in their latest,
+// and benchmarked entries whose latest median latency grew beyond the noise.
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -9,6 +10,7 @@
 #include "cli/command.h"
 #include "cli/history_trend.h"
 #include "convgate/batch/batch.h"
+#include "convgate/core/numbers.h"
 #include "convgate/core/text_table.h"
 #include "convgate/report/json_text.h"
 #include "convgate/store/location.h"
@@ -51,6 +53,43 @@ std::vector<Regression> FindRegressions(const std::vector<store::HistoryRow>& jo
     }
   }
   return regressions;
+}
+
+// A latency regression: the latest benchmarked job of a series runs slower than the one before it
+// (the same conversion, like with like) by more than kLatencyMargin, beyond both runs' noise: the
+// median's 95% intervals do not overlap.
+constexpr double kLatencyMargin = 0.05;
+
+struct LatencyRegression {
+  store::HistoryRow latest;
+  store::HistoryRow before;
+};
+
+bool Benchmarked(const store::JobRecord& job) { return job.p50_ms > 0; }
+
+std::vector<LatencyRegression> FindLatencyRegressions(const std::vector<store::HistoryRow>& jobs) {
+  std::map<std::vector<std::string>, std::vector<const store::HistoryRow*>> by_series;
+  for (const store::HistoryRow& row : jobs) {
+    if (Benchmarked(row.job)) by_series[store::SeriesKey(row.job)].push_back(&row);
+  }
+  std::vector<LatencyRegression> regressions;
+  for (const auto& [key, rows] : by_series) {
+    const store::HistoryRow& latest = *rows.back();
+    for (auto it = rows.rbegin() + 1; it < rows.rend(); ++it) {
+      const store::JobRecord& before = (*it)->job;
+      if ((*it)->run_id >= latest.run_id || !store::SameConversion(before, latest.job)) continue;
+      const bool slower = latest.job.p50_ms > before.p50_ms * (1.0 + kLatencyMargin);
+      const bool beyond_noise = latest.job.p50_low_ms > before.p50_high_ms;
+      if (slower && beyond_noise) regressions.push_back({latest, **it});
+      break;
+    }
+  }
+  return regressions;
+}
+
+std::string LatencyText(const store::JobRecord& job) {
+  return FormatSignificant(job.p50_ms, 3) + " ms (" + FormatSignificant(job.p50_low_ms, 3) + "-" +
+         FormatSignificant(job.p50_high_ms, 3) + ")";
 }
 
 nlohmann::json RowJson(const store::HistoryRow& row) {
@@ -143,8 +182,9 @@ class HistoryCommand : public Command {
                return Status::OK();
              }},
         SwitchFlag("--regressions",
-                   "Entries that passed in an earlier run and do not in their latest (exit 1 when "
-                   "there are any)",
+                   "Entries that passed in an earlier run and do not in their latest, and "
+                   "benchmarked ones whose median latency grew by more than 5% beyond both runs' "
+                   "95% intervals (exit 1 when there are any)",
                    regressions_),
         SwitchFlag("--json", "JSON instead of the table", json_),
         Flag{
@@ -223,6 +263,12 @@ class HistoryCommand : public Command {
     Result<std::vector<store::HistoryRow>> jobs = store.Jobs(query);
     if (!jobs.ok()) return ReportError(gate::Stage::kLoad, jobs.status());
     std::vector<Regression> regressions = FindRegressions(*jobs);
+    // Latency: every benchmarked job's figures are its own columns, so verdicts-only rows do.
+    store::HistoryQuery all = query_;
+    all.with_figures = false;
+    Result<std::vector<store::HistoryRow>> every = store.Jobs(all);
+    if (!every.ok()) return ReportError(gate::Stage::kLoad, every.status());
+    const std::vector<LatencyRegression> slower = FindLatencyRegressions(*every);
     if (!regressions.empty()) {
       Result<std::vector<store::HistoryRow>> latest = store.Latest(query_);
       if (!latest.ok()) return ReportError(gate::Stage::kLoad, latest.status());
@@ -240,13 +286,19 @@ class HistoryCommand : public Command {
         item["last_pass"] = RowJson(regression.last_pass);
         list.push_back(item);
       }
+      for (const LatencyRegression& regression : slower) {
+        nlohmann::json item = RowJson(regression.latest);
+        item["regression"] = "latency";
+        item["before"] = RowJson(regression.before);
+        list.push_back(item);
+      }
       std::cout << report::DumpJson(list, 2) << "\n";
-    } else if (regressions.empty()) {
+    } else if (regressions.empty() && slower.empty()) {
       std::cout << "no regressions\n";
     } else {
       std::vector<const store::HistoryRow*> latest;
       for (const Regression& regression : regressions) latest.push_back(&regression.latest);
-      std::cout << ForTerminal(Table(latest));
+      if (!latest.empty()) std::cout << ForTerminal(Table(latest));
       for (const Regression& regression : regressions) {
         std::cout << ForTerminal("REGRESSION " + regression.latest.job.entry_id +
                                  ": passed in run " + std::to_string(regression.last_pass.run_id) +
@@ -255,8 +307,22 @@ class HistoryCommand : public Command {
                                  " in run " + std::to_string(regression.latest.run_id))
                   << "\n";
       }
+      for (const LatencyRegression& regression : slower) {
+        const store::JobRecord& now = regression.latest.job;
+        const store::JobRecord& was = regression.before.job;
+        const std::string conversion = store::ConversionLabel(now);
+        std::cout << ForTerminal("LATENCY REGRESSION " + now.entry_id +
+                                 (conversion.empty() ? "" : " (" + conversion + ")") + ": p50 " +
+                                 LatencyText(now) + " in run " +
+                                 std::to_string(regression.latest.run_id) + ", was " +
+                                 LatencyText(was) + " in run " +
+                                 std::to_string(regression.before.run_id) + ": " +
+                                 FormatSignificant(now.p50_ms / was.p50_ms, 3) +
+                                 "x slower, beyond both runs' 95% intervals")
+                  << "\n";
+      }
     }
-    return regressions.empty() ? ExitCode::kPassed : ExitCode::kFailed;
+    return regressions.empty() && slower.empty() ? ExitCode::kPassed : ExitCode::kFailed;
   }
 
   std::string store_ = "convgate-batch/convgate.db";

@@ -46,6 +46,7 @@ class VerifyCommand : public Command {
     AddLimitFlags(flags_, options_.compare.data.limits, LimitUse::kRuns);
     AddOutputFlags(flags_, output_, OutputUse::kGate);
     AddPerNodeFlags(flags_, options_.compare.per_node, PerNodeUse::kOptional);
+    AddBenchmarkFlags(flags_, options_.compare.benchmark, BenchmarkUse::kOptional);
     AddGateStoreFlags(flags_, store_);
     flags_.AddCheck([this](const FlagSet&) { return gate::CheckVerifyOptions(options_); });
     return RegisterFlags(app);

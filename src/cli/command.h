@@ -49,6 +49,7 @@ std::unique_ptr<Command> MakeConvertCommand();
 std::unique_ptr<Command> MakeCacheCommand();
 std::unique_ptr<Command> MakeTransformCommand();
 std::unique_ptr<Command> MakeReduceCommand();
+std::unique_ptr<Command> MakeBenchCommand();
 std::unique_ptr<Command> MakeBatchCommand();
 std::unique_ptr<Command> MakeHistoryCommand();
 std::unique_ptr<Command> MakeFetchCommand();

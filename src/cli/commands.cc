@@ -13,6 +13,7 @@ std::vector<std::unique_ptr<Command>> MakeCommands() {
   commands.push_back(MakeCacheCommand());
   commands.push_back(MakeTransformCommand());
   commands.push_back(MakeReduceCommand());
+  commands.push_back(MakeBenchCommand());
   commands.push_back(MakePipelineCommand());
   commands.push_back(MakeBatchCommand());
   commands.push_back(MakeHistoryCommand());

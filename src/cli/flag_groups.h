@@ -44,6 +44,14 @@ void AddCalibrationFlags(FlagSet& flags, gate::CompareOptions::Calibration& opti
 // Classifier agreement: --classifier, --agreement, --flip-margin, --top-k.
 void AddAgreementFlags(FlagSet& flags, compare::AgreementConfig& config);
 
+enum class BenchmarkUse {
+  kCommand,   // bench: always benchmarks
+  kOptional,  // compare, verify: --benchmark turns it on; the other flags need it
+};
+// --benchmark, --warmup, --iterations, --bench-time, --streams, --min-speedup, --max-slowdown,
+// --cpus, --source-cpus, --target-cpus (gate/bench.h).
+void AddBenchmarkFlags(FlagSet& flags, gate::BenchmarkOptions& options, BenchmarkUse use);
+
 enum class LimitUse {
   kRuns,   // run, compare, verify, reduce, transform --validate: every limit
   kFiles,  // inspect: --max-tensor-bytes and --max-run-bytes (what a file may hold)

@@ -9,6 +9,14 @@
 namespace convgate::cli {
 namespace {
 
+std::vector<std::pair<const char*, double>> BenchmarkFigures(const store::JobRecord& job) {
+  return {{"p50_ms", job.p50_ms},
+          {"p99_ms", job.p99_ms},
+          {"throughput", job.throughput},
+          {"speedup", job.speedup},
+          {"peak_rss_bytes", job.peak_rss_bytes}};
+}
+
 std::optional<double> FigureOf(const store::HistoryRow& row, const std::string& figure) {
   if (figure == "max_abs_error") return row.max_abs_error;
   if (figure == "mean_abs_error") return row.mean_abs_error;
@@ -17,6 +25,11 @@ std::optional<double> FigureOf(const store::HistoryRow& row, const std::string& 
   if (figure == "mismatches" && row.mismatches) return static_cast<double>(*row.mismatches);
   if (figure == "seconds") return row.job.duration_seconds;
   if (figure == "non_finite" && row.non_finite) return static_cast<double>(*row.non_finite);
+  // The benchmark's figures are 0 in a job that measured none.
+  const store::JobRecord& job = row.job;
+  for (const auto& [name, value] : BenchmarkFigures(job)) {
+    if (figure == name) return value > 0 ? std::optional<double>(value) : std::nullopt;
+  }
   return std::nullopt;
 }
 
@@ -35,13 +48,15 @@ std::string Number(const std::optional<double>& value, bool sign, const std::str
 
 Result<std::string> TrendFigureName(const std::string& text) {
   if (text == "snr") return std::string("snr_db");
-  for (const char* name : {"max_abs_error", "mean_abs_error", "mismatches", "cosine", "snr_db",
-                           "non_finite", "seconds"}) {
+  for (const char* name :
+       {"max_abs_error", "mean_abs_error", "mismatches", "cosine", "snr_db", "non_finite",
+        "seconds", "p50_ms", "p99_ms", "throughput", "speedup", "peak_rss_bytes"}) {
     if (text == name) return text;
   }
   return Status::InvalidArgument(
       "--trend follows max_abs_error, mean_abs_error, mismatches, cosine, snr_db (snr), "
-      "non_finite or seconds, not '" +
+      "non_finite, seconds, or a benchmark's p50_ms, p99_ms, throughput, speedup or "
+      "peak_rss_bytes, not '" +
       text + "'");
 }
 

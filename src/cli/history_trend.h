@@ -13,8 +13,9 @@
 namespace convgate::cli {
 
 // The figures a trend follows: max_abs_error (default), mean_abs_error, mismatches, cosine, snr_db
-// ("snr" too), non_finite and seconds. Returns the canonical name; InvalidArgument listing them
-// otherwise.
+// ("snr" too), non_finite and seconds; and a benchmark's p50_ms, p99_ms, throughput, speedup and
+// peak_rss_bytes (jobs that measured none show "-"). Returns the canonical name; InvalidArgument
+// listing them otherwise.
 Result<std::string> TrendFigureName(const std::string& text);
 
 struct TrendRow {

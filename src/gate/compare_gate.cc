@@ -3,6 +3,7 @@
 // session's (session/side_pair.h); this file is the workflow's steps and its judging.
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -276,6 +277,36 @@ CompareReport CompareModels(const CompareOptions& options, session::SidePair& pa
   return report;
 }
 
+// --benchmark times two models: saved outputs have no speed.
+std::optional<GateError> CheckBenchmarkSides(const CompareOptions& options) {
+  for (const auto& [role, path, backend] :
+       {std::tuple{"SOURCE", &options.source, &options.source_backend},
+        std::tuple{"TARGET", &options.target, &options.target_backend}}) {
+    Result<session::ResolvedSide> side = session::ResolveSide(*path, *backend);
+    if (side.ok() && side->kind == session::SideKind::kOutputs) {
+      return GateError{Stage::kFlags,
+                       Status::InvalidArgument(std::string("--benchmark times two models: ") +
+                                               role + " " + *path + " holds saved outputs")};
+    }
+  }
+  return std::nullopt;
+}
+
+// Both models timed after the comparison (the comparison's sessions are gone: each side's memory
+// is its own); a failed speed gate fails the comparison.
+void Benchmark(const CompareOptions& options, CompareReport& report) {
+  std::vector<std::string> failures;
+  session::PairSpec spec = options;
+  spec.data.save_inputs.reset();
+  spec.data.save_outputs.reset();
+  if (auto e = BenchmarkPair(spec, options.benchmark, report.benchmark.emplace(), failures)) {
+    report.error = *e;
+    report.verdict = Verdict::kError;
+    return;
+  }
+  if (!failures.empty() && report.verdict == Verdict::kPass) report.verdict = Verdict::kFail;
+}
+
 // The pair a comparison runs: its samples streamed, unless per-node runs or calibration read
 // every sample again.
 session::PairSpec PairSpecOf(const CompareOptions& options) {
@@ -287,9 +318,16 @@ session::PairSpec PairSpecOf(const CompareOptions& options) {
 }  // namespace
 
 CompareReport CompareModelsGate(const CompareOptions& options) {
-  session::SidePair pair(PairSpecOf(options));  // hashes the source beside its load
-  CompareReport report = CompareModels(options, pair);
-  if (!report.source.kind.empty()) report.source.sha256 = pair.SourceSha256();  // described
+  if (options.benchmark.enabled) {
+    if (auto e = CheckBenchmarkSides(options)) return Errored(NewReport(options), *e);
+  }
+  CompareReport report;
+  {
+    session::SidePair pair(PairSpecOf(options));  // hashes the source beside its load
+    report = CompareModels(options, pair);
+    if (!report.source.kind.empty()) report.source.sha256 = pair.SourceSha256();  // described
+  }
+  if (options.benchmark.enabled && !report.error) Benchmark(options, report);
   return report;
 }
 

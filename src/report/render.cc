@@ -48,6 +48,10 @@ Rendering Render(const gate::VerifyReport& result, const Invocation& invocation,
   return rendering;
 }
 
+Rendering Render(const gate::BenchReport& result, const Invocation& invocation, bool color) {
+  return RenderOwn(result, invocation, color);
+}
+
 Rendering Render(const gate::ReduceReport& result, const Invocation& invocation, bool color) {
   Rendering rendering;
   rendering.report = ReportJson(result, invocation);

@@ -19,6 +19,7 @@ class SharedModel : public backends::Model {
   }
   std::string last_log() const override { return model_->last_log(); }
   std::string settings() const override { return model_->settings(); }
+  bool concurrent_runs() const override { return model_->concurrent_runs(); }
 
  private:
   std::shared_ptr<backends::Model> model_;

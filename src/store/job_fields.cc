@@ -3,8 +3,8 @@
 namespace convgate::store {
 
 const std::vector<JobField>& JobFields() {
-  // The order of schema version 1's columns, then what versions 2 and 3 added: the stores' SELECT
-  // reads them by position.
+  // The order of schema version 1's columns, then what versions 2, 3 and 4 added: the stores'
+  // SELECT reads them by position.
   static const std::vector<JobField> kFields = {
       {"entry_id", "entry_id", &JobRecord::entry_id},
       {"entry_key", "entry_key", &JobRecord::entry_key},
@@ -27,6 +27,17 @@ const std::vector<JobField>& JobFields() {
       {"model_origin", "model_origins", &JobRecord::model_origin, /*json_text=*/true},
       {"conversion_params", "conversion_params", &JobRecord::conversion_params},
       {"converter_version", "converter_version", &JobRecord::converter_version},
+      {"p50_ms", "p50_ms", &JobRecord::p50_ms},
+      {"p50_low_ms", "p50_low_ms", &JobRecord::p50_low_ms},
+      {"p50_high_ms", "p50_high_ms", &JobRecord::p50_high_ms},
+      {"p99_ms", "p99_ms", &JobRecord::p99_ms},
+      {"throughput", "throughput", &JobRecord::throughput},
+      {"peak_rss_bytes", "peak_rss_bytes", &JobRecord::peak_rss_bytes},
+      {"source_p50_ms", "source_p50_ms", &JobRecord::source_p50_ms},
+      {"speedup", "speedup", &JobRecord::speedup},
+      {"speedup_low", "speedup_low", &JobRecord::speedup_low},
+      {"speedup_high", "speedup_high", &JobRecord::speedup_high},
+      {"load_average", "load_average", &JobRecord::load_average},
   };
   return kFields;
 }

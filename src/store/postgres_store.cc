@@ -93,6 +93,20 @@ CREATE INDEX jobs_by_series ON jobs(entry_id, model_id, conversion, conversion_p
 ALTER TABLE outputs ADD COLUMN non_finite BIGINT;
 ALTER TABLE outputs ADD COLUMN introduced_non_finite BIGINT;
 )sql",
+    // 4: the benchmark's figures (JobRecord::p50_ms ... load_average; 0: not measured).
+    R"sql(
+ALTER TABLE jobs ADD COLUMN p50_ms DOUBLE PRECISION NOT NULL DEFAULT 0;
+ALTER TABLE jobs ADD COLUMN p50_low_ms DOUBLE PRECISION NOT NULL DEFAULT 0;
+ALTER TABLE jobs ADD COLUMN p50_high_ms DOUBLE PRECISION NOT NULL DEFAULT 0;
+ALTER TABLE jobs ADD COLUMN p99_ms DOUBLE PRECISION NOT NULL DEFAULT 0;
+ALTER TABLE jobs ADD COLUMN throughput DOUBLE PRECISION NOT NULL DEFAULT 0;
+ALTER TABLE jobs ADD COLUMN peak_rss_bytes DOUBLE PRECISION NOT NULL DEFAULT 0;
+ALTER TABLE jobs ADD COLUMN source_p50_ms DOUBLE PRECISION NOT NULL DEFAULT 0;
+ALTER TABLE jobs ADD COLUMN speedup DOUBLE PRECISION NOT NULL DEFAULT 0;
+ALTER TABLE jobs ADD COLUMN speedup_low DOUBLE PRECISION NOT NULL DEFAULT 0;
+ALTER TABLE jobs ADD COLUMN speedup_high DOUBLE PRECISION NOT NULL DEFAULT 0;
+ALTER TABLE jobs ADD COLUMN load_average DOUBLE PRECISION NOT NULL DEFAULT 0;
+)sql",
 };
 
 // Serialises migrations of one database across every convgate that opens it ("convgate" in

@@ -83,6 +83,20 @@ CREATE INDEX jobs_by_series ON jobs(entry_id, model_id, conversion, conversion_p
 ALTER TABLE outputs ADD COLUMN non_finite INTEGER;
 ALTER TABLE outputs ADD COLUMN introduced_non_finite INTEGER;
 )sql",
+    // 4: the benchmark's figures (JobRecord::p50_ms ... load_average; 0: not measured).
+    R"sql(
+ALTER TABLE jobs ADD COLUMN p50_ms REAL NOT NULL DEFAULT 0;
+ALTER TABLE jobs ADD COLUMN p50_low_ms REAL NOT NULL DEFAULT 0;
+ALTER TABLE jobs ADD COLUMN p50_high_ms REAL NOT NULL DEFAULT 0;
+ALTER TABLE jobs ADD COLUMN p99_ms REAL NOT NULL DEFAULT 0;
+ALTER TABLE jobs ADD COLUMN throughput REAL NOT NULL DEFAULT 0;
+ALTER TABLE jobs ADD COLUMN peak_rss_bytes REAL NOT NULL DEFAULT 0;
+ALTER TABLE jobs ADD COLUMN source_p50_ms REAL NOT NULL DEFAULT 0;
+ALTER TABLE jobs ADD COLUMN speedup REAL NOT NULL DEFAULT 0;
+ALTER TABLE jobs ADD COLUMN speedup_low REAL NOT NULL DEFAULT 0;
+ALTER TABLE jobs ADD COLUMN speedup_high REAL NOT NULL DEFAULT 0;
+ALTER TABLE jobs ADD COLUMN load_average REAL NOT NULL DEFAULT 0;
+)sql",
 };
 
 // A prepared statement, finalized when it goes out of scope.

@@ -96,6 +96,10 @@ class Model {
   // The runtime settings that can change results, for the report ("graph optimization
   // extended"). Empty when the backend has none.
   virtual std::string settings() const { return {}; }
+
+  // Whether Run may be called from several threads at once (a benchmark's --streams): false
+  // unless the backend documents it.
+  virtual bool concurrent_runs() const { return false; }
 };
 
 class Backend {

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "convgate/bench/records.h"
 #include "convgate/compare/agreement.h"
 #include "convgate/compare/policy.h"
 #include "convgate/compare/tensor_compare.h"
@@ -145,6 +146,9 @@ struct CompareReport {
   // Observations about the inputs that do not fail the gate: a source output constant on every
   // sample, or saturated (the inputs may not exercise the model; gate/input_coverage.h).
   std::vector<std::string> warnings;
+  // compare/verify --benchmark: both models timed on the comparison's inputs after it, and the
+  // speed gates (--min-speedup, --max-slowdown), whose failure fails the gate.
+  std::optional<bench::BenchmarkRecord> benchmark;
   Verdict verdict = Verdict::kError;
   std::optional<GateError> error;
 

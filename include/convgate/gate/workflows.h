@@ -11,6 +11,7 @@
 #include "convgate/compare/agreement_check.h"
 #include "convgate/compare/policy.h"
 #include "convgate/core/limits.h"
+#include "convgate/gate/bench.h"
 #include "convgate/gate/per_node.h"
 #include "convgate/gate/results.h"
 #include "convgate/inputs/dataset.h"
@@ -64,6 +65,9 @@ struct CompareOptions : session::PairSpec {
   // --min-coverage: a source output the inputs did not exercise (constant on every sample, or
   // saturated at 0/1; gate/input_coverage.h) fails the gate instead of warning.
   bool min_coverage = false;
+  // --benchmark (benchmark.enabled): after the comparison, both models are timed on its inputs
+  // (gate/bench.h), and a speed gate that fails fails the comparison. Needs two models.
+  BenchmarkOptions benchmark;
 };
 
 // Runs (or loads) both sides on the same samples and compares every output under the policy.

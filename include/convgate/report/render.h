@@ -32,6 +32,7 @@ struct Rendering {
 Rendering Render(const gate::RunReport& result, const Invocation& invocation, bool color);
 Rendering Render(const gate::CompareReport& result, const Invocation& invocation, bool color);
 Rendering Render(const gate::VerifyReport& result, const Invocation& invocation, bool color);
+Rendering Render(const gate::BenchReport& result, const Invocation& invocation, bool color);
 // reduce: its own report.json and console text; verify_result.json and junit.xml are those of the
 // per-node comparison that located the node (a CI job reads them as a compare's).
 Rendering Render(const gate::ReduceReport& result, const Invocation& invocation, bool color);

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "convgate/gate/bench.h"
 #include "convgate/gate/reduce.h"
 #include "convgate/gate/results.h"
 #include "convgate/gate/verify.h"
@@ -50,6 +51,8 @@ nlohmann::json ReportJson(const gate::CompareReport& report, const Invocation& i
 // verify: the conversion record, the task, the target's end-to-end run and the comparison.
 nlohmann::json ReportJson(const gate::VerifyReport& report, const Invocation& invocation);
 nlohmann::json ReportJson(const gate::ReduceReport& report, const Invocation& invocation);
+// bench: the sides, the inputs and the benchmark (json/benchmark.h).
+nlohmann::json ReportJson(const gate::BenchReport& report, const Invocation& invocation);
 // pipeline: every node's source run, replay and swapped run, and the pipeline outputs.
 nlohmann::json ReportJson(const pipeline::PipelineReport& report, const Invocation& invocation);
 
@@ -58,6 +61,8 @@ nlohmann::json ReportJson(const pipeline::PipelineReport& report, const Invocati
 nlohmann::json VerifyResultJson(const gate::RunReport& report);
 nlohmann::json VerifyResultJson(const gate::CompareReport& report);
 nlohmann::json VerifyResultJson(const gate::VerifyReport& report);
+// bench: verify_passed and e2e_passed are the speed verdict; e2e_detail the speed sentence.
+nlohmann::json VerifyResultJson(const gate::BenchReport& report);
 // verify's verify_result.json for a command line refused before any report existed (a usage
 // error: nothing ran): verify_passed and e2e_passed false, `message` the error.
 nlohmann::json VerifyUsageErrorJson(const std::string& message);
@@ -67,12 +72,15 @@ nlohmann::json VerifyUsageErrorJson(const std::string& message);
 std::string JUnitXml(const gate::RunReport& report, const Invocation& invocation);
 std::string JUnitXml(const gate::CompareReport& report, const Invocation& invocation);
 std::string JUnitXml(const gate::VerifyReport& report, const Invocation& invocation);
+// bench: one case per side (its figures in system-out) and the speed gate's.
+std::string JUnitXml(const gate::BenchReport& report, const Invocation& invocation);
 
 // Human-readable summary for the terminal. `color` adds ANSI colours (only on a TTY).
 std::string ConsoleText(const gate::RunReport& report, bool color);
 std::string ConsoleText(const gate::CompareReport& report, bool color);
 std::string ConsoleText(const gate::VerifyReport& report, bool color);
 std::string ConsoleText(const gate::ReduceReport& report, bool color);
+std::string ConsoleText(const gate::BenchReport& report, bool color);
 // pipeline: the interface and run order, then one row per node and per pipeline output saying
 // which steps pass and fail.
 std::string ConsoleText(const pipeline::PipelineReport& report, bool color);

@@ -26,7 +26,7 @@ namespace convgate::store {
 
 // The schema version this binary writes and reads. A store whose schema is newer is refused
 // (FailedPrecondition naming both versions) rather than written with an older idea of its tables.
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 
 struct StoreOptions {
   // A file path (SQLite, created with its folder's permissions when missing) or ":memory:"; or a
@@ -108,6 +108,21 @@ struct JobRecord {
   // Where the job's hub models came from (hub::ModelOrigin of each hf:// model, as the JSON array
   // report/json/origin_json.h writes); "" when it used none. Schema version 2.
   std::string model_origin;
+  // Schema version 4: the benchmark's figures (`bench`, --benchmark), 0 when not measured. The
+  // measured model's (the target's, or the one model's) median latency with its 95% interval,
+  // p99, throughput (inferences/s) and peak resident memory; the source's median and the speedup
+  // (source / target medians) with its interval; the 1-minute load average when measuring.
+  double p50_ms = 0.0;
+  double p50_low_ms = 0.0;
+  double p50_high_ms = 0.0;
+  double p99_ms = 0.0;
+  double throughput = 0.0;
+  double peak_rss_bytes = 0.0;
+  double source_p50_ms = 0.0;
+  double speedup = 0.0;
+  double speedup_low = 0.0;
+  double speedup_high = 0.0;
+  double load_average = 0.0;
   std::vector<OutputRecord> outputs;
 };
 

@@ -41,6 +41,7 @@ class OrtModel : public Model, public ReleasableModel {
            (intra > 0 ? std::to_string(intra) : std::string("auto")) + ", inter-op " +
            (inter > 1 ? std::to_string(inter) + " threads (parallel)" : std::string("sequential"));
   }
+  bool concurrent_runs() const override { return true; }
   Status Prepare() override;
   void Release() override;
 

@@ -127,6 +127,8 @@ class JsonWriter {
   void Index(std::string_view key, const std::vector<int64_t>& value) { out_[key] = value; }
   void IntArray(std::string_view key, const std::vector<int64_t>& value) { out_[key] = value; }
   void Ints(std::string_view key, const std::vector<int64_t>& value) { out_[key] = value; }
+  // Finite numbers (latencies), written as they are.
+  void Numbers(std::string_view key, const std::vector<double>& value) { out_[key] = value; }
   // Written when set; read back when present and not null.
   void OptionalNumber(std::string_view key, const std::optional<double>& value) {
     if (value) out_[key] = *value;
@@ -310,6 +312,7 @@ class JsonReader {
     value = DecodeIntArray(json_, key);
   }
   void Ints(std::string_view key, std::vector<int64_t>& value) { value = json_.Ints(key); }
+  void Numbers(std::string_view key, std::vector<double>& value) { value = json_.Numbers(key); }
   void OptionalNumber(std::string_view key, std::optional<double>& value) {
     value = json_.OptionalNumber(key);
   }

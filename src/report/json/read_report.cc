@@ -70,6 +70,8 @@ Report ReportFromJson(const JsonFields& root, Invocation& invocation) {
     return internal::CompareReportFromJson(root, invocation);
   } else if constexpr (std::is_same_v<Report, gate::VerifyReport>) {
     return internal::VerifyReportFromJson(root, invocation);
+  } else if constexpr (std::is_same_v<Report, gate::BenchReport>) {
+    return internal::BenchReportFromJson(root, invocation);
   } else {
     return internal::ReduceReportFromJson(root, invocation);
   }
@@ -106,6 +108,7 @@ template Result<gate::RunReport> ParseReport(std::string_view, std::string_view,
 template Result<gate::CompareReport> ParseReport(std::string_view, std::string_view, Invocation*);
 template Result<gate::VerifyReport> ParseReport(std::string_view, std::string_view, Invocation*);
 template Result<gate::ReduceReport> ParseReport(std::string_view, std::string_view, Invocation*);
+template Result<gate::BenchReport> ParseReport(std::string_view, std::string_view, Invocation*);
 
 Result<gate::CompareReport> ReadCompareReport(const std::filesystem::path& path,
                                               Invocation* header) {

@@ -203,6 +203,17 @@ std::vector<int64_t> JsonFields::Ints(std::string_view key) const {
   return out;
 }
 
+std::vector<double> JsonFields::Numbers(std::string_view key) const {
+  const json& value = Raw(key);
+  std::vector<double> out;
+  if (!value.is_array()) Fail(key, "expected an array of numbers, got " + KindOf(value));
+  for (const json& item : value) {
+    if (!item.is_number()) Fail(key, "expected numbers, holding " + KindOf(item));
+    out.push_back(item.get<double>());
+  }
+  return out;
+}
+
 void RestoreEscapedStrings(json& document) {
   if (!document.is_object()) return;
   const JsonFields root(document, "");

@@ -50,6 +50,8 @@ class JsonFields {
   std::string OneOf(std::string_view key, const std::vector<std::string_view>& allowed) const;
   std::vector<std::string> Strings(std::string_view key) const;
   std::vector<int64_t> Ints(std::string_view key) const;
+  // An array of finite numbers.
+  std::vector<double> Numbers(std::string_view key) const;
 
   const nlohmann::json& object() const { return json_; }
   const std::string& path() const { return path_; }

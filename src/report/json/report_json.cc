@@ -12,6 +12,7 @@
 #include "convgate/report/conversion.h"
 #include "convgate/version.h"
 #include "report/agreement_report.h"
+#include "report/json/benchmark.h"
 #include "report/json/codec.h"
 #include "report/json/conversion.h"
 #include "report/json/origin.h"
@@ -159,6 +160,19 @@ void CompareFields(Io& io, Report& report, Inv& invocation) {
     io.Derived("summary", CompareSummary(report));
   }
   io.DescribedIfAny("per_node", report.per_node, internal::PerNodeJson, internal::PerNodeFromJson);
+  io.DescribedIfAny("benchmark", report.benchmark, internal::BenchmarkJson,
+                    internal::BenchmarkFromJson);
+}
+
+// bench: one side ("model") or two, the inputs they ran on, and the benchmark.
+template <typename Io, typename Report, typename Inv>
+void BenchFields(Io& io, Report& report, Inv& invocation) {
+  HeaderFields(io, invocation, report.verdict, report.error);
+  io.Described("source", report.source, internal::SideJson, internal::SideFromJson);
+  io.DescribedIfAny("target", report.target, internal::SideJson, internal::SideFromJson);
+  io.Described("inputs", report.inputs, internal::DatasetJson, internal::DatasetFromJson);
+  io.Described("benchmark", report.benchmark, internal::BenchmarkJson, internal::BenchmarkFromJson);
+  io.Texts("failures", report.failures);
 }
 
 // A workflow's report held by another: its header repeats the invocation (read into a copy).
@@ -350,6 +364,7 @@ const auto kCompareFields = [](auto& io, auto& report, auto& inv) {
 };
 const auto kVerifyFields = [](auto& io, auto& report, auto& inv) { VerifyFields(io, report, inv); };
 const auto kReduceFields = [](auto& io, auto& report, auto& inv) { ReduceFields(io, report, inv); };
+const auto kBenchFields = [](auto& io, auto& report, auto& inv) { BenchFields(io, report, inv); };
 const auto kPipelineFields = [](auto& io, auto& report, auto& inv) {
   PipelineFields(io, report, inv);
 };
@@ -374,6 +389,10 @@ json ReportJson(const pipeline::PipelineReport& report, const Invocation& invoca
 
 json ReportJson(const gate::ReduceReport& report, const Invocation& invocation) {
   return Write(report, invocation, kReduceFields);
+}
+
+json ReportJson(const gate::BenchReport& report, const Invocation& invocation) {
+  return Write(report, invocation, kBenchFields);
 }
 
 namespace internal {
@@ -401,6 +420,10 @@ gate::VerifyReport VerifyReportFromJson(const JsonFields& root, Invocation& invo
 
 gate::ReduceReport ReduceReportFromJson(const JsonFields& root, Invocation& invocation) {
   return Read<gate::ReduceReport>(root, invocation, kReduceFields);
+}
+
+gate::BenchReport BenchReportFromJson(const JsonFields& root, Invocation& invocation) {
+  return Read<gate::BenchReport>(root, invocation, kBenchFields);
 }
 
 }  // namespace internal

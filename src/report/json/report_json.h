@@ -18,5 +18,6 @@ gate::RunReport RunReportFromJson(const JsonFields& root, Invocation& invocation
 gate::CompareReport CompareReportFromJson(const JsonFields& root, Invocation& invocation);
 gate::VerifyReport VerifyReportFromJson(const JsonFields& root, Invocation& invocation);
 gate::ReduceReport ReduceReportFromJson(const JsonFields& root, Invocation& invocation);
+gate::BenchReport BenchReportFromJson(const JsonFields& root, Invocation& invocation);
 
 }  // namespace convgate::report::internal

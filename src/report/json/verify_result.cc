@@ -86,6 +86,24 @@ json VerifyResultJson(const gate::RunReport& report) {
   return Assemble(passed, passed, detail, error);
 }
 
+json VerifyResultJson(const gate::BenchReport& report) {
+  std::string detail = "benchmarked " + report.source.path;
+  if (report.target) detail += " against " + report.target->path;
+  if (report.error) {
+    return Assemble(false, false,
+                    detail + ": stopped at " + std::string(gate::StageName(report.error->stage)),
+                    report.error->status.message());
+  }
+  for (const bench::SideBenchmark& side : report.benchmark.sides) {
+    detail += "; " + side.role + " " + bench::DescribeSide(side);
+  }
+  if (report.benchmark.speed) {
+    detail += "; the target is " + bench::DescribeSpeedup(*report.benchmark.speed);
+  }
+  const bool passed = report.verdict == gate::Verdict::kPass;
+  return Assemble(passed, true, detail, report.failures.empty() ? "" : report.failures.front());
+}
+
 json VerifyResultJson(const gate::CompareReport& report) {
   const std::string sides = "source " + report.source.path + " (" + BackendText(report.source) +
                             ") vs target " + report.target.path + " (" +

@@ -8,6 +8,7 @@
 #include "convgate/report/conversion.h"
 #include "convgate/report/report.h"
 #include "report/agreement_report.h"
+#include "report/benchmark_report.h"
 #include "report/json/policy.h"
 #include "report/per_node_report.h"
 #include "report/text/policy.h"
@@ -374,6 +375,7 @@ std::string ConsoleText(const gate::CompareReport& report, bool color) {
     }
   }
   out += MoreFailures(failed);
+  if (report.benchmark) out += "\n" + internal::BenchmarkSection(*report.benchmark, color) + "\n";
   if (report.error) return out + ErrorVerdict(report.error, color);
   if (report.checks.empty()) {
     out += Verdict(report.verdict, color) + ": no output compared";
@@ -389,6 +391,9 @@ std::string ConsoleText(const gate::CompareReport& report, bool color) {
     out += "; " + std::to_string(report.structure_failures.size()) + " structure failure(s)";
   }
   out += internal::AgreementVerdictSuffix(report);
+  if (report.benchmark && report.benchmark->speed && !report.benchmark->speed->passed) {
+    out += "; the speed gate failed";
+  }
   if (report.per_node && report.per_node->gate_failed) {
     const gate::PerNodeSummary& summary = report.per_node->summary;
     out += report.per_node->nodes.empty()
@@ -396,6 +401,25 @@ std::string ConsoleText(const gate::CompareReport& report, bool color) {
                : "; " + std::to_string(summary.failed + summary.errored) +
                      " intermediate failure(s) (--strict)";
   }
+  return out + "\n";
+}
+
+std::string ConsoleText(const gate::BenchReport& report, bool color) {
+  std::string out = Paint("convgate bench", internal::kBold, color) + "\n";
+  const std::string first = report.target ? "source" : "model";
+  out += "  " + first + std::string(9 - first.size(), ' ') + SideLine(report.source) + "\n";
+  if (report.target) out += "  target   " + SideLine(*report.target) + "\n";
+  out += "  inputs   " + InputsLine(report.inputs, false) + "\n" + Notes(report.inputs) + "\n";
+  if (!report.benchmark.sides.empty()) {
+    out += internal::BenchmarkSection(report.benchmark, color);
+  }
+  if (report.error) return out + ErrorVerdict(report.error, color);
+  out += Verdict(report.verdict, color) + ": ";
+  if (!report.benchmark.speed) {
+    return out + "measured " + report.source.path + " (no speed gate: one model)\n";
+  }
+  out += "the target is " + bench::DescribeSpeedup(*report.benchmark.speed);
+  if (!report.benchmark.speed->gate.any()) out += " (no speed gate set)";
   return out + "\n";
 }
 

@@ -44,6 +44,7 @@ struct Case {
   std::string name;
   std::vector<std::string> failures;
   bool error = false;
+  std::string system_out = {};  // figures a reader wants beside the case (a benchmark's)
 };
 
 struct Suite {
@@ -90,15 +91,22 @@ std::string RenderSuite(const Suite& suite, double seconds) {
   for (const Case& c : suite.cases) {
     xml << "    <testcase classname=\"" << Escape(c.classname) << "\" name=\"" << Escape(c.name)
         << "\"";
-    if (c.failures.empty()) {
+    if (c.failures.empty() && c.system_out.empty()) {
       xml << "/>\n";
       continue;
     }
-    std::string body;
-    for (const std::string& line : c.failures) body += line + "\n";
-    const char* tag = c.error ? "error" : "failure";
-    xml << ">\n      <" << tag << " message=\"" << Escape(c.failures.front()) << "\">"
-        << Escape(body) << "</" << tag << ">\n    </testcase>\n";
+    xml << ">\n";
+    if (!c.failures.empty()) {
+      std::string body;
+      for (const std::string& line : c.failures) body += line + "\n";
+      const char* tag = c.error ? "error" : "failure";
+      xml << "      <" << tag << " message=\"" << Escape(c.failures.front()) << "\">"
+          << Escape(body) << "</" << tag << ">\n";
+    }
+    if (!c.system_out.empty()) {
+      xml << "      <system-out>" << Escape(c.system_out) << "</system-out>\n";
+    }
+    xml << "    </testcase>\n";
   }
   xml << "  </testsuite>\n";
   return xml.str();
@@ -129,6 +137,24 @@ Suite RunSuite(const gate::RunReport& report) {
   return suite;
 }
 
+// One case per side (its figures as system-out) and, when a speed gate was set, one for it.
+void AddBenchmarkCases(const bench::BenchmarkRecord& record, const std::string& classname,
+                       Suite& suite) {
+  for (const bench::SideBenchmark& side : record.sides) {
+    suite.cases.push_back(Case{.classname = classname,
+                               .name = "benchmark / " + side.role,
+                               .failures = {},
+                               .system_out = side.path + ": " + bench::DescribeSide(side)});
+  }
+  if (record.speed && record.speed->gate.any()) {
+    suite.cases.push_back(
+        Case{.classname = classname,
+             .name = "benchmark / speed",
+             .failures = record.speed->failures,
+             .system_out = "the target is " + bench::DescribeSpeedup(*record.speed)});
+  }
+}
+
 Suite CompareSuite(const gate::CompareReport& report) {
   const std::string classname = ClassName("compare", report.target.path);
   Suite suite{
@@ -153,6 +179,17 @@ Suite CompareSuite(const gate::CompareReport& report) {
       suite.cases.push_back({classname, name, lines, false});
     }
   }
+  if (report.benchmark) AddBenchmarkCases(*report.benchmark, classname, suite);
+  if (report.error) suite.cases.push_back(ErrorCase(classname, *report.error));
+  return suite;
+}
+
+Suite BenchSuite(const gate::BenchReport& report) {
+  const std::string& model = report.target ? report.target->path : report.source.path;
+  const std::string classname = ClassName("bench", model);
+  Suite suite{"convgate bench", {}, {{report.source.role, report.source.path}}};
+  if (report.target) suite.properties.emplace_back("target", report.target->path);
+  AddBenchmarkCases(report.benchmark, classname, suite);
   if (report.error) suite.cases.push_back(ErrorCase(classname, *report.error));
   return suite;
 }
@@ -165,6 +202,10 @@ std::string JUnitXml(const gate::RunReport& report, const Invocation& invocation
 
 std::string JUnitXml(const gate::CompareReport& report, const Invocation& invocation) {
   return Render({CompareSuite(report)}, invocation.seconds);
+}
+
+std::string JUnitXml(const gate::BenchReport& report, const Invocation& invocation) {
+  return Render({BenchSuite(report)}, invocation.seconds);
 }
 
 // verify: the conversion, the target's end-to-end run and the comparison, one suite each.

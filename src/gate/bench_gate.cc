@@ -1,0 +1,187 @@
+// `convgate bench`: each side loaded, timed and released in turn, then the speed verdict.
+#include <chrono>
+
+#include "convgate/bench/machine.h"
+#include "convgate/gate/bench.h"
+#include "convgate/session/data_inputs.h"
+#include "convgate/session/side.h"
+
+namespace convgate::gate {
+namespace {
+
+using session::ExecOptions;
+
+// report.json keeps at most this many latencies per side, evenly thinned beyond.
+constexpr size_t kMaxKeptLatencies = 10000;
+
+struct SideSpec {
+  std::string role;
+  std::string path;
+  std::string backend;
+  const ExecOptions* exec = nullptr;
+  const std::vector<int>* cpus = nullptr;
+};
+
+std::string ThreadsText(const backends::LoadOptions& load) {
+  if (load.intra_op_threads > 0) return std::to_string(load.intra_op_threads) + " (set)";
+  return "runtime default";
+}
+
+std::vector<double> Thinned(const std::vector<double>& series) {
+  if (series.size() <= kMaxKeptLatencies) return series;
+  std::vector<double> kept;
+  const double step = static_cast<double>(series.size()) / kMaxKeptLatencies;
+  for (size_t i = 0; i < kMaxKeptLatencies; ++i) {
+    kept.push_back(series[static_cast<size_t>(static_cast<double>(i) * step)]);
+  }
+  return kept;
+}
+
+// Loads, measures and releases one side. `record` is the side's description (path, backend,
+// load time); `inputs` gets the data set's record (the first side's).
+std::optional<GateError> MeasureSide(const SideSpec& spec, const session::PairSpec& pair,
+                                     const bench::BenchSettings& settings, SideRecord& record,
+                                     DatasetRecord* inputs, bench::SideBenchmark& out,
+                                     std::vector<double>& latencies) {
+  record.role = spec.role;
+  record.path = spec.path;
+  Result<session::ResolvedSide> side = session::ResolveSide(spec.path, spec.backend);
+  if (!side.ok()) {
+    const bool missing = side.status().code() == StatusCode::kNotFound;
+    return GateError{missing ? Stage::kLoad : Stage::kFlags, side.status()};
+  }
+  if (side->kind != session::SideKind::kModel) {
+    return GateError{Stage::kFlags,
+                     Status::InvalidArgument(spec.path + " holds saved tensors, not a model: "
+                                                         "a benchmark runs models (e.g. .onnx)")};
+  }
+  session::DescribeSide(*side, record);
+  Result<bench::ScopedAffinity> pinned = bench::ScopedAffinity::Pin(*spec.cpus);
+  if (!pinned.ok()) return GateError{Stage::kFlags, pinned.status()};
+  session::ReleaseFreedMemory();
+  bench::ResetPeakRss();
+  const backends::LoadOptions load = session::SideLoadOptions(pair.data, *spec.exec);
+  std::optional<GateError> error;
+  {
+    Result<session::LoadedModel> loaded =
+        session::LoadModel(*side, *pair.backend_factory, load, record);
+    if (!loaded.ok()) return GateError{Stage::kLoad, loaded.status()};
+    out.rss_after_load_bytes = bench::CurrentRssBytes();
+    backends::Model& model = *loaded->model;
+
+    session::DataOptions data = session::ForModel(pair.data, spec.path);
+    data.stream = false;
+    DatasetRecord scratch;
+    std::optional<inputs::Dataset> dataset =
+        session::PrepareDataset(data, model.signature(), std::nullopt, session::HeldOutputs{},
+                                inputs != nullptr ? *inputs : scratch, error);
+    if (!dataset) return error;
+    if (dataset->samples.empty()) {
+      return GateError{Stage::kInputs,
+                       Status::InvalidArgument("no samples to run " + spec.path + " on")};
+    }
+    Result<bench::Measurement> measured = bench::Measure(
+        model, [&](size_t i) -> const TensorMap& { return dataset->samples[i]; },
+        dataset->samples.size(), settings, side->backend);
+    session::RecordBackendLog(*loaded, record);
+    if (!measured.ok()) return GateError{Stage::kRun, measured.status().WithContext(spec.path)};
+    out.peak_rss_bytes = bench::PeakRssBytes();
+    out.first_inference_ms = measured->first_inference_ms;
+    out.warmup = measured->warmup;
+    out.streams = measured->streams;
+    out.streams_note = measured->streams_note;
+    out.throughput = measured->throughput;
+    out.wall_seconds = measured->wall_seconds;
+    out.latency = bench::SummarizeLatencies(measured->latencies_ms);
+    latencies = std::move(measured->latencies_ms);
+    out.latencies_ms = Thinned(latencies);
+  }
+  session::ReleaseFreedMemory();
+  out.role = spec.role;
+  out.path = spec.path;
+  out.backend = record.backend;
+  out.settings = record.backend_settings;
+  out.load_seconds = record.load_seconds;
+  out.threads = ThreadsText(load);
+  out.affinity = bench::AffinityText();
+  if (!spec.cpus->empty()) {
+    // The pin is still in place here: the mask read is the side's.
+    out.affinity += " (pinned)";
+  }
+  return std::nullopt;
+}
+
+int BusiestThreads(const bench::BenchmarkRecord& record, const session::PairSpec& pair) {
+  int busiest = 0;
+  for (const bench::SideBenchmark& side : record.sides) {
+    const ExecOptions& exec = side.role == "target" ? pair.target_exec : pair.source_exec;
+    const int threads = exec.threads.value_or(pair.data.threads);
+    if (threads > 0) busiest = std::max(busiest, threads * side.streams);
+  }
+  return busiest;
+}
+
+// Measures the sides of `pair` in turn into `record`; with two, judges the speed.
+std::optional<GateError> MeasureSides(const session::PairSpec& pair,
+                                      const BenchmarkOptions& options, bool two_sides,
+                                      SideRecord& source, std::optional<SideRecord>& target,
+                                      DatasetRecord& inputs, bench::BenchmarkRecord& record,
+                                      std::vector<std::string>& failures) {
+  record.settings = options.settings;
+  record.machine = bench::ReadMachineState();
+  std::vector<double> source_ms, target_ms;
+  bench::SideBenchmark& first = record.sides.emplace_back();
+  const SideSpec source_spec{two_sides ? "source" : "model", pair.source, pair.source_backend,
+                             &pair.source_exec, &options.source_cpus};
+  if (auto e =
+          MeasureSide(source_spec, pair, options.settings, source, &inputs, first, source_ms)) {
+    record.sides.pop_back();
+    return e;
+  }
+  if (two_sides) {
+    target.emplace();
+    bench::SideBenchmark& second = record.sides.emplace_back();
+    const SideSpec target_spec{"target", pair.target, pair.target_backend, &pair.target_exec,
+                               &options.target_cpus};
+    if (auto e =
+            MeasureSide(target_spec, pair, options.settings, *target, nullptr, second, target_ms)) {
+      record.sides.pop_back();
+      return e;
+    }
+    record.speed = bench::CompareSpeed(source_ms, target_ms, options.gate);
+    failures.insert(failures.end(), record.speed->failures.begin(), record.speed->failures.end());
+  }
+  bench::FinishMachineState(record.machine, BusiestThreads(record, pair));
+  return std::nullopt;
+}
+
+}  // namespace
+
+BenchReport BenchGate(const BenchOptions& options) {
+  BenchReport report;
+  report.source.role = options.target.empty() ? "model" : "source";
+  report.source.path = options.source;
+  if (options.benchmark.gate.any() && options.target.empty()) {
+    report.error =
+        GateError{Stage::kFlags, Status::InvalidArgument("--min-speedup and --max-slowdown compare "
+                                                         "two models: give MODEL and TARGET")};
+    return report;
+  }
+  report.error = MeasureSides(options, options.benchmark, !options.target.empty(), report.source,
+                              report.target, report.inputs, report.benchmark, report.failures);
+  if (report.error) return report;
+  report.verdict = report.failures.empty() ? Verdict::kPass : Verdict::kFail;
+  return report;
+}
+
+std::optional<GateError> BenchmarkPair(const session::PairSpec& spec,
+                                       const BenchmarkOptions& options,
+                                       bench::BenchmarkRecord& record,
+                                       std::vector<std::string>& failures) {
+  SideRecord source;
+  std::optional<SideRecord> target;
+  DatasetRecord inputs;
+  return MeasureSides(spec, options, true, source, target, inputs, record, failures);
+}
+
+}  // namespace convgate::gate

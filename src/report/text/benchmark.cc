@@ -1,0 +1,59 @@
+#include "convgate/core/numbers.h"
+#include "convgate/core/units.h"
+#include "report/benchmark_report.h"
+#include "report/text/table.h"
+
+namespace convgate::report::internal {
+namespace {
+
+std::string Ms(double value) { return FormatSignificant(value, 3); }
+
+std::string HowLong(const bench::BenchSettings& settings) {
+  if (settings.iterations > 0) return std::to_string(settings.iterations) + " iterations";
+  return FormatShortest(settings.seconds) + " s (at least " +
+         std::to_string(settings.min_iterations) + " iterations)";
+}
+
+}  // namespace
+
+std::string BenchmarkSection(const bench::BenchmarkRecord& record, bool color) {
+  const bench::MachineState& machine = record.machine;
+  std::string out =
+      "benchmark: " + std::to_string(record.settings.warmup) + " warm-up, " +
+      HowLong(record.settings) + " per side, " + std::to_string(record.settings.streams) +
+      " stream(s); load average " + FormatSignificant(machine.load_before, 3) + " -> " +
+      FormatSignificant(machine.load_after, 3) + " on " + std::to_string(machine.allowed_cpus) +
+      " CPU(s) " + machine.affinity + ", governor " + machine.governor + "\n";
+  Table table({"side", "backend", "threads", "load", "first", "p50 ms (95%)", "p90", "p99", "max",
+               "mean (95%)", "inf/s", "peak memory"});
+  for (const bench::SideBenchmark& side : record.sides) {
+    const bench::LatencySummary& l = side.latency;
+    table.AddRow({side.role, side.backend, side.threads, FormatSeconds(side.load_seconds),
+                  Ms(side.first_inference_ms) + " ms",
+                  Ms(l.p50_ms) + " (" + Ms(l.p50_low_ms) + "-" + Ms(l.p50_high_ms) + ")",
+                  Ms(l.p90_ms), Ms(l.p99_ms), Ms(l.max_ms),
+                  Ms(l.mean_ms) + " (" + Ms(l.mean_low_ms) + "-" + Ms(l.mean_high_ms) + ")",
+                  FormatSignificant(side.throughput, 4),
+                  side.peak_rss_bytes > 0 ? FormatBytes(side.peak_rss_bytes) : "-"});
+  }
+  out += table.Render(color);
+  for (const bench::SideBenchmark& side : record.sides) {
+    out += "  " + side.role + ": " + std::to_string(side.latency.count) + " runs in " +
+           FormatSeconds(side.wall_seconds) + " on CPUs " + side.affinity +
+           (side.settings.empty() ? "" : "; " + side.settings) + "\n";
+    if (!side.streams_note.empty()) out += "  note: " + side.streams_note + "\n";
+  }
+  if (record.speed) {
+    out += "speed: the target is " + bench::DescribeSpeedup(*record.speed) + "\n";
+    for (const std::string& pass : record.speed->passes) out += "  speed gate: " + pass + "\n";
+    for (const std::string& failure : record.speed->failures) {
+      out += Paint("  speed gate failed: ", kRed, color) + failure + "\n";
+    }
+  }
+  for (const std::string& warning : machine.warnings) {
+    out += Paint("warning: ", kYellow, color) + warning + "\n";
+  }
+  return out;
+}
+
+}  // namespace convgate::report::internal
