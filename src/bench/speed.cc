@@ -98,11 +98,18 @@ void JudgeGates(SpeedComparison& speed) {
 }  // namespace
 
 std::string DescribeSpeedup(const SpeedComparison& speed) {
-  const std::string interval =
-      " (" + Times(speed.speedup_low) + "-" + Times(speed.speedup_high) + " speedup, 95%)";
-  if (!speed.beyond_noise) return "as fast within noise: " + Times(speed.speedup) + interval;
-  if (speed.speedup >= 1.0) return Times(speed.speedup) + " faster" + interval;
-  return Times(1.0 / speed.speedup) + " slower" + interval;
+  const auto interval = [](double low, double high, const char* what) {
+    return " (" + Times(low) + "-" + Times(high) + what + ", 95%)";
+  };
+  if (!speed.beyond_noise) {
+    return "as fast within noise: " + Times(speed.speedup) +
+           interval(speed.speedup_low, speed.speedup_high, " speedup");
+  }
+  if (speed.speedup >= 1.0) {
+    return Times(speed.speedup) + " faster" + interval(speed.speedup_low, speed.speedup_high, "");
+  }
+  return Times(1.0 / speed.speedup) + " slower" +
+         interval(1.0 / speed.speedup_high, 1.0 / speed.speedup_low, "");
 }
 
 SpeedComparison CompareSpeed(const std::vector<double>& source_ms,

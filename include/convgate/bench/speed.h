@@ -10,9 +10,9 @@ namespace convgate::bench {
 
 struct SpeedGate {
   // The target must be at least this many times faster than the source (median latency ratio).
-  std::optional<double> min_speedup;
+  std::optional<double> min_speedup = std::nullopt;
   // The target may be at most this many times slower than the source.
-  std::optional<double> max_slowdown;
+  std::optional<double> max_slowdown = std::nullopt;
 
   bool any() const { return min_speedup.has_value() || max_slowdown.has_value(); }
 };
@@ -40,7 +40,8 @@ struct SpeedComparison {
   bool passed = true;
 };
 
-// "1.62x faster (1.55x-1.70x)" or "1.31x slower (1.25x-1.37x)" or "as fast (0.98x-1.03x)".
+// "1.62x faster (1.55x-1.70x, 95%)", "1.31x slower (1.25x-1.37x, 95%)", or "as fast within
+// noise: 1.01x (0.98x-1.03x speedup, 95%)".
 std::string DescribeSpeedup(const SpeedComparison& speed);
 
 // Compares two latency series (milliseconds, in the order measured) and judges `gate`: a gate
