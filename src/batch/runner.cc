@@ -185,6 +185,9 @@ class Runner {
     if (options_.job_threads > 0 && !sets_threads) {
       argv.insert(argv.end(), {"--threads", std::to_string(options_.job_threads)});
     }
+    if (planned.entry->command == "compare" || planned.entry->command == "verify") {
+      argv.insert(argv.end(), options_.job_flags.begin(), options_.job_flags.end());
+    }
     argv.insert(argv.end(), {"--out", dir.string()});
     SubprocessOptions sub;
     sub.timeout_seconds = planned.entry->timeout_seconds > 0 ? planned.entry->timeout_seconds

@@ -138,6 +138,7 @@ class BatchCommand : public Command {
       return Status::OK();
     });
     AddSlurmFlags(flags_, slurm_);
+    AddBenchmarkFlags(flags_, benchmark_, BenchmarkUse::kOptional);
     return RegisterFlags(app);
   }
 
@@ -165,6 +166,7 @@ class BatchCommand : public Command {
       if (!cleanup.ok()) return ReportError(gate::Stage::kFlags, cleanup.status());
       options_.cache_cleanup = *cleanup;
     }
+    PassBenchmarkFlags();
     if (slurm_.slurm) return RunSlurmBatch(*manifest, slurm_, options_, quiet_, json_);
     Result<batch::OutLock> claim =
         batch::OutLock::Acquire(options_.out_dir, options_.shard_index, options_.shard_count);
@@ -194,6 +196,25 @@ class BatchCommand : public Command {
   }
 
  private:
+  // --benchmark and its flags, handed to every compare and verify job as given.
+  void PassBenchmarkFlags() {
+    if (!benchmark_.enabled) return;
+    options_.job_flags = {"--benchmark"};
+    for (const char* name :
+         {"--warmup", "--iterations", "--bench-time", "--streams", "--min-speedup",
+          "--max-slowdown", "--cpus", "--source-cpus", "--target-cpus"}) {
+      for (const std::string& value : flags_.Values(name)) {
+        options_.job_flags.insert(options_.job_flags.end(), {name, value});
+      }
+    }
+    if (options_.jobs > 1 && !quiet_) {
+      std::cerr << "convgate: note: --benchmark with " << options_.jobs
+                << " jobs at once: their timings compete for the CPUs (each job records the load "
+                   "average); -j 1 gives figures to trust\n";
+    }
+  }
+
+  gate::BenchmarkOptions benchmark_;
   std::string manifest_;
   std::string store_;
   std::string out_dir_ = "convgate-batch";

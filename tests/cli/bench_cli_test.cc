@@ -215,3 +215,37 @@ TEST_F(BenchCliTest, StoreTracksLatencyAndFlagsARegressionBeyondNoise) {
 
 }  // namespace
 }  // namespace convgate
+
+namespace convgate {
+namespace {
+
+TEST_F(BenchCliTest, BatchBenchmarkHandsTheFlagsToEveryComparisonAndStoresTheFigures) {
+  std::ofstream(Path("m.yaml")) << "models:\n"
+                                   "  - id: slowed\n"
+                                   "    source: "
+                                << Model("speed_base.onnx")
+                                << "\n"
+                                   "    target: "
+                                << Model("speed_slow.onnx")
+                                << "\n"
+                                   "  - id: alone\n"
+                                   "    source: "
+                                << Model("speed_base.onnx") << "\n";
+  ProcessResult r = Convgate(Args({"batch", Path("m.yaml"), "--out", Path("batch"), "-j", "1",
+                                   "--benchmark", "--max-slowdown", "1.5"}));
+  ASSERT_EQ(r.exit_code, 1) << Describe(r);  // the slowed conversion fails its speed gate
+  const json report = ReadJson(fs::path(Path("batch")) / "slowed/report.json");
+  EXPECT_EQ(report["comparison"]["benchmark"]["settings"]["iterations"], 30);
+  EXPECT_FALSE(report["comparison"]["benchmark"]["speed"]["passed"].get<bool>());
+  // `run` jobs are not benchmarked.
+  EXPECT_FALSE(ReadJson(fs::path(Path("batch")) / "alone/report.json").contains("benchmark"));
+  ProcessResult trend = Convgate(
+      {"history", "--store", Path("batch/convgate.db"), "--trend", "speedup", "--json", "slowed"});
+  ASSERT_EQ(trend.exit_code, 0) << Describe(trend);
+  const json rows = json::parse(trend.out)["trend"];
+  ASSERT_EQ(rows.size(), 1u) << trend.out;
+  EXPECT_LT(rows[0]["value"].get<double>(), 1.0 / 3) << trend.out;
+}
+
+}  // namespace
+}  // namespace convgate

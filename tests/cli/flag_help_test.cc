@@ -27,6 +27,7 @@ const std::map<std::string, std::vector<std::string>>& BaseArguments() {
       {"cache prune", {}},
       {"transform", {"model.onnx", "--pass", "fold_batchnorm", "-o", "out.onnx", "--validate"}},
       {"reduce", {"a.onnx", "b.onnx", "-o", "bug"}},
+      {"bench", {"a.onnx", "b.onnx"}},
       {"batch", {"manifest.yaml"}},
       {"history", {}},
       {"fetch", {"org/tiny", "model.onnx"}},
@@ -40,6 +41,15 @@ const std::map<std::string, std::vector<std::string>>& BaseArguments() {
 const std::map<std::string, std::vector<std::string>>& Prerequisites() {
   static const std::map<std::string, std::vector<std::string>> kNeeds = {
       {"--strict", {"--per-node"}},
+      {"--warmup", {"--benchmark"}},
+      {"--iterations", {"--benchmark"}},
+      {"--bench-time", {"--benchmark"}},
+      {"--streams", {"--benchmark"}},
+      {"--min-speedup", {"--benchmark"}},
+      {"--max-slowdown", {"--benchmark"}},
+      {"--cpus", {"--benchmark"}},
+      {"--source-cpus", {"--benchmark"}},
+      {"--target-cpus", {"--benchmark"}},
       {"--memory-budget", {"--per-node"}},
       {"--local-error", {"--per-node"}},
       {"--tasks", {"--slurm"}},
@@ -116,8 +126,11 @@ Status ParseWith(const std::string& command, const std::string& flag,
   auto needs = Prerequisites().find(flag);
   // reduce is always per-node; pipeline's --strict gates on nodes without --per-node.
   const bool per_node = needs != Prerequisites().end() && needs->second.front() == "--per-node";
-  const bool implied =
-      (command == "reduce" && per_node) || (command == "pipeline" && flag == "--strict");
+  // bench always benchmarks.
+  const bool benchmark = needs != Prerequisites().end() && needs->second.front() == "--benchmark";
+  const bool implied = (command == "reduce" && per_node) ||
+                       (command == "pipeline" && flag == "--strict") ||
+                       (command == "bench" && benchmark);
   if (needs != Prerequisites().end() && !implied) {
     args.insert(args.end(), needs->second.begin(), needs->second.end());
   }

@@ -186,4 +186,52 @@ TEST_F(HubBatchCliTest, SingleGatesRecordWhereTheirModelsCameFrom) {
 }
 
 }  // namespace
+// `convgate bench` names models as the model file verification pipeline does: an id with
+// --file-path, a list of ids, a list file; each fetched and verified before it is timed, its
+// origin recorded beside the figures.
+TEST_F(HubBatchCliTest, BenchNamesHubModelsByIdListAndFile) {
+  const std::vector<std::string> quick = {"--warmup", "1", "--iterations", "5"};
+  std::vector<std::string> args = {"bench", "hf://org/tiny", "--file", "model.onnx",
+                                   "--out", Path("one"),     "--dim",  "batch=1"};
+  args.insert(args.end(), quick.begin(), quick.end());
+  ProcessResult one = Run(args);
+  ASSERT_EQ(one.exit_code, 0) << Describe(one);
+  const json report = ReadJson("one/report.json");
+  ASSERT_TRUE(report["model_origins"].is_array()) << report.dump().substr(0, 300);
+  EXPECT_EQ(report["model_origins"][0]["repo_id"], "org/tiny");
+  EXPECT_EQ(report["benchmark"]["sides"][0]["latency"]["count"], 5);
+
+  std::ofstream(dir_ / "models.txt") << "# the fleet\norg/tiny\n\nhf://org/tiny/model.onnx\n";
+  args = {"bench",      "--model-file", Path("models.txt"), "--file-path", "model.onnx", "--out",
+          Path("list"), "--store",      Path("list.db"),    "--dim",       "batch=1"};
+  args.insert(args.end(), quick.begin(), quick.end());
+  ProcessResult list = Run(args);
+  ASSERT_EQ(list.exit_code, 0) << Describe(list);
+  EXPECT_NE(list.out.find("org/tiny "), std::string::npos) << list.out;
+  EXPECT_TRUE(fs::exists(dir_ / "list/org_tiny/report.json"));
+  EXPECT_TRUE(fs::exists(dir_ / "list/org_tiny_model.onnx/report.json"));
+  // Both lines name the same file: one series, measured twice.
+  ProcessResult trend = Run({"history", "--store", Path("list.db"), "--trend", "p50_ms", "--json"});
+  ASSERT_EQ(trend.exit_code, 0) << Describe(trend);
+  const json rows = json::parse(trend.out)["trend"];
+  ASSERT_EQ(rows.size(), 2u) << trend.out;
+  for (const json& row : rows) EXPECT_GT(row["value"].get<double>(), 0) << row.dump();
+  ProcessResult history = Run({"history", "--store", Path("list.db"), "--json"});
+  ASSERT_EQ(history.exit_code, 0) << Describe(history);
+  const json latest = json::parse(history.out);
+  ASSERT_EQ(latest.size(), 1u) << history.out;
+  EXPECT_EQ(latest[0]["command"], "bench");
+  EXPECT_GT(latest[0]["p50_ms"].get<double>(), 0) << latest[0].dump();
+  EXPECT_TRUE(latest[0]["model_origins"].is_array()) << latest[0].dump();
+
+  // A file the repository does not have is named, exit 3; the list goes on.
+  args = {"bench",       "--models",   "org/tiny", "org/absent-model",
+          "--file-path", "model.onnx", "--dim",    "batch=1"};
+  args.insert(args.end(), quick.begin(), quick.end());
+  ProcessResult absent = Run(args);
+  EXPECT_EQ(absent.exit_code, 3) << Describe(absent);
+  EXPECT_NE(absent.err.find("org/absent-model"), std::string::npos) << absent.err;
+  EXPECT_NE(absent.out.find("ERROR"), std::string::npos) << absent.out;
+}
+
 }  // namespace convgate::testing

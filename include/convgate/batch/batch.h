@@ -45,6 +45,9 @@ struct BatchOptions {
   // > 0: each job runs with --threads job_threads unless its entry sets --threads itself
   // (JobThreads: the cores shared out between the jobs running at once).
   int job_threads = 0;
+  // Appended to every compare and verify job's command line (batch --benchmark and its flags:
+  // each job then times both models and its figures go into the store beside its verdict).
+  std::vector<std::string> job_flags;
   // > 0: each job's RLIMIT_AS (--job-memory); a job that runs out is category "oom".
   int64_t job_memory_bytes = 0;
   // Attempts per job for transient failures (batch/job_policy.h IsTransientJobFailure); 1: none.
