@@ -210,7 +210,7 @@ class BenchCommand : public Command {
     table.AddRow({id, std::string(report.verdict == Verdict::kPass ? "PASS" : "FAIL"),
                   ms(side.latency.p50_ms) + " (" + ms(side.latency.p50_low_ms) + "-" +
                       ms(side.latency.p50_high_ms) + ")",
-                  ms(side.latency.p99_ms), FormatSignificant(side.throughput, 4),
+                  ms(side.latency.p99_ms), bench::FormatThroughput(side.throughput),
                   side.peak_rss_bytes > 0 ? FormatBytes(side.peak_rss_bytes) : "-"});
   }
 

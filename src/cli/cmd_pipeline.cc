@@ -26,6 +26,7 @@ class PipelineCommand : public Command {
     AddLimitFlags(flags_, options_.data.limits, LimitUse::kRuns);
     AddToleranceFlags(flags_, options_.policy);
     AddPerNodeFlags(flags_, options_.per_node, PerNodeUse::kPipeline);
+    AddBenchmarkFlags(flags_, options_.benchmark, BenchmarkUse::kOptional);
     AddOutputFlags(flags_, output_, OutputUse::kGate);
     return RegisterFlags(app);
   }

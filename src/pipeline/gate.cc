@@ -5,6 +5,7 @@
 
 #include "convgate/compare/tensor_compare.h"
 #include "convgate/core/units.h"
+#include "convgate/gate/bench.h"
 #include "convgate/inputs/dataset.h"
 #include "convgate/loaders/load_data.h"
 #include "pipeline/engine.h"
@@ -188,6 +189,61 @@ gate::DatasetRecord RecordOf(const inputs::Dataset& dataset, int steps) {
 
 }  // namespace
 
+// --benchmark: each node with a target timed after the run, the pipeline's sessions released
+// first (the converted files stay: their holds are kept) so each side's memory is its own.
+void BenchmarkNodes(const Spec& spec, std::vector<LoadedNode>& nodes,
+                    const PipelineOptions& options, PipelineReport& report) {
+  struct Pair {
+    std::string name;
+    session::PairSpec spec;
+    Signature declared;  // the node's inputs as the spec declares them
+  };
+  std::vector<Pair> pairs;
+  std::vector<std::shared_ptr<void>> holds;
+  for (size_t idx = 0; idx < nodes.size(); ++idx) {
+    if (!nodes[idx].target) continue;
+    session::PairSpec pair;
+    pair.source = nodes[idx].source.record.path;
+    pair.source_backend = nodes[idx].source.record.backend;
+    pair.target = nodes[idx].target->record.path;
+    pair.target_backend = nodes[idx].target->record.backend;
+    pair.data = options.data;
+    pair.data.save_inputs.reset();
+    pair.data.save_outputs.reset();
+    pair.data.load_inputs.reset();  // the pipeline's inputs are not a node's
+    pair.backend_factory = options.backend_factory;
+    Signature declared;
+    declared.inputs = spec.nodes[idx].inputs;
+    pairs.push_back({spec.nodes[idx].name, std::move(pair), std::move(declared)});
+    holds.push_back(nodes[idx].conversion_hold);
+  }
+  nodes.clear();
+  for (const Pair& pair : pairs) {
+    const std::string& name = pair.name;
+    PipelineReport::NodeBenchmark& node = report.benchmarks.emplace_back();
+    node.node = name;
+    // Generated from the node's declarations (a TorchScript node's model declares none).
+    Result<inputs::Dataset> samples = inputs::GenerateDataset(pair.declared, options.data.generate);
+    if (!samples.ok()) {
+      report.error = gate::GateError{
+          gate::Stage::kInputs, samples.status().WithContext("benchmarking node '" + name + "'")};
+      report.verdict = gate::Verdict::kError;
+      return;
+    }
+    std::vector<std::string> failures;
+    if (auto e = gate::BenchmarkPair(pair.spec, options.benchmark, node.benchmark, failures,
+                                     &*samples)) {
+      report.error =
+          gate::GateError{e->stage, e->status.WithContext("benchmarking node '" + name + "'")};
+      report.verdict = gate::Verdict::kError;
+      return;
+    }
+    if (!failures.empty() && report.verdict == gate::Verdict::kPass) {
+      report.verdict = gate::Verdict::kFail;
+    }
+  }
+}
+
 PipelineReport RunPipelineGate(const PipelineOptions& options) {
   PipelineReport report;
   report.policy = options.policy;
@@ -244,8 +300,10 @@ PipelineReport RunPipelineGate(const PipelineOptions& options) {
   }
   report.steps = steps;
   report.data = RecordOf(*dataset, steps);
-  return internal::RunAndValidate(spec, *wiring, nodes, *dataset, values->initial,
-                                  values->overrides, options, std::move(report));
+  report = internal::RunAndValidate(spec, *wiring, nodes, *dataset, values->initial,
+                                    values->overrides, options, std::move(report));
+  if (options.benchmark.enabled && !report.error) BenchmarkNodes(spec, nodes, options, report);
+  return report;
 }
 
 }  // namespace convgate::pipeline

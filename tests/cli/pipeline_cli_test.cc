@@ -104,6 +104,24 @@ TEST_F(PipelineCliTest, CorrectConversionsOfThreeStagesPassOverTwentySteps) {
   EXPECT_TRUE(fs::exists(dir_ / "out" / "junit.xml"));
 }
 
+// --benchmark times each node that has a target (TorchScript source, ONNX target) on inputs made
+// from the node's declarations, after the run.
+TEST_F(PipelineCliTest, BenchmarkTimesEveryConvertedNode) {
+  ProcessResult r = Convgate({"pipeline", Spec("three_stage"), "--benchmark", "--iterations", "10",
+                              "--warmup", "1", "--out", Out()});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  const json report = Report();
+  ASSERT_EQ(report["benchmarks"].size(), 2u) << report.dump().substr(0, 500);
+  EXPECT_EQ(report["benchmarks"][0]["node"], "features");
+  const json& sides = report["benchmarks"][0]["benchmark"]["sides"];
+  ASSERT_EQ(sides.size(), 2u);
+  EXPECT_EQ(sides[0]["backend"], "torch");
+  EXPECT_EQ(sides[1]["backend"], "ort");
+  EXPECT_EQ(sides[1]["latency"]["count"], 10);
+  EXPECT_TRUE(report["benchmarks"][0]["benchmark"]["speed"].is_object());
+  EXPECT_NE(r.out.find("node embedding, benchmark:"), std::string::npos) << r.out;
+}
+
 TEST_F(PipelineCliTest, DescribeNamesInputsOutputsFeedbackAndOrder) {
   ProcessResult r = Convgate({"pipeline", Spec("recurrent"), "--describe"});
   ASSERT_EQ(r.exit_code, 0) << Describe(r);

@@ -31,8 +31,10 @@ struct SideBenchmark {
   LatencySummary latency;
   double throughput = 0.0;  // inferences per second
   double wall_seconds = 0.0;
-  // Resident memory after loading, and the peak from before loading to the end of the side's
+  // Resident memory before loading (what the process held already: convgate, the runtimes'
+  // libraries), after loading, and the peak from before loading to the end of the side's
   // measurement (the process's VmHWM, reset before each side); 0 when Linux did not say.
+  int64_t rss_before_load_bytes = 0;
   int64_t rss_after_load_bytes = 0;
   int64_t peak_rss_bytes = 0;
   // Every measured latency in the order they finished (report.json keeps up to 10,000, evenly
@@ -49,6 +51,10 @@ struct BenchmarkRecord {
 
 // The side called `role`, or null.
 const SideBenchmark* FindSide(const BenchmarkRecord& record, const std::string& role);
+
+// "812", "1.5e+05" -> "150,000"-free plain digits: a throughput for tables ("812", "150000",
+// "2.35").
+std::string FormatThroughput(double per_second);
 
 // The figures of a side in one line: "p50 1.23 ms (1.20-1.25), p99 2.10 ms, 812 inferences/s,
 // peak 83.2 MiB".

@@ -46,10 +46,12 @@ struct BenchReport {
 BenchReport BenchGate(const BenchOptions& options);
 
 // The benchmark of a finished comparison (compare/verify --benchmark): both sides measured as
-// BenchGate does. Speed failures are appended to `failures`.
+// BenchGate does, on `inputs` when given (a pipeline node's, made from its declarations) instead
+// of samples made from each model's signature. Speed failures are appended to `failures`.
 std::optional<GateError> BenchmarkPair(const session::PairSpec& spec,
                                        const BenchmarkOptions& options,
                                        bench::BenchmarkRecord& record,
-                                       std::vector<std::string>& failures);
+                                       std::vector<std::string>& failures,
+                                       const inputs::Dataset* inputs = nullptr);
 
 }  // namespace convgate::gate

@@ -39,6 +39,9 @@ struct PipelineOptions {
   // --per-node: compare --per-node of a failing node's source and target on its captured inputs.
   gate::PerNodeOptions per_node;
   bool describe = false;  // --describe: load and validate, then describe; run nothing
+  // --benchmark: after the run, each node with a target has its model and target timed (on
+  // generated inputs of the node's declared shapes; gate/bench.h); a failed speed gate fails it.
+  gate::BenchmarkOptions benchmark;
   // Turns a node's hf://org/name[@rev]/path model or target into a local file (the CLI passes the
   // hub's FetchHfUri; this module sits below the hub). Null: hf:// ids are refused, named.
   std::function<Result<std::filesystem::path>(const std::string& uri)> fetch_hf;

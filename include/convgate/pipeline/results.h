@@ -75,6 +75,12 @@ struct PipelineReport {
   bool strict = false;
   bool validated = false;  // some node has a target
   std::string outputs_saved_to;
+  // --benchmark: each node with a target, timed (its model as the source, its target).
+  struct NodeBenchmark {
+    std::string node;
+    bench::BenchmarkRecord benchmark;
+  };
+  std::vector<NodeBenchmark> benchmarks;
   gate::Verdict verdict = gate::Verdict::kError;
   std::optional<gate::GateError> error;
 };

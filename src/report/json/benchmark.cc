@@ -56,6 +56,7 @@ void SideFields(Io& io, Side& side) {
             [](auto& part, auto& latency) { LatencyFields(part, latency); });
   io.Number("throughput_per_second", side.throughput);
   io.Number("wall_seconds", side.wall_seconds);
+  io.Count("rss_before_load_bytes", side.rss_before_load_bytes, OrElse<int64_t>(0));
   io.Count("rss_after_load_bytes", side.rss_after_load_bytes);
   io.Count("peak_rss_bytes", side.peak_rss_bytes);
   io.Numbers("latencies_ms", side.latencies_ms);

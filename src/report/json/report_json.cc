@@ -344,6 +344,14 @@ void PipelineFields(Io& io, Report& report, Inv& invocation) {
              [&](auto& part, auto& node) { NodeFields(part, node, invocation); });
   StepRun(io, "outputs", report.outputs_sanity, invocation);
   StepComparison(io, "outputs_compared", report.outputs_compared, report.outputs_steps, invocation);
+  io.Objects(
+      "benchmarks", report.benchmarks,
+      [](auto& part, auto& node) {
+        part.Text("node", node.node);
+        part.Described("benchmark", node.benchmark, internal::BenchmarkJson,
+                       internal::BenchmarkFromJson);
+      },
+      internal::Presence::kOmittedWhenEmpty);
 }
 
 template <typename Report, typename Fields>

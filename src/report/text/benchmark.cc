@@ -14,6 +14,17 @@ std::string HowLong(const bench::BenchSettings& settings) {
          std::to_string(settings.min_iterations) + " iterations)";
 }
 
+// "91.0 MiB (+52.3 MiB)": the process's peak while the side loaded and ran, and how much of it
+// the side added to what the process held before loading it.
+std::string PeakText(const bench::SideBenchmark& side) {
+  if (side.peak_rss_bytes <= 0) return "-";
+  std::string text = FormatBytes(side.peak_rss_bytes);
+  if (side.rss_before_load_bytes > 0 && side.peak_rss_bytes >= side.rss_before_load_bytes) {
+    text += " (+" + FormatBytes(side.peak_rss_bytes - side.rss_before_load_bytes) + ")";
+  }
+  return text;
+}
+
 }  // namespace
 
 std::string BenchmarkSection(const bench::BenchmarkRecord& record, bool color) {
@@ -25,7 +36,7 @@ std::string BenchmarkSection(const bench::BenchmarkRecord& record, bool color) {
       FormatSignificant(machine.load_after, 3) + " on " + std::to_string(machine.allowed_cpus) +
       " CPU(s) " + machine.affinity + ", governor " + machine.governor + "\n";
   Table table({"side", "backend", "threads", "load", "first", "p50 ms (95%)", "p90", "p99", "max",
-               "mean (95%)", "inf/s", "peak memory"});
+               "mean (95%)", "inf/s", "peak memory (+added)"});
   for (const bench::SideBenchmark& side : record.sides) {
     const bench::LatencySummary& l = side.latency;
     table.AddRow({side.role, side.backend, side.threads, FormatSeconds(side.load_seconds),
@@ -33,10 +44,12 @@ std::string BenchmarkSection(const bench::BenchmarkRecord& record, bool color) {
                   Ms(l.p50_ms) + " (" + Ms(l.p50_low_ms) + "-" + Ms(l.p50_high_ms) + ")",
                   Ms(l.p90_ms), Ms(l.p99_ms), Ms(l.max_ms),
                   Ms(l.mean_ms) + " (" + Ms(l.mean_low_ms) + "-" + Ms(l.mean_high_ms) + ")",
-                  FormatSignificant(side.throughput, 4),
-                  side.peak_rss_bytes > 0 ? FormatBytes(side.peak_rss_bytes) : "-"});
+                  bench::FormatThroughput(side.throughput), PeakText(side)});
   }
   out += table.Render(color);
+  out +=
+      "  (each runtime started once before timing: load and memory are the model's, not the "
+      "runtime's start-up)\n";
   for (const bench::SideBenchmark& side : record.sides) {
     out += "  " + side.role + ": " + std::to_string(side.latency.count) + " runs in " +
            FormatSeconds(side.wall_seconds) + " on CPUs " + side.affinity +

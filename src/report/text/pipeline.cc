@@ -2,6 +2,7 @@
 // node saying which steps pass and fail, the first failure of each failing node, where NaN/Inf
 // came from, and the pipeline outputs' verdict.
 #include "convgate/report/report.h"
+#include "report/benchmark_report.h"
 #include "report/text/table.h"
 
 namespace convgate::report {
@@ -110,6 +111,9 @@ std::string ConsoleText(const pipeline::PipelineReport& report, bool color) {
     out += "pipeline outputs (targets swapped in): " + report.outputs_steps.sentence + "\n";
     const std::string first = FirstComparisonFailure(report.outputs_compared);
     if (!first.empty()) out += "  " + first + "\n";
+  }
+  for (const pipeline::PipelineReport::NodeBenchmark& node : report.benchmarks) {
+    out += "\nnode " + node.node + ", " + internal::BenchmarkSection(node.benchmark, color);
   }
   const bool pass = report.verdict == gate::Verdict::kPass;
   out += Paint(pass ? "PASS" : "FAIL", pass ? internal::kGreen : internal::kRed, color);
