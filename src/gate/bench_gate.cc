@@ -50,11 +50,25 @@ std::optional<inputs::Dataset> CopyOf(const inputs::Dataset* given) {
   return copy;
 }
 
+// Whether `signature` takes the samples of `dataset` as they are: it declares no inputs (an exec
+// command's model, TorchScript) or every input it declares is in them by name.
+bool TakesSamples(const Signature& signature, const inputs::Dataset& dataset) {
+  if (dataset.samples.empty()) return false;
+  for (const TensorInfo& input : signature.inputs) {
+    if (dataset.samples.front().Find(input.name) == nullptr) return false;
+  }
+  return true;
+}
+
+// Loads, measures and releases one side. `given`: samples to run (a pipeline node's, or the
+// source's for the target, when the target takes them); null: made for the side's signature.
+// `kept`, when not null, gets a copy of the samples the side ran (the source's, for the target).
 std::optional<GateError> MeasureSide(const SideSpec& spec, const session::PairSpec& pair,
                                      const bench::BenchSettings& settings,
                                      const inputs::Dataset* given, SideRecord& record,
                                      DatasetRecord* inputs, bench::SideBenchmark& out,
-                                     std::vector<double>& latencies) {
+                                     std::vector<double>& latencies,
+                                     std::optional<inputs::Dataset>* kept) {
   record.role = spec.role;
   record.path = spec.path;
   Result<session::ResolvedSide> side = session::ResolveSide(spec.path, spec.backend);
@@ -85,14 +99,16 @@ std::optional<GateError> MeasureSide(const SideSpec& spec, const session::PairSp
     session::DataOptions data = session::ForModel(pair.data, spec.path);
     data.stream = false;
     DatasetRecord scratch;
-    std::optional<inputs::Dataset> dataset =
-        session::PrepareDataset(data, model.signature(), CopyOf(given), session::HeldOutputs{},
-                                inputs != nullptr ? *inputs : scratch, error);
+    std::optional<inputs::Dataset> dataset = session::PrepareDataset(
+        data, model.signature(),
+        given != nullptr && TakesSamples(model.signature(), *given) ? CopyOf(given) : std::nullopt,
+        session::HeldOutputs{}, inputs != nullptr ? *inputs : scratch, error);
     if (!dataset) return error;
     if (dataset->samples.empty()) {
       return GateError{Stage::kInputs,
                        Status::InvalidArgument("no samples to run " + spec.path + " on")};
     }
+    if (kept != nullptr) *kept = CopyOf(&*dataset);
     Result<bench::Measurement> measured = bench::Measure(
         model, [&](size_t i) -> const TensorMap& { return dataset->samples[i]; },
         dataset->samples.size(), settings, side->backend);
@@ -116,6 +132,11 @@ std::optional<GateError> MeasureSide(const SideSpec& spec, const session::PairSp
   out.settings = record.backend_settings;
   out.load_seconds = record.load_seconds;
   out.threads = ThreadsText(load);
+  if (record.backend == "exec") {
+    out.notes.push_back(
+        "the exec command runs in its own process: its memory is not in these figures, and each "
+        "latency includes handing the sample over and reading its outputs back through files");
+  }
   out.affinity = bench::AffinityText();
   if (!spec.cpus->empty()) {
     // The pin is still in place here: the mask read is the side's.
@@ -170,8 +191,11 @@ std::optional<GateError> MeasureSides(const session::PairSpec& pair,
   bench::SideBenchmark& first = record.sides.emplace_back();
   const SideSpec source_spec{two_sides ? "source" : "model", pair.source, pair.source_backend,
                              &pair.source_exec, &options.source_cpus};
+  // The target runs the source's samples where it takes them (as a comparison does), so both
+  // sides are timed on the same values.
+  std::optional<inputs::Dataset> source_samples;
   if (auto e = MeasureSide(source_spec, pair, options.settings, given, source, &inputs, first,
-                           source_ms)) {
+                           source_ms, two_sides ? &source_samples : nullptr)) {
     record.sides.pop_back();
     return e;
   }
@@ -180,8 +204,9 @@ std::optional<GateError> MeasureSides(const session::PairSpec& pair,
     bench::SideBenchmark& second = record.sides.emplace_back();
     const SideSpec target_spec{"target", pair.target, pair.target_backend, &pair.target_exec,
                                &options.target_cpus};
-    if (auto e = MeasureSide(target_spec, pair, options.settings, given, *target, nullptr, second,
-                             target_ms)) {
+    const inputs::Dataset* samples = source_samples ? &*source_samples : given;
+    if (auto e = MeasureSide(target_spec, pair, options.settings, samples, *target, nullptr, second,
+                             target_ms, nullptr)) {
       record.sides.pop_back();
       return e;
     }

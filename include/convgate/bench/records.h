@@ -28,6 +28,8 @@ struct SideBenchmark {
   int warmup = 0;
   int streams = 1;
   std::string streams_note;
+  // What a reader needs to weigh the figures ("the exec command runs in its own process: ...").
+  std::vector<std::string> notes;
   LatencySummary latency;
   double throughput = 0.0;  // inferences per second
   double wall_seconds = 0.0;

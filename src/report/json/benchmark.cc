@@ -52,6 +52,7 @@ void SideFields(Io& io, Side& side) {
   io.Count("warmup", side.warmup);
   io.Count("streams", side.streams);
   io.Text("streams_note", side.streams_note, Default(std::string()));
+  io.Texts("notes", side.notes, Default(std::vector<std::string>{}));
   io.Object("latency", side.latency,
             [](auto& part, auto& latency) { LatencyFields(part, latency); });
   io.Number("throughput_per_second", side.throughput);

@@ -55,6 +55,7 @@ std::string BenchmarkSection(const bench::BenchmarkRecord& record, bool color) {
            FormatSeconds(side.wall_seconds) + " on CPUs " + side.affinity +
            (side.settings.empty() ? "" : "; " + side.settings) + "\n";
     if (!side.streams_note.empty()) out += "  note: " + side.streams_note + "\n";
+    for (const std::string& note : side.notes) out += "  note: " + note + "\n";
   }
   if (record.speed) {
     out += "speed: the target is " + bench::DescribeSpeedup(*record.speed) + "\n";
