@@ -162,6 +162,26 @@ TEST_F(BenchCliTest, PinsEachSideAndStatesIt) {
   EXPECT_EQ(side["affinity"], "0 (pinned)");
 }
 
+TEST_F(BenchCliTest, ExecSideIsTimedOnTheSourcesSamples) {
+  // examples/exec/numpy_runner.py computes tinycnn in numpy from its weights file, which declares
+  // no inputs: the target runs the source's samples, one process serving them all.
+  const std::string runner = std::string(CONVGATE_SOURCE_DIR) + "/examples/exec/numpy_runner.py";
+  ProcessResult r =
+      Convgate(Args({"bench", Model("tinycnn.onnx"), Model("tinycnn_weights.npz"), "--target-exec",
+                     "/usr/bin/python3 " + runner + " {model} --serve {inputs_dir} {outputs_dir}",
+                     "--streams", "2", "--out", Path("exec")}));
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  const json report = ReadJson(fs::path(Path("exec")) / "report.json");
+  const json& sides = report["benchmark"]["sides"];
+  ASSERT_EQ(sides.size(), 2u);
+  EXPECT_EQ(sides[1]["backend"], "exec");
+  EXPECT_EQ(sides[1]["latency"]["count"], 30);
+  EXPECT_EQ(sides[1]["streams"], 1);  // one request at a time, said so
+  EXPECT_NE(sides[1]["streams_note"].get<std::string>().find("one request at a time"),
+            std::string::npos);
+  EXPECT_NE(sides[1]["notes"][0].get<std::string>().find("its own process"), std::string::npos);
+}
+
 TEST_F(BenchCliTest, BadInputIsNamedWithTheDocumentedExitCode) {
   ProcessResult r = Convgate({"bench", Path("missing.onnx")});
   EXPECT_EQ(r.exit_code, 3) << Describe(r);
