@@ -1,5 +1,7 @@
 // convgate: proves a converted model still computes what its source computed.
 // Dispatch only: the command line is in command_line.cc, each subcommand in its own cmd_*.cc.
+#include <execinfo.h>
+
 #include <exception>
 #include <iostream>
 #include <new>
@@ -13,6 +15,13 @@ int main(int argc, char** argv) {
   // Nothing should throw across modules; this is the last line of defence, and says so. Running
   // out of memory, or of room for a thread's stack, is not a bug: it is exit 3 (could not run),
   // in words that say which, since a limit (ulimit -v/-d, batch --job-memory) is the usual cause.
+  //
+  // glibc loads libgcc_s.so.1 on first need for unwinding a thread that exits or is cancelled;
+  // under a tight address-space limit (batch --job-memory) that late dlopen can fail, and glibc
+  // then aborts ("libgcc_s.so.1 must be installed for unwinding to work") instead of convgate
+  // saying it ran out of memory. backtrace() makes glibc load it now, while there is room.
+  void* frame[1];
+  (void)backtrace(frame, 1);
   try {
     return convgate::cli::RunMain(argc, argv);
   } catch (const std::bad_alloc&) {

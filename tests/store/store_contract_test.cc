@@ -61,9 +61,21 @@ class StoreContractTest : public ::testing::TestWithParam<Backend> {
     return job;
   }
 
+  // Remakes the opened store's tables as schema version 3 had them (before the benchmark's
+  // figures).
+  void DowngradeToSchemaThree() {
+    for (const char* column :
+         {"p50_ms", "p50_low_ms", "p50_high_ms", "p99_ms", "throughput", "peak_rss_bytes",
+          "source_p50_ms", "speedup", "speedup_low", "speedup_high", "load_average"}) {
+      backend_->Execute(location_, std::string("ALTER TABLE jobs DROP COLUMN ") + column);
+    }
+    backend_->SetSchemaVersion(location_, 3);
+  }
+
   // Remakes the opened store's tables as schema version 2 had them (before the conversion's
   // identity and the non-finite counts).
   void DowngradeToSchemaTwo() {
+    DowngradeToSchemaThree();
     backend_->Execute(location_, "DROP INDEX jobs_by_series");
     for (const char* column :
          {"jobs DROP COLUMN conversion_params", "jobs DROP COLUMN converter_version",
@@ -142,6 +154,40 @@ TEST_P(StoreContractTest, EveryJobFieldRoundTrips) {
   }
 }
 
+// Schema 4 added the benchmark's figures: a store of schema 3, with a job in it, is migrated on
+// open; the old job reads back with none (0: not measured), a new one with its figures.
+TEST_P(StoreContractTest, SchemaThreeStoreGainsBenchmarkFigures) {
+  {
+    Result<std::unique_ptr<Store>> store = Open();
+    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    ASSERT_TRUE(
+        (*store)
+            ->RecordJob(*(*store)->BeginRun({"m.yaml", "h", "v", "", "", "t"}), Job("old", "pass"))
+            .ok());
+  }
+  DowngradeToSchemaThree();
+  Result<std::unique_ptr<Store>> store = Open();
+  ASSERT_TRUE(store.ok()) << store.status().ToString();
+  EXPECT_EQ(*(*store)->SchemaVersion(), kSchemaVersion);
+  JobRecord timed = Job("new", "pass");
+  timed.p50_ms = 1.25;
+  timed.p50_low_ms = 1.2;
+  timed.p50_high_ms = 1.3;
+  timed.speedup = 2.5;
+  timed.peak_rss_bytes = 83.0 * (1 << 20);
+  ASSERT_TRUE(
+      (*store)->RecordJob(*(*store)->BeginRun({"m.yaml", "h", "v", "", "", "t"}), timed).ok());
+  Result<std::vector<HistoryRow>> rows = (*store)->Jobs({});
+  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  ASSERT_EQ(rows->size(), 2u);
+  EXPECT_EQ((*rows)[0].job.p50_ms, 0.0);
+  EXPECT_EQ((*rows)[1].job.p50_ms, 1.25);
+  EXPECT_EQ((*rows)[1].job.p50_high_ms, 1.3);
+  EXPECT_EQ((*rows)[1].job.speedup, 2.5);
+  EXPECT_EQ((*rows)[1].job.peak_rss_bytes, 83.0 * (1 << 20));
+  EXPECT_EQ((*rows)[1].max_abs_error, 1e-6);  // the figures still line up after the new columns
+}
+
 // Schema 2 added jobs.model_origin (where a job's hub models came from): a store of schema 1, with
 // a job in it, is migrated on open; the old job reads back without origins, a new one with them.
 TEST_P(StoreContractTest, SchemaOneStoreGainsModelOrigins) {
@@ -185,13 +231,7 @@ TEST_P(StoreContractTest, SchemaTwoStoreGainsConversionIdentityAndNonFiniteCount
             ->RecordJob(*(*store)->BeginRun({"m.yaml", "h", "v", "", "", "t"}), Job("old", "pass"))
             .ok());
   }
-  backend_->Execute(location_, "DROP INDEX jobs_by_series");
-  for (const char* column :
-       {"jobs DROP COLUMN conversion_params", "jobs DROP COLUMN converter_version",
-        "outputs DROP COLUMN non_finite", "outputs DROP COLUMN introduced_non_finite"}) {
-    backend_->Execute(location_, std::string("ALTER TABLE ") + column);
-  }
-  backend_->SetSchemaVersion(location_, 2);
+  DowngradeToSchemaTwo();
   Result<std::unique_ptr<Store>> store = Open();
   ASSERT_TRUE(store.ok()) << store.status().ToString();
   EXPECT_EQ(*(*store)->SchemaVersion(), kSchemaVersion);
