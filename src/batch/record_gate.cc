@@ -54,7 +54,8 @@ store::JobRecord GateJob(const GateRecord& gate, const nlohmann::json& report,
     Result<std::string> sha = Sha256File(gate.model);
     if (sha.ok()) job.model_sha256 = *sha;
   }
-  job.model_type_source = "none";
+  job.model_type = gate.model_type;
+  job.model_type_source = gate.model_type.empty() ? "none" : "flag";
   job.command = gate.command;
   job.conversion = gate.conversion;
   job.conversion_params = store::CanonicalParams(gate.conversion_params);

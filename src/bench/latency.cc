@@ -10,6 +10,17 @@ constexpr double kZ95 = 1.959963984540054;
 
 }  // namespace
 
+std::vector<double> ThinSeries(const std::vector<double>& series, size_t most) {
+  if (series.size() <= most) return series;
+  std::vector<double> kept;
+  kept.reserve(most);
+  const double step = static_cast<double>(series.size()) / static_cast<double>(most);
+  for (size_t i = 0; i < most; ++i) {
+    kept.push_back(series[static_cast<size_t>(static_cast<double>(i) * step)]);
+  }
+  return kept;
+}
+
 double PercentileOfSorted(const std::vector<double>& sorted, double q) {
   const double rank = q / 100.0 * static_cast<double>(sorted.size() - 1);
   const size_t below = static_cast<size_t>(std::floor(rank));

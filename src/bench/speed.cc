@@ -25,16 +25,6 @@ double Median(std::vector<double>& values) {
   return (lower + upper) / 2.0;
 }
 
-std::vector<double> Thinned(const std::vector<double>& series) {
-  if (series.size() <= kMaxResampled) return series;
-  std::vector<double> kept;
-  const double step = static_cast<double>(series.size()) / kMaxResampled;
-  for (size_t i = 0; i < kMaxResampled; ++i) {
-    kept.push_back(series[static_cast<size_t>(static_cast<double>(i) * step)]);
-  }
-  return kept;
-}
-
 double ResampledMedian(const std::vector<double>& series, inputs::Prng& prng,
                        std::vector<double>& scratch) {
   scratch.resize(series.size());
@@ -121,7 +111,8 @@ SpeedComparison CompareSpeed(const std::vector<double>& source_ms,
   speed.target_p50_ms = SummarizeLatencies(target_ms).p50_ms;
   speed.speedup = speed.target_p50_ms > 0 ? speed.source_p50_ms / speed.target_p50_ms : 0.0;
 
-  const std::vector<double> source = Thinned(source_ms), target = Thinned(target_ms);
+  const std::vector<double> source = ThinSeries(source_ms, kMaxResampled);
+  const std::vector<double> target = ThinSeries(target_ms, kMaxResampled);
   inputs::Prng prng(seed);
   std::vector<double> ratios, scratch;
   ratios.reserve(kResamples);

@@ -105,6 +105,7 @@ struct GateStoreOptions {
   std::string model;
   std::string conversion;
   std::map<std::string, std::string> conversion_params;
+  std::string model_type;  // --model-type
 };
 void AddGateStoreFlags(FlagSet& flags, GateStoreOptions& options);
 

@@ -1,4 +1,5 @@
-// --store and --id of run, compare and verify, and recording the finished gate in that store.
+// --store, --id and --model-type of run, compare, verify and bench, and recording the finished gate
+// in that store.
 #include <iostream>
 
 #include "cli/command.h"
@@ -22,9 +23,20 @@ void AddGateStoreFlags(FlagSet& flags, GateStoreOptions& options) {
                    options.id = value;
                    return Status::OK();
                  }});
+  flags.Add(Flag{.name = "--model-type",
+                 .value_name = "TYPE",
+                 .help = "The model type the store records with the gate, as a manifest entry's "
+                         "model_type (needs --store); history and batch summaries show it",
+                 .default_text = "none",
+                 .examples = {"bert", "resnet"},
+                 .apply = StoreNonEmpty("model type", options.model_type)});
   flags.AddCheck([&options](const FlagSet&) -> Status {
     if (!options.id.empty() && options.location.empty()) {
       return Status::InvalidArgument("--id names the entry in a results store: give --store too");
+    }
+    if (!options.model_type.empty() && options.location.empty()) {
+      return Status::InvalidArgument(
+          "--model-type is recorded in a results store: give --store too");
     }
     return Status::OK();
   });
@@ -41,6 +53,7 @@ ExitCode RecordInStore(const GateStoreOptions& store, const report::Invocation& 
   gate.model = store.model;
   gate.conversion = store.conversion;
   gate.conversion_params = store.conversion_params;
+  gate.model_type = store.model_type;
   gate.argv = invocation.argv;
   gate.out_dir = options.out_dir;
   gate.exit_code = code;

@@ -28,28 +28,8 @@ std::string ThreadsText(const backends::LoadOptions& load) {
   return "runtime default";
 }
 
-std::vector<double> Thinned(const std::vector<double>& series) {
-  if (series.size() <= kMaxKeptLatencies) return series;
-  std::vector<double> kept;
-  const double step = static_cast<double>(series.size()) / kMaxKeptLatencies;
-  for (size_t i = 0; i < kMaxKeptLatencies; ++i) {
-    kept.push_back(series[static_cast<size_t>(static_cast<double>(i) * step)]);
-  }
-  return kept;
-}
-
 // Loads, measures and releases one side. `record` is the side's description (path, backend,
 // load time); `inputs` gets the data set's record (the first side's).
-// A copy of `given`'s samples (tensors are copied only on purpose).
-std::optional<inputs::Dataset> CopyOf(const inputs::Dataset* given) {
-  if (given == nullptr) return std::nullopt;
-  inputs::Dataset copy;
-  copy.origin = given->origin;
-  copy.notes = given->notes;
-  for (const TensorMap& sample : given->samples) copy.samples.push_back(sample.Clone());
-  return copy;
-}
-
 // Whether `signature` takes the samples of `dataset` as they are: it declares no inputs (an exec
 // command's model, TorchScript) or every input it declares is in them by name.
 bool TakesSamples(const Signature& signature, const inputs::Dataset& dataset) {
@@ -101,14 +81,16 @@ std::optional<GateError> MeasureSide(const SideSpec& spec, const session::PairSp
     DatasetRecord scratch;
     std::optional<inputs::Dataset> dataset = session::PrepareDataset(
         data, model.signature(),
-        given != nullptr && TakesSamples(model.signature(), *given) ? CopyOf(given) : std::nullopt,
+        given != nullptr && TakesSamples(model.signature(), *given)
+            ? std::optional<inputs::Dataset>(given->Clone())
+            : std::nullopt,
         session::HeldOutputs{}, inputs != nullptr ? *inputs : scratch, error);
     if (!dataset) return error;
     if (dataset->samples.empty()) {
       return GateError{Stage::kInputs,
                        Status::InvalidArgument("no samples to run " + spec.path + " on")};
     }
-    if (kept != nullptr) *kept = CopyOf(&*dataset);
+    if (kept != nullptr) *kept = dataset->Clone();
     Result<bench::Measurement> measured = bench::Measure(
         model, [&](size_t i) -> const TensorMap& { return dataset->samples[i]; },
         dataset->samples.size(), settings, side->backend);
@@ -123,7 +105,7 @@ std::optional<GateError> MeasureSide(const SideSpec& spec, const session::PairSp
     out.wall_seconds = measured->wall_seconds;
     out.latency = bench::SummarizeLatencies(measured->latencies_ms);
     latencies = std::move(measured->latencies_ms);
-    out.latencies_ms = Thinned(latencies);
+    out.latencies_ms = bench::ThinSeries(latencies, kMaxKeptLatencies);
   }
   session::ReleaseFreedMemory();
   out.role = spec.role;

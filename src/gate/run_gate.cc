@@ -60,19 +60,6 @@ void CheckSample(int sample_idx, const Signature& signature, const TensorMap& sa
   if (sample_idx == 0) report.bindings = bindings.Describe();
 }
 
-// Tensors are copied only on purpose (Clone): the given samples stay the caller's.
-std::optional<inputs::Dataset> CopyOf(const std::optional<inputs::Dataset>& given) {
-  if (!given) return std::nullopt;
-  inputs::Dataset copy;
-  copy.origin = given->origin;
-  copy.notes = given->notes;
-  copy.files = given->files;
-  copy.make = given->make;  // a streamed data set's maker makes the copy's samples too
-  copy.streamed = given->streamed;
-  for (const TensorMap& sample : given->samples) copy.samples.push_back(sample.Clone());
-  return copy;
-}
-
 }  // namespace
 
 RunReport RunModelGate(const RunOptions& options) {
@@ -108,7 +95,9 @@ RunReport RunModelGate(const RunOptions& options) {
   const session::HeldOutputs held{
       .models = {
           {&model.signature(), session::SampleSaver::HoldsEverySample(options.data.save_outputs)}}};
-  std::optional<inputs::Dataset> given = CopyOf(options.inputs);
+  // The given samples stay the caller's.
+  std::optional<inputs::Dataset> given;
+  if (options.inputs) given = options.inputs->Clone();
   if (!given) {
     Result<std::optional<inputs::Dataset>> made =
         session::HfModelInputs(report.model, options.data);

@@ -208,8 +208,8 @@ TEST_F(BenchCliTest, StoreTracksLatencyAndFlagsARegressionBeyondNoise) {
   // The same conversion recorded twice: first the base model, then the slow one under its name.
   for (const char* model : {"speed_base.onnx", "speed_slow.onnx"}) {
     fs::copy_file(Model(model), candidate, fs::copy_options::overwrite_existing);
-    ProcessResult r =
-        Convgate(Args({"bench", Model("speed_base.onnx"), candidate, "--store", store}));
+    ProcessResult r = Convgate(Args(
+        {"bench", Model("speed_base.onnx"), candidate, "--store", store, "--model-type", "cnn"}));
     ASSERT_EQ(r.exit_code, 0) << Describe(r);
   }
   ProcessResult trend = Convgate({"history", "--store", store, "--trend", "p50_ms", "--json"});
@@ -218,6 +218,11 @@ TEST_F(BenchCliTest, StoreTracksLatencyAndFlagsARegressionBeyondNoise) {
   ASSERT_EQ(rows.size(), 2u) << trend.out;
   EXPECT_GT(rows[1]["value"].get<double>(), 2 * rows[0]["value"].get<double>()) << trend.out;
   EXPECT_GT(rows[1]["change"].get<double>(), 0);
+
+  ProcessResult latest = Convgate({"history", "--store", store, "--json"});
+  ASSERT_EQ(latest.exit_code, 0) << Describe(latest);
+  EXPECT_EQ(json::parse(latest.out)[0]["model_type"], "cnn") << latest.out;
+  EXPECT_EQ(json::parse(latest.out)[0]["model_type_source"], "flag") << latest.out;
 
   ProcessResult regressions = Convgate({"history", "--store", store, "--regressions"});
   EXPECT_EQ(regressions.exit_code, 1) << Describe(regressions);

@@ -20,6 +20,7 @@ struct GateRecord {
   std::filesystem::path model;  // the source (run: the model)
   std::string conversion;       // as a manifest entry's: "to:fp16", "target:x.onnx", ""
   std::map<std::string, std::string> conversion_params;  // --param NAME=VALUE
+  std::string model_type;         // --model-type: recorded with source "flag"; "" none
   std::vector<std::string> argv;  // the whole command line, for the run row and the key
   std::string out_dir;            // --out, "" when none
   int exit_code = 0;

@@ -2,6 +2,7 @@
 // centre is known (95% intervals of the mean and of the median).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -28,6 +29,10 @@ struct LatencySummary {
 // Percentiles interpolate linearly between order statistics (numpy's default), so a reader can
 // recompute them. An empty series gives a summary of zeros with count 0.
 LatencySummary SummarizeLatencies(std::vector<double> ms);
+
+// At most `most` of `series`' values, evenly spaced (every k-th when longer): for resampling and
+// for the latencies a report keeps.
+std::vector<double> ThinSeries(const std::vector<double>& series, size_t most);
 
 // The q-th percentile (0..100) of `sorted` (ascending, not empty), interpolated linearly.
 double PercentileOfSorted(const std::vector<double>& sorted, double q);

@@ -44,6 +44,18 @@ struct Dataset {
 
   size_t size() const { return make ? streamed : samples.size(); }
   bool is_streamed() const { return static_cast<bool>(make); }
+  // A copy whose held samples' tensors are copied (TensorMap::Clone: tensors are copied only on
+  // purpose); a streamed dataset's maker is shared, and makes the copy's samples too.
+  Dataset Clone() const {
+    Dataset copy;
+    copy.origin = origin;
+    copy.notes = notes;
+    copy.files = files;
+    copy.make = make;
+    copy.streamed = streamed;
+    for (const TensorMap& sample : samples) copy.samples.push_back(sample.Clone());
+    return copy;
+  }
 };
 
 // Generates options.samples samples for every input of `signature`, in declaration order.
