@@ -78,6 +78,27 @@ TEST_F(OpenVinoCliTest, OnnxRuntimeAgainstOpenVinoPassesAndIsRecorded) {
   EXPECT_EQ(report["source"]["backend"], "ort");
 }
 
+// `convgate bench` with an OpenVINO side: both runtimes timed on the same samples, --streams said
+// to run one request at a time on OpenVINO's backend.
+TEST_F(OpenVinoCliTest, BenchTimesOnnxRuntimeAgainstOpenVino) {
+  ProcessResult r = Convgate({"bench", Model("speed_base.onnx"), Model("speed_base.onnx"),
+                              "--target-backend", "openvino", "--warmup", "2", "--iterations", "20",
+                              "--streams", "2", "--out", Out()});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  const json report = Report();
+  const json& sides = report["benchmark"]["sides"];
+  ASSERT_EQ(sides.size(), 2u) << report.dump().substr(0, 400);
+  EXPECT_EQ(sides[0]["backend"], "ort");
+  EXPECT_EQ(sides[0]["streams"], 2);
+  EXPECT_EQ(sides[1]["backend"], "openvino");
+  EXPECT_EQ(sides[1]["settings"], "CPU, inference precision f32");
+  EXPECT_EQ(sides[1]["latency"]["count"], 20);
+  EXPECT_EQ(sides[1]["streams"], 1);
+  EXPECT_NE(sides[1]["streams_note"].get<std::string>().find("one request at a time"),
+            std::string::npos);
+  EXPECT_GT(report["benchmark"]["speed"]["speedup"].get<double>(), 0);
+}
+
 TEST_F(OpenVinoCliTest, APerturbedModelFailsThroughOpenVino) {
   ProcessResult r = Convgate({"compare", Model("tinycnn.onnx"), Model("tinycnn_perturbed.onnx"),
                               "--target-backend", "openvino"});

@@ -92,6 +92,20 @@ TEST_F(TorchCliTest, AnOnnxSourceAgainstATorchScriptTargetWorksTheSameWay) {
   EXPECT_EQ(report["source"]["output_matching"], "name");
 }
 
+// `convgate bench` with a libtorch side: the TorchScript model (which declares no inputs) timed on
+// the ONNX export's samples.
+TEST_F(TorchCliTest, BenchTimesTheOnnxExportAgainstTorchScript) {
+  ProcessResult r = Convgate({"bench", Fixture("resnet18.onnx"), Fixture("resnet18.pt"), "--warmup",
+                              "1", "--iterations", "5", "--out", Out()});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  const json report = ReadReport();
+  const json& sides = report["benchmark"]["sides"];
+  ASSERT_EQ(sides.size(), 2u);
+  EXPECT_EQ(sides[1]["backend"], "torch");
+  EXPECT_EQ(sides[1]["latency"]["count"], 5);
+  EXPECT_GT(sides[1]["peak_rss_bytes"].get<int64_t>(), 40 << 20);
+}
+
 TEST_F(TorchCliTest, ADifferentModelFails) {
   // Same input and output shapes and names, different network: the gate must say so.
   ProcessResult r = Convgate({"compare", Fixture("mobilenet_v2.pt"), Fixture("resnet18.onnx")});
