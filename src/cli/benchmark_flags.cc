@@ -24,7 +24,9 @@ Flag CpusFlag(std::string name, std::string help, std::vector<int>& target) {
   return Flag{.name = std::move(name),
               .value_name = "LIST",
               .help = std::move(help),
-              .default_text = "every CPU the process may use (" + bench::AffinityText() + ")",
+              // Not the mask itself: the help (and docs/reference.md) must read the same on
+              // every machine.
+              .default_text = "every CPU the process may use",
               .examples = {"0-3", "0,2"},
               .apply = [&target](const std::string& value) -> Status {
                 CONVGATE_ASSIGN_OR_RETURN(target, bench::ParseCpuList(value));
