@@ -28,8 +28,6 @@ std::string ThreadsText(const backends::LoadOptions& load) {
   return "runtime default";
 }
 
-// Loads, measures and releases one side. `record` is the side's description (path, backend,
-// load time); `inputs` gets the data set's record (the first side's).
 // Whether `signature` takes the samples of `dataset` as they are: it declares no inputs (an exec
 // command's model, TorchScript) or every input it declares is in them by name.
 bool TakesSamples(const Signature& signature, const inputs::Dataset& dataset) {
@@ -40,9 +38,10 @@ bool TakesSamples(const Signature& signature, const inputs::Dataset& dataset) {
   return true;
 }
 
-// Loads, measures and releases one side. `given`: samples to run (a pipeline node's, or the
-// source's for the target, when the target takes them); null: made for the side's signature.
-// `kept`, when not null, gets a copy of the samples the side ran (the source's, for the target).
+// Loads, measures and releases one side into `record` (path, backend, load time) and `out`;
+// `inputs`, when not null, gets the data set's record. `given`: samples to run (a pipeline
+// node's, or the source's for the target, when the side takes them); null: made for the side's
+// signature. `kept`, when not null, gets the samples the side ran (the source's, for the target).
 std::optional<GateError> MeasureSide(const SideSpec& spec, const session::PairSpec& pair,
                                      const bench::BenchSettings& settings,
                                      const inputs::Dataset* given, SideRecord& record,
@@ -90,7 +89,6 @@ std::optional<GateError> MeasureSide(const SideSpec& spec, const session::PairSp
       return GateError{Stage::kInputs,
                        Status::InvalidArgument("no samples to run " + spec.path + " on")};
     }
-    if (kept != nullptr) *kept = dataset->Clone();
     Result<bench::Measurement> measured = bench::Measure(
         model, [&](size_t i) -> const TensorMap& { return dataset->samples[i]; },
         dataset->samples.size(), settings, side->backend);
@@ -106,6 +104,7 @@ std::optional<GateError> MeasureSide(const SideSpec& spec, const session::PairSp
     out.latency = bench::SummarizeLatencies(measured->latencies_ms);
     latencies = std::move(measured->latencies_ms);
     out.latencies_ms = bench::ThinSeries(latencies, kMaxKeptLatencies);
+    if (kept != nullptr) *kept = std::move(*dataset);  // done with them: no copy
   }
   session::ReleaseFreedMemory();
   out.role = spec.role;
@@ -132,17 +131,15 @@ std::optional<GateError> MeasureSide(const SideSpec& spec, const session::PairSp
 // runtime's own start-up (ONNX Runtime's environment, the pages of its library read in: ~20 ms
 // and ~20 MiB here), which would otherwise count as the first side's load time and memory and
 // none of the second's. A side that cannot load is left for its measurement to report.
-void StartRuntimes(const std::vector<std::pair<std::string, std::string>>& sides,
-                   const session::PairSpec& pair) {
+void StartRuntimes(const std::vector<const SideSpec*>& sides, const session::PairSpec& pair) {
   std::set<std::string> started;
-  for (const auto& [path, backend_override] : sides) {
-    Result<session::ResolvedSide> side = session::ResolveSide(path, backend_override);
+  for (const SideSpec* spec : sides) {
+    Result<session::ResolvedSide> side = session::ResolveSide(spec->path, spec->backend);
     if (!side.ok() || side->kind != session::SideKind::kModel) continue;
     if (!started.insert(side->backend).second) continue;
     SideRecord scratch;
-    const ExecOptions& exec = path == pair.target ? pair.target_exec : pair.source_exec;
     (void)session::LoadModel(*side, *pair.backend_factory,
-                             session::SideLoadOptions(pair.data, exec), scratch);
+                             session::SideLoadOptions(pair.data, *spec->exec), scratch);
   }
   session::ReleaseFreedMemory();
 }
@@ -162,17 +159,18 @@ std::optional<GateError> MeasureSides(const session::PairSpec& pair,
                                       const BenchmarkOptions& options, bool two_sides,
                                       SideRecord& source, std::optional<SideRecord>& target,
                                       DatasetRecord& inputs, bench::BenchmarkRecord& record,
-                                      std::vector<std::string>& failures,
                                       const inputs::Dataset* given) {
   record.settings = options.settings;
   record.machine = bench::ReadMachineState();
-  std::vector<std::pair<std::string, std::string>> sides = {{pair.source, pair.source_backend}};
-  if (two_sides) sides.emplace_back(pair.target, pair.target_backend);
-  StartRuntimes(sides, pair);
-  std::vector<double> source_ms, target_ms;
-  bench::SideBenchmark& first = record.sides.emplace_back();
   const SideSpec source_spec{two_sides ? "source" : "model", pair.source, pair.source_backend,
                              &pair.source_exec, &options.source_cpus};
+  const SideSpec target_spec{"target", pair.target, pair.target_backend, &pair.target_exec,
+                             &options.target_cpus};
+  StartRuntimes(two_sides ? std::vector<const SideSpec*>{&source_spec, &target_spec}
+                          : std::vector<const SideSpec*>{&source_spec},
+                pair);
+  std::vector<double> source_ms, target_ms;
+  bench::SideBenchmark& first = record.sides.emplace_back();
   // The target runs the source's samples where it takes them (as a comparison does), so both
   // sides are timed on the same values.
   std::optional<inputs::Dataset> source_samples;
@@ -184,8 +182,6 @@ std::optional<GateError> MeasureSides(const session::PairSpec& pair,
   if (two_sides) {
     target.emplace();
     bench::SideBenchmark& second = record.sides.emplace_back();
-    const SideSpec target_spec{"target", pair.target, pair.target_backend, &pair.target_exec,
-                               &options.target_cpus};
     const inputs::Dataset* samples = source_samples ? &*source_samples : given;
     if (auto e = MeasureSide(target_spec, pair, options.settings, samples, *target, nullptr, second,
                              target_ms, nullptr)) {
@@ -193,7 +189,6 @@ std::optional<GateError> MeasureSides(const session::PairSpec& pair,
       return e;
     }
     record.speed = bench::CompareSpeed(source_ms, target_ms, options.gate);
-    failures.insert(failures.end(), record.speed->failures.begin(), record.speed->failures.end());
   }
   bench::FinishMachineState(record.machine, BusiestThreads(record, pair));
   return std::nullopt;
@@ -211,10 +206,10 @@ BenchReport BenchGate(const BenchOptions& options) {
                                                          "two models: give MODEL and TARGET")};
     return report;
   }
-  report.error =
-      MeasureSides(options, options.benchmark, !options.target.empty(), report.source,
-                   report.target, report.inputs, report.benchmark, report.failures, nullptr);
+  report.error = MeasureSides(options, options.benchmark, !options.target.empty(), report.source,
+                              report.target, report.inputs, report.benchmark, nullptr);
   if (report.error) return report;
+  if (report.benchmark.speed) report.failures = report.benchmark.speed->failures;
   report.verdict = report.failures.empty() ? Verdict::kPass : Verdict::kFail;
   return report;
 }
@@ -222,12 +217,11 @@ BenchReport BenchGate(const BenchOptions& options) {
 std::optional<GateError> BenchmarkPair(const session::PairSpec& spec,
                                        const BenchmarkOptions& options,
                                        bench::BenchmarkRecord& record,
-                                       std::vector<std::string>& failures,
                                        const inputs::Dataset* given) {
   SideRecord source;
   std::optional<SideRecord> target;
   DatasetRecord inputs;
-  return MeasureSides(spec, options, true, source, target, inputs, record, failures, given);
+  return MeasureSides(spec, options, true, source, target, inputs, record, given);
 }
 
 }  // namespace convgate::gate

@@ -51,11 +51,15 @@ struct BenchmarkRecord {
   std::optional<SpeedComparison> speed;  // with two sides
 };
 
+// True when a speed gate (--min-speedup, --max-slowdown) failed.
+inline bool SpeedGateFailed(const BenchmarkRecord& record) {
+  return record.speed.has_value() && !record.speed->passed;
+}
+
 // The side called `role`, or null.
 const SideBenchmark* FindSide(const BenchmarkRecord& record, const std::string& role);
 
-// "812", "1.5e+05" -> "150,000"-free plain digits: a throughput for tables ("812", "150000",
-// "2.35").
+// A throughput for tables in plain digits: "2.35", "812", "150000" (never "1.5e+05").
 std::string FormatThroughput(double per_second);
 
 // The figures of a side in one line: "p50 1.23 ms (1.20-1.25), p99 2.10 ms, 812 inferences/s,

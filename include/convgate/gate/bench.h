@@ -47,11 +47,11 @@ BenchReport BenchGate(const BenchOptions& options);
 
 // The benchmark of a finished comparison (compare/verify --benchmark): both sides measured as
 // BenchGate does, on `inputs` when given (a pipeline node's, made from its declarations) instead
-// of samples made from each model's signature. Speed failures are appended to `failures`.
+// of samples made from each model's signature. Whether a speed gate failed is the record's
+// (bench::SpeedGateFailed).
 std::optional<GateError> BenchmarkPair(const session::PairSpec& spec,
                                        const BenchmarkOptions& options,
                                        bench::BenchmarkRecord& record,
-                                       std::vector<std::string>& failures,
                                        const inputs::Dataset* inputs = nullptr);
 
 }  // namespace convgate::gate
