@@ -528,6 +528,9 @@ std::string ManifestEntry::ContentHash() const {
   std::string text = "id=" + id + '\0';
   for (const std::string& arg : Args()) text += arg + '\0';
   text += "timeout=" + std::to_string(timeout_seconds);
+  // A declared type steers a hub export's task, so it is content; absent, the key is as before.
+  if (!declared_model_type.empty())
+    text += std::string(1, '\0') + "model_type=" + declared_model_type;
   return Sha256Hex(text);
 }
 

@@ -110,7 +110,10 @@ Result<hub::HubOptions> HubOptionsUntil(std::chrono::steady_clock::time_point de
   return options;
 }
 
-HubFile FetchHubFile(const std::string& written, std::chrono::steady_clock::time_point deadline) {
+// `model_type`: the entry's declared type, steering the task of an export (the job's own fetch,
+// given the same type through JobArgs, then finds the export in the conversion cache).
+HubFile FetchHubFile(const std::string& written, const std::string& model_type,
+                     std::chrono::steady_clock::time_point deadline) {
   HubFile file;
   Result<hub::HubOptions> options = HubOptionsUntil(deadline);
   Status status = options.status();
@@ -118,8 +121,10 @@ HubFile FetchHubFile(const std::string& written, std::chrono::steady_clock::time
     // The file, or its export when the repository publishes no ONNX file (cached: the job's own
     // fetch finds it there).
     convert::ConversionError conversion_error = convert::ConversionError::kNone;
+    convert::HubModelOptions model_options;
+    model_options.model_type = model_type;
     Result<convert::HubModel> model =
-        convert::FetchHubModel(*options, written, {}, &conversion_error);
+        convert::FetchHubModel(*options, written, model_options, &conversion_error);
     if (model.ok()) {
       file.origin = std::move(model->origin);
       file.local = model->path;
@@ -208,7 +213,7 @@ Preflight CheckEntry(const ManifestEntry& entry, double timeout_seconds) {
     const std::string written = files[file_idx].first.string();
     FileCheck check;
     if (hub::IsHfUri(written)) {
-      HubFile hub_file = FetchHubFile(written, deadline);
+      HubFile hub_file = FetchHubFile(written, entry.declared_model_type, deadline);
       if (hub_file.origin) {
         result.origins.push_back(*hub_file.origin);
         check = CheckFile(hub_file.local, files[file_idx].second);
@@ -243,6 +248,11 @@ Preflight CheckEntry(const ManifestEntry& entry, double timeout_seconds) {
 
 std::vector<std::string> JobArgs(const ManifestEntry& entry, const Preflight& preflight) {
   std::vector<std::string> args = entry.Args();
+  // The declared type steers the job's own hub exports as it steered the preflight's.
+  if (!entry.declared_model_type.empty() &&
+      std::find(args.begin(), args.end(), "--model-type") == args.end()) {
+    args.insert(args.end(), {"--model-type", entry.declared_model_type});
+  }
   for (std::string& arg : args) {
     for (const hub::ModelOrigin& origin : preflight.origins) {
       if (arg == origin.uri) arg = origin.PinnedUri();

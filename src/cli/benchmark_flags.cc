@@ -69,8 +69,8 @@ void AddBenchmarkFlags(FlagSet& flags, gate::BenchmarkOptions& options, Benchmar
                    {"10s", "1m"}, settings.seconds),
       IntegerFlag("--streams", "N",
                   "Requests in flight at once, each on its own thread, as benchmark_app's "
-                  "throughput mode (ONNX Runtime runs them concurrently; other backends one at "
-                  "a time, said in the report)",
+                  "throughput mode (ONNX Runtime and OpenVINO, compiled for N streams, run "
+                  "them concurrently; other backends one at a time, said in the report)",
                   {"4"}, 1, 256, settings.streams),
       RatioFlag("--min-speedup",
                 "Fail (exit 1) unless the target is at least X times faster than the source by "

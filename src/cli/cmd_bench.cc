@@ -80,7 +80,8 @@ class BenchCommand : public Command {
     }
     for (std::string* side : {&model_, &target_}) {
       if (side->empty()) continue;
-      if (std::optional<ExitCode> failed = FetchHfSource(*side, invocation)) return *failed;
+      if (std::optional<ExitCode> failed = FetchHfSource(*side, invocation, store_.model_type))
+        return *failed;
     }
     options_.source = model_;
     options_.target = target_;
@@ -171,7 +172,7 @@ class BenchCommand : public Command {
         output.out_dir = (std::filesystem::path(shared.out_dir) / EntryFolder((*ids)[i])).string();
       }
       ExitCode code;
-      if (std::optional<ExitCode> failed = FetchHfSource(path, own)) {
+      if (std::optional<ExitCode> failed = FetchHfSource(path, own, store_.model_type)) {
         code = *failed;
         table.AddRow({(*ids)[i], "ERROR", "-", "-", "-", "-"});
       } else {

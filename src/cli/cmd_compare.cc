@@ -40,7 +40,8 @@ class CompareCommand : public Command {
 
   ExitCode Execute(report::Invocation& invocation) override {
     for (std::string* side : {&options_.source, &options_.target}) {
-      if (std::optional<ExitCode> failed = FetchHfSource(*side, invocation)) return *failed;
+      if (std::optional<ExitCode> failed = FetchHfSource(*side, invocation, store_.model_type))
+        return *failed;
     }
     if (!feedback_.empty()) return CompareWithFeedback(invocation);
     // Saved outputs as the source (--load-outputs): the target is the model the store tracks.

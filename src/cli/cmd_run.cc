@@ -22,7 +22,8 @@ class RunCommand : public Command {
   }
 
   ExitCode Execute(report::Invocation& invocation) override {
-    if (std::optional<ExitCode> failed = FetchHfSource(model_, invocation)) return *failed;
+    if (std::optional<ExitCode> failed = FetchHfSource(model_, invocation, store_.model_type))
+      return *failed;
     options_.model = model_;
     store_.model = model_;
     return RenderFinishAndRecord(gate::RunModelGate(options_), invocation, output_, store_);

@@ -68,7 +68,7 @@ class VerifyCommand : public Command {
     // A model that cannot be fetched is the verify's error: its result files say so too.
     std::optional<gate::GateError> fetch_error = ResolveHfRepoSource(options_.source, invocation);
     for (std::string* side : {&options_.source, &options_.target}) {
-      if (!fetch_error) fetch_error = ResolveHfSource(*side, invocation);
+      if (!fetch_error) fetch_error = ResolveHfSource(*side, invocation, store_.model_type);
     }
     if (fetch_error) {
       gate::VerifyReport report;
@@ -77,6 +77,7 @@ class VerifyCommand : public Command {
       report.verdict = gate::Verdict::kError;
       return RenderFinishAndRecord(std::move(report), invocation, output_, store_);
     }
+    options_.model_type = store_.model_type;
     store_.model = options_.source;
     store_.conversion = Conversion();
     store_.conversion_params = options_.conversion.params;

@@ -60,10 +60,13 @@ std::unique_ptr<Command> MakeDocsCommand();
 // the hub cache (hub/hub.h FetchHfUri); other paths are left alone. Returns the exit code when it
 // failed (after ReportError: 2 for a malformed URI or setting, 3 when it cannot be fetched).
 // Where the file came from is appended to `invocation.model_origins` (the reports' provenance).
-std::optional<ExitCode> FetchHfSource(std::string& path, report::Invocation& invocation);
+// `model_type` (--model-type, may be empty) steers the task of an export from PyTorch weights.
+std::optional<ExitCode> FetchHfSource(std::string& path, report::Invocation& invocation,
+                                      const std::string& model_type = "");
 // FetchHfSource's work without reporting: the error, for a command that reports it itself (verify
 // writes verify_result.json for every outcome).
-std::optional<gate::GateError> ResolveHfSource(std::string& path, report::Invocation& invocation);
+std::optional<gate::GateError> ResolveHfSource(std::string& path, report::Invocation& invocation,
+                                               const std::string& model_type = "");
 // verify's SOURCE naming a whole Hugging Face repository, as OpenVINO's verify-conversion document
 // names a model: hf://org/name[@revision], or a bare org/name that is no local path. Replaced by
 // a folder of the files a Hugging Face model needs (config.json, weights, tokenizer and processor

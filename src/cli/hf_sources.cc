@@ -45,20 +45,24 @@ std::optional<gate::GateError> FetchInto(const Fetch& fetch, const std::string& 
 
 }  // namespace
 
-std::optional<gate::GateError> ResolveHfSource(std::string& path, report::Invocation& invocation) {
+std::optional<gate::GateError> ResolveHfSource(std::string& path, report::Invocation& invocation,
+                                               const std::string& model_type) {
   if (!hub::IsHfUri(path)) return std::nullopt;
   Result<hub::HfUri> uri = hub::ParseHfUri(path);
   if (!uri.ok()) return gate::GateError{gate::Stage::kFlags, uri.status()};
   const std::string spec = path;
   return FetchInto(
-      [](const hub::HubOptions& options, std::string_view uri_text) {
-        return convert::FetchHubModel(options, uri_text);
+      [&model_type](const hub::HubOptions& options, std::string_view uri_text) {
+        convert::HubModelOptions model_options;
+        model_options.model_type = model_type;
+        return convert::FetchHubModel(options, uri_text, model_options);
       },
       spec, "", path, invocation);
 }
 
-std::optional<ExitCode> FetchHfSource(std::string& path, report::Invocation& invocation) {
-  if (std::optional<gate::GateError> error = ResolveHfSource(path, invocation)) {
+std::optional<ExitCode> FetchHfSource(std::string& path, report::Invocation& invocation,
+                                      const std::string& model_type) {
+  if (std::optional<gate::GateError> error = ResolveHfSource(path, invocation, model_type)) {
     return ReportError(error->stage, error->status);
   }
   return std::nullopt;

@@ -5,6 +5,7 @@
 
 #include "convgate/core/file_util.h"
 #include "convgate/core/temp_dir.h"
+#include "convgate/graph/task.h"
 
 namespace convgate::convert {
 namespace {
@@ -102,6 +103,11 @@ hub::ModelOrigin ConvertedOrigin(const hub::HfUri& uri, std::string_view uri_tex
   origin.converter = record.kind + ": " + record.tool;
   origin.converter_version = record.tool_version;
   origin.conversion_cache_hit = record.cache_hit;
+  // The export's note "task <task> (<why>)": which task it took, and what decided it.
+  constexpr std::string_view kTaskNote = "task ";
+  for (const std::string& note : record.notes) {
+    if (note.starts_with(kTaskNote)) origin.conversion_task = note.substr(kTaskNote.size());
+  }
   return origin;
 }
 
@@ -113,16 +119,27 @@ Result<HubModel> Export(const hub::HfUri& uri, std::string_view uri_text,
   request.source = staged.path();
   request.kind = "optimum-onnx";
   request.params = {{"task", "auto"}};
+  if (!model_options.model_type.empty()) request.params["model_type"] = model_options.model_type;
   request.timeout_seconds = model_options.timeout_seconds;
   request.cache_dir = model_options.cache_dir;
   ConversionRecord failed;
   Result<ConversionRecord> record = Convert(request, &failed);
   if (!record.ok()) {
     if (conversion_error != nullptr) *conversion_error = failed.error;
-    return record.status().WithContext(
+    // The task the export took and why, so a wrong guess can be steered (--model-type).
+    const std::optional<graph::DetectedTask> task =
+        graph::ResolveHfTask(staged.path(), model_options.model_type);
+    const std::string steer =
+        model_options.model_type.empty()
+            ? "\n  if that task is wrong for the model, --model-type TYPE (bert, t5, gpt, vit, "
+              "clip, whisper, wav2vec2) steers it"
+            : "";
+    const Status failed_status = record.status().WithContext(
         std::string(uri_text) + ": " + uri.file + " is not in " + uri.repo_id + " at commit " +
         source.commit + "; exporting its PyTorch weights (model type '" +
-        (source.model_type.empty() ? "unknown" : source.model_type) + "') with optimum failed");
+        (source.model_type.empty() ? "unknown" : source.model_type) + "'" +
+        (task ? ", task " + task->task + ": " + task->evidence : "") + ") with optimum failed");
+    return Status(failed_status.code(), failed_status.message() + steer);
   }
   HubModel model;
   model.path = record->output_path;

@@ -68,6 +68,11 @@ std::vector<ConversionKind> MakeKinds() {
          "pipeline_tag through the seed's map, t5/mt5/bart/mbart text2text-generation-with-past, "
          "else the architecture class (*ForCausalLM text-generation-with-past, *ForMaskedLM "
          "fill-mask, a bare *Model feature-extraction, ...), else text-generation-with-past"},
+        {"model_type", "none",
+         "a declared model type steering task=auto (graph::TaskOfModelType): bert "
+         "feature-extraction, t5 text2text-generation-with-past, gpt text-generation-with-past, "
+         "vit image-classification, clip, whisper, wav2vec2, and their relatives; an architecture "
+         "of the type's family picks its own task (--model-type sets it)"},
         {"weight_format", "fp16", "fp16, int8 or int4"},
         {"group_size", "optimum's (128)", "int4 group size (must divide the hidden size)"},
         {"fallback", "int4",
@@ -76,7 +81,8 @@ std::vector<ConversionKind> MakeKinds() {
        "optimum-onnx",
        "a Hugging Face model folder through optimum-cli export onnx; the output is a folder, the "
        "record names its main model (model.onnx; decoder_model_merged.onnx, ... when split)",
-       {{"task", "auto", "as for optimum-openvino"}}},
+       {{"task", "auto", "as for optimum-openvino"},
+        {"model_type", "none", "as for optimum-openvino"}}},
       {"external",
        "external",
        "any converter command: --converter 'CMD ... {src} {out}' (argv, no shell)",

@@ -41,6 +41,7 @@ struct Plan {
   bool fp16 = false;          // native: compress_to_fp16
   std::string task = "auto";  // optimum's task; "auto": ResolveTask
   std::string task_evidence;  // why that task: a note in the record
+  std::string model_type;     // declared (the model_type parameter): steers task=auto
   std::string weight_format = "fp16";
   std::string group_size;
   bool fallback = true;
@@ -80,6 +81,7 @@ Result<Plan> ReadPlan(const ConversionRequest& request) {
   plan.fp16 = kind == "openvino:fp16";
   const Params& params = request.params;
   if (auto task = params.find("task"); task != params.end()) plan.task = task->second;
+  if (auto type = params.find("model_type"); type != params.end()) plan.model_type = type->second;
   if (auto format = params.find("weight_format"); format != params.end()) {
     plan.weight_format = format->second;
     if (plan.weight_format != "fp16" && plan.weight_format != "int8" &&
@@ -127,7 +129,7 @@ void ResolveTask(const std::filesystem::path& source, Plan& plan) {
     plan.task_evidence = "the task parameter";
     return;
   }
-  std::optional<graph::DetectedTask> task = graph::ResolveHfTask(source);
+  std::optional<graph::DetectedTask> task = graph::ResolveHfTask(source, plan.model_type);
   plan.task = task ? task->task : "text-generation-with-past";
   plan.task_evidence = task ? task->evidence : "no readable config.json: the gate's default";
 }
@@ -477,7 +479,6 @@ Result<Converter> MakeOpenvinoConverter(const ConversionRequest& request) {
   converter.tool_version = versions;
   converter.display =
       converter.tool.substr(0, converter.tool.find(" (")) + " (" + script.string() + ")";
-  // The resolved task too: the key must change if the rule resolving "auto" ever does.
   // The resolved task too: the key must change if the rule resolving "auto" ever does.
   converter.identity =
       "script " + script_sha + "\npython " + python.string() + "\ntask " + plan.task + "\n";

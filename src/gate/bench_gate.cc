@@ -66,7 +66,8 @@ std::optional<GateError> MeasureSide(const SideSpec& spec, const session::PairSp
   session::ReleaseFreedMemory();
   out.rss_before_load_bytes = bench::CurrentRssBytes();
   bench::ResetPeakRss();
-  const backends::LoadOptions load = session::SideLoadOptions(pair.data, *spec.exec);
+  backends::LoadOptions load = session::SideLoadOptions(pair.data, *spec.exec);
+  load.streams = settings.streams;
   std::optional<GateError> error;
   {
     Result<session::LoadedModel> loaded =

@@ -125,6 +125,9 @@ std::optional<GateError> Convert(const VerifyOptions& options, const internal::S
                                  VerifyReport& report) {
   convert::ConversionRequest request = options.conversion;
   request.source = options.source;
+  if (!options.model_type.empty() && request.kind.starts_with("optimum-")) {
+    request.params.emplace("model_type", options.model_type);  // --param model_type wins
+  }
   if (Status inputs = SetExportInputs(facts, request); !inputs.ok()) {
     return GateError{Stage::kFlags, inputs};
   }
@@ -179,7 +182,7 @@ std::optional<GateError> ConvertByPath(const VerifyOptions& options,
                                        convert::ConversionRequest& chosen) {
   std::optional<GateError> failed;
   for (const internal::PathStep& step :
-       internal::ChooseVerifyPaths(options.source, options.optimum_supported)) {
+       internal::ChooseVerifyPaths(options.source, options.optimum_supported, options.model_type)) {
     VerifyOptions attempt = options;
     attempt.conversion.kind = step.kind;
     chosen = attempt.conversion;
@@ -202,12 +205,12 @@ std::optional<GateError> ConvertByPath(const VerifyOptions& options,
 }
 
 // The task from whichever side declares an ONNX graph (a TorchScript source declares too little).
-std::optional<graph::DetectedTask> DetectFrom(const std::string& source,
-                                              const std::string& target) {
+std::optional<graph::DetectedTask> DetectFrom(const std::string& source, const std::string& target,
+                                              const std::string& model_type) {
   for (const std::string& path : {source, target}) {
     if (path.empty()) continue;
     if (std::filesystem::is_regular_file(std::filesystem::path(path) / "config.json")) {
-      return graph::ResolveHfTask(path);  // a Hugging Face folder says what it is
+      return graph::ResolveHfTask(path, model_type);  // a Hugging Face folder says what it is
     }
     if (std::filesystem::path(path).extension() != ".onnx") continue;
     // The structure is all the task rule reads: no weights, no sha256 (resnet18: 0.3 s less).
@@ -269,7 +272,7 @@ VerifyReport VerifyGate(const VerifyOptions& options) {
   // Everything the flags can get wrong is found before a conversion that may take minutes.
   internal::SourceFacts facts;
   if (auto e = internal::PrecheckSource(compare, facts)) {
-    report.task = DetectFrom(options.source, "");
+    report.task = DetectFrom(options.source, "", options.model_type);
     return Errored(std::move(report), e->stage, e->status);
   }
   if (options.conversion.kind == "opencv") {
@@ -284,11 +287,11 @@ VerifyReport VerifyGate(const VerifyOptions& options) {
     report.conversion_detail = "given: " + options.target;
   } else if (ChoosesPath(options)) {
     if (auto e = ConvertByPath(options, facts, report, chosen)) {
-      report.task = DetectFrom(options.source, "");
+      report.task = DetectFrom(options.source, "", options.model_type);
       return Errored(std::move(report), e->stage, e->status);
     }
   } else if (auto e = Convert(options, facts, report)) {
-    report.task = DetectFrom(options.source, "");
+    report.task = DetectFrom(options.source, "", options.model_type);
     return Errored(std::move(report), e->stage, e->status);
   }
   report.conversion_passed = true;
@@ -300,7 +303,7 @@ VerifyReport VerifyGate(const VerifyOptions& options) {
   // The floors are cached where the conversions are, and --no-cache skips both.
   compare.calibration.cache_dir = options.conversion.cache_dir;
   if (!options.conversion.use_cache) compare.calibration.use_cache = false;
-  report.task = DetectFrom(options.source, report.target);
+  report.task = DetectFrom(options.source, report.target, options.model_type);
   // The comparison makes its own samples again; the precheck's go to the target's own run. The
   // target the end-to-end run loaded is compared without loading it again.
   session::LoadedModels loaded(compare.backend_factory);

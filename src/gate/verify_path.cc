@@ -26,8 +26,8 @@ const char kPathB[] = "openvino";
 // Whether the folder's model generates (text generation, text2text, Whisper-style speech
 // recognition): the hf backend compares its greedy generation, which an IR of one forward pass
 // from convert_model cannot give, so Path B is no fallback for it.
-bool Generates(const fs::path& folder) {
-  const std::optional<graph::DetectedTask> task = graph::ResolveHfTask(folder);
+bool Generates(const fs::path& folder, std::string_view model_type) {
+  const std::optional<graph::DetectedTask> task = graph::ResolveHfTask(folder, model_type);
   if (!task) return false;
   if (task->task.rfind("text-generation", 0) == 0 ||
       task->task.rfind("text2text-generation", 0) == 0) {
@@ -42,11 +42,12 @@ bool Generates(const fs::path& folder) {
 }  // namespace
 
 std::vector<PathStep> ChooseVerifyPaths(const fs::path& source,
-                                        std::optional<bool> optimum_supported) {
+                                        std::optional<bool> optimum_supported,
+                                        std::string_view model_type) {
   std::error_code error;
   const bool folder = fs::is_directory(source, error);
   if (folder && fs::is_regular_file(source / "config.json", error)) {
-    const bool generates = Generates(source);
+    const bool generates = Generates(source, model_type);
     if (optimum_supported == false) {
       return {{kPathB,
                "a Hugging Face model folder that the context says optimum does not support "

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace convgate::gate::internal {
@@ -18,7 +19,9 @@ struct PathStep {
 };
 
 // The conversions to try in order. optimum_supported false (a context file's) leaves Path A out.
+// A declared `model_type` decides whether a folder's model generates (graph::ResolveHfTask).
 std::vector<PathStep> ChooseVerifyPaths(const std::filesystem::path& source,
-                                        std::optional<bool> optimum_supported);
+                                        std::optional<bool> optimum_supported,
+                                        std::string_view model_type = {});
 
 }  // namespace convgate::gate::internal

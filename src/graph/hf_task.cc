@@ -44,7 +44,8 @@ bool IsSpeechEncoder(const std::string& arch) {
   return false;
 }
 
-// The task a transformers architecture class implies, or "" when it implies none.
+}  // namespace
+
 std::string TaskOfArchitecture(const std::string& arch) {
   if (EndsWith(arch, "ForCausalLM") || EndsWith(arch, "LMHeadModel")) {
     return "text-generation-with-past";
@@ -67,18 +68,20 @@ std::string TaskOfArchitecture(const std::string& arch) {
   return "";
 }
 
-}  // namespace
+namespace {
 
-std::optional<DetectedTask> ResolveHfTask(const std::filesystem::path& folder) {
-  std::ifstream in(folder / "config.json");
-  if (!in) return std::nullopt;
-  nlohmann::json config;
-  try {
-    config = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception&) {
-    return std::nullopt;
+std::vector<std::string> ArchitecturesOf(const nlohmann::json& config) {
+  std::vector<std::string> names;
+  auto architectures = config.find("architectures");
+  if (architectures == config.end() || !architectures->is_array()) return names;
+  for (const nlohmann::json& arch : *architectures) {
+    if (arch.is_string()) names.push_back(arch.get<std::string>());
   }
-  if (!config.is_object()) return std::nullopt;
+  return names;
+}
+
+// The rule without a declared type.
+DetectedTask TaskOfConfig(const nlohmann::json& config) {
   const auto text = [&](const char* key) { return JsonTextOr(config, key, ""); };
   const std::string tag = text("pipeline_tag");
   if (!tag.empty()) {
@@ -91,19 +94,42 @@ std::optional<DetectedTask> ResolveHfTask(const std::filesystem::path& folder) {
     return DetectedTask{"text2text-generation-with-past",
                         "config.json: model_type " + model_type + " (encoder-decoder)"};
   }
-  auto architectures = config.find("architectures");
-  if (architectures != config.end() && architectures->is_array()) {
-    for (const nlohmann::json& arch : *architectures) {
-      if (!arch.is_string()) continue;
-      const std::string task = TaskOfArchitecture(arch.get<std::string>());
-      if (task.empty()) continue;
-      return DetectedTask{task, "config.json: model_type " + model_type + ", architecture " +
-                                    arch.get<std::string>()};
-    }
+  for (const std::string& arch : ArchitecturesOf(config)) {
+    const std::string task = TaskOfArchitecture(arch);
+    if (task.empty()) continue;
+    return DetectedTask{task, "config.json: model_type " + model_type + ", architecture " + arch};
   }
   return DetectedTask{"text-generation-with-past",
                       "config.json: model_type " + (model_type.empty() ? "(none)" : model_type) +
                           ", no pipeline_tag or known architecture (the gate's default)"};
+}
+
+}  // namespace
+
+std::optional<DetectedTask> ResolveHfTask(const std::filesystem::path& folder,
+                                          std::string_view declared_type) {
+  std::ifstream in(folder / "config.json");
+  if (!in) return std::nullopt;
+  nlohmann::json config;
+  try {
+    config = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception&) {
+    return std::nullopt;
+  }
+  if (!config.is_object()) return std::nullopt;
+  if (declared_type.empty()) return TaskOfConfig(config);
+  const std::string config_type = JsonTextOr(config, "model_type", "");
+  const std::string differs = config_type.empty() || config_type == declared_type
+                                  ? ""
+                                  : " (config.json says model_type " + config_type + ")";
+  if (std::optional<DetectedTask> task = TaskOfModelType(declared_type, ArchitecturesOf(config))) {
+    task->evidence += differs;
+    return task;
+  }
+  DetectedTask task = TaskOfConfig(config);
+  task.evidence = "declared model type " + std::string(declared_type) +
+                  " has no conversion settings, so " + task.evidence;
+  return task;
 }
 
 }  // namespace convgate::graph

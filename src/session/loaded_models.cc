@@ -28,15 +28,16 @@ class SharedModel : public backends::Model {
 // Everything in LoadOptions that can change what a load gives.
 std::string LoadKey(const std::string& backend, const fs::path& path,
                     const backends::LoadOptions& options) {
-  std::string key = backend + '\n' + fs::absolute(path).lexically_normal().string() + '\n' +
-                    std::to_string(options.intra_op_threads) + ' ' +
-                    backends::GraphOptimizationName(options.graph_optimization) + ' ' +
-                    std::to_string(options.new_tokens) + ' ' +
-                    (options.present_key_values ? "kv " : "") +
-                    std::to_string(options.timeout_seconds) + ' ' +
-                    std::to_string(options.limits.run_timeout_seconds) + ' ' +
-                    std::to_string(options.limits.max_tensor_bytes) + ' ' +
-                    std::to_string(options.limits.max_run_bytes);
+  std::string key =
+      backend + '\n' + fs::absolute(path).lexically_normal().string() + '\n' +
+      std::to_string(options.intra_op_threads) + ' ' + std::to_string(options.inter_op_threads) +
+      ' ' + std::to_string(options.streams) + ' ' +
+      backends::GraphOptimizationName(options.graph_optimization) + ' ' +
+      std::to_string(options.new_tokens) + ' ' + (options.present_key_values ? "kv " : "") +
+      std::to_string(options.timeout_seconds) + ' ' +
+      std::to_string(options.limits.run_timeout_seconds) + ' ' +
+      std::to_string(options.limits.max_tensor_bytes) + ' ' +
+      std::to_string(options.limits.max_run_bytes);
   for (const std::string& arg : options.exec_argv) key += '\n' + arg;
   return key;
 }

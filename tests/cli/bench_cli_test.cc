@@ -25,8 +25,26 @@ const fs::path kExamples = fs::path(CONVGATE_BINARY_DIR) / "examples";
 
 std::string Model(const std::string& name) { return (kExamples / name).string(); }
 
+// Short runs: the gates tested here are far from the measured ratios (~5x slower, ~3x faster).
+// The tests run alone (ctest RUN_SERIAL), yet a busy machine can still widen an interval across a
+// gate, which the gate then passes "within the measurement's noise" (its rule); such an undecided
+// measurement is taken again (Decided) rather than read as the gate's answer.
+const std::vector<std::string> kQuick = {"--warmup", "2", "--iterations", "30"};
+
+constexpr char kUndecided[] = "within the measurement's noise";
+constexpr int kAttempts = 3;
+
 class BenchCliTest : public testing::CliTest {
  protected:
+  // Convgate(args), measured again (up to kAttempts runs) while the speed gate could not decide.
+  ProcessResult Decided(const std::vector<std::string>& args) {
+    ProcessResult r;
+    for (int attempt = 0; attempt < kAttempts; ++attempt) {
+      r = Convgate(args);
+      if (r.out.find(kUndecided) == std::string::npos) break;
+    }
+    return r;
+  }
   json ReadJson(const fs::path& path) {
     std::ifstream in(path);
     EXPECT_TRUE(in.good()) << "cannot read " << path;
@@ -37,10 +55,6 @@ class BenchCliTest : public testing::CliTest {
     return std::string(std::istreambuf_iterator<char>(in), {});
   }
 };
-
-// Short runs: the gates tested here are far from the measured ratios (~9x slower, ~3x faster),
-// so a loaded machine's noise cannot move them across (the gates fail only beyond the noise).
-const std::vector<std::string> kQuick = {"--warmup", "2", "--iterations", "30"};
 
 std::vector<std::string> Args(std::vector<std::string> args) {
   args.insert(args.end(), kQuick.begin(), kQuick.end());
@@ -83,8 +97,8 @@ TEST_F(BenchCliTest, OneModelReportsEveryFigure) {
 }
 
 TEST_F(BenchCliTest, SlowerTargetFailsMaxSlowdownBeyondNoise) {
-  ProcessResult r = Convgate(Args({"bench", Model("speed_base.onnx"), Model("speed_slow.onnx"),
-                                   "--max-slowdown", "1.5", "--out", Path("slow")}));
+  ProcessResult r = Decided(Args({"bench", Model("speed_base.onnx"), Model("speed_slow.onnx"),
+                                  "--max-slowdown", "1.5", "--out", Path("slow")}));
   ASSERT_EQ(r.exit_code, 1) << Describe(r);
   EXPECT_NE(r.out.find("speed gate failed"), std::string::npos) << r.out;
   const json report = ReadJson(fs::path(Path("slow")) / "report.json");
@@ -105,22 +119,22 @@ TEST_F(BenchCliTest, SlowerTargetFailsMaxSlowdownBeyondNoise) {
 }
 
 TEST_F(BenchCliTest, FasterTargetMeetsMinSpeedup) {
-  ProcessResult r = Convgate(Args({"bench", Model("speed_base.onnx"), Model("speed_fast.onnx"),
-                                   "--min-speedup", "1.2", "--out", Path("fast")}));
+  ProcessResult r = Decided(Args({"bench", Model("speed_base.onnx"), Model("speed_fast.onnx"),
+                                  "--min-speedup", "1.2", "--out", Path("fast")}));
   ASSERT_EQ(r.exit_code, 0) << Describe(r);
   EXPECT_NE(r.out.find("--min-speedup 1.2: met"), std::string::npos) << r.out;
   const json report = ReadJson(fs::path(Path("fast")) / "report.json");
   EXPECT_GT(report["benchmark"]["speed"]["speedup"].get<double>(), 1.2);
   // The same pair asked for more than it gives fails, saying by how much.
-  r = Convgate(
+  r = Decided(
       Args({"bench", Model("speed_base.onnx"), Model("speed_fast.onnx"), "--min-speedup", "20"}));
   EXPECT_EQ(r.exit_code, 1) << Describe(r);
   EXPECT_NE(r.out.find("--min-speedup 20 wants 20x: short by"), std::string::npos) << r.out;
 }
 
 TEST_F(BenchCliTest, CompareBenchmarkJudgesBothAndTheSpeedGateFailsTheGate) {
-  ProcessResult r = Convgate(Args({"compare", Model("speed_base.onnx"), Model("speed_slow.onnx"),
-                                   "--benchmark", "--max-slowdown", "1.5", "--out", Path("cmp")}));
+  ProcessResult r = Decided(Args({"compare", Model("speed_base.onnx"), Model("speed_slow.onnx"),
+                                  "--benchmark", "--max-slowdown", "1.5", "--out", Path("cmp")}));
   ASSERT_EQ(r.exit_code, 1) << Describe(r);
   const json report = ReadJson(fs::path(Path("cmp")) / "report.json");
   // The heavy branch computes nothing: every output check passes; the speed gate fails it.
@@ -230,11 +244,16 @@ TEST_F(BenchCliTest, StoreTracksLatencyAndFlagsARegressionBeyondNoise) {
       << regressions.out;
   EXPECT_NE(regressions.out.find("beyond both runs' 95% intervals"), std::string::npos);
 
-  // A third run as fast as the second is no regression against it.
-  ProcessResult again =
-      Convgate(Args({"bench", Model("speed_base.onnx"), candidate, "--store", store}));
-  ASSERT_EQ(again.exit_code, 0) << Describe(again);
-  regressions = Convgate({"history", "--store", store, "--regressions"});
+  // A third run as fast as the second is no regression against it. A run slowed by a burst of
+  // other work can be one (a real measurement of that moment): the next run, compared with it,
+  // is then recorded, up to kAttempts runs.
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    ProcessResult again =
+        Convgate(Args({"bench", Model("speed_base.onnx"), candidate, "--store", store}));
+    ASSERT_EQ(again.exit_code, 0) << Describe(again);
+    regressions = Convgate({"history", "--store", store, "--regressions"});
+    if (regressions.exit_code == 0) break;
+  }
   EXPECT_EQ(regressions.exit_code, 0) << Describe(regressions);
 }
 
@@ -256,16 +275,24 @@ TEST_F(BenchCliTest, BatchBenchmarkHandsTheFlagsToEveryComparisonAndStoresTheFig
                                    "  - id: alone\n"
                                    "    source: "
                                 << Model("speed_base.onnx") << "\n";
-  ProcessResult r = Convgate(Args({"batch", Path("m.yaml"), "--out", Path("batch"), "-j", "1",
-                                   "--benchmark", "--max-slowdown", "1.5"}));
+  // Measured again (a fresh folder each time) while the slowed job's gate could not decide.
+  ProcessResult r;
+  fs::path out;
+  for (int attempt = 0; attempt < kAttempts; ++attempt) {
+    out = Path("batch" + std::to_string(attempt));
+    r = Convgate(Args({"batch", Path("m.yaml"), "--out", out.string(), "-j", "1", "--benchmark",
+                       "--max-slowdown", "1.5"}));
+    const json slowed = ReadJson(out / "slowed/report.json");
+    if (slowed["comparison"]["benchmark"]["speed"].value("beyond_noise", false)) break;
+  }
   ASSERT_EQ(r.exit_code, 1) << Describe(r);  // the slowed conversion fails its speed gate
-  const json report = ReadJson(fs::path(Path("batch")) / "slowed/report.json");
+  const json report = ReadJson(out / "slowed/report.json");
   EXPECT_EQ(report["comparison"]["benchmark"]["settings"]["iterations"], 30);
   EXPECT_FALSE(report["comparison"]["benchmark"]["speed"]["passed"].get<bool>());
   // `run` jobs are not benchmarked.
-  EXPECT_FALSE(ReadJson(fs::path(Path("batch")) / "alone/report.json").contains("benchmark"));
-  ProcessResult trend = Convgate(
-      {"history", "--store", Path("batch/convgate.db"), "--trend", "speedup", "--json", "slowed"});
+  EXPECT_FALSE(ReadJson(out / "alone/report.json").contains("benchmark"));
+  ProcessResult trend = Convgate({"history", "--store", (out / "convgate.db").string(), "--trend",
+                                  "speedup", "--json", "slowed"});
   ASSERT_EQ(trend.exit_code, 0) << Describe(trend);
   const json rows = json::parse(trend.out)["trend"];
   ASSERT_EQ(rows.size(), 1u) << trend.out;

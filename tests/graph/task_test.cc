@@ -118,6 +118,57 @@ TEST_F(HfTaskTest, EvidenceSaysWhichRuleDecided) {
   EXPECT_EQ(task->evidence, "config.json: model_type bert, architecture BertForMaskedLM");
 }
 
+// The reference pipeline's model-specific conversion settings: a declared type steers the task,
+// before the config's pipeline tag and model type; an architecture of the type's family picks
+// its own task; a type of no family leaves the config's rule deciding, and says so.
+TEST_F(HfTaskTest, ADeclaredModelTypeSteersTheTask) {
+  const auto declared = [&](const std::string& config, std::string_view type) {
+    std::optional<DetectedTask> task = ResolveHfTask(Folder(config), type);
+    return task ? task->task + " | " + task->evidence : "(none)";
+  };
+  // No architectures: the config's rule says text generation; bert says feature-extraction.
+  EXPECT_EQ(declared(R"({"model_type": "bert"})", "bert"),
+            "feature-extraction | declared model type bert, no architecture in config.json: the "
+            "type's task");
+  EXPECT_EQ(TaskOf(R"({"model_type": "bert"})"), "text-generation-with-past");
+  EXPECT_EQ(
+      declared(R"({"model_type": "bert", "architectures": ["BertForSequenceClassification"]})",
+               "bert"),
+      "text-classification | declared model type bert, architecture "
+      "BertForSequenceClassification");
+  // An architecture outside the family does not decide; the declared type's task does, and the
+  // config's other type is named.
+  EXPECT_EQ(declared(R"({"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"]})", "BERT"),
+            "feature-extraction | declared model type BERT, no architecture of that type in "
+            "config.json: the type's task (config.json says model_type gpt2)");
+  EXPECT_EQ(declared(R"({"pipeline_tag": "fill-mask"})", "t5"),
+            "text2text-generation-with-past | declared model type t5, no architecture in "
+            "config.json: the type's task");
+  for (const auto& [type, task] : std::vector<std::pair<std::string, std::string>>{
+           {"gpt", "text-generation-with-past"},
+           {"vit", "image-classification"},
+           {"clip", "zero-shot-image-classification"},
+           {"whisper", "automatic-speech-recognition-with-past"},
+           {"wav2vec2", "automatic-speech-recognition"}}) {
+    std::optional<DetectedTask> found = ResolveHfTask(Folder("{}"), type);
+    ASSERT_TRUE(found.has_value()) << type;
+    EXPECT_EQ(found->task, task) << type;
+  }
+  EXPECT_EQ(declared(R"({"architectures": ["WhisperForConditionalGeneration"]})", "whisper"),
+            "automatic-speech-recognition-with-past | declared model type whisper, architecture "
+            "WhisperForConditionalGeneration");
+  EXPECT_EQ(declared(R"({"architectures": ["Wav2Vec2ForSequenceClassification"]})", "wav2vec2"),
+            "audio-classification | declared model type wav2vec2, architecture "
+            "Wav2Vec2ForSequenceClassification");
+  EXPECT_EQ(declared(R"({"model_type": "bert", "architectures": ["BertForMaskedLM"]})", "cnn"),
+            "fill-mask | declared model type cnn has no conversion settings, so config.json: "
+            "model_type bert, architecture BertForMaskedLM");
+  EXPECT_FALSE(TaskOfModelType("cnn", {}).has_value());
+  for (const char* type : {"roberta", "mt5", "llama", "deit", "siglip", "hubert"}) {
+    EXPECT_TRUE(TaskOfModelType(type, {}).has_value()) << type;
+  }
+}
+
 TEST_F(HfTaskTest, NoReadableConfigIsNoTask) {
   EXPECT_FALSE(ResolveHfTask(dir_.path()).has_value());
   EXPECT_FALSE(ResolveHfTask(Folder("not json")).has_value());

@@ -158,6 +158,61 @@ TEST_F(HubConvertCliTest, AHubIdIsVerifiedThroughPathA) {
       << missing.err;
 }
 
+// Issue 29, item 4: the reference's model-specific conversion parameters. A config.json without
+// architectures or pipeline tag leaves the export at the gate's default task (text generation),
+// which a BERT cannot do; --model-type bert (or a manifest's model_type) steers it to
+// feature-extraction, and the origin says which task and why.
+TEST_F(HubConvertCliTest, ADeclaredModelTypeSteersTheExportsTask) {
+  Publish("bert", "untyped");
+  const fs::path config = dir_ / "repos/org/untyped/config.json";
+  json settings = json::parse(ReadWholeFile(config));
+  settings.erase("architectures");
+  std::ofstream(config) << settings.dump();
+  StartHub();
+  const std::vector<std::string> inputs = {"--val-range", "input_ids:[0,99]"};
+  std::vector<std::string> args = {"run", "hf://org/untyped/model.onnx", "--out", Path("auto")};
+  args.insert(args.end(), inputs.begin(), inputs.end());
+  ProcessResult untyped = Run(args);
+  EXPECT_EQ(untyped.exit_code, 3) << Describe(untyped);
+  EXPECT_NE(untyped.err.find("(model type 'bert', task text-generation-with-past: config.json: "
+                             "model_type bert, no pipeline_tag or known architecture (the gate's "
+                             "default)) with optimum failed"),
+            std::string::npos)
+      << untyped.err;
+  EXPECT_NE(untyped.err.find("\n  if that task is wrong for the model, --model-type TYPE"),
+            std::string::npos)
+      << untyped.err;
+
+  args[3] = Path("typed");
+  args.insert(args.end(), {"--model-type", "bert"});
+  ProcessResult typed = Run(args);
+  ASSERT_EQ(typed.exit_code, 0) << Describe(typed);
+  const json origin = ReadJson("typed/report.json")["model_origins"][0];
+  EXPECT_EQ(origin["how"], "converted") << origin.dump(1);
+  EXPECT_EQ(origin.value("conversion_task", ""),
+            "feature-extraction (declared model type bert, no architecture in config.json: the "
+            "type's task)")
+      << origin.dump(1);
+  EXPECT_NE(typed.out.find(", task feature-extraction (declared model type bert"),
+            std::string::npos)
+      << typed.out;
+
+  // A manifest's model_type steers the preflight's export and the job's own fetch alike (the
+  // job's fetch then finds the export in the conversion cache).
+  std::ofstream(dir_ / "m.yaml") << "models:\n"
+                                    "  - id: typed\n"
+                                    "    source: hf://org/untyped/model.onnx\n"
+                                    "    model_type: bert\n"
+                                    "    flags: [--val-range, 'input_ids:[0,99]']\n";
+  ProcessResult batch = Run({"batch", Path("m.yaml"), "--out", Path("batch")});
+  ASSERT_EQ(batch.exit_code, 0) << Describe(batch);
+  const json job = ReadJson("batch/typed/report.json")["model_origins"][0];
+  EXPECT_TRUE(job.value("conversion_cache_hit", false)) << job.dump(1);
+  EXPECT_EQ(
+      job.value("conversion_task", "").rfind("feature-extraction (declared model type bert", 0), 0u)
+      << job.dump(1);
+}
+
 TEST_F(HubConvertCliTest, Gpt2AndVitConvertToo) {
   Publish("gpt2", "gpt2");
   Publish("vit", "vit");

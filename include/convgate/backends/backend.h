@@ -66,10 +66,15 @@ struct LoadOptions {
   // and OpenCV cannot be interrupted in-process); the "exec" backend holds what its command
   // writes to outputs.npz to max_tensor_bytes and max_run_bytes (core/limits.h).
   Limits limits = {};
+  // Requests a benchmark keeps in flight at once (--streams): the "openvino" backend compiles for
+  // that many CPU streams (ov::num_streams, as benchmark_app's throughput mode) so concurrent Runs
+  // execute side by side; <= 1 is one stream (latency). Other backends ignore it.
+  int streams = 0;
 };
 
 // Thread safety: callers serialize Run calls on one Model (or load one Model per thread) unless
-// the backend documents more; the "ort" backend's Models allow concurrent Run calls.
+// the backend documents more (Model::concurrent_runs): the "ort" backend's and the in-process
+// "openvino" backend's Models allow concurrent Run calls.
 class Model {
  public:
   virtual ~Model() = default;

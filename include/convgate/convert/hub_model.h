@@ -48,6 +48,9 @@ Result<HubModel> FetchHubFolder(const hub::HubOptions& options, std::string_view
 struct HubModelOptions {
   double timeout_seconds = 600.0;   // per export attempt (ConversionRequest's default)
   std::filesystem::path cache_dir;  // the conversion cache; empty: Convert's default
+  // A declared model type (--model-type, a manifest's model_type): the export's model_type
+  // parameter, steering its task (graph::TaskOfModelType). Empty: config.json decides.
+  std::string model_type;
 };
 
 // The model `uri_text` (hf://org/name[@rev]/path) names: the file itself when the repository has

@@ -31,6 +31,9 @@ struct VerifyOptions {
   // the source as OpenVINO's verify-conversion gate does (docs/openvino.md, Step 1);
   // optimum_supported false (from a --context file) leaves Path A out.
   std::optional<bool> optimum_supported;
+  // A declared model type (--model-type): an optimum export's model_type parameter (steering its
+  // task, graph::TaskOfModelType) unless --param sets one, and the task verify_result.json says.
+  std::string model_type;
 };
 
 // A --context file (the orchestrator's pipeline_state.json): which model, whether optimum

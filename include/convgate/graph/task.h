@@ -7,6 +7,8 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "convgate/core/signature.h"
 
@@ -38,6 +40,23 @@ std::optional<DetectedTask> DetectTask(const Signature& signature,
 // automatic-speech-recognition, CLIPModel: zero-shot-image-classification, a bare *Model:
 // feature-extraction, ...); else text-generation-with-past. nullopt when there is no readable
 // config.json object.
-std::optional<DetectedTask> ResolveHfTask(const std::filesystem::path& folder);
+// A `declared_type` (--model-type, a manifest's model_type) comes first, as TaskOfModelType
+// says; a type it does not know leaves the rule above deciding, and the evidence says so.
+std::optional<DetectedTask> ResolveHfTask(const std::filesystem::path& folder,
+                                          std::string_view declared_type = {});
+
+// The task a transformers architecture class implies ("BertForMaskedLM": fill-mask), or "".
+std::string TaskOfArchitecture(const std::string& arch);
+
+// The task a declared model type steers an export to: the type's family (bert and the encoders
+// like it, t5 and the encoder-decoders, gpt and the decoders, vit and the image classifiers,
+// clip, whisper, wav2vec2 and the speech encoders) takes the first of `architectures` whose task
+// is one of the family's (BertForSequenceClassification: text-classification), else the family's
+// own (bert: feature-extraction, t5: text2text-generation-with-past, gpt:
+// text-generation-with-past, vit: image-classification, clip: zero-shot-image-classification,
+// whisper: automatic-speech-recognition-with-past, wav2vec2: automatic-speech-recognition).
+// nullopt for a type of no family. Types compare without case.
+std::optional<DetectedTask> TaskOfModelType(std::string_view model_type,
+                                            const std::vector<std::string>& architectures);
 
 }  // namespace convgate::graph

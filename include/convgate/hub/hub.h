@@ -171,6 +171,9 @@ struct ModelOrigin {
   std::string converter;
   std::string converter_version;
   bool conversion_cache_hit = false;  // converted earlier: taken from the conversion cache
+  // The export's task and what decided it: "feature-extraction (declared model type bert, no
+  // architecture in config.json: the type's task)". Empty when not converted.
+  std::string conversion_task;
 
   // hf://repo@commit/file: the same bytes again, answered from the cache without a request.
   std::string PinnedUri() const;

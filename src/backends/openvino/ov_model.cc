@@ -101,8 +101,13 @@ class OpenVinoModel : public Model {
         config_(std::move(config)),
         options_(options),
         signature_(DescribeModel(*model_)) {
+    free_requests_.push_back(plain_.request);
     settings_ = std::string(kDevice) + ", inference precision " +
                 plain_.compiled.get_property(ov::hint::inference_precision).get_type_name();
+    if (options.streams > 1) {
+      settings_ +=
+          ", " + std::to_string(plain_.compiled.get_property(ov::num_streams).num) + " streams";
+    }
   }
 
   const Signature& signature() const override { return signature_; }
@@ -117,14 +122,62 @@ class OpenVinoModel : public Model {
     if (names.empty()) {
       for (const TensorInfo& output : signature_.outputs) names.push_back(output.name);
     }
+    if (Declared(names)) {
+      // The model's own outputs: any free request of the plain model, so Runs from several
+      // threads (a benchmark's streams) execute at once.
+      CONVGATE_ASSIGN_OR_RETURN(ov::InferRequest request, TakeRequest());
+      Result<TensorMap> results = RunOn(request, plain_.output_index, inputs, names);
+      GiveBack(std::move(request));
+      return results;
+    }
     std::lock_guard<std::mutex> lock(mutex_);
     CONVGATE_ASSIGN_OR_RETURN(Compiled * serving, ServingFor(names));
+    return RunOn(serving->request, serving->output_index, inputs, names);
+  }
+
+  // Each Run takes its own infer request of the plain model (TakeRequest).
+  bool concurrent_runs() const override { return true; }
+
+ private:
+  bool Declared(const std::vector<std::string>& names) const {
+    for (const std::string& name : names) {
+      if (plain_.output_index.count(name) == 0) return false;
+    }
+    return true;
+  }
+
+  // A free request of the plain model, made when every one is taken.
+  Result<ov::InferRequest> TakeRequest() {
+    {
+      std::lock_guard<std::mutex> lock(pool_mutex_);
+      if (!free_requests_.empty()) {
+        ov::InferRequest request = std::move(free_requests_.back());
+        free_requests_.pop_back();
+        return request;
+      }
+    }
     try {
-      CONVGATE_RETURN_IF_ERROR(Feed(inputs, serving->request));
-      CONVGATE_RETURN_IF_ERROR(Infer(serving->request));
+      return plain_.compiled.create_infer_request();
+    } catch (const std::exception& e) {
+      return Status::Unavailable(
+          path_.string() + ": OpenVINO cannot make an infer request: " + CleanMessage(e.what()));
+    }
+  }
+
+  void GiveBack(ov::InferRequest request) {
+    std::lock_guard<std::mutex> lock(pool_mutex_);
+    free_requests_.push_back(std::move(request));
+  }
+
+  Result<TensorMap> RunOn(ov::InferRequest& request,
+                          const std::unordered_map<std::string, size_t>& output_index,
+                          const TensorMap& inputs, const std::vector<std::string>& names) {
+    try {
+      CONVGATE_RETURN_IF_ERROR(Feed(inputs, request));
+      CONVGATE_RETURN_IF_ERROR(Infer(request));
       TensorMap results;
       for (const std::string& name : names) {
-        const ov::Tensor tensor = serving->request.get_output_tensor(serving->output_index[name]);
+        const ov::Tensor tensor = request.get_output_tensor(output_index.at(name));
         Result<Tensor> copied = FromOvTensor(tensor, name);
         if (!copied.ok()) return copied.status().WithContext(path_.string());
         results.Append(name, std::move(copied).value());
@@ -136,7 +189,6 @@ class OpenVinoModel : public Model {
     }
   }
 
- private:
   // The compiled model that has every one of `names` among its outputs: the plain one, or one
   // compiled with the intermediate tensors added as outputs (Model::add_output). The last such
   // model is kept; asking for another set replaces it, so at most two copies of the weights live.
@@ -217,7 +269,9 @@ class OpenVinoModel : public Model {
   const LoadOptions options_;
   const Signature signature_;
   std::string settings_;
-  std::mutex mutex_;
+  std::mutex mutex_;  // guards extra_ and its request
+  std::mutex pool_mutex_;
+  std::vector<ov::InferRequest> free_requests_;  // of plain_, beside plain_.request
   std::optional<Compiled> extra_;
   std::set<std::string> extra_names_;
 };
@@ -232,6 +286,8 @@ Result<std::unique_ptr<Model>> LoadOpenVinoInProcess(const fs::path& model_path,
   if (options.intra_op_threads > 0) {
     config.emplace(ov::inference_num_threads(options.intra_op_threads));
   }
+  // Throughput: as many CPU streams as requests in flight, the threads shared among them.
+  if (options.streams > 1) config.emplace(ov::num_streams(options.streams));
   try {
     CONVGATE_ASSIGN_OR_RETURN(std::shared_ptr<ov::Model> model, ReadOpenVinoModel(model_path));
     CONVGATE_ASSIGN_OR_RETURN(Compiled compiled, Compile(model_path, model, config));

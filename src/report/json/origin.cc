@@ -27,6 +27,7 @@ void OriginFields(Io& io, Origin& origin) {
   io.Text("converter", origin.converter, kOmittedWhenEmpty);
   io.Text("converter_version", origin.converter_version, kOmittedWhenEmpty);
   io.Bool("conversion_cache_hit", origin.conversion_cache_hit, Default(false));
+  io.Text("conversion_task", origin.conversion_task, kOmittedWhenEmpty);
 }
 
 const auto kOriginFields = [](auto& io, auto& origin) { OriginFields(io, origin); };
@@ -75,6 +76,7 @@ std::string ModelOriginText(const hub::ModelOrigin& origin) {
     text += "converted from " + from + " of " + origin.repo_id + " at commit " + origin.commit +
             " by " + origin.converter +
             (origin.converter_version.empty() ? "" : " " + origin.converter_version) +
+            (origin.conversion_task.empty() ? "" : ", task " + origin.conversion_task) +
             (origin.conversion_cache_hit ? " (conversion cache hit)" : "");
   } else {
     text += origin.repo_id + " at " + origin.revision + " = commit " + origin.commit + ", " +
