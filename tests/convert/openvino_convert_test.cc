@@ -65,7 +65,8 @@ TEST_F(OpenvinoConvertTest, TheKindsAndTheirParametersAreInTheTable) {
   for (const ConversionParam& param : FindConversionKind("optimum-openvino")->params) {
     names.push_back(param.name);
   }
-  EXPECT_EQ(names, (std::vector<std::string>{"task", "weight_format", "group_size", "fallback"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"task", "model_type", "weight_format", "group_size",
+                                             "fallback"}));
   // A TorchScript source's IR inputs: names and static shapes (verify sets them from --shape).
   for (const char* spelling : {"openvino", "openvino:fp16"}) {
     names.clear();
