@@ -13,6 +13,7 @@
 #include "convgate/batch/job_policy.h"
 #include "convgate/batch/preflight.h"
 #include "convgate/core/subprocess.h"
+#include "convgate/core/units.h"
 #include "convgate/report/json_text.h"
 #include "convgate/report/report.h"
 #include "convgate/store/location.h"
@@ -288,14 +289,7 @@ ExitCode ExitCodeOf(const BatchSummary& summary) {
 
 }  // namespace
 
-std::string NowIso8601() {
-  const std::time_t now = std::time(nullptr);
-  std::tm utc = {};
-  ::gmtime_r(&now, &utc);
-  char text[32];
-  std::strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return text;
-}
+std::string NowIso8601() { return UtcIso8601Now(); }
 
 Result<BatchSummary> RunBatch(const Manifest& manifest, const BatchOptions& options,
                               store::Store& store, const JobCallback& on_job) {

@@ -1,5 +1,6 @@
 // `convgate check REPORT.json`: a saved compare report re-judged under a new policy, without
-// re-running either side.
+// re-running either side; `check DIR` re-judges every job of a batch result (check_batch.h).
+#include "cli/check_batch.h"
 #include "cli/command.h"
 #include "convgate/gate/rejudge.h"
 #include "convgate/report/read_report.h"
@@ -12,12 +13,14 @@ class CheckCommand : public Command {
   CLI::App* Register(CLI::App& parent) override {
     CLI::App* app = parent.add_subcommand(
         "check",
-        "Re-judge a saved compare report.json under a new policy without re-running anything. "
+        "Re-judge a saved compare report.json (or every job of a batch result folder) under a "
+        "new policy without re-running anything. "
         "Policy flags not given keep the report's values. Values the report does not hold "
         "exactly come from its error summaries; a check they cannot decide is 'indeterminate' "
         "and fails (re-run compare)");
     app->add_option("REPORT", report_,
-                    "report.json written by `convgate compare` (or `verify`: its comparison)")
+                    "report.json written by `convgate compare` (or `verify`: its comparison; a "
+                    "batch job's), or a batch result folder (or its summary.json): every job")
         ->required();
     AddToleranceFlags(flags_, policy_);
     AddOutputFlags(flags_, output_, OutputUse::kGate);
@@ -25,6 +28,7 @@ class CheckCommand : public Command {
   }
 
   ExitCode Execute(report::Invocation& invocation) override {
+    if (IsBatchResult(report_)) return CheckBatchResult(report_, policy_, output_, invocation);
     report::Invocation saved_header;
     Result<gate::CompareReport> saved = report::ReadCompareReport(report_, &saved_header);
     if (!saved.ok()) {

@@ -3,6 +3,7 @@
 // and benchmarked entries whose latest median latency grew beyond the noise.
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
 #include <iostream>
 #include <map>
@@ -12,6 +13,7 @@
 #include "convgate/batch/batch.h"
 #include "convgate/core/numbers.h"
 #include "convgate/core/text_table.h"
+#include "convgate/core/units.h"
 #include "convgate/report/json_text.h"
 #include "convgate/store/location.h"
 #include "convgate/store/store.h"
@@ -139,18 +141,21 @@ std::string Table(const std::vector<const store::HistoryRow*>& rows) {
   return table.Render();
 }
 
-Status CheckSince(const std::string& since) {
-  // ISO 8601 as the store writes it (UTC): a date, optionally with a time.
+// --since as the store compares it: an ISO 8601 date or time (UTC) as given, or a duration ("7d",
+// "12h", as `cache prune --min-age` takes) back from now.
+Result<std::string> SinceTime(const std::string& since) {
   const bool date = since.size() >= 10 && since[4] == '-' && since[7] == '-' &&
                     std::isdigit(static_cast<unsigned char>(since[0])) &&
                     std::isdigit(static_cast<unsigned char>(since[9]));
-  if (!date) {
+  if (date) return since;
+  Result<double> ago = ParseDuration(since);
+  if (!ago.ok()) {
     return Status::InvalidArgument(
-        "--since takes a date YYYY-MM-DD (optionally THH:MM:SSZ, UTC), "
-        "not '" +
+        "--since takes a date YYYY-MM-DD (optionally THH:MM:SSZ, UTC) or a time back from now "
+        "(7d, 12h, 30m), not '" +
         since + "'");
   }
-  return Status::OK();
+  return UtcIso8601(static_cast<int64_t>(std::time(nullptr)) - static_cast<int64_t>(*ago));
 }
 
 class HistoryCommand : public Command {
@@ -173,12 +178,11 @@ class HistoryCommand : public Command {
     flags_.Add({
         std::move(store),
         Flag{.name = "--since",
-             .value_name = "DATE",
-             .help = "Only jobs finished at or after DATE (UTC)",
-             .examples = {"2026-11-01", "2026-11-26T17:00:00Z"},
+             .value_name = "DATE|AGE",
+             .help = "Only jobs finished at or after DATE (UTC), or within AGE of now",
+             .examples = {"2026-11-01", "2026-11-26T17:00:00Z", "7d", "12h"},
              .apply = [this](const std::string& value) -> Status {
-               CONVGATE_RETURN_IF_ERROR(CheckSince(value));
-               query_.since = value;
+               CONVGATE_ASSIGN_OR_RETURN(query_.since, SinceTime(value));
                return Status::OK();
              }},
         SwitchFlag("--regressions",

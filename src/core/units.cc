@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <iterator>
 #include <optional>
 
@@ -118,5 +119,16 @@ std::string FormatDuration(double seconds) {
   }
   return FormatSignificant(seconds) + " s";
 }
+
+std::string UtcIso8601(int64_t unix_seconds) {
+  const std::time_t time = static_cast<std::time_t>(unix_seconds);
+  std::tm utc{};
+  gmtime_r(&time, &utc);
+  char buffer[32];
+  std::strftime(buffer, sizeof(buffer), "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return buffer;
+}
+
+std::string UtcIso8601Now() { return UtcIso8601(static_cast<int64_t>(std::time(nullptr))); }
 
 }  // namespace convgate

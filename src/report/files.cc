@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "convgate/core/file_util.h"
+#include "convgate/core/units.h"
 #include "convgate/report/json_text.h"
 #include "convgate/report/report.h"
 
@@ -63,14 +64,7 @@ Status WriteVerifyResultFile(const std::filesystem::path& dir, const json& verif
                          DumpJson(verify_result, 2, /*list_escaped=*/false) + "\n");
 }
 
-std::string UtcNow() {
-  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  std::tm utc{};
-  gmtime_r(&now, &utc);
-  char buffer[32];
-  std::strftime(buffer, sizeof(buffer), "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return buffer;
-}
+std::string UtcNow() { return UtcIso8601Now(); }
 
 namespace {
 

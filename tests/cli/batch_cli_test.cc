@@ -136,6 +136,45 @@ TEST_F(BatchCliTest, MixedManifestGivesVerdictsSummaryAndStoreRows) {
   EXPECT_EQ(glob.out.find("good"), std::string::npos) << glob.out;
 }
 
+// Issue 27, item 5: a batch result is re-judged as a whole: `check DIR` (or its summary.json)
+// re-judges every job's report under the new policy, says what each was and is, exits by the
+// worst, and with --out writes each job's re-judged result files.
+TEST_F(BatchCliTest, CheckReJudgesEveryJobOfABatchFolder) {
+  Write("m.yaml", "models:\n" +
+                      Entry("good", Model("tinycnn.onnx"), Model("tinycnn_converted.onnx")) +
+                      Entry("perturbed", Model("tinycnn.onnx"), Model("tinycnn_perturbed.onnx")));
+  ASSERT_EQ(Batch({Path("m.yaml"), "--out", Path("out")}).exit_code, 1);
+
+  ProcessResult same = Convgate({"check", Path("out")});
+  EXPECT_EQ(same.exit_code, 1) << Describe(same);
+  EXPECT_NE(same.out.find("2 jobs of " + Path("out/summary.json") + " re-judged"),
+            std::string::npos)
+      << same.out;
+  EXPECT_NE(same.out.find("0 of 2 verdicts changed"), std::string::npos) << same.out;
+
+  ProcessResult loose = Convgate(
+      {"check", Path("out/summary.json"), "--atol", "10", "--json", "--out", Path("rejudged")});
+  ASSERT_EQ(loose.exit_code, 0) << Describe(loose);
+  const json rows = json::parse(loose.out);
+  ASSERT_EQ(rows.size(), 2u) << loose.out;
+  EXPECT_EQ(rows[1]["id"], "perturbed");
+  EXPECT_EQ(rows[1]["was"], "fail");
+  EXPECT_EQ(rows[1]["now"], "pass");
+  const json rejudged = ReadJson(dir_ / "rejudged/perturbed/report.json");
+  EXPECT_EQ(rejudged["verdict"], "pass");
+  EXPECT_EQ(rejudged["rejudged_from"], Path("out/perturbed/report.json"));
+
+  // A job that stopped with an error has nothing to re-judge: exit 3, saying why.
+  Write("mixed.yaml", MixedManifest());
+  ASSERT_EQ(Batch({Path("mixed.yaml"), "--out", Path("mixed")}).exit_code, 1);
+  ProcessResult mixed = Convgate({"check", Path("mixed"), "--atol", "10"});
+  EXPECT_EQ(mixed.exit_code, 3) << Describe(mixed);
+  EXPECT_NE(mixed.out.find("nothing was compared, so nothing can be re-judged"), std::string::npos)
+      << mixed.out;
+  ProcessResult not_batch = Convgate({"check", Path("m.yaml")});
+  EXPECT_EQ(not_batch.exit_code, 3) << Describe(not_batch);
+}
+
 // An error is not a verdict: --resume skips the entries that passed or failed and runs the ones
 // whose latest job is an error again (recorded again); --skip-errors skips those too.
 TEST_F(BatchCliTest, ResumeRunsErroredEntriesAgainUnlessSkipErrors) {

@@ -138,6 +138,18 @@ TEST_F(HistoryCliTest, TrendFollowsAFigureAcrossRuns) {
   ASSERT_EQ(one.exit_code, 0) << Describe(one);
   EXPECT_NE(one.out.find("max_abs_error"), std::string::npos) << one.out;
   EXPECT_NE(one.out.find("change"), std::string::npos) << one.out;
+  // --since as a time back from now (issue 27, item 5): every run of this test is within a day;
+  // none is in the future; a malformed age is a usage error naming both forms.
+  ProcessResult recent = Convgate({"history", "--store", db, "--since", "1d", "--json"});
+  ASSERT_EQ(recent.exit_code, 0) << Describe(recent);
+  EXPECT_EQ(json::parse(recent.out).size(), 1u) << recent.out;
+  ProcessResult future = Convgate({"history", "--store", db, "--since", "2999-01-01", "--json"});
+  ASSERT_EQ(future.exit_code, 0) << Describe(future);
+  EXPECT_TRUE(json::parse(future.out).empty()) << future.out;
+  ProcessResult ages = Convgate({"history", "--store", db, "--since", "7 weeks"});
+  EXPECT_EQ(ages.exit_code, 2) << Describe(ages);
+  EXPECT_NE(ages.err.find("a time back from now (7d, 12h, 30m), not '7 weeks'"), std::string::npos)
+      << ages.err;
   // The latest passes again: no regression. Bad figure: usage.
   EXPECT_EQ(Convgate({"history", "--store", db, "--regressions"}).exit_code, 0);
   ProcessResult bad = Convgate({"history", "--store", db, "--trend", "speed"});

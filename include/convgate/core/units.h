@@ -21,6 +21,11 @@ Result<int64_t> ParseByteSize(std::string_view text);
 // "90", "1.5s", "10m", "2h", "1d". Finite and >= 0. InvalidArgument quoting the text.
 Result<double> ParseDuration(std::string_view text);
 
+// A time as the reports and stores write it: ISO 8601 in UTC, "2026-11-29T21:08:17Z".
+std::string UtcIso8601(int64_t unix_seconds);
+// The same of now.
+std::string UtcIso8601Now();
+
 // Sizes for messages and tables: "320 B", "1.5 MiB" (powers of 1024).
 std::string FormatBytes(int64_t bytes);
 

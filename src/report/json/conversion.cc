@@ -4,6 +4,7 @@
 
 #include <ctime>
 
+#include "convgate/core/units.h"
 #include "report/json/conversion.h"
 
 namespace convgate::report {
@@ -14,13 +15,7 @@ nlohmann::json OrNull(const std::string& text) {
 }
 
 std::string IsoTime(int64_t unix_seconds) {
-  if (unix_seconds <= 0) return "";
-  const std::time_t time = static_cast<std::time_t>(unix_seconds);
-  std::tm utc{};
-  gmtime_r(&time, &utc);
-  char buffer[32];
-  std::strftime(buffer, sizeof(buffer), "%Y-%m-%dT%H:%M:%SZ", &utc);
-  return buffer;
+  return unix_seconds <= 0 ? "" : UtcIso8601(unix_seconds);
 }
 
 template <typename Io, typename Record>

@@ -1,0 +1,22 @@
+// `convgate check` of a batch result: every job re-judged (check_batch.cc).
+#pragma once
+
+#include <filesystem>
+
+#include "cli/command.h"
+
+namespace convgate::cli {
+
+// A batch result folder (holding summary.json), or a summary.json.
+bool IsBatchResult(const std::filesystem::path& path);
+
+// Each compare and verify job of the batch at `path` re-judged under `policy` (the job's
+// report.json, as `check REPORT.json` does), a table of each job's verdict then and now (or
+// --json: one object per job), and with --out each re-judged job's result files in OUT/<id>/.
+// run jobs compared nothing and are listed as not re-judged. Exit 0 when every re-judged job
+// passes, 1 when one fails, 3 when one cannot be re-judged (its report missing or recording an
+// error) or the summary cannot be read.
+ExitCode CheckBatchResult(const std::filesystem::path& path, const compare::Policy& policy,
+                          const OutputOptions& output, report::Invocation& invocation);
+
+}  // namespace convgate::cli
