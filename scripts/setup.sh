@@ -29,6 +29,8 @@ PACKAGES=(
   # The PostgreSQL results store (libpqxx 6.4) and the throwaway server its tests start
   # (scripts/services/postgres.sh).
   libpq-dev libpqxx-dev postgresql-15 postgresql-client-15
+  # The HTML report's browser tests: headless Chromium renders it offline (tests/report/html).
+  chromium python3-pil
 )
 
 # Pinned ONNX Runtime: npm package com.github.asus4.onnxruntime@0.4.9 ships Microsoft's official

@@ -45,6 +45,7 @@ std::unique_ptr<Command> MakeRunCommand();
 std::unique_ptr<Command> MakeCompareCommand();
 std::unique_ptr<Command> MakeVerifyCommand();
 std::unique_ptr<Command> MakeCheckCommand();
+std::unique_ptr<Command> MakeReportCommand();
 std::unique_ptr<Command> MakeConvertCommand();
 std::unique_ptr<Command> MakeCacheCommand();
 std::unique_ptr<Command> MakeTransformCommand();

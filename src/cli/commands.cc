@@ -9,6 +9,7 @@ std::vector<std::unique_ptr<Command>> MakeCommands() {
   commands.push_back(MakeCompareCommand());
   commands.push_back(MakeVerifyCommand());
   commands.push_back(MakeCheckCommand());
+  commands.push_back(MakeReportCommand());
   commands.push_back(MakeConvertCommand());
   commands.push_back(MakeCacheCommand());
   commands.push_back(MakeTransformCommand());

@@ -1,9 +1,14 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <functional>
 #include <iostream>
+#include <utility>
+#include <vector>
 
 #include "cli/command.h"
+#include "convgate/core/file_util.h"
+#include "convgate/report/html.h"
 
 namespace convgate::cli {
 namespace {
@@ -52,6 +57,29 @@ ExitCode Finish(const OutputOptions& options, const Rendered& rendered) {
       std::cerr << "convgate: error (write): " << ForTerminal(status.message()) << "\n";
     }
   }
+  std::vector<std::string> also_written;
+  if (!usage_error) {
+    for (const auto& [path, text] : {std::pair{options.html, std::function<std::string()>([&] {
+                                                 return report::RenderHtml({rendered.report});
+                                               })},
+                                     std::pair{options.markdown, std::function<std::string()>([&] {
+                                                 return report::RenderMarkdown({rendered.report});
+                                               })}}) {
+      if (path.empty()) continue;
+      std::error_code error;
+      if (const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+          !parent.empty()) {
+        std::filesystem::create_directories(parent, error);
+      }
+      Status status = WriteFileAtomic(path, text());
+      if (!status.ok()) {
+        std::cerr << "convgate: error (write): " << ForTerminal(status.message()) << "\n";
+        if (exit_code != ExitCode::kInternal) exit_code = ExitCode::kCannotRun;
+        continue;
+      }
+      also_written.push_back(path);
+    }
+  }
   if (options.json) {
     std::cout << DumpJson(rendered.printed_json.value_or(rendered.report), options) << "\n";
   } else {
@@ -59,6 +87,7 @@ ExitCode Finish(const OutputOptions& options, const Rendered& rendered) {
     if (written) {
       std::cout << "results in " << ForTerminal(FolderForDisplay(options.out_dir)) << "\n";
     }
+    for (const std::string& path : also_written) std::cout << "wrote " << ForTerminal(path) << "\n";
   }
   std::cout.flush();
   if (rendered.error) ReportError(rendered.error->stage, rendered.error->status);

@@ -114,9 +114,11 @@ struct OutputOptions {
   bool json = false;    // --json: report.json on stdout instead of the table
   bool pretty = false;  // --pretty: indent JSON (compact by default: reports get large)
   std::string color = "auto";
+  std::string html;      // --html FILE: the HTML report (report/html.h)
+  std::string markdown;  // --markdown FILE: the Markdown summary
 };
 enum class OutputUse {
-  kGate,    // --out, --json, --pretty, --color
+  kGate,    // --out, --html, --markdown, --json, --pretty, --color
   kReport,  // --json, --pretty, --color (reduce: its -o folder holds the reports)
   kJson,    // --json, --pretty (inspect, convert, cache)
 };

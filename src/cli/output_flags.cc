@@ -12,6 +12,28 @@
 
 namespace convgate::cli {
 
+namespace {
+
+// A file the command writes: not a folder, and not empty.
+Flag FileFlag(const char* name, const char* help, std::vector<std::string> examples,
+              std::string& target) {
+  return Flag{.name = name,
+              .value_name = "FILE",
+              .help = help,
+              .examples = std::move(examples),
+              .apply = [&target](const std::string& value) -> Status {
+                std::error_code error;
+                if (value.empty()) return Status::InvalidArgument("the file name is empty");
+                if (std::filesystem::is_directory(value, error)) {
+                  return Status::InvalidArgument("'" + value + "' is a folder, not a file");
+                }
+                target = value;
+                return Status::OK();
+              }};
+}
+
+}  // namespace
+
 void AddOutputFlags(FlagSet& flags, OutputOptions& options, OutputUse use) {
   flags.SetGroup("Output");
   const OutputOptions defaults;
@@ -31,6 +53,15 @@ void AddOutputFlags(FlagSet& flags, OutputOptions& options, OutputUse use) {
                      options.out_dir = value;
                      return Status::OK();
                    }});
+    flags.Add(FileFlag("--html",
+                       "Also write the HTML report here: one self-contained page (charts inline, "
+                       "no network needed) of the verdict, outputs, error distributions and the "
+                       "per-node divergence curve",
+                       {"results/report.html"}, options.html));
+    flags.Add(FileFlag("--markdown",
+                       "Also write a short Markdown summary here, for a CI step summary or merge "
+                       "request note (verdict, failing outputs, culprit, tolerances that pass)",
+                       {"summary.md", "$GITHUB_STEP_SUMMARY"}, options.markdown));
   }
   flags.Add(SwitchFlag("--json",
                        use == OutputUse::kJson ? "Print JSON instead of text"

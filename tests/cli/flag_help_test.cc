@@ -22,6 +22,7 @@ const std::map<std::string, std::vector<std::string>>& BaseArguments() {
       {"compare", {"a.onnx", "b.onnx"}},
       {"verify", {"a.onnx", "--to", "fp16"}},
       {"check", {"report.json"}},
+      {"report", {"results/"}},
       {"convert", {"model.onnx", "--to", "fp16", "-o", "out.onnx"}},
       {"cache ls", {}},
       {"cache prune", {}},

@@ -4,7 +4,8 @@
 Each ```sh block of README.md, then of each docs/*.md file in the order given, is read in order
 (one sandbox for them all, so a later document may use what an earlier one wrote); every line that runs convgate (or one of the
 project's own tools and scripts it documents) is run with bash in one sandbox folder, where the
-file names the examples use exist: model.onnx is the bundled tinycnn, converted.onnx its faithful
+file names the examples use exist: model.onnx is the bundled tinycnn, perturbed.onnx a copy with
+one weight changed, converted.onnx its faithful
 conversion, resnet18.pt the cached torchvision fixture, inputs.npz and expected.npz come from
 convgate itself, and so on. State flows from line to line as a reader's would (the `check` lines
 read the report the `compare` line above them wrote).
@@ -94,6 +95,8 @@ def make_sandbox(sandbox, build, source, fixtures, env):
     for name in ("model_converted.onnx", "converted.onnx", "converted_v1.onnx",
                  "converted_v2.onnx"):
         shutil.copy(os.path.join(examples, "tinycnn_converted.onnx"), os.path.join(sandbox, name))
+    shutil.copy(os.path.join(examples, "tinycnn_perturbed.onnx"),
+                os.path.join(sandbox, "perturbed.onnx"))
     if fixtures:
         for name in ("resnet18.pt", "resnet18.onnx"):
             os.symlink(os.path.join(fixtures, name), os.path.join(sandbox, name))
