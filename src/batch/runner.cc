@@ -191,6 +191,8 @@ class Runner {
     }
     argv.insert(argv.end(), {"--out", dir.string()});
     SubprocessOptions sub;
+    // The job's stderr is kept (its last lines are the error text): no progress lines in it.
+    sub.extra_env.push_back("CONVGATE_PROGRESS=0");
     sub.timeout_seconds = planned.entry->timeout_seconds > 0 ? planned.entry->timeout_seconds
                                                              : options_.timeout_seconds;
     sub.address_space_bytes = options_.job_memory_bytes;

@@ -1,45 +1,15 @@
 #include "cli/batch_progress.h"
 
-#include <sys/ioctl.h>
-#include <unistd.h>
-
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <iostream>
 
 #include "cli/flag_groups.h"
+#include "cli/progress_line.h"
 #include "convgate/batch/batch.h"
 #include "convgate/core/units.h"
 
 namespace convgate::cli {
-namespace {
 
-std::string Clock(double seconds) {
-  const long total = static_cast<long>(seconds + 0.5);
-  char text[32];
-  if (total >= 3600) {
-    std::snprintf(text, sizeof(text), "%ld:%02ld:%02ld", total / 3600, total / 60 % 60, total % 60);
-  } else {
-    std::snprintf(text, sizeof(text), "%ld:%02ld", total / 60, total % 60);
-  }
-  return text;
-}
-
-size_t TerminalWidth() {
-  struct winsize size {};
-  if (::ioctl(STDERR_FILENO, TIOCGWINSZ, &size) == 0 && size.ws_col > 20) return size.ws_col;
-  return 100;
-}
-
-}  // namespace
-
-BatchProgress::Mode BatchProgress::ModeFor(bool quiet) {
-  if (quiet) return Mode::kQuiet;
-  const char* term = std::getenv("TERM");
-  const bool dumb = term != nullptr && std::strcmp(term, "dumb") == 0;
-  return ::isatty(STDERR_FILENO) && !dumb ? Mode::kTerminal : Mode::kLines;
-}
+BatchProgress::Mode BatchProgress::ModeFor(bool quiet) { return ProgressLine::ModeFor(quiet); }
 
 BatchProgress::BatchProgress(Mode mode) : mode_(mode) {
   if (mode_ == Mode::kTerminal) refresher_ = std::thread([this] { Refresh(); });
@@ -98,10 +68,10 @@ std::string BatchProgress::Line(int done, int total, int passed, int failed, int
   std::string line = "[" + std::to_string(done) + "/" + std::to_string(total) + "] " +
                      std::to_string(passed) + " passed, " + std::to_string(failed) + " failed, " +
                      std::to_string(errors) + (errors == 1 ? " error | " : " errors | ") +
-                     Clock(elapsed);
+                     ProgressClock(elapsed);
   // The mean time per finished job times the jobs left: rough with -j N and uneven models, but
   // what a waiting user wants to know.
-  line += done > 0 && done < total ? ", ETA " + Clock(elapsed / done * (total - done))
+  line += done > 0 && done < total ? ", ETA " + ProgressClock(elapsed / done * (total - done))
                                    : std::string(done == 0 ? ", ETA -" : "");
   if (!running.empty()) {
     std::string names;
@@ -118,7 +88,7 @@ void BatchProgress::Draw() {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   std::cerr << "\r\x1b[K"
             << ForTerminal(Line(done_, total_, passed_, failed_, errors_, elapsed, running_,
-                                TerminalWidth() - 1))
+                                StderrWidth() - 1))
             << std::flush;
 }
 

@@ -11,14 +11,15 @@
 #include <string>
 #include <thread>
 
+#include "cli/progress_line.h"
 #include "convgate/store/store.h"
 
 namespace convgate::cli {
 
 class BatchProgress {
  public:
-  enum class Mode { kQuiet, kLines, kTerminal };
-  // kTerminal when stderr is a terminal (and TERM is not "dumb"), else kLines; kQuiet if quiet.
+  using Mode = ProgressLine::Mode;
+  // As ProgressLine's: kQuiet if quiet (or CONVGATE_PROGRESS=0), kTerminal on a terminal.
   static Mode ModeFor(bool quiet);
 
   explicit BatchProgress(Mode mode);

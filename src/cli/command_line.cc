@@ -5,10 +5,13 @@
 #include <algorithm>
 #include <cstdlib>
 #include <iostream>
+#include <optional>
 #include <string_view>
 #include <vector>
 
+#include "cli/progress_line.h"
 #include "convgate/core/interrupt.h"
+#include "convgate/core/progress.h"
 #include "convgate/core/redact.h"
 #include "convgate/core/temp_dir.h"
 #include "convgate/version.h"
@@ -171,7 +174,16 @@ int RunMain(int argc, char** argv) {
   for (const auto& [sub, registered] : command_line.commands()) {
     if (registered == *command) invocation.command = sub->get_name();
   }
-  return ExitCodeAfter((*command)->Execute(invocation));
+  // batch draws its own progress (jobs, not tasks); every other command shows its long work.
+  std::optional<ProgressLine> progress;
+  if (invocation.command != "batch") {
+    progress.emplace(ProgressLine::ModeFor(QuietProgress()));
+    SetProgressSink(&*progress);
+  }
+  const ExitCode exit_code = (*command)->Execute(invocation);
+  SetProgressSink(nullptr);
+  progress.reset();
+  return ExitCodeAfter(exit_code);
 }
 
 }  // namespace convgate::cli

@@ -70,7 +70,9 @@ const std::vector<EnvironmentVariable>& EnvironmentVariables() {
        "Seconds a transfer may move less than 1 KiB a second (also the connect timeout)"},
       // Others read.
       {"NO_COLOR", "", "Any value: no colour in the console, whatever the terminal"},
-      {"TERM", "", "`dumb`: batch progress is printed line by line, not redrawn in place"},
+      {"TERM", "", "`dumb`: progress is printed line by line, not redrawn in place"},
+      {"CONVGATE_PROGRESS", "1",
+       "0: no progress on stderr (as --quiet); batch sets it for its jobs, whose stderr it keeps"},
       {"TMPDIR", "/tmp",
        "Where temporary folders go (convgate-<pid>-...; swept when their process is gone)"},
       {"OPENCV_LOG_LEVEL", "", "OpenCV's own logging; convgate silences it unless this is set"},

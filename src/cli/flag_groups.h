@@ -116,6 +116,7 @@ struct OutputOptions {
   std::string color = "auto";
   std::string html;      // --html FILE: the HTML report (report/html.h)
   std::string markdown;  // --markdown FILE: the Markdown summary
+  bool quiet = false;    // --quiet: no progress on stderr
 };
 enum class OutputUse {
   kGate,    // --out, --html, --markdown, --json, --pretty, --color

@@ -7,6 +7,7 @@
 #include <filesystem>
 
 #include "cli/flag_groups.h"
+#include "cli/progress_line.h"
 #include "convgate/core/utf8.h"
 #include "convgate/report/json_text.h"
 
@@ -62,6 +63,17 @@ void AddOutputFlags(FlagSet& flags, OutputOptions& options, OutputUse use) {
                        "Also write a short Markdown summary here, for a CI step summary or merge "
                        "request note (verdict, failing outputs, culprit, tolerances that pass)",
                        {"summary.md", "$GITHUB_STEP_SUMMARY"}, options.markdown));
+  }
+  if (use == OutputUse::kGate) {
+    flags.Add(Flag{.name = "--quiet",
+                   .help = "No progress on stderr (a line redrawn on a terminal, a line every "
+                           "10 s of long work otherwise)",
+                   .arity = FlagArity::kSwitch,
+                   .apply = [&options](const std::string&) -> Status {
+                     options.quiet = true;
+                     SetQuietProgress();
+                     return Status::OK();
+                   }});
   }
   flags.Add(SwitchFlag("--json",
                        use == OutputUse::kJson ? "Print JSON instead of text"

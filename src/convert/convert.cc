@@ -15,6 +15,7 @@
 #include "convgate/core/file_util.h"
 #include "convgate/core/interrupt.h"
 #include "convgate/core/numbers.h"
+#include "convgate/core/progress.h"
 #include "convgate/core/units.h"
 
 namespace convgate::convert {
@@ -332,7 +333,12 @@ void ConversionRun::HoldWorkDir(const std::filesystem::path& dir) {
 
 Result<std::filesystem::path> ConversionRun::Produce() {
   CheckCacheRoom();
+  // An export can run silent for a minute (optimum imports torch, traces, writes): the progress
+  // line shows time passing, and which attempt this is.
+  ProgressTask progress("converting " + request_.source.filename().string() + " (" + request_.kind +
+                        ")");
   for (int attempt_idx = 1;; ++attempt_idx) {
+    if (attempt_idx > 1) progress.Advance(0, "attempt " + std::to_string(attempt_idx));
     CONVGATE_ASSIGN_OR_RETURN(std::filesystem::path work_dir, NewWorkDir());
     const std::filesystem::path out = work_dir / ("model" + extension_);
     AttemptResult attempt = converter_->attempt(request_.source, out, request_.timeout_seconds);

@@ -3,6 +3,7 @@
 // previous step or its initial value, or --set), as LEAPP's InferenceManager.run_policy.
 #include <chrono>
 
+#include "convgate/core/progress.h"
 #include "convgate/core/tensor_copy.h"
 #include "convgate/core/units.h"
 #include "pipeline/engine.h"
@@ -36,7 +37,9 @@ class StepRunner {
       CONVGATE_ASSIGN_OR_RETURN(state_[edge_idx], TryClone(it->second));
     }
     Trace trace;
+    ProgressTask progress("pipeline steps", plan_.steps);
     for (int step = 0; step < plan_.steps; ++step) {
+      progress.Advance(step);
       std::vector<NodeStep> records(plan_.spec->nodes.size());
       int64_t step_bytes = 0;
       for (size_t node_idx : plan_.wiring->order) {

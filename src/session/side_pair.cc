@@ -10,6 +10,7 @@
 
 #include "convgate/backends/releasable.h"
 #include "convgate/core/join.h"
+#include "convgate/core/progress.h"
 #include "convgate/core/units.h"
 #include "convgate/io/npz.h"
 #include "convgate/session/data_inputs.h"
@@ -578,8 +579,10 @@ std::optional<GateError> SidePair::RunSamples(const SampleSink& sink) {
     if (error) return error;
     return FinishSavedInputs();
   };
+  ProgressTask progress("comparing samples", static_cast<int64_t>(samples_));
   size_t next = 0;
   for (; next < ahead_.size(); ++next) {
+    progress.Advance(static_cast<int64_t>(next));
     Result<TensorMap> source_outputs = TakeAhead(next);
     if (!source_outputs.ok()) return finish(GateError{Stage::kRun, source_outputs.status()});
     if (auto e = FinishSample(static_cast<int>(next), std::move(source_outputs).value(), sink)) {
@@ -590,6 +593,7 @@ std::optional<GateError> SidePair::RunSamples(const SampleSink& sink) {
   spooled_.clear();
   if (ahead_failure_) return finish(*ahead_failure_);
   for (size_t sample = next; sample < samples_; ++sample) {
+    progress.Advance(static_cast<int64_t>(sample));
     Result<TensorMap> source_outputs = OutputsOf(source_, static_cast<int>(sample));
     if (!source_outputs.ok()) return finish(GateError{failed_stage_, source_outputs.status()});
     if (auto e = FinishSample(static_cast<int>(sample), std::move(source_outputs).value(), sink)) {

@@ -15,6 +15,7 @@ import sys
 import tempfile
 
 BUILD = os.path.abspath(sys.argv[1])
+SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CONVGATE = os.path.join(BUILD, "src/cli/convgate")
 EXAMPLES = os.path.join(BUILD, "examples")
 SHOT_TO = sys.argv[sys.argv.index("--screenshot-to") + 1] if "--screenshot-to" in sys.argv else None
@@ -138,11 +139,38 @@ def batch_grid(work):
           "a missing RESULT is exit 3 naming it (exit %d)" % bad.returncode)
 
 
+def pipeline_grid(work):
+    """The recurrent example (examples/pipeline) over 20 steps: its fp16-state target drifts."""
+    found = subprocess.run([os.path.join(SOURCE, "scripts", "make_pipeline_fixtures.sh")],
+                           capture_output=True, text=True)
+    if found.returncode != 0:
+        print("skip the pipeline page: no pipeline fixtures (a build without libtorch)")
+        return
+    models = found.stdout.strip().splitlines()[-1]
+    folder = os.path.join(work, "pipeline")
+    shutil.copytree(models, folder)
+    shutil.copy(os.path.join(SOURCE, "examples", "pipeline", "recurrent.yaml"), folder)
+    html = os.path.join(work, "pipeline.html")
+    run = subprocess.run([CONVGATE, "pipeline", "recurrent.yaml", "--steps", "20", "--html", html],
+                         cwd=folder, capture_output=True, text=True, timeout=600)
+    check(run.returncode == 1, "the recurrent pipeline's drifting target fails (exit %d)" % run.returncode)
+    dom, stderr = chromium(html, work, "--dump-dom")
+    grid = re.search(r"<table class=\"steps\">.*?</table>", dom, re.S)
+    check(grid is not None and grid.group(0).count("<th>") == 21,
+          "the node x step grid has a column per step")
+    check(grid is not None and "rnn (replay)" in grid.group(0) and "pipeline outputs" in grid.group(0),
+          "the grid has the node's rows and the outputs' row")
+    check(grid is not None and "step fail" in grid.group(0) and "step pass" in grid.group(0),
+          "the grid shows the steps that pass and those that fail")
+    check(not console_errors(stderr), "no console errors on the pipeline page")
+
+
 def main():
     work = tempfile.mkdtemp(prefix="convgate_html_")
     try:
         per_node_failure(work)
         batch_grid(work)
+        pipeline_grid(work)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print("%d checks failed" % len(failures))

@@ -10,6 +10,7 @@
 #include "convgate/backends/releasable.h"
 #include "convgate/compare/tensor_compare.h"
 #include "convgate/core/file_util.h"
+#include "convgate/core/progress.h"
 #include "convgate/gate/judge.h"
 #include "convgate/graph/node_model.h"
 #include "convgate/graph/nodes.h"
@@ -299,7 +300,14 @@ void CompareAllChunks(PerNodeContext& context, bool calibrate, PerNodeReport& re
       calibrate && !report.nodes.empty() ? LoadVariant(context, report) : nullptr;
   // Chunk-major: a runtime that builds a session per set of requested tensors (ONNX Runtime)
   // builds each one once, not once per sample.
-  for (const std::vector<size_t>& chunk : chunks) {
+  ProgressTask progress("per-node", static_cast<int64_t>(chunks.size()));
+  for (size_t chunk_idx = 0; chunk_idx < chunks.size(); ++chunk_idx) {
+    const std::vector<size_t>& chunk = chunks[chunk_idx];
+    progress.Advance(static_cast<int64_t>(chunk_idx),
+                     "chunk " + std::to_string(chunk_idx + 1) + " of " +
+                         std::to_string(chunks.size()) + ": " + std::to_string(chunk.size()) +
+                         (chunk.size() == 1 ? " tensor of " : " tensors of ") +
+                         std::to_string(report.nodes.size()));
     int64_t chunk_bytes = 0;
     for (size_t idx : chunk) chunk_bytes += costs[idx];
     report.largest_chunk_bytes = std::max(report.largest_chunk_bytes, chunk_bytes);

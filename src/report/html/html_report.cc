@@ -37,6 +37,8 @@ svg.chart{display:block;margin:8px 0;max-width:100%;height:auto;background:#fff;
 .mark-line{stroke:#9a6700;stroke-width:1.5}.culprit .mark-line{stroke:#cf222e}.nan-origin .mark-line{stroke:#000;stroke-dasharray:2 2}
 .bar{fill:#0969da}.bar.marked{fill:#cf222e}.cell.diagonal{stroke:#0969da}
 .note{color:#57606a} .small{font-size:12px}
+table.steps td.step{padding:0 3px;text-align:center;font-size:11px;min-width:12px}
+td.step.pass{background:#dafbe1;color:#1a7f37} td.step.fail{background:#ffebe9;color:#cf222e}
 )";
 
 // Rows sort on a header click (numbers as numbers); without JavaScript they stay in report order.
@@ -93,12 +95,15 @@ std::string VerdictBadge(const std::string& verdict) {
   return "<span class=\"verdict " + Escape(shown) + "\">" + Escape(upper) + "</span>";
 }
 
-// The comparison a report holds: its own (compare, check) or verify's.
+// The comparison a report holds: its own (compare, check), verify's, or a pipeline's outputs'.
 const json& ComparisonOf(const json& report) {
   static const json kNone = json::object();
   if (report.contains("results")) return report;
-  auto it = report.find("comparison");
-  return it != report.end() && it->is_object() ? *it : kNone;
+  for (const char* key : {"comparison", "outputs_compared"}) {
+    auto it = report.find(key);
+    if (it != report.end() && it->is_object()) return *it;
+  }
+  return kNone;
 }
 
 std::string SideLine(const json& side) {
@@ -126,6 +131,10 @@ std::string Header(const json& report, const json& comparison) {
   row("source", SideLine(First(comparison, "source", report)));
   row("target", SideLine(First(comparison, "target", report)));
   row("conversion", Text(report, "conversion_detail"));
+  if (!Text(report, "spec").empty()) {
+    row("pipeline", Text(report, "name") + " (" + Text(report, "spec") + "), " +
+                        Text(report, "steps") + " steps");
+  }
   if (Get(report, "task").is_object()) {
     row("task", Text(Get(report, "task"), "task") + ": " + Text(Get(report, "task"), "evidence"));
   }
@@ -391,6 +400,61 @@ std::string Benchmark(const json& report, const json& comparison) {
   return out;
 }
 
+// Which steps of a comparison failed: its results' samples are the pipeline's steps.
+std::vector<std::string> StepVerdicts(const json& comparison, int64_t steps) {
+  std::vector<std::string> verdicts(static_cast<size_t>(steps), "");
+  for (const json& result : Get(comparison, "results")) {
+    const double sample = Number(result, "sample", -1);
+    if (sample < 0 || sample >= static_cast<double>(steps)) continue;
+    std::string& cell = verdicts[static_cast<size_t>(sample)];
+    const std::string verdict = Text(result, "verdict");
+    if (verdict == "fail" || cell.empty()) cell = verdict;
+  }
+  return verdicts;
+}
+
+// A pipeline: a grid of its nodes (each target replayed on the source's inputs, and swapped into
+// the pipeline) and its outputs by step, each cell the step's verdict.
+std::string PipelineGrid(const json& report) {
+  const int64_t steps = static_cast<int64_t>(Number(report, "steps"));
+  if (steps <= 0) return "";
+  std::vector<std::pair<std::string, std::vector<std::string>>> rows;
+  for (const json& node : Get(report, "nodes")) {
+    for (const char* run : {"replay", "swapped"}) {
+      if (Get(node, run).is_object()) {
+        rows.push_back(
+            {Text(node, "name") + " (" + run + ")", StepVerdicts(Get(node, run), steps)});
+      }
+    }
+  }
+  if (Get(report, "outputs_compared").is_object()) {
+    rows.push_back({"pipeline outputs", StepVerdicts(Get(report, "outputs_compared"), steps)});
+  }
+  if (rows.empty()) return "";
+  std::string out = "<h2>Nodes by step</h2><p class=\"note small\">" +
+                    Escape(Text(report, "name")) + ": " + std::to_string(steps) +
+                    " steps; replay: a node's target on the source's inputs of that step; "
+                    "swapped: the target in the pipeline, its own state carried.</p>"
+                    "<table class=\"steps\"><thead><tr><th>node</th>";
+  for (int64_t step = 0; step < steps; ++step) out += "<th>" + std::to_string(step) + "</th>";
+  out += "</tr></thead><tbody>";
+  for (const auto& [name, verdicts] : rows) {
+    out += "<tr>" + Cell(name);
+    for (size_t step = 0; step < verdicts.size(); ++step) {
+      const std::string& verdict = verdicts[step];
+      out += "<td class=\"step " + Escape(verdict) + "\" title=\"" + Escape(name) + ", step " +
+             std::to_string(step) + ": " + Escape(verdict.empty() ? "not compared" : verdict) +
+             "\">" +
+             (verdict == "fail"   ? "&#x2717;"
+              : verdict == "pass" ? "&#x2713;"
+                                  : "") +
+             "</td>";
+    }
+    out += "</tr>";
+  }
+  return out + "</tbody></table>";
+}
+
 // A batch's summary.json: a grid of entries by conversion, errors by category.
 std::string Batch(const json& summary) {
   const double exit_code = Number(summary, "exit_code", 3);
@@ -460,8 +524,9 @@ std::string Section(const json& report) {
   const json& comparison = ComparisonOf(report);
   return "<section class=\"report\" data-command=\"" + Escape(Text(report, "command")) +
          "\" data-verdict=\"" + Escape(Text(report, "verdict")) + "\">" +
-         Header(report, comparison) + PerNode(report, comparison) + Outputs(comparison) +
-         Agreements(comparison) + Benchmark(report, comparison) + "</section>";
+         Header(report, comparison) + PipelineGrid(report) + PerNode(report, comparison) +
+         Outputs(comparison) + Agreements(comparison) + Benchmark(report, comparison) +
+         "</section>";
 }
 
 }  // namespace
