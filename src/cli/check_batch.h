@@ -2,6 +2,8 @@
 #pragma once
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
 
 #include "cli/command.h"
 
@@ -18,5 +20,13 @@ bool IsBatchResult(const std::filesystem::path& path);
 // error) or the summary cannot be read.
 ExitCode CheckBatchResult(const std::filesystem::path& path, const compare::Policy& policy,
                           const OutputOptions& output, report::Invocation& invocation);
+
+// A pipeline's report.json (`report`, already parsed; `path` names it): each node's replayed and
+// swapped-in target and the pipeline's outputs re-judged under `policy`, with a table of each
+// (or --json). The exit code follows the outputs (and the nodes when the pipeline ran --strict),
+// as the pipeline's did; 3 when a comparison cannot be read back.
+ExitCode CheckPipelineResult(const nlohmann::json& report, const std::string& path,
+                             const compare::Policy& policy, const OutputOptions& output,
+                             report::Invocation& invocation);
 
 }  // namespace convgate::cli

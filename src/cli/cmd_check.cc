@@ -2,11 +2,30 @@
 // re-running either side; `check DIR` re-judges every job of a batch result (check_batch.h).
 #include "cli/check_batch.h"
 #include "cli/command.h"
+#include "convgate/core/file_util.h"
 #include "convgate/gate/rejudge.h"
 #include "convgate/report/read_report.h"
 
 namespace convgate::cli {
 namespace {
+
+// The report at `path` when a pipeline wrote it (its folder, or its report.json).
+std::optional<nlohmann::json> PipelineReport(std::string& path) {
+  std::error_code error;
+  if (std::filesystem::is_directory(path, error)) {
+    if (!std::filesystem::is_regular_file(std::filesystem::path(path) / "report.json", error)) {
+      return std::nullopt;
+    }
+    path = (std::filesystem::path(path) / "report.json").string();
+  }
+  Result<std::string> text = ReadFile(path, 1ll << 31);
+  if (!text.ok()) return std::nullopt;
+  nlohmann::json report = nlohmann::json::parse(*text, nullptr, false);
+  if (!report.is_object() || !report.contains("command") || report["command"] != "pipeline") {
+    return std::nullopt;
+  }
+  return report;
+}
 
 class CheckCommand : public Command {
  public:
@@ -20,7 +39,8 @@ class CheckCommand : public Command {
         "and fails (re-run compare)");
     app->add_option("REPORT", report_,
                     "report.json written by `convgate compare` (or `verify`: its comparison; a "
-                    "batch job's), or a batch result folder (or its summary.json): every job")
+                    "batch job's; a pipeline's: each of its comparisons), or a batch result "
+                    "folder (or its summary.json): every job")
         ->required();
     AddToleranceFlags(flags_, policy_);
     AddOutputFlags(flags_, output_, OutputUse::kGate);
@@ -29,6 +49,9 @@ class CheckCommand : public Command {
 
   ExitCode Execute(report::Invocation& invocation) override {
     if (IsBatchResult(report_)) return CheckBatchResult(report_, policy_, output_, invocation);
+    if (std::optional<nlohmann::json> pipeline = PipelineReport(report_)) {
+      return CheckPipelineResult(*pipeline, report_, policy_, output_, invocation);
+    }
     report::Invocation saved_header;
     Result<gate::CompareReport> saved = report::ReadCompareReport(report_, &saved_header);
     if (!saved.ok()) {

@@ -94,25 +94,6 @@ std::string LatencyText(const store::JobRecord& job) {
          FormatSignificant(job.p50_high_ms, 3) + ")";
 }
 
-nlohmann::json RowJson(const store::HistoryRow& row) {
-  const store::JobRecord& job = row.job;
-  nlohmann::json json = batch::JobJson(job);
-  json.erase("id");  // history names it entry_id, as the store does
-  json["run_id"] = row.run_id;
-  json["conversion_label"] = store::ConversionLabel(job);
-  const auto optional = [](const auto& value) {
-    return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
-  };
-  json["max_abs_error"] = optional(row.max_abs_error);
-  json["mean_abs_error"] = optional(row.mean_abs_error);
-  json["mismatches"] = optional(row.mismatches);
-  json["cosine"] = optional(row.cosine);
-  json["snr_db"] = optional(row.snr_db);
-  json["non_finite"] = optional(row.non_finite);
-  json["introduced_non_finite"] = optional(row.introduced_non_finite);
-  return json;
-}
-
 // max|diff| over the job's outputs: "nan" when a target introduced NaN or Inf (|t - s| is not a
 // number there, whatever the finite pairs' largest error), "-" when unknown or without a finite
 // pair.
@@ -139,23 +120,6 @@ std::string Table(const std::vector<const store::HistoryRow*>& rows) {
                   std::to_string(row->run_id), row->job.finished_at, error});
   }
   return table.Render();
-}
-
-// --since as the store compares it: an ISO 8601 date or time (UTC) as given, or a duration ("7d",
-// "12h", as `cache prune --min-age` takes) back from now.
-Result<std::string> SinceTime(const std::string& since) {
-  const bool date = since.size() >= 10 && since[4] == '-' && since[7] == '-' &&
-                    std::isdigit(static_cast<unsigned char>(since[0])) &&
-                    std::isdigit(static_cast<unsigned char>(since[9]));
-  if (date) return since;
-  Result<double> ago = ParseDuration(since);
-  if (!ago.ok()) {
-    return Status::InvalidArgument(
-        "--since takes a date YYYY-MM-DD (optionally THH:MM:SSZ, UTC) or a time back from now "
-        "(7d, 12h, 30m), not '" +
-        since + "'");
-  }
-  return UtcIso8601(static_cast<int64_t>(std::time(nullptr)) - static_cast<int64_t>(*ago));
 }
 
 class HistoryCommand : public Command {
@@ -231,7 +195,7 @@ class HistoryCommand : public Command {
     if (!rows.ok()) return ReportError(gate::Stage::kLoad, rows.status());
     if (json_) {
       nlohmann::json list = nlohmann::json::array();
-      for (const store::HistoryRow& row : *rows) list.push_back(RowJson(row));
+      for (const store::HistoryRow& row : *rows) list.push_back(HistoryRowJson(row));
       std::cout << report::DumpJson(list, 2) << "\n";
       return ExitCode::kPassed;
     }
@@ -286,14 +250,14 @@ class HistoryCommand : public Command {
     if (json_) {
       nlohmann::json list = nlohmann::json::array();
       for (const Regression& regression : regressions) {
-        nlohmann::json item = RowJson(regression.latest);
-        item["last_pass"] = RowJson(regression.last_pass);
+        nlohmann::json item = HistoryRowJson(regression.latest);
+        item["last_pass"] = HistoryRowJson(regression.last_pass);
         list.push_back(item);
       }
       for (const LatencyRegression& regression : slower) {
-        nlohmann::json item = RowJson(regression.latest);
+        nlohmann::json item = HistoryRowJson(regression.latest);
         item["regression"] = "latency";
-        item["before"] = RowJson(regression.before);
+        item["before"] = HistoryRowJson(regression.before);
         list.push_back(item);
       }
       std::cout << report::DumpJson(list, 2) << "\n";

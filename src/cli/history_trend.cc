@@ -1,10 +1,14 @@
 #include "cli/history_trend.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
+#include <ctime>
 #include <map>
 
+#include "convgate/batch/batch.h"
 #include "convgate/core/text_table.h"
+#include "convgate/core/units.h"
 
 namespace convgate::cli {
 namespace {
@@ -138,6 +142,42 @@ nlohmann::json TrendJson(const std::vector<TrendRow>& rows, const std::string& f
                     {"change", trend.change ? nlohmann::json(*trend.change) : nullptr}});
   }
   return {{"figure", figure}, {"trend", list}};
+}
+
+nlohmann::json HistoryRowJson(const store::HistoryRow& row) {
+  const store::JobRecord& job = row.job;
+  nlohmann::json json = batch::JobJson(job);
+  json.erase("id");  // history names it entry_id, as the store does
+  json["run_id"] = row.run_id;
+  json["conversion_label"] = store::ConversionLabel(job);
+  const auto optional = [](const auto& value) {
+    return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+  };
+  json["max_abs_error"] = optional(row.max_abs_error);
+  json["mean_abs_error"] = optional(row.mean_abs_error);
+  json["mismatches"] = optional(row.mismatches);
+  json["cosine"] = optional(row.cosine);
+  json["snr_db"] = optional(row.snr_db);
+  json["non_finite"] = optional(row.non_finite);
+  json["introduced_non_finite"] = optional(row.introduced_non_finite);
+  return json;
+}
+
+// --since as the store compares it: an ISO 8601 date or time (UTC) as given, or a duration ("7d",
+// "12h", as `cache prune --min-age` takes) back from now.
+Result<std::string> SinceTime(const std::string& since) {
+  const bool date = since.size() >= 10 && since[4] == '-' && since[7] == '-' &&
+                    std::isdigit(static_cast<unsigned char>(since[0])) &&
+                    std::isdigit(static_cast<unsigned char>(since[9]));
+  if (date) return since;
+  Result<double> ago = ParseDuration(since);
+  if (!ago.ok()) {
+    return Status::InvalidArgument(
+        "--since takes a date YYYY-MM-DD (optionally THH:MM:SSZ, UTC) or a time back from now "
+        "(7d, 12h, 30m), not '" +
+        since + "'");
+  }
+  return UtcIso8601(static_cast<int64_t>(std::time(nullptr)) - static_cast<int64_t>(*ago));
 }
 
 }  // namespace convgate::cli

@@ -30,6 +30,14 @@ struct TrendRow {
 std::vector<TrendRow> Trend(const std::vector<store::HistoryRow>& jobs, const std::string& figure);
 
 std::string TrendTable(const std::vector<TrendRow>& rows, const std::string& figure);
+
+// --since as the store compares it: an ISO 8601 date or time (UTC) as given, or a duration ("7d",
+// "12h") back from now. InvalidArgument naming both forms.
+Result<std::string> SinceTime(const std::string& since);
+
+// A job of the store as `history --json` prints it (and `report --store` renders it): the job
+// record's fields (batch::JobJson), entry_id, run_id, conversion_label and the output figures.
+nlohmann::json HistoryRowJson(const store::HistoryRow& row);
 nlohmann::json TrendJson(const std::vector<TrendRow>& rows, const std::string& figure);
 
 }  // namespace convgate::cli

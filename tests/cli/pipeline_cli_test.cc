@@ -146,6 +146,20 @@ TEST_F(PipelineCliTest, AStateCastToFloat16PassesStepZeroAndFailsLaterSteps) {
   EXPECT_EQ(report["outputs_compared"]["failed_steps"][0], 1);
   EXPECT_NE(r.out.find("step 0 passes, steps 1..19 fail"), std::string::npos) << r.out;
 
+  // Issue 27, item 5: the pipeline's report re-judged: every comparison in it, under the new
+  // policy; the outputs decide the exit code as in the run.
+  ProcessResult same = Convgate({"check", Out()});
+  EXPECT_EQ(same.exit_code, 1) << Describe(same);
+  EXPECT_NE(same.out.find("3 comparisons of the pipeline"), std::string::npos) << same.out;
+  EXPECT_NE(same.out.find("rnn (replay) *"), std::string::npos) << same.out;
+  ProcessResult loose = Convgate({"check", Out() + "/report.json", "--atol", "1", "--json"});
+  EXPECT_EQ(loose.exit_code, 0) << Describe(loose);
+  const json rejudged = json::parse(loose.out);
+  ASSERT_EQ(rejudged.size(), 3u) << loose.out;
+  EXPECT_EQ(rejudged[2]["name"], "pipeline outputs");
+  EXPECT_EQ(rejudged[2]["was"], "fail");
+  EXPECT_EQ(rejudged[2]["now"], "pass");
+
   // The same model exported without the cast passes every step.
   ProcessResult ok = Convgate(
       {"pipeline", Spec("recurrent", {{"target: rnn_fp16_state.onnx", "target: rnn.onnx"}}),

@@ -133,7 +133,33 @@ def batch_grid(work):
     check(grid is not None and "verdict-cell fail" in grid.group(0) and "missing-file" in grid.group(0),
           "the grid shows the failure and the error's category")
     check("Errors by category" in dom, "errors by category are listed")
+    junit = os.path.join(work, "all.xml")
+    run = convgate("report", out, "--junit", junit)
+    xml = open(junit).read() if os.path.exists(junit) else ""
+    check(run.returncode == 0 and xml.count("<testsuite ") == 2 and xml.count("<testsuites>") == 1,
+          "report --junit gathers every job's test suite into one file")
     check(not console_errors(stderr), "no console errors on the batch page")
+    # The same entries again into the same store, "good" now converted badly: a regression.
+    with open(manifest, "w") as f:
+        f.write("models:\n")
+        for id_, target in (("good", "tinycnn_perturbed.onnx"), ("perturbed", "tinycnn_perturbed.onnx")):
+            f.write("  - id: %s\n    source: %s\n    target: %s\n" %
+                    (id_, os.path.join(EXAMPLES, "tinycnn.onnx"), os.path.join(EXAMPLES, target)))
+    store = os.path.join(out, "convgate.db")
+    convgate("batch", manifest, "--out", os.path.join(work, "batch2"), "--store", store)
+    page = os.path.join(work, "store.html")
+    run = convgate("report", "--store", store, "--since", "1d", "--html", page)
+    check(run.returncode == 0, "convgate report --store renders the store (exit %d)" % run.returncode)
+    dom, stderr = chromium(page, work, "--dump-dom")
+    check("regression: passed before" in dom, "the entry that passed and now fails is marked")
+    check(dom.count("<svg class=\"sparkline\"") >= 6, "each series has its sparklines")
+    trend = re.search(r"<table class=\"sortable trend\">.*?</table>", dom, re.S)
+    check(trend is not None and trend.group(0).count("class=\"run ") >= 5,
+          "each series shows its verdict per run")
+    check(not console_errors(stderr), "no console errors on the store page")
+    summary = convgate("report", "--store", store)
+    check(summary.returncode == 0 and "1 regressed" in summary.stdout and "| good |" in summary.stdout,
+          "the Markdown of the store names the regression")
     bad = convgate("report", os.path.join(work, "nothing-here"))
     check(bad.returncode == 3 and "nothing-here" in bad.stderr,
           "a missing RESULT is exit 3 naming it (exit %d)" % bad.returncode)

@@ -3,12 +3,14 @@
 // without JavaScript and without a network; one small inline script only makes tables sortable.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "convgate/report/html.h"
+#include "report/html/store_series.h"
 #include "report/html/svg.h"
 
 namespace convgate::report {
@@ -39,6 +41,10 @@ svg.chart{display:block;margin:8px 0;max-width:100%;height:auto;background:#fff;
 .note{color:#57606a} .small{font-size:12px}
 table.steps td.step{padding:0 3px;text-align:center;font-size:11px;min-width:12px}
 td.step.pass{background:#dafbe1;color:#1a7f37} td.step.fail{background:#ffebe9;color:#cf222e}
+span.run{display:inline-block;width:8px;height:14px;margin-right:1px;background:#d0d7de}
+span.run.pass{background:#1a7f37} span.run.fail{background:#cf222e} span.run.error{background:#9a6700}
+svg.sparkline{display:block} .spark{fill:none;stroke:#0969da;stroke-width:1.5} .spark-last{fill:#0969da}
+b.regression{color:#cf222e;font-size:12px} td.regressed{outline:2px solid #cf222e}
 )";
 
 // Rows sort on a header click (numbers as numbers); without JavaScript they stay in report order.
@@ -258,13 +264,18 @@ std::string Outputs(const json& comparison) {
     const double atol = Number(Get(*result, "policy"), "atol");
     const html::BarChart histogram = ErrorHistogram(name, stats, atol);
     if (!histogram.fractions.empty()) out += html::BarChartSvg(histogram);
-    const json& element = Get(stats, "worst_element");
-    if (element.is_object() && element.contains("source")) {
-      out += "<p class=\"worst\">worst element " + Escape(Text(element, "index")) + ": source " +
-             Escape(Short(Number(element, "source"))) + ", target " +
-             Escape(Short(Number(element, "target"))) + ", |diff| " +
-             Escape(Short(Number(element, "abs_error"))) + " (allowed " +
-             Escape(Short(Number(element, "allowed"))) + ")</p>";
+    // The worst elements: the one furthest outside its tolerance, and the largest |diff|.
+    for (const auto& [key, label] : {std::pair{"worst_element", "furthest outside the tolerance"},
+                                     std::pair{"max_abs_element", "largest |diff|"}}) {
+      const json& element = Get(stats, key);
+      if (!element.is_object() || !element.contains("source")) continue;
+      const double diff = element.contains("abs_error")
+                              ? Number(element, "abs_error")
+                              : std::abs(Number(element, "source") - Number(element, "target"));
+      out += "<p class=\"worst\">" + Escape(label) + ": element " + Escape(Text(element, "index")) +
+             ", source " + Escape(Short(Number(element, "source"))) + ", target " +
+             Escape(Short(Number(element, "target"))) + ", |diff| " + Escape(Short(diff)) +
+             " (allowed " + Escape(Short(Number(element, "allowed"))) + ")</p>";
     }
     out += "</section>";
   }
@@ -455,6 +466,78 @@ std::string PipelineGrid(const json& report) {
   return out + "</tbody></table>";
 }
 
+std::vector<double> Figures(const html::StoreSeries& series, const char* key) {
+  std::vector<double> values;
+  for (const json* job : series.jobs) {
+    const json& value = Get(*job, key);
+    values.push_back(value.is_number() &&
+                             !(std::string(key) == "p50_ms" && value.get<double>() == 0)
+                         ? value.get<double>()
+                         : std::numeric_limits<double>::quiet_NaN());
+  }
+  return values;
+}
+
+// A results store's jobs: the latest verdict of each model and conversion (a grid), and each
+// series' figures across runs with regressions marked.
+std::string StoreHistory(const json& document) {
+  std::vector<std::string> conversions;
+  const std::map<std::pair<std::string, std::string>, html::StoreSeries> series =
+      html::GroupSeries(Get(document, "history"), conversions);
+  int regressions = 0;
+  for (const auto& [key, one] : series) regressions += html::RegressionOf(one).empty() ? 0 : 1;
+  std::string out =
+      "<h1>convgate results store " + VerdictBadge(regressions > 0 ? "fail" : "pass") + "</h1><p>" +
+      Escape(Text(document, "store")) +
+      (Text(document, "since").empty() ? "" : ", jobs since " + Escape(Text(document, "since"))) +
+      ": " + std::to_string(series.size()) + " models x conversions, " +
+      std::to_string(regressions) + " regressed</p>";
+  out += "<h2>Latest verdicts</h2><table class=\"sortable grid store\"><thead><tr><th>model</th>";
+  for (const std::string& conversion : conversions) out += "<th>" + Escape(conversion) + "</th>";
+  out += "</tr></thead><tbody>";
+  std::map<std::string, std::map<std::string, const html::StoreSeries*>> grid;
+  for (const auto& [key, one] : series) grid[one.entry][one.conversion] = &one;
+  for (const auto& [entry, row] : grid) {
+    out += "<tr>" + Cell(entry);
+    for (const std::string& conversion : conversions) {
+      auto it = row.find(conversion);
+      if (it == row.end()) {
+        out += "<td></td>";
+        continue;
+      }
+      const std::string verdict = Text(*it->second->jobs.back(), "verdict");
+      const std::string regression = html::RegressionOf(*it->second);
+      out += "<td class=\"verdict-cell " + Escape(verdict) +
+             (regression.empty() ? "" : " regressed") + "\">" + Escape(verdict) +
+             (regression.empty() ? "" : " <b class=\"regression\">" + Escape(regression) + "</b>") +
+             "</td>";
+    }
+    out += "</tr>";
+  }
+  out +=
+      "</tbody></table><h2>Across runs</h2><table class=\"sortable trend\"><thead><tr>"
+      "<th>model</th><th>conversion</th><th>runs</th><th>verdicts</th><th>max |diff|</th>"
+      "<th>latest max |diff|</th><th>p50 ms</th><th>regression</th></tr></thead><tbody>";
+  for (const auto& [key, one] : series) {
+    std::string verdicts;
+    for (const json* job : one.jobs) {
+      const std::string verdict = Text(*job, "verdict");
+      verdicts += "<span class=\"run " + Escape(verdict) + "\" title=\"run " +
+                  Escape(Text(*job, "run_id")) + " " + Escape(Text(*job, "finished_at")) + ": " +
+                  Escape(verdict) + "\"></span>";
+    }
+    const std::string regression = html::RegressionOf(one);
+    out += std::string("<tr") + (regression.empty() ? "" : " class=\"fail\"") + ">" +
+           Cell(one.entry) + Cell(one.conversion) + NumCell(static_cast<double>(one.jobs.size())) +
+           "<td>" + verdicts + "</td><td>" +
+           html::SparklineSvg(Figures(one, "max_abs_error"), "max |diff| per run") + "</td>" +
+           NumCell(Number(*one.jobs.back(), "max_abs_error")) + "<td>" +
+           html::SparklineSvg(Figures(one, "p50_ms"), "median latency per run (ms)") + "</td>" +
+           Cell(regression) + "</tr>";
+  }
+  return out + "</tbody></table>";
+}
+
 // A batch's summary.json: a grid of entries by conversion, errors by category.
 std::string Batch(const json& summary) {
   const double exit_code = Number(summary, "exit_code", 3);
@@ -518,6 +601,9 @@ std::string Batch(const json& summary) {
 
 // A per-node run first: where the error entered is what the reader of a failure looks for.
 std::string Section(const json& report) {
+  if (report.contains("history") && report.contains("store")) {
+    return "<section class=\"report store\">" + StoreHistory(report) + "</section>";
+  }
   if (report.contains("jobs") && report.contains("manifest")) {
     return "<section class=\"report batch\">" + Batch(report) + "</section>";
   }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "convgate/report/html.h"
+#include "report/html/store_series.h"
 #include "report/html/svg.h"
 
 namespace convgate::report {
@@ -157,13 +158,43 @@ std::string Gate(const json& report) {
   return out;
 }
 
+// A results store: how many models x conversions, and those whose latest job regressed.
+std::string Store(const json& document) {
+  std::vector<std::string> conversions;
+  const auto series = html::GroupSeries(Get(document, "history"), conversions);
+  std::vector<std::pair<const html::StoreSeries*, std::string>> regressed;
+  for (const auto& [key, one] : series) {
+    if (std::string why = html::RegressionOf(one); !why.empty()) regressed.push_back({&one, why});
+  }
+  std::string out =
+      "### convgate results store: " +
+      std::string(regressed.empty() ? "✅ no regression"
+                                    : "❌ " + std::to_string(regressed.size()) + " regressed") +
+      "\n\n" + std::to_string(series.size()) + " models x conversions in " +
+      Cell(Text(document, "store")) +
+      (Text(document, "since").empty() ? "" : " since " + Text(document, "since")) + "\n";
+  if (regressed.empty()) return out;
+  out += "\n| model | conversion | latest | regression |\n|---|---|---|---|\n";
+  for (size_t i = 0; i < regressed.size() && i < kMaxRows; ++i) {
+    const html::StoreSeries& one = *regressed[i].first;
+    out += "| " + Cell(one.entry) + " | " + Cell(one.conversion) + " | " +
+           Text(*one.jobs.back(), "verdict") + " | " + Cell(regressed[i].second) + " |\n";
+  }
+  if (regressed.size() > kMaxRows) {
+    out += "\n… and " + std::to_string(regressed.size() - kMaxRows) + " more regressed\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string RenderMarkdown(const std::vector<nlohmann::json>& reports) {
   std::string out;
   for (const json& report : reports) {
     if (!out.empty()) out += "\n";
-    out += report.contains("jobs") && report.contains("manifest") ? Batch(report) : Gate(report);
+    out += report.contains("history") && report.contains("store")   ? Store(report)
+           : report.contains("jobs") && report.contains("manifest") ? Batch(report)
+                                                                    : Gate(report);
   }
   return out;
 }

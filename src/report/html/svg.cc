@@ -215,6 +215,45 @@ std::string BarChartSvg(const BarChart& chart) {
   return out + "</svg>";
 }
 
+std::string SparklineSvg(const std::vector<double>& values, const std::string& title) {
+  constexpr double kW = 120;
+  constexpr double kH = 24;
+  double low = std::numeric_limits<double>::infinity();
+  double high = -std::numeric_limits<double>::infinity();
+  for (double value : values) {
+    if (!std::isfinite(value)) continue;
+    low = std::min(low, value);
+    high = std::max(high, value);
+  }
+  std::string out =
+      "<svg class=\"sparkline\" viewBox=\"0 0 120 24\" width=\"120\" height=\"24\" "
+      "xmlns=\"http://www.w3.org/2000/svg\"><title>" +
+      Escape(title) + "</title>";
+  if (!(low <= high)) return out + "</svg>";
+  const auto x_of = [&](size_t i) {
+    return values.size() <= 1 ? kW / 2
+                              : 3 + static_cast<double>(i) / (values.size() - 1) * (kW - 6);
+  };
+  const auto y_of = [&](double value) {
+    return high > low ? kH - 3 - (value - low) / (high - low) * (kH - 6) : kH / 2;
+  };
+  std::string points;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (!std::isfinite(values[i])) {
+      if (!points.empty()) out += "<polyline class=\"spark\" points=\"" + points + "\"/>";
+      points.clear();
+      continue;
+    }
+    points += Num(x_of(i)) + "," + Num(y_of(values[i])) + " ";
+  }
+  if (!points.empty()) out += "<polyline class=\"spark\" points=\"" + points + "\"/>";
+  if (std::isfinite(values.back())) {
+    out += "<circle class=\"spark-last\" cx=\"" + Num(x_of(values.size() - 1)) + "\" cy=\"" +
+           Num(y_of(values.back())) + "\" r=\"2\"/>";
+  }
+  return out + "</svg>";
+}
+
 std::string HeatmapSvg(const Heatmap& map) {
   const size_t n = map.labels.size();
   const double side = std::min(24.0, 480.0 / std::max<size_t>(n, 1));

@@ -50,6 +50,10 @@ struct BarChart {
 };
 std::string BarChartSvg(const BarChart& chart);
 
+// A small line of values over runs (oldest first) for a table cell: linear between the smallest
+// and largest, the last value dotted; NaN or missing values are gaps.
+std::string SparklineSvg(const std::vector<double>& values, const std::string& title);
+
 // A square matrix of counts, shaded by count (log scale), the diagonal outlined.
 struct Heatmap {
   std::string title;
