@@ -136,8 +136,10 @@ def batch_grid(work):
     junit = os.path.join(work, "all.xml")
     run = convgate("report", out, "--junit", junit)
     xml = open(junit).read() if os.path.exists(junit) else ""
-    check(run.returncode == 0 and xml.count("<testsuite ") == 2 and xml.count("<testsuites>") == 1,
-          "report --junit gathers every job's test suite into one file")
+    check(run.returncode == 0 and xml.count("<testsuites>") == 1 and
+          "tinycnn_converted" in xml and "tinycnn_perturbed" in xml,
+          "report --junit gathers every job's test suite into one file (exit %d, %d suites): %s"
+          % (run.returncode, xml.count("<testsuite "), run.stderr[-300:]))
     check(not console_errors(stderr), "no console errors on the batch page")
     # The same entries again into the same store, "good" now converted badly: a regression.
     with open(manifest, "w") as f:
@@ -151,7 +153,8 @@ def batch_grid(work):
     run = convgate("report", "--store", store, "--since", "1d", "--html", page)
     check(run.returncode == 0, "convgate report --store renders the store (exit %d)" % run.returncode)
     dom, stderr = chromium(page, work, "--dump-dom")
-    check("regression: passed before" in dom, "the entry that passed and now fails is marked")
+    check("regression: passed before" in dom, "the entry that passed and now fails is marked: %s"
+          % re.sub(r"<[^>]+>", " ", dom)[-600:])
     check(dom.count("<svg class=\"sparkline\"") >= 6, "each series has its sparklines")
     trend = re.search(r"<table class=\"sortable trend\">.*?</table>", dom, re.S)
     check(trend is not None and trend.group(0).count("class=\"run ") >= 5,

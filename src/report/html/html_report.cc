@@ -490,7 +490,8 @@ std::string StoreHistory(const json& document) {
       "<h1>convgate results store " + VerdictBadge(regressions > 0 ? "fail" : "pass") + "</h1><p>" +
       Escape(Text(document, "store")) +
       (Text(document, "since").empty() ? "" : ", jobs since " + Escape(Text(document, "since"))) +
-      ": " + std::to_string(series.size()) + " models x conversions, " +
+      ": " + std::to_string(series.size()) +
+      (series.size() == 1 ? " model and conversion, " : " models and conversions, ") +
       std::to_string(regressions) + " regressed</p>";
   out += "<h2>Latest verdicts</h2><table class=\"sortable grid store\"><thead><tr><th>model</th>";
   for (const std::string& conversion : conversions) out += "<th>" + Escape(conversion) + "</th>";

@@ -170,7 +170,8 @@ std::string Store(const json& document) {
       "### convgate results store: " +
       std::string(regressed.empty() ? "✅ no regression"
                                     : "❌ " + std::to_string(regressed.size()) + " regressed") +
-      "\n\n" + std::to_string(series.size()) + " models x conversions in " +
+      "\n\n" + std::to_string(series.size()) +
+      (series.size() == 1 ? " model and conversion in " : " models and conversions in ") +
       Cell(Text(document, "store")) +
       (Text(document, "since").empty() ? "" : " since " + Text(document, "since")) + "\n";
   if (regressed.empty()) return out;

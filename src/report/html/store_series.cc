@@ -31,7 +31,10 @@ std::map<std::pair<std::string, std::string>, StoreSeries> GroupSeries(
   for (const json& job : history) {
     if (!job.is_object()) continue;
     const std::string entry = Text(job, "entry_id");
-    const std::string conversion = Text(job, "conversion_label");
+    // As store::SeriesKey: a given target is one series whatever its file is called (a new
+    // candidate under a new name is the same conversion, judged against the one before).
+    std::string conversion = Text(job, "conversion_label");
+    if (conversion.starts_with("target:")) conversion = "target";
     StoreSeries& one = series[{entry, conversion}];
     one.entry = entry;
     one.conversion = conversion;

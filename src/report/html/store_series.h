@@ -12,7 +12,7 @@ namespace convgate::report::html {
 
 struct StoreSeries {
   std::string entry;
-  std::string conversion;                   // history's conversion_label
+  std::string conversion;  // history's conversion_label; "target" for any given target
   std::vector<const nlohmann::json*> jobs;  // oldest run first
 };
 
