@@ -31,14 +31,6 @@ struct JobCheck {
   std::optional<report::Rendering> rendered;  // the re-judged report, when there is one
 };
 
-std::string LastLine(const std::string& text) {
-  const size_t end = text.find_last_not_of('\n');
-  if (end == std::string::npos) return "";
-  const size_t newline = text.rfind('\n', end);
-  const size_t start = newline == std::string::npos ? 0 : newline + 1;
-  return text.substr(start, end - start + 1);
-}
-
 // One job of the summary: its folder's report.json re-judged, or why it cannot be.
 JobCheck CheckJob(const nlohmann::json& job, const fs::path& folder, const compare::Policy& policy,
                   const report::Invocation& invocation) {
@@ -91,6 +83,14 @@ ExitCode Worst(ExitCode a, ExitCode b) {
 }
 
 }  // namespace
+
+std::string LastLine(const std::string& text) {
+  const size_t end = text.find_last_not_of('\n');
+  if (end == std::string::npos) return "";
+  const size_t newline = text.rfind('\n', end);
+  const size_t start = newline == std::string::npos ? 0 : newline + 1;
+  return text.substr(start, end - start + 1);
+}
 
 bool IsBatchResult(const std::filesystem::path& path) {
   std::error_code error;

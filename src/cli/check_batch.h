@@ -9,6 +9,9 @@
 
 namespace convgate::cli {
 
+// The last line of a console text: the verdict sentence a re-judged report ends with.
+std::string LastLine(const std::string& text);
+
 // A batch result folder (holding summary.json), or a summary.json.
 bool IsBatchResult(const std::filesystem::path& path);
 

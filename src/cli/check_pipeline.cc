@@ -30,14 +30,6 @@ struct Rejudged {
   ExitCode exit_code = ExitCode::kPassed;
 };
 
-std::string LastLine(const std::string& text) {
-  const size_t end = text.find_last_not_of('\n');
-  if (end == std::string::npos) return "";
-  const size_t newline = text.rfind('\n', end);
-  const size_t start = newline == std::string::npos ? 0 : newline + 1;
-  return text.substr(start, end - start + 1);
-}
-
 Rejudged Rejudge(const std::string& name, nlohmann::json comparison, bool gates,
                  const compare::Policy& policy, const std::string& path,
                  const report::Invocation& invocation) {

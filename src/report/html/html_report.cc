@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "convgate/report/html.h"
+#include "report/html/json_get.h"
 #include "report/html/store_series.h"
 #include "report/html/svg.h"
 
@@ -17,7 +18,10 @@ namespace convgate::report {
 namespace {
 
 using html::Escape;
+using html::Get;
+using html::Number;
 using html::Short;
+using html::Text;
 using nlohmann::json;
 
 constexpr char kStyle[] = R"(
@@ -55,28 +59,6 @@ rows.sort(function(a,b){var x=a.cells[col].dataset.v||a.cells[col].textContent,y
 var nx=parseFloat(x),ny=parseFloat(y);var r=(!isNaN(nx)&&!isNaN(ny))?nx-ny:x.localeCompare(y);return asc?r:-r;});
 rows.forEach(function(r){body.appendChild(r);});});});
 )";
-
-std::string Text(const json& object, const char* key) {
-  if (!object.is_object()) return "";
-  auto it = object.find(key);
-  if (it == object.end() || it->is_null()) return "";
-  if (it->is_string()) return it->get<std::string>();
-  return it->dump();
-}
-
-double Number(const json& object, const char* key, double otherwise = 0) {
-  if (!object.is_object()) return otherwise;
-  auto it = object.find(key);
-  return it != object.end() && it->is_number() ? it->get<double>() : otherwise;
-}
-
-// The member `key`, or null: operator[] on a const json must not be asked for a missing key.
-const json& Get(const json& object, const char* key) {
-  static const json kNull;
-  if (!object.is_object()) return kNull;
-  auto it = object.find(key);
-  return it == object.end() ? kNull : *it;
-}
 
 // `key` of `first`, else of `second`.
 const json& First(const json& first, const char* key, const json& second) {

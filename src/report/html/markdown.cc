@@ -8,37 +8,20 @@
 #include <vector>
 
 #include "convgate/report/html.h"
+#include "report/html/json_get.h"
 #include "report/html/store_series.h"
 #include "report/html/svg.h"
 
 namespace convgate::report {
 namespace {
 
+using html::Get;
+using html::Number;
 using html::Short;
+using html::Text;
 using nlohmann::json;
 
 constexpr size_t kMaxRows = 10;
-
-std::string Text(const json& object, const char* key) {
-  if (!object.is_object()) return "";
-  auto it = object.find(key);
-  if (it == object.end() || it->is_null()) return "";
-  return it->is_string() ? it->get<std::string>() : it->dump();
-}
-
-double Number(const json& object, const char* key) {
-  if (!object.is_object()) return 0;
-  auto it = object.find(key);
-  return it != object.end() && it->is_number() ? it->get<double>() : 0;
-}
-
-// The member `key`, or null: operator[] on a const json must not be asked for a missing key.
-const json& Get(const json& object, const char* key) {
-  static const json kNull;
-  if (!object.is_object()) return kNull;
-  auto it = object.find(key);
-  return it == object.end() ? kNull : *it;
-}
 
 double MaxAbs(const json& result) {
   return Number(Get(Get(result, "stats"), "errors"), "max_abs_error");

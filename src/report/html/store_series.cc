@@ -2,27 +2,11 @@
 
 #include <algorithm>
 
+#include "report/html/json_get.h"
 #include "report/html/svg.h"
 
 namespace convgate::report::html {
-namespace {
-
 using nlohmann::json;
-
-std::string Text(const json& object, const char* key) {
-  if (!object.is_object()) return "";
-  auto it = object.find(key);
-  if (it == object.end() || it->is_null()) return "";
-  return it->is_string() ? it->get<std::string>() : it->dump();
-}
-
-double Number(const json& object, const char* key) {
-  if (!object.is_object()) return 0;
-  auto it = object.find(key);
-  return it != object.end() && it->is_number() ? it->get<double>() : 0;
-}
-
-}  // namespace
 
 std::map<std::pair<std::string, std::string>, StoreSeries> GroupSeries(
     const json& history, std::vector<std::string>& conversions) {

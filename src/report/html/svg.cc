@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <limits>
 
+#include "report/text/markup.h"
+
 namespace convgate::report::html {
 namespace {
 
@@ -85,32 +87,7 @@ std::string YTicks(const LogAxis& axis) {
 
 }  // namespace
 
-std::string Escape(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
+std::string Escape(const std::string& text) { return EscapeMarkup(text); }
 
 std::string Short(double value) {
   if (!std::isfinite(value)) return std::isnan(value) ? "NaN" : (value > 0 ? "inf" : "-inf");

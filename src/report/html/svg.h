@@ -7,7 +7,8 @@
 
 namespace convgate::report::html {
 
-// Text for HTML content and attribute values.
+// Text for HTML content and attribute values (EscapeMarkup: bytes that are not UTF-8 and
+// controls shown as \xNN, then the markup characters as entities).
 std::string Escape(const std::string& text);
 
 // A number for labels: 3 significant digits, exponent when small or large ("1.5e-05").

@@ -7,37 +7,10 @@
 #include "convgate/report/report.h"
 #include "report/agreement_report.h"
 #include "report/per_node_report.h"
+#include "report/text/markup.h"
 
 namespace convgate::report {
 namespace {
-
-// XML 1.0 text: the document says it is UTF-8, and XML cannot hold most control characters even
-// as references, so invalid bytes and controls are spelled \xNN (EscapeForDisplay) before the
-// markup characters become entities.
-std::string Escape(const std::string& text) {
-  const std::string shown = EscapeForDisplay(text);
-  std::string out;
-  out.reserve(shown.size());
-  for (char c : shown) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
 
 struct Case {
   std::string classname;
@@ -77,20 +50,20 @@ std::string RenderSuite(const Suite& suite, double seconds) {
     }
   }
   std::ostringstream xml;
-  xml << "  <testsuite name=\"" << Escape(suite.name) << "\" tests=\"" << suite.cases.size()
+  xml << "  <testsuite name=\"" << EscapeMarkup(suite.name) << "\" tests=\"" << suite.cases.size()
       << "\" failures=\"" << failures << "\" errors=\"" << errors << "\" time=\"" << seconds
       << "\">\n";
   if (!suite.properties.empty()) {
     xml << "    <properties>\n";
     for (const auto& [name, value] : suite.properties) {
-      xml << "      <property name=\"" << Escape(name) << "\" value=\"" << Escape(value)
+      xml << "      <property name=\"" << EscapeMarkup(name) << "\" value=\"" << EscapeMarkup(value)
           << "\"/>\n";
     }
     xml << "    </properties>\n";
   }
   for (const Case& c : suite.cases) {
-    xml << "    <testcase classname=\"" << Escape(c.classname) << "\" name=\"" << Escape(c.name)
-        << "\"";
+    xml << "    <testcase classname=\"" << EscapeMarkup(c.classname) << "\" name=\""
+        << EscapeMarkup(c.name) << "\"";
     if (c.failures.empty() && c.system_out.empty()) {
       xml << "/>\n";
       continue;
@@ -100,11 +73,11 @@ std::string RenderSuite(const Suite& suite, double seconds) {
       std::string body;
       for (const std::string& line : c.failures) body += line + "\n";
       const char* tag = c.error ? "error" : "failure";
-      xml << "      <" << tag << " message=\"" << Escape(c.failures.front()) << "\">"
-          << Escape(body) << "</" << tag << ">\n";
+      xml << "      <" << tag << " message=\"" << EscapeMarkup(c.failures.front()) << "\">"
+          << EscapeMarkup(body) << "</" << tag << ">\n";
     }
     if (!c.system_out.empty()) {
-      xml << "      <system-out>" << Escape(c.system_out) << "</system-out>\n";
+      xml << "      <system-out>" << EscapeMarkup(c.system_out) << "</system-out>\n";
     }
     xml << "    </testcase>\n";
   }
