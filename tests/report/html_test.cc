@@ -66,6 +66,27 @@ TEST(HtmlReportTest, ShowsTheVerdictChartsAndMarksWithNamesEscaped) {
   EXPECT_EQ(page.find("href=\"http"), std::string::npos);
 }
 
+// Exporters leave Constants unnamed: several records share the name "", so a mark is placed by
+// the record's run-order index and labelled by what the node is and produces.
+TEST(HtmlReportTest, UnnamedNodesAreMarkedByIndexAndLabelledByTheirTensor) {
+  json report = FailingReport(1);
+  report["per_node"]["nodes"] = {
+      {{"node", ""}, {"index", 0}, {"op_type", "Constant"}, {"tensor", "w0"}},
+      {{"node", ""}, {"index", 1}, {"op_type", "Constant"}, {"tensor", "w1"}, {"status", "failed"}},
+      {{"node", ""}, {"index", 2}, {"op_type", "Constant"}, {"tensor", "w2"}}};
+  report["per_node"]["culprit"] = {
+      {"node", ""}, {"index", 1}, {"op_type", "Constant"}, {"tensor", "w1"}};
+  report["per_node"].erase("first_divergent");
+  const std::string page = RenderHtml({report});
+  EXPECT_NE(page.find("culprit: unnamed Constant -&gt; w1"), std::string::npos);
+  // Three items over 696 px: the middle one is at x = 64 + 348.
+  EXPECT_NE(page.find("<g class=\"mark culprit\"><line class=\"mark-line\" x1=\"412.0\""),
+            std::string::npos)
+      << page.substr(page.find("mark culprit") - 20, 200);
+  EXPECT_NE(RenderMarkdown({report}).find("**Culprit:** `unnamed Constant -> w1` (Constant)"),
+            std::string::npos);
+}
+
 TEST(HtmlReportTest, AnyDocumentRendersWithoutThrowing) {
   for (
       const char* text :

@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -319,7 +320,9 @@ std::string PerNode(const json& report, const json& comparison) {
   chart.x_label = "node, in run order (exact agreement is drawn on the bottom line)";
   html::Series max{"max |diff|", "max", {}};
   html::Series p99{"p99 |diff|", "p99", {}};
-  std::map<std::string, size_t> position;  // node name -> item
+  // A record's place on the curve by its run-order index (names repeat: unnamed nodes are "").
+  std::map<int64_t, size_t> position;
+  std::map<std::string, size_t> by_label;  // for a record without its index
   double atol = 0;
   for (const json& node : nodes) {
     double node_p99 = 0;
@@ -327,8 +330,10 @@ std::string PerNode(const json& report, const json& comparison) {
       node_p99 = std::max(node_p99, Number(sample, "p99_abs_error"));
       if (atol == 0) atol = Number(sample, "atol");
     }
-    position[Text(node, "node")] = max.values.size();
-    chart.item_names.push_back(Text(node, "node") + " (" + Text(node, "op_type") + ")");
+    position[static_cast<int64_t>(Number(node, "index", static_cast<double>(max.values.size())))] =
+        max.values.size();
+    by_label.emplace(html::NodeLabel(node), max.values.size());
+    chart.item_names.push_back(html::NodeLabel(node) + " (" + Text(node, "op_type") + ")");
     max.values.push_back(Number(node, "max_abs_error"));
     p99.values.push_back(node_p99);
   }
@@ -337,9 +342,16 @@ std::string PerNode(const json& report, const json& comparison) {
   chart.threshold_label = "atol " + Short(atol);
   const auto mark = [&](const json& node, const std::string& label, const std::string& css) {
     if (!node.is_object()) return;
-    auto it = position.find(Text(node, "node"));
-    if (it != position.end()) {
-      chart.marks.push_back({static_cast<double>(it->second), label + ": " + it->first, css});
+    std::optional<size_t> item;
+    if (auto it = position.find(static_cast<int64_t>(Number(node, "index", -1)));
+        it != position.end()) {
+      item = it->second;
+    } else if (auto named = by_label.find(html::NodeLabel(node)); named != by_label.end()) {
+      item = named->second;
+    }
+    if (item) {
+      chart.marks.push_back(
+          {static_cast<double>(*item), label + ": " + html::NodeLabel(node), css});
     }
   };
   mark(Get(per_node, "first_divergent"), "first divergence", "first-divergence");
@@ -352,7 +364,7 @@ std::string PerNode(const json& report, const json& comparison) {
          Escape(Text(summary, "failed")) + " failed, " + Escape(Text(summary, "errored")) +
          " errored.";
   if (const json& culprit = Get(per_node, "culprit"); culprit.is_object()) {
-    out += " Culprit: <b class=\"culprit-name\">" + Escape(Text(culprit, "node")) + "</b> (" +
+    out += " Culprit: <b class=\"culprit-name\">" + Escape(html::NodeLabel(culprit)) + "</b> (" +
            Escape(Text(culprit, "op_type")) + "), adding |diff| " +
            Escape(Short(Number(culprit, "added_max_abs_error"))) + ".";
   }
@@ -365,7 +377,7 @@ std::string PerNode(const json& report, const json& comparison) {
     const json& node = nodes[i];
     const std::string status = Text(node, "status");
     out += "<tr class=\"" + Escape(status == "failed" ? "fail" : status) + "\">" +
-           NumCell(static_cast<double>(i)) + Cell(Text(node, "node")) +
+           NumCell(static_cast<double>(i)) + Cell(html::NodeLabel(node)) +
            Cell(Text(node, "op_type")) + Cell(Text(node, "tensor")) + Cell(status) +
            NumCell(Number(node, "max_abs_error")) + NumCell(Number(node, "added_max_abs_error")) +
            NumCell(p99.values[i]) + "</tr>";

@@ -28,4 +28,15 @@ inline double Number(const nlohmann::json& object, const char* key, double other
   return value.is_number() ? value.get<double>() : otherwise;
 }
 
+// A per-node record's name for people: the node's name, or for an unnamed node (exporters leave
+// Constants unnamed) what it is and what it produces: "unnamed Constant -> bn.w_2".
+inline std::string NodeLabel(const nlohmann::json& node) {
+  const std::string name = Text(node, "node");
+  if (!name.empty()) return name;
+  const std::string op = Text(node, "op_type");
+  const std::string tensor = Text(node, "tensor");
+  return "unnamed " + (op.empty() ? std::string("node") : op) +
+         (tensor.empty() ? "" : " -> " + tensor);
+}
+
 }  // namespace convgate::report::html

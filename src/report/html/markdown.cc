@@ -126,7 +126,7 @@ std::string Gate(const json& report) {
   const json& per_node = Get(comparison, "per_node");
   if (Get(per_node, "culprit").is_object()) {
     const json& culprit = Get(per_node, "culprit");
-    out += "\n**Culprit:** `" + Text(culprit, "node") + "` (" + Text(culprit, "op_type") +
+    out += "\n**Culprit:** `" + html::NodeLabel(culprit) + "` (" + Text(culprit, "op_type") +
            "), adding max abs diff " + Short(Number(culprit, "added_max_abs_error")) + "\n";
   }
   // The hints: the smallest tolerances that would pass, how widespread the misses are.
