@@ -79,8 +79,8 @@ TEST(HtmlReportTest, UnnamedNodesAreMarkedByIndexAndLabelledByTheirTensor) {
   report["per_node"].erase("first_divergent");
   const std::string page = RenderHtml({report});
   EXPECT_NE(page.find("culprit: unnamed Constant -&gt; w1"), std::string::npos);
-  // Three items over 696 px: the middle one is at x = 64 + 348.
-  EXPECT_NE(page.find("<g class=\"mark culprit\"><line class=\"mark-line\" x1=\"412.0\""),
+  // Three items over the 680 px plot: the middle one is at x = 64 + 340.
+  EXPECT_NE(page.find("<g class=\"mark culprit\"><line class=\"mark-line\" x1=\"404.0\""),
             std::string::npos)
       << page.substr(page.find("mark culprit") - 20, 200);
   EXPECT_NE(RenderMarkdown({report}).find("**Culprit:** `unnamed Constant -> w1` (Constant)"),
