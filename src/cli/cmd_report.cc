@@ -3,6 +3,7 @@
 // report.json files and batch folders (summary.json), as the gate commands' own --html/--markdown.
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
@@ -48,18 +49,28 @@ Result<nlohmann::json> ReadResult(const std::string& result) {
   return document;
 }
 
-// The jobs of a results store (those finished since `since`, ISO 8601, or all) as one document:
-// {"store": location (no password), "since": ..., "history": [history --json's rows]}.
-Result<nlohmann::json> ReadStore(const std::string& location, const std::string& since) {
+// The jobs of a results store (those finished since `since`, ISO 8601, or all; of run `run` only
+// when it is > 0) as one document: {"store": location (no password), "since": ..., "run": ...,
+// "history": [history --json's rows]}. NotFound naming the run when it has no job.
+Result<nlohmann::json> ReadStore(const std::string& location, const std::string& since, int run) {
   CONVGATE_ASSIGN_OR_RETURN(std::unique_ptr<store::Store> store, store::Store::Open({location}));
   store::HistoryQuery query;
   query.since = since;
   CONVGATE_ASSIGN_OR_RETURN(std::vector<store::HistoryRow> rows, store->Jobs(query));
   nlohmann::json history = nlohmann::json::array();
-  for (const store::HistoryRow& row : rows) history.push_back(HistoryRowJson(row));
-  return nlohmann::json{{"store", store::RedactStoreLocation(location)},
-                        {"since", since},
-                        {"history", std::move(history)}};
+  for (const store::HistoryRow& row : rows) {
+    if (run <= 0 || row.run_id == run) history.push_back(HistoryRowJson(row));
+  }
+  if (run > 0 && history.empty()) {
+    return Status::NotFound(store::RedactStoreLocation(location) + " has no job of run " +
+                            std::to_string(run) + (since.empty() ? "" : " since " + since) +
+                            " (`convgate history --store ...` lists the runs)");
+  }
+  nlohmann::json document = {{"store", store::RedactStoreLocation(location)},
+                             {"since", since},
+                             {"history", std::move(history)}};
+  if (run > 0) document["run"] = run;
+  return document;
 }
 
 // The <testsuite> elements of the junit.xml files a RESULT has: a result folder's (or the one
@@ -148,7 +159,13 @@ class ReportCommand : public Command {
                       CONVGATE_ASSIGN_OR_RETURN(since_, SinceTime(value));
                       return Status::OK();
                     }});
+    flags_.Add(IntegerFlag("--run", "ID",
+                           "With --store: only the jobs of this run (history's run column)", {"3"},
+                           1, std::numeric_limits<int>::max(), run_));
     flags_.AddCheck([this](const FlagSet&) -> Status {
+      if (run_ > 0 && store_.empty()) {
+        return Status::InvalidArgument("--run selects the jobs of a results store: give --store");
+      }
       if (!since_.empty() && store_.empty()) {
         return Status::InvalidArgument("--since selects the jobs of a results store: give --store");
       }
@@ -165,7 +182,7 @@ class ReportCommand : public Command {
   ExitCode Execute(report::Invocation&) override {
     std::vector<nlohmann::json> documents;
     if (!store_.empty()) {
-      Result<nlohmann::json> history = ReadStore(store_, since_);
+      Result<nlohmann::json> history = ReadStore(store_, since_, run_);
       if (!history.ok()) return ReportError(gate::Stage::kLoad, history.status());
       documents.push_back(std::move(history).value());
     }
@@ -219,6 +236,7 @@ class ReportCommand : public Command {
   std::string junit_;
   std::string store_;
   std::string since_;
+  int run_ = 0;
 };
 
 }  // namespace

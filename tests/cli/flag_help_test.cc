@@ -58,6 +58,7 @@ const std::map<std::string, std::vector<std::string>>& Prerequisites() {
       {"--no-wait", {"--slurm"}},
       {"--id", {"--store", "results/convgate.db"}},
       {"--since", {"--store", "results/convgate.db"}},
+      {"--run", {"--store", "results/convgate.db"}},
       {"--skip-errors", {"--resume"}},
       {"--resize", {"--data", "image:photos/"}},
       {"--resize-mode", {"--data", "image:photos/"}},

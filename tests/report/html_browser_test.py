@@ -160,6 +160,12 @@ def batch_grid(work):
     check(trend is not None and trend.group(0).count("class=\"run ") >= 5,
           "each series shows its verdict per run")
     check(not console_errors(stderr), "no console errors on the store page")
+    first = convgate("report", "--store", store, "--run", "1")
+    check(first.returncode == 0 and "no regression" in first.stdout,
+          "report --store --run 1 renders the first run alone (no regression yet)")
+    none = convgate("report", "--store", store, "--run", "99")
+    check(none.returncode == 3 and "has no job of run 99" in none.stderr,
+          "a run the store does not have is exit 3 naming it (exit %d)" % none.returncode)
     summary = convgate("report", "--store", store)
     check(summary.returncode == 0 and "1 regressed" in summary.stdout and "| good |" in summary.stdout,
           "the Markdown of the store names the regression")
