@@ -116,6 +116,30 @@ Status CollectSuites(const std::string& result, std::string& suites) {
   return Status::OK();
 }
 
+Status WriteText(const std::string& path, const std::string& text);
+
+// A batch folder's jobs each get their own page, report.html beside their report.json, which the
+// batch page's grid links to ("page": a file:// URL, so the link holds wherever the page is put).
+Status WriteJobPages(const std::string& result, nlohmann::json& summary) {
+  fs::path folder = result;
+  std::error_code error;
+  if (!fs::is_directory(folder, error))
+    folder = folder.parent_path().empty() ? "." : folder.parent_path();
+  if (!summary.contains("jobs") || !summary["jobs"].is_array()) return Status::OK();
+  for (nlohmann::json& job : summary["jobs"]) {
+    if (!job.is_object() || !job.contains("result_dir") || !job["result_dir"].is_string()) {
+      continue;
+    }
+    const fs::path job_folder = folder / fs::path(job["result_dir"].get<std::string>()).filename();
+    Result<nlohmann::json> report = ReadResult(job_folder.string());
+    if (!report.ok()) continue;  // a job that stopped before writing one: the grid says why
+    const fs::path page = fs::absolute(job_folder / "report.html", error);
+    CONVGATE_RETURN_IF_ERROR(WriteText(page.string(), report::RenderHtml({*report})));
+    job["page"] = "file://" + page.string();
+  }
+  return Status::OK();
+}
+
 Status WriteText(const std::string& path, const std::string& text) {
   std::error_code error;
   if (const fs::path parent = fs::path(path).parent_path(); !parent.empty()) {
@@ -189,6 +213,11 @@ class ReportCommand : public Command {
     for (const std::string& result : results_) {
       Result<nlohmann::json> document = ReadResult(result);
       if (!document.ok()) return ReportError(gate::Stage::kLoad, document.status());
+      if (!html_.empty() && document->contains("jobs") && document->contains("manifest")) {
+        if (Status pages = WriteJobPages(result, *document); !pages.ok()) {
+          return ReportError(gate::Stage::kWrite, pages);
+        }
+      }
       documents.push_back(std::move(document).value());
     }
     if (!junit_.empty()) {

@@ -133,6 +133,9 @@ def batch_grid(work):
     check(grid is not None and "verdict-cell fail" in grid.group(0) and "missing-file" in grid.group(0),
           "the grid shows the failure and the error's category")
     check("Errors by category" in dom, "errors by category are listed")
+    job_page = os.path.join(out, "perturbed", "report.html")
+    check(os.path.exists(job_page) and ("href=\"file://" + job_page + "\"") in dom,
+          "each job gets its own page, which the grid links to")
     junit = os.path.join(work, "all.xml")
     run = convgate("report", out, "--junit", junit)
     xml = open(junit).read() if os.path.exists(junit) else ""

@@ -569,8 +569,11 @@ std::string Batch(const json& summary) {
       }
       const json& job = *it->second;
       const std::string verdict = Text(job, "verdict");
+      // The job's own page when `convgate report` wrote one ("page"), else its report.json.
       const std::string folder = Text(job, "result_dir");
-      const std::string link = folder.empty() ? "" : std::string(folder) + "/report.json";
+      const std::string link = !Text(job, "page").empty() ? Text(job, "page")
+                               : folder.empty()           ? ""
+                                                          : folder + "/report.json";
       out +=
           "<td class=\"verdict-cell " + Escape(verdict) + "\">" +
           (link.empty() ? Escape(verdict)
