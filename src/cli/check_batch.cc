@@ -52,8 +52,7 @@ JobCheck CheckJob(const nlohmann::json& job, const fs::path& folder, const compa
     check.exit_code = ExitCode::kCannotRun;
     return check;
   }
-  const fs::path report_path =
-      folder / fs::path(job.value("result_dir", check.id)).filename() / "report.json";
+  const fs::path report_path = JobFolder(folder, job) / "report.json";
   report::Invocation header;
   Result<gate::CompareReport> saved = report::ReadCompareReport(report_path, &header);
   if (!saved.ok()) {
@@ -90,6 +89,18 @@ std::string LastLine(const std::string& text) {
   const size_t newline = text.rfind('\n', end);
   const size_t start = newline == std::string::npos ? 0 : newline + 1;
   return text.substr(start, end - start + 1);
+}
+
+std::filesystem::path JobFolder(const std::filesystem::path& batch_folder,
+                                const nlohmann::json& job) {
+  // The batch wrote result_dir relative to where it ran; the job's folder is that name inside
+  // the batch folder, wherever the folder is now.
+  auto it = job.find("result_dir");
+  if (it != job.end() && it->is_string()) {
+    return batch_folder / fs::path(it->get<std::string>()).filename();
+  }
+  it = job.find("id");
+  return it != job.end() && it->is_string() ? batch_folder / it->get<std::string>() : batch_folder;
 }
 
 bool IsBatchResult(const std::filesystem::path& path) {
@@ -135,15 +146,9 @@ ExitCode CheckBatchResult(const std::filesystem::path& path, const compare::Poli
   for (const JobCheck& check : checks) {
     if (check.rendered) reports.push_back(check.rendered->report);
   }
-  for (const auto& [file, text] :
-       {std::pair{output.html, output.html.empty() ? "" : report::RenderHtml(reports)},
-        std::pair{output.markdown,
-                  output.markdown.empty() ? "" : report::RenderMarkdown(reports)}}) {
-    if (file.empty()) continue;
-    if (Status written = WriteFileAtomic(file, text); !written.ok()) {
-      ReportError(gate::Stage::kWrite, written);
-      exit_code = Worst(exit_code, ExitCode::kCannotRun);
-    }
+  std::vector<std::string> pages;
+  if (!WritePages(output.html, output.markdown, reports, pages)) {
+    exit_code = Worst(exit_code, ExitCode::kCannotRun);
   }
   if (output.json) {
     nlohmann::json printed = nlohmann::json::array();

@@ -12,6 +12,10 @@ namespace convgate::cli {
 // The last line of a console text: the verdict sentence a re-judged report ends with.
 std::string LastLine(const std::string& text);
 
+// The folder of one job of a batch summary (a "jobs" element) inside `batch_folder`.
+std::filesystem::path JobFolder(const std::filesystem::path& batch_folder,
+                                const nlohmann::json& job);
+
 // A batch result folder (holding summary.json), or a summary.json.
 bool IsBatchResult(const std::filesystem::path& path);
 

@@ -6,6 +6,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "cli/check_batch.h"
 #include "cli/command.h"
 #include "cli/history_trend.h"
 #include "convgate/core/file_util.h"
@@ -89,11 +90,8 @@ Status CollectSuites(const std::string& result, std::string& suites) {
     const nlohmann::json summary = nlohmann::json::parse(text, nullptr, false);
     if (summary.is_object() && summary.contains("jobs") && summary["jobs"].is_array()) {
       for (const nlohmann::json& job : summary["jobs"]) {
-        if (!job.is_object() || !job.contains("result_dir") || !job["result_dir"].is_string()) {
-          continue;
-        }
-        const fs::path file =
-            folder / fs::path(job["result_dir"].get<std::string>()).filename() / "junit.xml";
+        if (!job.is_object()) continue;
+        const fs::path file = JobFolder(folder, job) / "junit.xml";
         if (fs::is_regular_file(file, error)) files.push_back(file);
       }
     }
@@ -116,8 +114,6 @@ Status CollectSuites(const std::string& result, std::string& suites) {
   return Status::OK();
 }
 
-Status WriteText(const std::string& path, const std::string& text);
-
 // A batch folder's jobs each get their own page, report.html beside their report.json, which the
 // batch page's grid links to ("page": a file:// URL, so the link holds wherever the page is put).
 Status WriteJobPages(const std::string& result, nlohmann::json& summary) {
@@ -127,10 +123,8 @@ Status WriteJobPages(const std::string& result, nlohmann::json& summary) {
     folder = folder.parent_path().empty() ? "." : folder.parent_path();
   if (!summary.contains("jobs") || !summary["jobs"].is_array()) return Status::OK();
   for (nlohmann::json& job : summary["jobs"]) {
-    if (!job.is_object() || !job.contains("result_dir") || !job["result_dir"].is_string()) {
-      continue;
-    }
-    const fs::path job_folder = folder / fs::path(job["result_dir"].get<std::string>()).filename();
+    if (!job.is_object()) continue;
+    const fs::path job_folder = JobFolder(folder, job);
     Result<nlohmann::json> report = ReadResult(job_folder.string());
     if (!report.ok()) continue;  // a job that stopped before writing one: the grid says why
     const fs::path page = fs::absolute(job_folder / "report.html", error);
@@ -138,14 +132,6 @@ Status WriteJobPages(const std::string& result, nlohmann::json& summary) {
     job["page"] = "file://" + page.string();
   }
   return Status::OK();
-}
-
-Status WriteText(const std::string& path, const std::string& text) {
-  std::error_code error;
-  if (const fs::path parent = fs::path(path).parent_path(); !parent.empty()) {
-    fs::create_directories(parent, error);
-  }
-  return WriteFileAtomic(path, text);
 }
 
 class ReportCommand : public Command {
@@ -246,15 +232,10 @@ class ReportCommand : public Command {
       std::cout << ForTerminal(report::RenderMarkdown(documents));
       return ExitCode::kPassed;
     }
-    for (const auto& [path, text] :
-         {std::pair{html_, html_.empty() ? "" : report::RenderHtml(documents)},
-          std::pair{markdown_, markdown_.empty() ? "" : report::RenderMarkdown(documents)}}) {
-      if (path.empty()) continue;
-      if (Status written = WriteText(path, text); !written.ok()) {
-        return ReportError(gate::Stage::kWrite, written);
-      }
-      std::cout << "wrote " << ForTerminal(path) << "\n";
-    }
+    std::vector<std::string> written;
+    const bool ok = WritePages(html_, markdown_, documents, written);
+    for (const std::string& path : written) std::cout << "wrote " << ForTerminal(path) << "\n";
+    if (!ok) return ExitCode::kCannotRun;
     return ExitCode::kPassed;
   }
 

@@ -1,7 +1,6 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <functional>
 #include <iostream>
 #include <utility>
 #include <vector>
@@ -39,6 +38,31 @@ ExitCode ReportError(gate::Stage stage, const Status& status) {
   return gate::ExitCodeFor(error);
 }
 
+Status WriteText(const std::string& path, const std::string& text) {
+  std::error_code error;
+  if (const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+      !parent.empty()) {
+    std::filesystem::create_directories(parent, error);  // WriteFileAtomic names what fails
+  }
+  return WriteFileAtomic(path, text);
+}
+
+bool WritePages(const std::string& html, const std::string& markdown,
+                const std::vector<nlohmann::json>& reports, std::vector<std::string>& written) {
+  bool ok = true;
+  for (const auto& [path, render] :
+       {std::pair{html, &report::RenderHtml}, std::pair{markdown, &report::RenderMarkdown}}) {
+    if (path.empty()) continue;
+    if (Status status = WriteText(path, render(reports)); !status.ok()) {
+      ReportError(gate::Stage::kWrite, status);
+      ok = false;
+      continue;
+    }
+    written.push_back(path);
+  }
+  return ok;
+}
+
 ExitCode Finish(const OutputOptions& options, const Rendered& rendered) {
   ExitCode exit_code = rendered.exit_code;
   const bool usage_error = exit_code == ExitCode::kUsage;
@@ -58,27 +82,10 @@ ExitCode Finish(const OutputOptions& options, const Rendered& rendered) {
     }
   }
   std::vector<std::string> also_written;
-  if (!usage_error) {
-    for (const auto& [path, text] : {std::pair{options.html, std::function<std::string()>([&] {
-                                                 return report::RenderHtml({rendered.report});
-                                               })},
-                                     std::pair{options.markdown, std::function<std::string()>([&] {
-                                                 return report::RenderMarkdown({rendered.report});
-                                               })}}) {
-      if (path.empty()) continue;
-      std::error_code error;
-      if (const std::filesystem::path parent = std::filesystem::path(path).parent_path();
-          !parent.empty()) {
-        std::filesystem::create_directories(parent, error);
-      }
-      Status status = WriteFileAtomic(path, text());
-      if (!status.ok()) {
-        std::cerr << "convgate: error (write): " << ForTerminal(status.message()) << "\n";
-        if (exit_code != ExitCode::kInternal) exit_code = ExitCode::kCannotRun;
-        continue;
-      }
-      also_written.push_back(path);
-    }
+  if (!usage_error &&
+      !WritePages(options.html, options.markdown, {rendered.report}, also_written) &&
+      exit_code != ExitCode::kInternal) {
+    exit_code = ExitCode::kCannotRun;
   }
   if (options.json) {
     std::cout << DumpJson(rendered.printed_json.value_or(rendered.report), options) << "\n";

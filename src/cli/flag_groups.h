@@ -129,6 +129,13 @@ bool UseColor(const OutputOptions& options);
 // JSON text as --pretty asks: indented, or compact. Never throws (report::DumpJson: bytes that are
 // not UTF-8 are escaped and listed).
 std::string DumpJson(const nlohmann::json& json, const OutputOptions& options);
+// Writes `text` to `path` (atomically), creating its folder first.
+Status WriteText(const std::string& path, const std::string& text);
+// The HTML page and the Markdown summary of `reports` (report/html.h) written to `html` and
+// `markdown` (either may be empty: not asked for), each failure reported on stderr; the paths
+// written are appended to `written`. False when one could not be written.
+bool WritePages(const std::string& html, const std::string& markdown,
+                const std::vector<nlohmann::json>& reports, std::vector<std::string>& written);
 // Text for stdout or stderr: EscapeForDisplay (core/utf8.h) on everything but the colour codes
 // (ESC [ digits m) the tables paint with. A name, path or runner's stderr holding invalid UTF-8,
 // ESC or \r then shows as \xNN instead of garbling the line or driving the terminal.
