@@ -82,7 +82,10 @@ ExitCode Finish(const OutputOptions& options, const Rendered& rendered) {
     }
   }
   std::vector<std::string> also_written;
-  if (!usage_error &&
+  // Only when a page is asked for: the report is copied into the list the pages render, and a
+  // long pipeline's report can be hundreds of MiB.
+  const bool pages = !options.html.empty() || !options.markdown.empty();
+  if (!usage_error && pages &&
       !WritePages(options.html, options.markdown, {rendered.report}, also_written) &&
       exit_code != ExitCode::kInternal) {
     exit_code = ExitCode::kCannotRun;
