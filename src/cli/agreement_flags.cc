@@ -55,11 +55,6 @@ void AddAgreementFlags(FlagSet& flags, compare::AgreementConfig& config) {
              return Status::OK();
            }},
   });
-  // Top-k agreement must be counted for every k a check names.
-  flags.AddCheck([&config](const FlagSet&) {
-    config.AddCheckedK();
-    return Status::OK();
-  });
 }
 
 }  // namespace convgate::cli

@@ -140,16 +140,6 @@ Result<AgreementCheck> ParseAgreementCheck(std::string_view text) {
   return check;
 }
 
-bool AgreementConfig::Names(std::string_view output) const {
-  for (const std::string& name : classifiers) {
-    if (name == output) return true;
-  }
-  for (const AgreementCheck& check : checks) {
-    if (check.output == output) return true;
-  }
-  return false;
-}
-
 std::vector<std::string> AgreementConfig::NamedOutputs() const {
   std::vector<std::string> names;
   auto add = [&](const std::string& name) {
@@ -158,12 +148,6 @@ std::vector<std::string> AgreementConfig::NamedOutputs() const {
   for (const std::string& name : classifiers) add(name);
   for (const AgreementCheck& check : checks) add(check.output);
   return names;
-}
-
-void AgreementConfig::AddCheckedK() {
-  for (const AgreementCheck& check : checks) {
-    if (check.metric == AgreementMetric::kTopK) options.top_k.push_back(check.k);
-  }
 }
 
 std::optional<PredictionKind> PredictionKindFor(std::string_view name, DType dtype,

@@ -50,17 +50,13 @@ std::optional<GateError> MeasureSide(const SideSpec& spec, const session::PairSp
                                      std::optional<inputs::Dataset>* kept) {
   record.role = spec.role;
   record.path = spec.path;
-  Result<session::ResolvedSide> side = session::ResolveSide(spec.path, spec.backend);
-  if (!side.ok()) {
-    const bool missing = side.status().code() == StatusCode::kNotFound;
-    return GateError{missing ? Stage::kLoad : Stage::kFlags, side.status()};
-  }
-  if (side->kind != session::SideKind::kModel) {
-    return GateError{Stage::kFlags,
-                     Status::InvalidArgument(spec.path + " holds saved tensors, not a model: "
-                                                         "a benchmark runs models (e.g. .onnx)")};
-  }
-  session::DescribeSide(*side, record);
+  session::SideRequest request;  // loaded below, once the memory before loading is measured
+  request.spec = spec.path;
+  request.backend = spec.backend;
+  request.needs_model = "not a model: a benchmark runs models (e.g. .onnx)";
+  GateError resolve_error;
+  Result<session::ResolvedSide> side = session::ResolveForWorkflow(request, record, resolve_error);
+  if (!side.ok()) return resolve_error;
   Result<bench::ScopedAffinity> pinned = bench::ScopedAffinity::Pin(*spec.cpus);
   if (!pinned.ok()) return GateError{Stage::kFlags, pinned.status()};
   session::ReleaseFreedMemory();

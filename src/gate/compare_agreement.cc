@@ -12,15 +12,22 @@ bool HasOutput(const SideRecord& side, const std::string& name) {
          side.output_names.end();
 }
 
+// Top-k agreement is counted for every k a check names, besides the reported one.
+compare::AgreementConfig WithCheckedK(compare::AgreementConfig config) {
+  for (const compare::AgreementCheck& check : config.checks) {
+    if (check.metric == compare::AgreementMetric::kTopK) config.options.top_k.push_back(check.k);
+  }
+  return config;
+}
+
 }  // namespace
 
-AgreementTracker::AgreementTracker(const compare::AgreementConfig& config) : config_(config) {
-  config_.AddCheckedK();
-}
+AgreementTracker::AgreementTracker(const compare::AgreementConfig& config)
+    : config_(WithCheckedK(config)), named_(config.NamedOutputs()) {}
 
 std::optional<GateError> AgreementTracker::CheckNames(const SideRecord& source,
                                                       const SideRecord& target) const {
-  for (const std::string& name : config_.NamedOutputs()) {
+  for (const std::string& name : named_) {
     if (HasOutput(source, name) || HasOutput(target, name)) continue;
     return GateError{Stage::kFlags,
                      Status::InvalidArgument("--classifier/--agreement name output '" + name +
@@ -39,7 +46,7 @@ AgreementTracker::Tracked* AgreementTracker::Find(const std::string& output) {
 
 // Decides from the first sample's source tensor; later samples are read the same way.
 void AgreementTracker::Start(const std::string& output, const Tensor& source) {
-  const bool named = config_.Names(output);
+  const bool named = std::find(named_.begin(), named_.end(), output) != named_.end();
   const std::optional<compare::PredictionKind> kind =
       compare::PredictionKindFor(output, source.dtype(), source.shape(), named);
   if (!kind.has_value() && !named) {
@@ -97,7 +104,7 @@ std::vector<AgreementRecord> AgreementTracker::Finish() const {
     if (tracked.accumulator.has_value()) record.stats = tracked.accumulator->Stats();
     records.push_back(std::move(record));
   }
-  for (const std::string& name : config_.NamedOutputs()) {
+  for (const std::string& name : named_) {
     const bool seen = std::any_of(records.begin(), records.end(),
                                   [&](const AgreementRecord& r) { return r.output == name; });
     if (seen) continue;

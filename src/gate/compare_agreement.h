@@ -40,6 +40,7 @@ class AgreementTracker {
   void Judge(AgreementRecord& record) const;
 
   compare::AgreementConfig config_;
+  std::vector<std::string> named_;  // by --classifier or a check (AgreementConfig::NamedOutputs)
   std::vector<Tracked> tracked_;
   std::set<std::string> not_classifiers_;  // outputs seen and found not to be classifier outputs
   int sample_ = 0;

@@ -254,18 +254,15 @@ CompareReport CompareModels(const CompareOptions& options, session::SidePair& pa
   };
   internal::AgreementTracker agreements(options.agreement);
   internal::CoverageTracker coverage;
-  if (auto e = pair.LoadSaved()) return errored(*e);
   if (auto e = CheckBeforeRunning(options, pair, agreements, report)) return errored(*e);
   if (auto e = pair.SetUpSamples(report.inputs)) return errored(*e);
   if (auto e = CheckPerNodeInputs(options.per_node, pair)) return errored(*e);
   RunAheadAndCalibrate(options, pair, report);
-  if (auto e = pair.PrepareTarget()) return TargetLoadFailed(at_load, *e);
   const auto judge = [&](session::SidePair::SampleOutputs& outputs) -> std::optional<GateError> {
     JudgeSample(outputs, agreements, coverage, report);
     return std::nullopt;
   };
-  if (auto e = pair.RunSamples(judge)) return errored(*e);
-  if (auto e = pair.SaveSourceOutputs()) return errored(*e);
+  if (auto e = pair.RunSamples(judge)) return errored(*e);  // a target that cannot load too
   FailIfNothingCompared(pair.samples(), report);
   ReportCoverage(options, coverage, report);
   if (options.per_node.enabled && pair.dataset().has_value()) {

@@ -3,7 +3,6 @@
 
 #include "convgate/gate/workflows.h"
 #include "convgate/session/data_inputs.h"
-#include "convgate/session/hf_inputs.h"
 #include "convgate/session/sample_saver.h"
 #include "convgate/session/sanity.h"
 #include "convgate/session/save_paths.h"
@@ -12,17 +11,10 @@
 namespace convgate::gate {
 namespace {
 
-using session::SideKind;
-
 RunReport Errored(RunReport report, Stage stage, Status status) {
   report.error = GateError{stage, std::move(status)};
   report.verdict = Verdict::kError;
   return report;
-}
-
-// Path problems: a missing file cannot be loaded (exit 3); a path that is not a model is usage.
-Stage StageForResolve(const Status& status) {
-  return status.code() == StatusCode::kNotFound ? Stage::kLoad : Stage::kFlags;
 }
 
 void CheckSample(int sample_idx, const Signature& signature, const TensorMap& sample,
@@ -69,20 +61,18 @@ RunReport RunModelGate(const RunOptions& options) {
   if (auto e = session::CheckSavePaths(options.data, {{"the model", options.model}})) {
     return Errored(std::move(report), e->stage, e->status);
   }
-  Result<session::ResolvedSide> side =
-      session::ResolveSide(options.model.string(), options.backend);
-  if (!side.ok()) return Errored(std::move(report), StageForResolve(side.status()), side.status());
-  if (side->kind != SideKind::kModel) {
-    return Errored(std::move(report), Stage::kFlags,
-                   Status::InvalidArgument(options.model.string() +
-                                           " holds saved tensors, not a model: `convgate run` "
-                                           "needs a model file (e.g. .onnx)"));
+  session::Side side;
+  side.record = &report.model;
+  session::SideRequest request;
+  request.spec = options.model.string();
+  request.backend = options.backend;
+  request.factory = options.backend_factory;
+  request.load = session::SideLoadOptions(options.data, options.exec);
+  request.needs_model = "not a model: `convgate run` needs a model file (e.g. .onnx)";
+  if (auto e = session::OpenSide(request, side)) {
+    return Errored(std::move(report), e->stage, e->status);
   }
-  session::DescribeSide(*side, report.model);
-  Result<session::LoadedModel> loaded =
-      session::LoadModel(*side, *options.backend_factory,
-                         session::SideLoadOptions(options.data, options.exec), report.model);
-  if (!loaded.ok()) return Errored(std::move(report), Stage::kLoad, loaded.status());
+  const session::LoadedModel* loaded = &*side.model;
   backends::Model& model = *loaded->model;
   if (model.signature().positional_outputs) {
     report.model.notes.push_back(
@@ -98,20 +88,11 @@ RunReport RunModelGate(const RunOptions& options) {
   // The given samples stay the caller's.
   std::optional<inputs::Dataset> given;
   if (options.inputs) given = options.inputs->Clone();
-  if (!given) {
-    Result<std::optional<inputs::Dataset>> made =
-        session::HfModelInputs(report.model, options.data);
-    if (!made.ok()) {
-      const bool usage = made.status().code() == StatusCode::kInvalidArgument;
-      return Errored(std::move(report), usage ? Stage::kFlags : Stage::kInputs, made.status());
-    }
-    given = std::move(*made);
-  }
   // Generated and --data samples are made one at a time, and saved (--save-inputs) as they are.
-  session::DataOptions data = session::ForModel(options.data, report.model.path);
+  session::DataOptions data = options.data;
   data.stream = true;
-  std::optional<inputs::Dataset> dataset = session::PrepareDataset(
-      data, model.signature(), std::move(given), held, report.inputs, error);
+  std::optional<inputs::Dataset> dataset = session::PrepareSideDataset(
+      data, report.model, model.signature(), std::move(given), held, report.inputs, error);
   if (!dataset.has_value()) return Errored(std::move(report), error->stage, error->status);
 
   session::SampleSaver saver(session::SampleSaver::What::kOutputs, options.data.save_outputs);

@@ -2,7 +2,6 @@
 
 #include "convgate/core/join.h"
 #include "convgate/session/data_inputs.h"
-#include "convgate/session/hf_inputs.h"
 #include "convgate/session/positional.h"
 #include "convgate/session/side.h"
 
@@ -40,24 +39,20 @@ bool CanPrepareInputs(const DataOptions& data, const Signature& signature) {
 }  // namespace
 
 std::optional<GateError> PrecheckSource(const CompareOptions& options, SourceFacts& facts) {
-  Result<session::ResolvedSide> side = session::ResolveSide(options.source, options.source_backend);
-  if (!side.ok()) {
-    const Stage stage =
-        side.status().code() == StatusCode::kNotFound ? Stage::kLoad : Stage::kFlags;
-    return GateError{stage, side.status().WithContext("source")};
-  }
-  if (side->kind != session::SideKind::kModel) {
-    return GateError{Stage::kFlags, Status::InvalidArgument(
-                                        "verify converts a model, but SOURCE " + options.source +
-                                        " holds saved outputs: use compare for those")};
-  }
   SideRecord record;
   record.role = "source";
-  session::DescribeSide(*side, record, /*hash=*/false);  // the backend decides how inputs are made
-  Result<session::LoadedModel> model =
-      session::LoadModel(*side, *options.backend_factory,
-                         session::SideLoadOptions(options.data, options.source_exec), record);
-  if (!model.ok()) return GateError{Stage::kLoad, model.status().WithContext("source")};
+  session::Side side;
+  side.record = &record;
+  session::SideRequest request;
+  request.spec = options.source;
+  request.backend = options.source_backend;
+  request.factory = options.backend_factory;
+  request.load = session::SideLoadOptions(options.data, options.source_exec);
+  request.hash = false;  // the backend decides how inputs are made
+  request.needs_model = "not a model: verify converts a model (compare takes saved outputs)";
+  request.context = "source";
+  if (auto e = session::OpenSide(request, side)) return e;
+  const std::optional<session::LoadedModel>& model = side.model;
   facts.signature = model->model->signature();
   if (auto error = CheckOutputNames(options, facts.signature)) return error;
   if (!CanPrepareInputs(options.data, facts.signature)) {
@@ -74,14 +69,8 @@ std::optional<GateError> PrecheckSource(const CompareOptions& options, SourceFac
   std::optional<GateError> error;
   // The target is not converted yet: the source's outputs are what is known to be held.
   const session::HeldOutputs held{.models = {{&facts.signature, false}}};
-  Result<std::optional<inputs::Dataset>> made = session::HfModelInputs(record, data);
-  if (!made.ok()) {
-    const Stage stage =
-        made.status().code() == StatusCode::kInvalidArgument ? Stage::kFlags : Stage::kInputs;
-    return GateError{stage, made.status()};
-  }
-  facts.dataset = session::PrepareDataset(session::ForModel(data, record.path), facts.signature,
-                                          std::move(*made), held, dataset_record, error);
+  facts.dataset = session::PrepareSideDataset(data, record, facts.signature, std::nullopt, held,
+                                              dataset_record, error);
   return error;
 }
 

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <filesystem>
 
+#include "convgate/backends/hf_inputs.h"
+#include "convgate/core/temp_dir.h"
 #include "convgate/loaders/load_data.h"
 #include "convgate/session/positional.h"
 
@@ -109,6 +111,14 @@ std::optional<GateError> CheckGeneratedRunBytes(const DataOptions& options,
   return GateError{Stage::kInputs, fits};
 }
 
+// The user shaped generated inputs: the generic generator does exactly that.
+bool AsksForGeneric(const inputs::InputOptions& generate) {
+  const inputs::InputOptions defaults;
+  return generate.range.has_value() || !generate.range_per_input.empty() ||
+         !generate.fill_per_input.empty() || !generate.shape_per_input.empty() ||
+         !generate.dim_per_symbol.empty() || generate.fill != defaults.fill;
+}
+
 }  // namespace
 
 std::optional<inputs::Dataset> PrepareDataset(const DataOptions& options,
@@ -207,6 +217,51 @@ bool AllInputsFinite(const TensorMap& sample) {
     }
   }
   return true;
+}
+
+Result<std::optional<inputs::Dataset>> HfModelInputs(const SideRecord& side,
+                                                     const DataOptions& data) {
+  if (side.backend != "hf" || data.inputs_given()) return std::optional<inputs::Dataset>();
+  if (AsksForGeneric(data.generate)) {
+    if (!data.prompt.empty()) {
+      return Status::InvalidArgument(
+          "--prompt has no effect with --fill, --val-range, --shape or --dim: those generate "
+          "the inputs as they say; drop one of the two");
+    }
+    return std::optional<inputs::Dataset>();
+  }
+  CONVGATE_ASSIGN_OR_RETURN(TempDir temp, TempDir::Create("hf-inputs"));
+  backends::HfInputsRequest request;
+  request.folder = side.path;
+  request.prompt = data.prompt;
+  request.seed = data.generate.seed;
+  request.samples = data.generate.samples;
+  request.out = temp.path() / "inputs.npz";
+  Result<std::string> made = backends::MakeHfInputs(request);
+  if (!made.ok()) return made.status().WithContext("inputs for " + side.path);
+  CONVGATE_ASSIGN_OR_RETURN(inputs::Dataset dataset,
+                            inputs::LoadDataset(request.out, Signature{}, data.limits));
+  dataset.origin = "made for the model's task by hf_runner.py inputs (seed " +
+                   std::to_string(request.seed) + "): " + *made;
+  return std::optional<inputs::Dataset>(std::move(dataset));
+}
+
+std::optional<inputs::Dataset> PrepareSideDataset(const DataOptions& data, const SideRecord& side,
+                                                  const Signature& signature,
+                                                  std::optional<inputs::Dataset> provided,
+                                                  const HeldOutputs& held, DatasetRecord& record,
+                                                  std::optional<GateError>& error) {
+  if (!provided) {
+    Result<std::optional<inputs::Dataset>> made = HfModelInputs(side, data);
+    if (!made.ok()) {
+      const bool usage = made.status().code() == StatusCode::kInvalidArgument;
+      error = GateError{usage ? Stage::kFlags : Stage::kInputs, made.status()};
+      return std::nullopt;
+    }
+    provided = std::move(*made);
+  }
+  return PrepareDataset(ForModel(data, side.path), signature, std::move(provided), held, record,
+                        error);
 }
 
 }  // namespace convgate::session

@@ -158,6 +158,44 @@ Result<ResolvedSide> ResolveSide(const std::string& spec, const std::string& bac
   return ResolvedSide{SideKind::kModel, path, ext.empty() ? "unknown" : ext.substr(1), backend};
 }
 
+Result<ResolvedSide> ResolveForWorkflow(const SideRequest& request, SideRecord& record,
+                                        GateError& error) {
+  const auto failed = [&](Stage stage, Status status) -> Result<ResolvedSide> {
+    if (!request.context.empty()) status = status.WithContext(request.context);
+    error = GateError{stage, status};
+    return status;
+  };
+  Result<ResolvedSide> side = ResolveSide(request.spec, request.backend);
+  if (!side.ok()) {
+    const bool missing = side.status().code() == StatusCode::kNotFound;
+    return failed(missing ? Stage::kLoad : Stage::kFlags, side.status());
+  }
+  if (side->kind != SideKind::kModel && !request.needs_model.empty()) {
+    return failed(Stage::kFlags, Status::InvalidArgument(request.spec + " holds saved tensors, " +
+                                                         request.needs_model));
+  }
+  DescribeSide(*side, record, request.hash);
+  return side;
+}
+
+std::optional<GateError> OpenSide(const SideRequest& request, Side& side) {
+  GateError error;
+  Result<ResolvedSide> resolved = ResolveForWorkflow(request, *side.record, error);
+  if (!resolved.ok()) return error;
+  side.resolved = std::move(resolved).value();
+  if (side.resolved.kind != SideKind::kModel) return std::nullopt;
+  Result<LoadedModel> loaded =
+      LoadModel(side.resolved, *request.factory, request.load, *side.record, request.defer_session);
+  if (!loaded.ok()) {
+    Status status = loaded.status();
+    if (!request.context.empty()) status = status.WithContext(request.context);
+    return GateError{Stage::kLoad, status};
+  }
+  side.model = std::move(loaded).value();
+  side.deferred = side.model->deferred;
+  return std::nullopt;
+}
+
 void DescribeSide(const ResolvedSide& side, SideRecord& record, bool hash) {
   record.path = side.path.string();
   record.kind = side.kind == SideKind::kModel ? "model" : "outputs";

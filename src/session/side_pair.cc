@@ -14,7 +14,6 @@
 #include "convgate/core/units.h"
 #include "convgate/io/npz.h"
 #include "convgate/session/data_inputs.h"
-#include "convgate/session/hf_inputs.h"
 #include "convgate/session/positional.h"
 #include "convgate/session/run_bytes.h"
 #include "session/elapsed.h"
@@ -37,31 +36,13 @@ bool LoadBothAtOnce(const PairSpec& spec) {
 
 // Whether the target's session is built only once the source has run: the source is an ONNX
 // Runtime model, whose session (weights, arena) ReleasableModel::Release frees. Other sources
-// keep what they loaded, and the target's session is better built beside their load.
+// keep what they loaded, and the target's session is better built beside their load. Decided
+// from the paths alone, before either side is opened.
 bool SequentialSides(const PairSpec& spec) {
   Result<ResolvedSide> source = ResolveSide(spec.source, spec.source_backend);
   Result<ResolvedSide> target = ResolveSide(spec.target, spec.target_backend);
   return source.ok() && target.ok() && source->kind == SideKind::kModel &&
          target->kind == SideKind::kModel && source->backend == "ort";
-}
-
-std::optional<GateError> ResolveAndLoad(const std::string& spec, const std::string& backend,
-                                        backends::BackendFactory& factory,
-                                        const backends::LoadOptions& load, Side& side,
-                                        bool defer_session, bool hash) {
-  Result<ResolvedSide> resolved = ResolveSide(spec, backend);
-  if (!resolved.ok()) {
-    Stage stage = resolved.status().code() == StatusCode::kNotFound ? Stage::kLoad : Stage::kFlags;
-    return GateError{stage, resolved.status().WithContext(side.record->role)};
-  }
-  side.resolved = std::move(resolved).value();
-  DescribeSide(side.resolved, *side.record, hash);
-  if (side.resolved.kind != SideKind::kModel) return std::nullopt;
-  Result<LoadedModel> loaded = LoadModel(side.resolved, factory, load, *side.record, defer_session);
-  if (!loaded.ok()) return GateError{Stage::kLoad, loaded.status().WithContext(side.record->role)};
-  side.model = std::move(loaded).value();
-  side.deferred = side.model->deferred;
-  return std::nullopt;
 }
 
 // What a saved-outputs side will hold once read, known before it is: an .npz's declared member
@@ -220,6 +201,20 @@ SidePair::~SidePair() {
 
 std::string SidePair::SourceSha256() { return sha256_.get(); }
 
+SideRequest SidePair::Request(const std::string& path, const std::string& backend,
+                              const ExecOptions& exec, bool defer_session, bool hash,
+                              const SideRecord& record) const {
+  SideRequest request;
+  request.spec = path;
+  request.backend = backend;
+  request.factory = spec_.backend_factory;
+  request.load = SideLoadOptions(spec_.data, exec);
+  request.defer_session = defer_session;
+  request.hash = hash;
+  request.context = record.role;
+  return request;
+}
+
 std::optional<GateError> SidePair::Load(SideRecord& source, SideRecord& target) {
   source_.record = &source;
   target_.record = &target;
@@ -228,9 +223,9 @@ std::optional<GateError> SidePair::Load(SideRecord& source, SideRecord& target) 
   std::optional<GateError> target_error;
   const auto load_target = [&] {
     try {
-      target_error = ResolveAndLoad(spec_.target, spec_.target_backend, *spec_.backend_factory,
-                                    SideLoadOptions(spec_.data, spec_.target_exec), target_,
-                                    defer_target, /*hash=*/true);
+      target_error = OpenSide(Request(spec_.target, spec_.target_backend, spec_.target_exec,
+                                      defer_target, /*hash=*/true, target),
+                              target_);
     } catch (const std::exception& e) {  // bad_alloc: a thread must not end the process
       target_error =
           GateError{Stage::kLoad, Status::Internal(std::string("the target: ") + e.what())};
@@ -242,9 +237,9 @@ std::optional<GateError> SidePair::Load(SideRecord& source, SideRecord& target) 
   std::optional<GateError> source_error;
   try {
     // Hashed by the pair's own thread (SourceSha256).
-    source_error = ResolveAndLoad(spec_.source, spec_.source_backend, *spec_.backend_factory,
-                                  SideLoadOptions(spec_.data, spec_.source_exec), source_,
-                                  /*defer_session=*/false, /*hash=*/false);
+    source_error = OpenSide(Request(spec_.source, spec_.source_backend, spec_.source_exec,
+                                    /*defer_session=*/false, /*hash=*/false, source),
+                            source_);
   } catch (...) {
     if (target_loader.joinable()) target_loader.join();  // else its destructor ends the process
     throw;
@@ -256,7 +251,8 @@ std::optional<GateError> SidePair::Load(SideRecord& source, SideRecord& target) 
     return source_error;
   }
   if (!at_once) load_target();
-  return target_error;
+  if (target_error) return target_error;
+  return LoadSaved();
 }
 
 std::optional<GateError> SidePair::LoadSaved() {
@@ -299,17 +295,9 @@ std::optional<GateError> SidePair::SetUpSamples(DatasetRecord& record) {
       return e;
     }
   }
-  if (!provided) {
-    Result<std::optional<inputs::Dataset>> made = HfModelInputs(*runner->record, data);
-    if (!made.ok()) {
-      const bool usage = made.status().code() == StatusCode::kInvalidArgument;
-      return GateError{usage ? Stage::kFlags : Stage::kInputs, made.status()};
-    }
-    provided = std::move(*made);
-  }
   std::optional<GateError> error;
-  dataset_ = PrepareDataset(ForModel(data, runner->record->path), *runner->signature(),
-                            std::move(provided), HeldBy(source_, target_, data), record, error);
+  dataset_ = PrepareSideDataset(data, *runner->record, *runner->signature(), std::move(provided),
+                                HeldBy(source_, target_, data), record, error);
   if (!dataset_.has_value()) return error;
   if (auto e = BindTarget(*runner)) return e;
   samples_ = dataset_->size();
@@ -517,7 +505,13 @@ const std::vector<TensorMap>& SidePair::RunSourceAhead(bool wanted) {
   return ahead_;
 }
 
-std::optional<GateError> SidePair::PrepareTarget() { return PrepareDeferred(target_); }
+std::optional<GateError> SidePair::PrepareTarget() {
+  if (!target_prepared_) {
+    target_prepared_ = true;
+    target_prepare_error_ = PrepareDeferred(target_);
+  }
+  return target_prepare_error_;
+}
 
 std::optional<std::string> SidePair::MatchOutputs(int sample, TensorMap& source_outputs,
                                                   TensorMap& target_outputs) {
@@ -577,8 +571,10 @@ std::optional<GateError> SidePair::RunSamples(const SampleSink& sink) {
     }
     spool_.reset();
     if (error) return error;
-    return FinishSavedInputs();
+    if (auto e = FinishSavedInputs()) return e;
+    return saver_.Finish(source_.record->outputs_saved_to);  // --save-outputs
   };
+  if (auto e = PrepareTarget()) return e;
   ProgressTask progress("comparing samples", static_cast<int64_t>(samples_));
   size_t next = 0;
   for (; next < ahead_.size(); ++next) {
@@ -601,10 +597,6 @@ std::optional<GateError> SidePair::RunSamples(const SampleSink& sink) {
     }
   }
   return finish(std::nullopt);
-}
-
-std::optional<GateError> SidePair::SaveSourceOutputs() {
-  return saver_.Finish(source_.record->outputs_saved_to);
 }
 
 }  // namespace convgate::session

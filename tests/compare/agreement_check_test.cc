@@ -80,16 +80,11 @@ TEST(AgreementCheckParse, EachErrorQuotesTheTextAndSaysWhy) {
   }
 }
 
-TEST(AgreementConfig, NamedOutputsAndCheckedK) {
+TEST(AgreementConfig, NamedOutputs) {
   AgreementConfig config;
   config.classifiers = {"probs", "label"};
   config.checks = {Parse("logits:top3>=0.9"), Parse("probs:top1>=1"), Parse("label:diagonal")};
-  EXPECT_TRUE(config.Names("logits"));
-  EXPECT_TRUE(config.Names("label"));
-  EXPECT_FALSE(config.Names("embedding"));
   EXPECT_EQ(config.NamedOutputs(), (std::vector<std::string>{"probs", "label", "logits"}));
-  config.AddCheckedK();
-  EXPECT_EQ(config.options.top_k, (std::vector<int>{5, 3, 1}));
 }
 
 AgreementStats Stats(int64_t rows, int64_t agree) {

@@ -49,15 +49,11 @@ Result<AgreementCheck> ParseAgreementCheck(std::string_view text);
 struct AgreementConfig {
   std::vector<std::string> classifiers;  // --classifier: outputs that are class scores or labels
   std::vector<AgreementCheck> checks;    // --agreement
-  // top_k must list every k a check names (AddCheckedK does it).
+  // The comparison counts top-k agreement for these k and every k a check names.
   AgreementOptions options;
 
-  // True when --classifier or a check names `output`.
-  bool Names(std::string_view output) const;
   // Every output named by --classifier or a check, each once, in the order given.
   std::vector<std::string> NamedOutputs() const;
-  // Adds each check's k to options.top_k.
-  void AddCheckedK();
 };
 
 struct AgreementVerdict {

@@ -12,6 +12,14 @@
 
 namespace convgate::session {
 
+// Inputs that exercise a Hugging Face model (backends/hf_inputs.h), used in place of convgate's
+// generic generation when the side that decides the inputs runs on the hf backend and the user
+// asked for nothing else: no --load-inputs and none of --fill, --val-range, --shape, --dim (any
+// of those means "generate as I say", as for every other model). nullopt when the generic rules
+// apply; the dataset (origin: what the inputs are) otherwise.
+Result<std::optional<inputs::Dataset>> HfModelInputs(const SideRecord& side,
+                                                     const DataOptions& data);
+
 // The options for the model at `model_path`: --data text's tokenizer, when none was given, is the
 // tokenizer.json in the model's folder (a Hugging Face export) or beside the model file.
 DataOptions ForModel(const DataOptions& options, const std::string& model_path);
@@ -27,6 +35,15 @@ std::optional<inputs::Dataset> PrepareDataset(const DataOptions& options,
                                               std::optional<inputs::Dataset> provided,
                                               const HeldOutputs& held, DatasetRecord& record,
                                               std::optional<GateError>& error);
+
+// The data set a workflow runs `side` on: `provided` (a test case's inputs, the caller's), else
+// the side's Hugging Face inputs (HfModelInputs), else what `data` says (PrepareDataset), with the
+// options for the side's model (ForModel).
+std::optional<inputs::Dataset> PrepareSideDataset(const DataOptions& data, const SideRecord& side,
+                                                  const Signature& signature,
+                                                  std::optional<inputs::Dataset> provided,
+                                                  const HeldOutputs& held, DatasetRecord& record,
+                                                  std::optional<GateError>& error);
 
 // Checks that a dataset prepared for one model also fits another (both sides of a compare must
 // take the same inputs). FailedPrecondition naming the model.

@@ -32,9 +32,9 @@ struct DataOptions {
   // --present-key-values: the hf backend's text generation also returns the prompt's key/value
   // cache (backends::LoadOptions::present_key_values).
   bool present_key_values = false;
-  // --prompt: the text a Hugging Face model's inputs are tokenized from (session/hf_inputs.h);
-  // empty for the task's default ("Hello" for generation, as OpenVINO's verify-conversion gate
-  // does).
+  // --prompt: the text a Hugging Face model's inputs are tokenized from (session/data_inputs.h
+  // HfModelInputs); empty for the task's default ("Hello" for generation, as OpenVINO's
+  // verify-conversion gate does).
   std::string prompt;
   // --max-tensor-bytes, --max-run-bytes, --run-timeout: the files read, the tensors a run may
   // hold and the time a model run may take (core/limits.h). The backends get them through

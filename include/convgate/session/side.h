@@ -46,6 +46,27 @@ Result<LoadedModel> LoadModel(const ResolvedSide& side, backends::BackendFactory
                               const backends::LoadOptions& options, SideRecord& record,
                               bool defer_session = false);
 
+// How a workflow opens one side (OpenSide): what the path names, on which backend, loaded how.
+struct SideRequest {
+  std::string spec;     // a model file or folder, or saved outputs
+  std::string backend;  // empty: from the format
+  backends::BackendFactory* factory = nullptr;
+  backends::LoadOptions load;
+  // With a backend that can (backends/releasable.h), the model's session is left for later.
+  bool defer_session = false;
+  bool hash = true;  // the record gets the file's sha256 (DescribeSide)
+  // Non-empty: saved outputs are refused, the message ending with this (what needs a model).
+  std::string needs_model;
+  // Non-empty: errors are prefixed with it ("source: ...").
+  std::string context;
+};
+
+// Resolves the request's path and fills `record` (DescribeSide), refusing saved outputs when the
+// request needs a model. A path that does not exist is a load error, one convgate cannot read a
+// usage error. Shared by every workflow, so each side is resolved once, in one way.
+Result<ResolvedSide> ResolveForWorkflow(const SideRequest& request, SideRecord& record,
+                                        GateError& error);
+
 // The backend's load options for one side of a workflow: the data options' threads and limits,
 // and the side's exec command.
 backends::LoadOptions SideLoadOptions(const DataOptions& data, const ExecOptions& exec);
@@ -62,6 +83,29 @@ struct SavedOutputs {
   // other side's (side_positional.h).
   bool positional = false;
 };
+
+// One side as a workflow holds it: a loaded model or its saved outputs.
+struct Side {
+  ResolvedSide resolved;
+  std::optional<LoadedModel> model;
+  std::optional<SavedOutputs> saved;
+  SideRecord* record = nullptr;
+  // The model's session was deferred (LoadedModel::deferred) and Prepare has not run yet.
+  bool deferred = false;
+
+  const Signature* signature() const { return model ? &model->model->signature() : nullptr; }
+  // A TorchScript model takes inputs and names outputs by position, and saved outputs may name
+  // nothing (positional.h).
+  bool positional_inputs() const { return model && signature()->positional_inputs; }
+  bool positional_outputs() const {
+    return (model && signature()->positional_outputs) || (saved && saved->positional);
+  }
+};
+
+// Resolves the request (ResolveForWorkflow) into `side`, whose record must be set, and loads it
+// when it is a model (LoadModel); saved outputs are read later (LoadSavedOutputs), once both
+// sides are known.
+std::optional<GateError> OpenSide(const SideRequest& request, Side& side);
 
 // Reads saved outputs under `limits`. `names` is the other side's signature (output names by
 // position for test-case .pb files); may be null.

@@ -39,24 +39,6 @@
 
 namespace convgate::session {
 
-// One side as a workflow holds it: a loaded model or its saved outputs.
-struct Side {
-  ResolvedSide resolved;
-  std::optional<LoadedModel> model;
-  std::optional<SavedOutputs> saved;
-  SideRecord* record = nullptr;
-  // The model's session was deferred (LoadedModel::deferred) and Prepare has not run yet.
-  bool deferred = false;
-
-  const Signature* signature() const { return model ? &model->model->signature() : nullptr; }
-  // A TorchScript model takes inputs and names outputs by position, and saved outputs may name
-  // nothing (positional.h).
-  bool positional_inputs() const { return model && signature()->positional_inputs; }
-  bool positional_outputs() const {
-    return (model && signature()->positional_outputs) || (saved && saved->positional);
-  }
-};
-
 // What the two sides are and what they run on.
 struct PairSpec {
   std::string source;  // a model file, or saved outputs: .npz, .npy, an ONNX test-case folder
@@ -87,13 +69,11 @@ class SidePair {
   SidePair(const SidePair&) = delete;
   SidePair& operator=(const SidePair&) = delete;
 
-  // Resolves and loads both sides into `source` and `target` (which must outlive the pair). The
-  // source's error, if any, is the one returned; a target loaded beside a failing source has its
-  // record say what a full load would have said.
+  // Resolves and loads both sides into `source` and `target` (which must outlive the pair), then
+  // reads the saved outputs of the sides that are saved outputs, held together to
+  // --max-run-bytes before either is read. The source's error, if any, is the one returned; a
+  // target loaded beside a failing source has its record say what a full load would have said.
   std::optional<GateError> Load(SideRecord& source, SideRecord& target);
-  // Reads the saved outputs of the sides that are saved outputs, held together to
-  // --max-run-bytes before either is read.
-  std::optional<GateError> LoadSaved();
   // Decides the data set (written to `record`): from a model side (the source when both name
   // their inputs), a test case, --load-inputs or --data, or none when both sides are saved
   // outputs; binds it to the other model (session/interface.h: renamed, transposed) and checks it
@@ -115,9 +95,10 @@ class SidePair {
   const std::vector<TensorMap>& RunSourceAhead(bool wanted);
   // Whether a run of the source ahead failed (RunSamples reports it in its place).
   bool ahead_failed() const { return ahead_failure_.has_value(); }
-  // Builds the target's deferred session, if any; its errors are load errors, as they would have
-  // been had it loaded at once. Called before any later error is reported, so that a target that
-  // cannot load says so ahead of everything after loading.
+  // Builds the target's deferred session, if any, once; its errors are load errors, as they would
+  // have been had it loaded at once, and every later call returns the same. Called before any
+  // later error is reported, so that a target that cannot load says so ahead of everything after
+  // loading (RunSamples calls it first).
   std::optional<GateError> PrepareTarget();
 
   // Both sides' outputs of one sample. A side naming its outputs by position (TorchScript,
@@ -132,18 +113,18 @@ class SidePair {
   using SampleSink = std::function<std::optional<GateError>(SampleOutputs& outputs)>;
   // Every sample through both sides, in the order and with the errors of running both on each
   // sample in turn (source first): the samples the source ran ahead first, then the rest in turn.
-  // Records how each side's outputs were matched, and keeps the source's (as matched) for
-  // SaveSourceOutputs when --save-outputs is set. A run's error is Stage::kRun; the sink's are
-  // returned as they are. REQUIRES: PrepareTarget.
+  // Records how each side's outputs were matched; with --save-outputs, writes the source's (as
+  // matched: a positional source's outputs took the target's names) and records where in the
+  // source's record. A run's error is Stage::kRun; the sink's are returned as they are; the
+  // target's deferred session is built first (PrepareTarget).
   std::optional<GateError> RunSamples(const SampleSink& sink);
-  // --save-outputs: writes the source's outputs RunSamples kept, recorded in the source's record.
-  // A positional source's outputs took the target's names, so its declared ones no longer apply.
-  std::optional<GateError> SaveSourceOutputs();
 
   // The source file's sha256 (SideSha256), waiting for the hashing thread.
   std::string SourceSha256();
 
  private:
+  SideRequest Request(const std::string& path, const std::string& backend, const ExecOptions& exec,
+                      bool defer_session, bool hash, const SideRecord& record) const;
   Result<TensorMap> OutputsOf(Side& side, int sample);
   // The inputs of `sample` as the data set holds or makes them (valid until the next call).
   Result<const TensorMap*> InputsOf(size_t sample);
@@ -162,6 +143,7 @@ class SidePair {
   std::optional<std::string> MatchOutputs(int sample, TensorMap& source, TensorMap& target);
   std::optional<GateError> BindTarget(const Side& runner);
   std::optional<GateError> CheckOutputSelection() const;
+  std::optional<GateError> LoadSaved();
   std::optional<GateError> FinishSample(int sample, TensorMap source_outputs,
                                         const SampleSink& sink);
 
@@ -184,6 +166,8 @@ class SidePair {
   std::optional<GateError> ahead_failure_;  // the run of the sample after the last held one failed
   Stage failed_stage_ = Stage::kRun;  // of OutputsOf's last error: kInputs when making the sample
   SampleSaver saver_;                 // the source's outputs, for --save-outputs
+  bool target_prepared_ = false;      // PrepareTarget ran; its error, if any:
+  std::optional<GateError> target_prepare_error_;
   // How the target takes the data set and names its outputs; set by SetUpSamples.
   std::optional<InterfaceBinding> binding_;
   std::promise<std::string> hashed_;
