@@ -10,6 +10,7 @@ cd "$(dirname "$0")/.."
 export ORT_DISABLE_TELEMETRY=1
 cmake --preset default >/dev/null
 cmake --build build --target convgate examples   # the tests are built by scripts/test.sh
+./scripts/install_python.sh   # import convgate, in the venv (pip install . reusing build/)
 
 echo
 echo "== convgate verify build/examples/tinycnn.onnx --target build/examples/tinycnn_converted.onnx"

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <optional>
+#include <sstream>
 #include <string_view>
 #include <vector>
 
@@ -146,20 +147,18 @@ Result<Command*> CommandLine::Parse(const std::vector<std::string>& args) {
   return Status::InvalidArgument("no command given");
 }
 
-int RunMain(int argc, char** argv) {
-  // ONNX Runtime's builds enable telemetry in its first Env: it writes /tmp/mat-debug-<pid>.log
-  // and overflows the stack on long command lines (docs/architecture.md, Pitfalls).
-  ::setenv("ORT_DISABLE_TELEMETRY", "1", 1);
-  InstallInterruptHandling();
-  // What an earlier convgate killed outright (SIGKILL, a crash) left in $TMPDIR.
-  SweepStaleTempDirs();
+namespace {
+
+// Parses and executes `args` (argv without the program); `program` is argv[0] as the reports
+// show it. `progress`: draw the progress line (RunMain) or not (RunInProcess).
+int ParseAndExecute(const std::vector<std::string>& args, const std::string& program,
+                    bool progress_line) {
   CommandLine command_line;
-  const std::vector<std::string> args(argv + 1, argv + argc);
   Result<Command*> command = Status::Internal("the command line was not parsed");
   try {
     command = command_line.Parse(args);
   } catch (const CLI::ParseError& request) {  // --help and --version: printed, exit 0
-    return command_line.app().exit(request);
+    return command_line.app().exit(request, std::cout, std::cerr);
   }
   if (!command.ok()) {
     WriteVerifyUsageResult(args, command.status());
@@ -168,7 +167,7 @@ int RunMain(int argc, char** argv) {
   report::Invocation invocation;
   // Redacted once, here: report.json, --json, a store's runs row and a batch's all show this.
   invocation.argv = args;
-  invocation.argv.insert(invocation.argv.begin(), argv[0]);
+  invocation.argv.insert(invocation.argv.begin(), program);
   invocation.argv = RedactCommandLine(invocation.argv);
   invocation.started_at = report::UtcNow();
   for (const auto& [sub, registered] : command_line.commands()) {
@@ -176,14 +175,62 @@ int RunMain(int argc, char** argv) {
   }
   // batch draws its own progress (jobs, not tasks); every other command shows its long work.
   std::optional<ProgressLine> progress;
-  if (invocation.command != "batch") {
+  if (progress_line && invocation.command != "batch") {
     progress.emplace(ProgressLine::ModeFor(QuietProgress()));
     SetProgressSink(&*progress);
   }
   const ExitCode exit_code = (*command)->Execute(invocation);
   SetProgressSink(nullptr);
   progress.reset();
-  return ExitCodeAfter(exit_code);
+  return ToInt(exit_code);
+}
+
+// Points a standard stream at a string for its lifetime.
+class StreamCapture {
+ public:
+  explicit StreamCapture(std::ostream& stream) : stream_(stream), saved_(stream.rdbuf()) {
+    stream_.rdbuf(buffer_.rdbuf());
+  }
+  ~StreamCapture() { stream_.rdbuf(saved_); }
+  StreamCapture(const StreamCapture&) = delete;
+  StreamCapture& operator=(const StreamCapture&) = delete;
+  std::string text() const { return buffer_.str(); }
+
+ private:
+  std::ostream& stream_;
+  std::streambuf* saved_;
+  std::ostringstream buffer_;
+};
+
+}  // namespace
+
+int RunMain(int argc, char** argv) {
+  // ONNX Runtime's builds enable telemetry in its first Env: it writes /tmp/mat-debug-<pid>.log
+  // and overflows the stack on long command lines (docs/architecture.md, Pitfalls).
+  ::setenv("ORT_DISABLE_TELEMETRY", "1", 1);
+  InstallInterruptHandling();
+  // What an earlier convgate killed outright (SIGKILL, a crash) left in $TMPDIR.
+  SweepStaleTempDirs();
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  const int exit_code = ParseAndExecute(args, argv[0], /*progress_line=*/true);
+  return ExitCodeAfter(static_cast<ExitCode>(exit_code));
+}
+
+CapturedRun RunInProcess(const std::vector<std::string>& args) {
+  ::setenv("ORT_DISABLE_TELEMETRY", "1", 0);
+  CapturedRun run;
+  StreamCapture out(std::cout);
+  StreamCapture err(std::cerr);
+  try {
+    run.exit_code = ParseAndExecute(args, "convgate", /*progress_line=*/false);
+  } catch (const std::exception& e) {  // bad_alloc: the host process goes on
+    std::cerr << "convgate: error (internal): " << e.what() << "\n";
+    run.exit_code = ToInt(ExitCode::kInternal);
+  }
+  std::cout.flush();
+  run.out = out.text();
+  run.err = err.text();
+  return run;
 }
 
 }  // namespace convgate::cli

@@ -34,4 +34,15 @@ class CommandLine {
 // main(): parse, execute, map every outcome to a documented exit code.
 int RunMain(int argc, char** argv);
 
+// A command line run inside a host process (the Python package): as RunMain, but the host keeps
+// its signals (no interrupt handlers are installed), no progress line is drawn, and what the
+// command prints to std::cout and std::cerr is captured rather than printed. Children (runners)
+// still write to the process's own stderr. One call at a time per process.
+struct CapturedRun {
+  int exit_code = 4;
+  std::string out;
+  std::string err;
+};
+CapturedRun RunInProcess(const std::vector<std::string>& args);
+
 }  // namespace convgate::cli

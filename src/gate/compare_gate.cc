@@ -1,6 +1,7 @@
 // `convgate compare`: both sides on the same samples, every output under the tolerance policy.
 // The scheduling (which side loads when, what runs ahead, which session is let go) is the
 // session's (session/side_pair.h); this file is the workflow's steps and its judging.
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -313,7 +314,47 @@ session::PairSpec PairSpecOf(const CompareOptions& options) {
   return spec;
 }
 
+void DescribeHeld(const std::string& name, const std::vector<TensorMap>& samples,
+                  SideRecord& record) {
+  record.path = name;
+  record.kind = "outputs";
+  record.format = "arrays";
+  record.backend = "outputs";
+  if (!samples.empty()) record.output_names = samples.front().Names();
+}
+
 }  // namespace
+
+CompareReport CompareHeldOutputs(const HeldOutputsOptions& options,
+                                 const std::vector<TensorMap>& source,
+                                 const std::vector<TensorMap>& target) {
+  CompareOptions named;
+  named.source = options.source_name;
+  named.target = options.target_name;
+  named.policy = options.policy;
+  CompareReport report = NewReport(named);
+  DescribeHeld(options.source_name, source, report.source);
+  DescribeHeld(options.target_name, target, report.target);
+  report.inputs.origin = "none: outputs given as arrays";
+  report.inputs.samples = static_cast<int>(source.size());
+  internal::AgreementTracker agreements(options.agreement);
+  if (auto e = agreements.CheckNames(report.source, report.target)) {
+    return Errored(std::move(report), *e);
+  }
+  if (source.size() != target.size()) {
+    report.structure_failures.push_back("sample count differs: " + options.source_name + " holds " +
+                                        std::to_string(source.size()) + ", " + options.target_name +
+                                        " holds " + std::to_string(target.size()));
+  }
+  const size_t samples = std::min(source.size(), target.size());
+  for (size_t i = 0; i < samples; ++i) {
+    CompareSample(static_cast<int>(i), source[i], target[i], report);
+    agreements.Add(source[i], target[i]);
+  }
+  FailIfNothingCompared(samples, report);
+  Conclude(agreements, report);
+  return report;
+}
 
 CompareReport CompareModelsGate(const CompareOptions& options) {
   if (options.benchmark.enabled) {

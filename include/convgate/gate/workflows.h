@@ -73,4 +73,20 @@ struct CompareOptions : session::PairSpec {
 // Runs (or loads) both sides on the same samples and compares every output under the policy.
 CompareReport CompareModelsGate(const CompareOptions& options);
 
+// Outputs a caller already holds (the Python API's compare_arrays), judged as `compare` judges a
+// model's: every output of every sample under the policy, classifier agreement counted, the
+// verdict concluded. No model runs and nothing is read or written.
+struct HeldOutputsOptions {
+  compare::Policy policy;
+  compare::AgreementConfig agreement;
+  // What the report calls each side ("expected", "actual").
+  std::string source_name = "expected";
+  std::string target_name = "actual";
+};
+// `source` and `target` hold one TensorMap per sample; a count that differs is a structure
+// failure. The tensors may view the caller's memory (Tensor::Adopt): nothing is copied.
+CompareReport CompareHeldOutputs(const HeldOutputsOptions& options,
+                                 const std::vector<TensorMap>& source,
+                                 const std::vector<TensorMap>& target);
+
 }  // namespace convgate::gate
