@@ -40,7 +40,15 @@ def _as_array(value: Any, where: str):
         return value if value.is_contiguous() else value.contiguous()
     import numpy as np
 
-    array = value if isinstance(value, np.ndarray) else np.asarray(value)
+    if isinstance(value, np.ndarray):
+        array = value
+    elif hasattr(value, "__dlpack__"):  # JAX, CuPy on the host, ...: viewed, not copied
+        try:
+            array = np.from_dlpack(value)
+        except (TypeError, RuntimeError, BufferError) as error:
+            raise UsageError("%s: its DLPack export failed (%s)" % (where, error), 2) from None
+    else:
+        array = np.asarray(value)  # __array__, buffers, nested lists
     if array.dtype == object or array.dtype.kind in "USV":
         raise UsageError("%s holds %s elements: compare_arrays takes numeric and bool arrays"
                          % (where, array.dtype), 2)

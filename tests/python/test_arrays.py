@@ -153,3 +153,32 @@ def test_no_array_is_copied():
     assert run.returncode == 0, run.stderr
     ratio = float(run.stdout.strip().splitlines()[-1])
     assert ratio <= 1.2, "peak memory %.2fx the two arrays (a copy?)" % ratio
+
+
+class OnlyDlpack:
+    """An array from some other library: it speaks DLPack and nothing else."""
+
+    def __init__(self, array):
+        self._array = array
+
+    def __dlpack__(self, **kwargs):
+        return self._array.__dlpack__(**kwargs)
+
+    def __dlpack_device__(self):
+        return self._array.__dlpack_device__()
+
+
+class OnlyArrayInterface:
+    def __init__(self, array):
+        self._array = array
+
+    def __array__(self, dtype=None, copy=None):
+        return self._array
+
+
+def test_dlpack_and_array_protocol_objects():
+    a, b = pair(1000)
+    direct = convgate.compare_arrays(a, b).output("output")
+    for wrap in (OnlyDlpack, OnlyArrayInterface):
+        result = convgate.compare_arrays(wrap(a), wrap(b)).output("output")
+        assert result.max_abs_error == direct.max_abs_error and result.mismatches == direct.mismatches
