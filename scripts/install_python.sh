@@ -6,7 +6,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv="${CONVGATE_DEPS:-$HOME/.cache/convgate-deps}/venv"
-"$venv/bin/pip" install --quiet --no-build-isolation --no-deps . >&2
+# Debian's ninja and the venv's stable path (not the venv's own ninja or its versioned folder,
+# which a new venv replaces): build/ stays usable for cmake --build after the venv changes.
+"$venv/bin/pip" install --quiet --no-build-isolation --no-deps \
+  --config-settings=cmake.define.CMAKE_MAKE_PROGRAM="$(command -v ninja)" \
+  --config-settings=cmake.define.Python_EXECUTABLE="$venv/bin/python3" . >&2
 "$venv/bin/python" -c "import convgate; print('import convgate:', convgate.version(), 'in', '$venv')"
 # pip configured build/ with its own temporary install prefix; the tool's install goes elsewhere.
 cmake -S . -B build -DCMAKE_INSTALL_PREFIX=/usr/local >/dev/null

@@ -65,6 +65,11 @@ void AddToleranceFlags(FlagSet& flags, compare::Policy& policy) {
       PolicyKnob("--min-snr-db", "X|NAME:X", "Minimum signal-to-noise ratio in dB", "none",
                  {"40", "logits:30"}, compare::AddMinSnrDb, policy),
   });
+  flags.Add(SwitchFlag("--strict-dtype",
+                       "Fail an output whose floating-point width changed (float32 -> float16); "
+                       "without it such an output is compared by value under the lower "
+                       "precision's tolerance and the change is noted",
+                       policy.strict_dtype));
 }
 
 void AddCalibrationFlags(FlagSet& flags, gate::CompareOptions::Calibration& options,

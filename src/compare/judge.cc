@@ -13,6 +13,19 @@
 namespace convgate::compare {
 namespace {
 
+// The dtype a TensorComparison's description names ("float32[1, 10]" -> float32).
+std::optional<DType> DescribedDType(const std::string& description) {
+  return ParseDType(std::string_view(description).substr(0, description.find('[')));
+}
+
+// A dtype change that is only a floating-point width (float32 -> float16, bfloat16 -> float32):
+// the values still mean the same thing, at another precision.
+bool FloatWidthChange(const TensorComparison& cmp) {
+  const std::optional<DType> source = DescribedDType(cmp.source_desc);
+  const std::optional<DType> target = DescribedDType(cmp.target_desc);
+  return source && target && *source != *target && IsFloating(*source) && IsFloating(*target);
+}
+
 using internal::FormatPercent;
 
 enum class Outcome { kPass, kFail, kIndeterminate };
@@ -125,6 +138,11 @@ class Judging {
     for (const std::string& sentence : cmp_.failures) {
       if (StartsWith(sentence, "inherited non-finite:")) {
         inherited_sentence_ = sentence;
+      } else if (StartsWith(sentence, "dtype mismatch:") && !policy_.strict_dtype &&
+                 FloatWidthChange(cmp_)) {
+        width_note_ = sentence.substr(std::string_view("dtype mismatch: ").size()) +
+                      ": a floating-point width change, compared by value under the lower "
+                      "precision's tolerance (--strict-dtype makes it a failure)";
       } else if (!cmp_.values_compared || StartsWith(sentence, "dtype mismatch:") ||
                  StartsWith(sentence, "shape mismatch:") ||
                  StartsWith(sentence, "introduced NaN:") ||
@@ -135,6 +153,8 @@ class Judging {
       }
     }
     result_.notes = cmp_.notes;
+    if (!width_note_.empty())
+      result_.notes.insert(result_.notes.begin(), "dtype changed: " + width_note_);
   }
 
   template <typename T>
@@ -346,6 +366,7 @@ class Judging {
   Judgement result_;
   std::string value_sentence_;
   std::string inherited_sentence_;
+  std::string width_note_;  // a floating-point width change, noted rather than failed
   bool recounted_ = false;
 };
 

@@ -215,6 +215,7 @@ OutputPolicy Policy::For(std::string_view output, std::optional<DType> source,
   resolved.mismatch_ppm = settings.mismatch_ppm.value_or(0.0);
   resolved.min_cosine = settings.min_cosine;
   resolved.min_snr_db = settings.min_snr_db;
+  resolved.strict_dtype = strict_dtype;
   return resolved;
 }
 
@@ -223,6 +224,7 @@ void Policy::MergeFrom(const Policy& overlay) {
   if (overlay.conversion_defaults) conversion_defaults = overlay.conversion_defaults;
   for (const auto& [name, floor] : overlay.noise_floors) noise_floors[name] = floor;
   if (!overlay.noise_floor_basis.empty()) noise_floor_basis = overlay.noise_floor_basis;
+  strict_dtype = strict_dtype || overlay.strict_dtype;
   for (const auto& [name, settings] : overlay.per_output) per_output[name].MergeFrom(settings);
   for (const auto& [dtype, values] : overlay.dtype_defaults) {
     ToleranceOverride& mine = dtype_defaults[dtype];

@@ -276,4 +276,16 @@ Result<TensorMap> TryClone(const TensorMap& tensors) {
   }
 }
 
+Result<Tensor> CastFloating(const Tensor& tensor, DType dtype) {
+  if (!IsFloating(tensor.dtype()) || !IsFloating(dtype)) {
+    return Status::InvalidArgument("cannot cast " + std::string(DTypeName(tensor.dtype())) +
+                                   " to " + std::string(DTypeName(dtype)) +
+                                   ": only floating dtypes are cast");
+  }
+  CONVGATE_ASSIGN_OR_RETURN(Tensor cast, Tensor::Allocate(dtype, tensor.shape()));
+  const int64_t count = tensor.num_elements();
+  for (int64_t i = 0; i < count; ++i) cast.SetDouble(i, tensor.GetDouble(i));
+  return cast;
+}
+
 }  // namespace convgate

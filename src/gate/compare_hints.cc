@@ -70,11 +70,14 @@ std::vector<std::string> HintsFor(const OutputCheck& check, const ToleranceToPas
                     cmp.source_desc +
                     ": check the converter's dynamic axes, output layout and squeeze/flatten");
   }
-  if (!cmp.dtype_match) {
+  const bool dtype_failed = std::any_of(
+      check.failures.begin(), check.failures.end(),
+      [](const std::string& failure) { return failure.rfind("dtype mismatch:", 0) == 0; });
+  if (dtype_failed) {
     hints.push_back(
-        "the output dtype changed: if intended (e.g. an fp16 conversion without keep-IO-types), "
-        "judge the values with tolerances fit for that dtype (--atol/--rtol " +
-        check.output + ":...)");
+        "the output dtype changed: a floating-point width change (an fp16 conversion without "
+        "keep-IO-types) is compared by value unless --strict-dtype; an integer, bool or string "
+        "change is a different output: check the converter's casts");
   }
   const compare::NonFiniteSplit& nf = cmp.non_finite;
   if (nf.introduced_nan + nf.introduced_inf > 0) {

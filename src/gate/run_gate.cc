@@ -87,7 +87,15 @@ RunReport RunModelGate(const RunOptions& options) {
           {&model.signature(), session::SampleSaver::HoldsEverySample(options.data.save_outputs)}}};
   // The given samples stay the caller's.
   std::optional<inputs::Dataset> given;
-  if (options.inputs) given = options.inputs->Clone();
+  if (options.inputs) {
+    given = options.inputs->Clone();
+    // A comparison's float32 samples, for a model that takes float16 (verify --to fp16 without
+    // keep-IO-types): cast as the target's binding casts them.
+    if (Status cast = session::CastToDeclared(*given, model.signature(), report.model.notes);
+        !cast.ok()) {
+      return Errored(std::move(report), Stage::kInputs, cast);
+    }
+  }
   // Generated and --data samples are made one at a time, and saved (--save-inputs) as they are.
   session::DataOptions data = options.data;
   data.stream = true;

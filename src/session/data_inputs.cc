@@ -6,6 +6,7 @@
 
 #include "convgate/backends/hf_inputs.h"
 #include "convgate/core/temp_dir.h"
+#include "convgate/core/tensor_copy.h"
 #include "convgate/loaders/load_data.h"
 #include "convgate/session/positional.h"
 
@@ -262,6 +263,44 @@ std::optional<inputs::Dataset> PrepareSideDataset(const DataOptions& data, const
   }
   return PrepareDataset(ForModel(data, side.path), signature, std::move(provided), held, record,
                         error);
+}
+
+Status CastToDeclared(inputs::Dataset& dataset, const Signature& signature,
+                      std::vector<std::string>& notes) {
+  std::vector<std::pair<std::string, DType>> casts;  // input -> the dtype the model declares
+  if (dataset.samples.empty()) return Status::OK();
+  for (const TensorInfo& declared : signature.inputs) {
+    const Tensor* given = dataset.samples.front().Find(declared.name);
+    if (given == nullptr || !declared.dtype || given->dtype() == *declared.dtype ||
+        !IsFloating(given->dtype()) || !IsFloating(*declared.dtype)) {
+      continue;
+    }
+    notes.push_back("input '" + declared.name + "' cast " + std::string(DTypeName(given->dtype())) +
+                    " -> " + std::string(DTypeName(*declared.dtype)) + " (the model declares " +
+                    std::string(DTypeName(*declared.dtype)) + ")");
+    casts.emplace_back(declared.name, *declared.dtype);
+  }
+  if (casts.empty()) return Status::OK();
+  const auto cast_sample = [casts](TensorMap& sample) -> Status {
+    for (const auto& [name, dtype] : casts) {
+      const Tensor* given = sample.Find(name);
+      if (given == nullptr || given->dtype() == dtype) continue;
+      CONVGATE_ASSIGN_OR_RETURN(Tensor cast, CastFloating(*given, dtype));
+      sample.InsertOrAssign(name, std::move(cast));
+    }
+    return Status::OK();
+  };
+  for (TensorMap& sample : dataset.samples) CONVGATE_RETURN_IF_ERROR(cast_sample(sample));
+  // A streamed data set makes the rest as they run: cast as they are made.
+  if (dataset.make) {
+    dataset.make = [make = dataset.make, cast_sample](
+                       size_t index, std::vector<inputs::DataFile>& read) -> Result<TensorMap> {
+      CONVGATE_ASSIGN_OR_RETURN(TensorMap sample, make(index, read));
+      CONVGATE_RETURN_IF_ERROR(cast_sample(sample));
+      return sample;
+    };
+  }
+  return Status::OK();
 }
 
 }  // namespace convgate::session

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "convgate/core/join.h"
+#include "convgate/core/tensor_copy.h"
 
 namespace convgate::session {
 namespace {
@@ -52,6 +53,15 @@ const std::string* MappedTarget(const InterfaceOptions& options, const std::stri
     if (from == source) return &to;
   }
   return nullptr;
+}
+
+// The dtype a data set's input is cast to for a target that declares another floating dtype
+// (float32 data for a float16 input); nullopt when it is taken as it is, or when the change is not
+// a floating-point width (the dataset check then says so).
+std::optional<DType> FloatingCast(DType given, const TensorInfo& declared) {
+  if (!declared.dtype || *declared.dtype == given) return std::nullopt;
+  if (!IsFloating(given) || !IsFloating(*declared.dtype)) return std::nullopt;
+  return declared.dtype;
 }
 
 }  // namespace
@@ -196,12 +206,18 @@ Result<InterfaceBinding> InterfaceBinding::Bind(const InterfaceOptions& options,
                                         "' is " + DimsText(AsTargetTakes(dims, transpose)) +
                                         (transpose ? " (transposed to NHWC)" : "") + hint);
     }
-    binding.inputs_.push_back({name, declared.name, transpose});
-    if (declared.name != name || transpose) {
+    const std::optional<DType> cast = FloatingCast(sample[idx].tensor.dtype(), declared);
+    binding.inputs_.push_back({name, declared.name, transpose, cast});
+    if (declared.name != name || transpose || cast) {
       binding.identity_ = false;
+      const std::string cast_text =
+          cast ? ", cast " + std::string(DTypeName(sample[idx].tensor.dtype())) + " -> " +
+                     std::string(DTypeName(*cast)) + " (the target declares " +
+                     std::string(DTypeName(*cast)) + ")"
+               : "";
       record.notes.push_back("input '" + name + "' -> the target's '" + declared.name + "'" +
                              (how[idx].empty() ? "" : " by " + how[idx]) +
-                             (transpose ? ", transposed NCHW -> NHWC" : ""));
+                             (transpose ? ", transposed NCHW -> NHWC" : "") + cast_text);
     }
   }
   return binding;
@@ -220,12 +236,17 @@ Result<TensorMap> InterfaceBinding::TargetInputs(const TensorMap& sample) const 
     if (tensor == nullptr) {
       return Status::FailedPrecondition("the sample has no input '" + input.source + "'");
     }
+    Tensor taken;
     if (input.transpose) {
-      CONVGATE_ASSIGN_OR_RETURN(Tensor transposed, TransposeLayout(*tensor, true));
-      out.Append(input.target, std::move(transposed));
-    } else {
-      out.Append(input.target, tensor->Clone());
+      CONVGATE_ASSIGN_OR_RETURN(taken, TransposeLayout(*tensor, true));
+    } else if (!input.cast) {
+      taken = tensor->Clone();
     }
+    if (input.cast) {
+      CONVGATE_ASSIGN_OR_RETURN(taken,
+                                CastFloating(input.transpose ? taken : *tensor, *input.cast));
+    }
+    out.Append(input.target, std::move(taken));
   }
   return out;
 }

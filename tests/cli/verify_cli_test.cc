@@ -137,6 +137,34 @@ TEST_F(VerifyCliTest, Fp16PassesUnderItsNetworkDefaultsAndFailsUnderFloat32Toler
   EXPECT_EQ(user["atol"], 1e-5) << user.dump();
 }
 
+// An fp16 model with float16 inputs and outputs (no keep-IO-types): the comparison's float32
+// inputs are cast to what the target declares, its float16 outputs are compared with the
+// source's float32 ones by value, and both are recorded; --strict-dtype fails the width change.
+TEST_F(VerifyCliTest, Fp16WithFloat16InputsAndOutputsIsGatedByValue) {
+  const std::string model = Fixture("mobilenet_v2.onnx");
+  const std::string fp16 = (dir_ / "mobilenet_v2_fp16io.onnx").string();
+  ExpectPassed(
+      Verify({model, "--to", "fp16", "--param", "keep_io_types=0", "--samples", "2", "-o", fp16}),
+      "fp16");
+  const json verify_result = ReadJson("verify_result.json");
+  EXPECT_EQ(verify_result["e2e_passed"], true) << verify_result.dump();
+  const json report = ReadJson("report.json");
+  const std::string e2e_notes = report["e2e"]["model"]["notes"].dump();
+  EXPECT_NE(e2e_notes.find("cast float32 -> float16"), std::string::npos) << e2e_notes;
+  const std::string target_notes = report["comparison"]["target"]["notes"].dump();
+  EXPECT_NE(target_notes.find("cast float32 -> float16"), std::string::npos) << target_notes;
+  const json result = report["comparison"]["results"][0];
+  EXPECT_EQ(result["verdict"], "pass") << result.dump();
+  EXPECT_NE(result["notes"].dump().find("dtype changed: source float32, target float16"),
+            std::string::npos)
+      << result.dump();
+
+  ProcessResult strict = Convgate({"compare", model, fp16, "--strict-dtype", "--samples", "2"});
+  EXPECT_EQ(strict.exit_code, 1) << Describe(strict);
+  EXPECT_NE(strict.out.find("dtype mismatch: source float32, target float16"), std::string::npos)
+      << strict.out;
+}
+
 // Path B of the verify-conversion gate: ONNX -> OpenVINO IR through openvino.convert_model, run
 // on the openvino backend (the default for .xml). Float32 weights are judged under the float32
 // defaults; float16 weights under the network-level float16 ones, which the report names.

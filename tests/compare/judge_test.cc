@@ -207,7 +207,7 @@ TEST(Judge, ExactComparisonsIgnoreTolerancesButHonourPpm) {
 TEST(Judge, IntroducedNaNAndStructureFailWhateverThePolicy) {
   const TensorComparison nan =
       Compare(DType::kFloat32, {1, 2, 3, 4}, {1, kNaN, 3, 4}, DType::kFloat32);
-  const TensorComparison dtype = Compare(DType::kFloat32, {1, 2}, {1, 2}, DType::kFloat16);
+  const TensorComparison dtype = Compare(DType::kInt64, {1, 2}, {1, 2}, DType::kInt32);
   const auto everything_allowed = [](OutputPolicy& p) {
     p.mismatch_ppm = 1e6;
     p.atol = 1e9;
@@ -220,9 +220,27 @@ TEST(Judge, IntroducedNaNAndStructureFailWhateverThePolicy) {
                            std::function<void(OutputPolicy&)>(max_stat)}) {
     ExpectJudgement({"introduced NaN", edit, false, {"introduced NaN: 1 of 4 elements"}},
                     Judge(nan, Resolve(edit)));
-    ExpectJudgement({"dtype", edit, false, {"dtype mismatch: source float32, target float16"}},
+    ExpectJudgement({"dtype", edit, false, {"dtype mismatch: source int64, target int32"}},
                     Judge(dtype, Resolve(edit)));
   }
+}
+
+// A floating-point width change (an fp16 model without keep-IO-types) is compared by value and
+// noted; --strict-dtype makes it a failure. Values are judged either way.
+TEST(Judge, AFloatingWidthChangeIsNotedUnlessStrict) {
+  const TensorComparison same = Compare(DType::kFloat32, {1, 2}, {1, 2}, DType::kFloat16);
+  const TensorComparison off = Compare(DType::kFloat32, {1, 2}, {1, 2.5}, DType::kFloat16);
+  const TensorComparison bf16 = Compare(DType::kBFloat16, {1, 2}, {1, 2}, DType::kFloat32);
+  const std::string noted = "dtype changed: source float32, target float16";
+  ExpectJudgement({"width, by value", nullptr, true, {}, {noted, "--strict-dtype"}},
+                  Judge(same, Resolve(nullptr)));
+  ExpectJudgement({"width, values off", nullptr, false, {"1 of 2 elements"}, {noted}},
+                  Judge(off, Resolve(nullptr)));
+  ExpectJudgement({"bfloat16 source", nullptr, true, {}, {"source bfloat16, target float32"}},
+                  Judge(bf16, Resolve(nullptr)));
+  const auto strict = [](OutputPolicy& p) { p.strict_dtype = true; };
+  ExpectJudgement({"strict", strict, false, {"dtype mismatch: source float32, target float16"}},
+                  Judge(same, Resolve(strict)));
 }
 
 TEST(Judge, InheritedNonFiniteIsHeldToPpm) {

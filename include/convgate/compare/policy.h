@@ -59,6 +59,10 @@ struct OutputPolicy {
   // The output's measured noise floor (max |s - s'|, noise_floor.h), when the comparison was
   // calibrated: errors are reported as multiples of it.
   std::optional<double> noise_floor;
+  // --strict-dtype: a floating output whose width changed (float32 -> float16) fails. Without it
+  // such a pair is compared by value under the lower precision's tolerance and the change is
+  // noted; any other dtype change (integer, bool, string) always fails.
+  bool strict_dtype = false;
 
   Tolerance tolerance() const { return {atol, rtol}; }
 };
@@ -123,6 +127,8 @@ struct Policy {
   // benign change was ("ONNX Runtime optimization disabled vs extended").
   std::map<std::string, NoiseFloor> noise_floors;
   std::string noise_floor_basis;
+  // --strict-dtype, for every output (OutputPolicy::strict_dtype).
+  bool strict_dtype = false;
 
   // The policy for one output, each knob resolved on its own: the output's setting, else the
   // global setting, else (atol and rtol only) the conversion's default or the default of

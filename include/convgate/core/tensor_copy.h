@@ -15,4 +15,9 @@ Result<Tensor> TryClone(const Tensor& tensor);
 // The same for every tensor of `tensors`, the failing one named.
 Result<TensorMap> TryClone(const TensorMap& tensors);
 
+// A floating tensor as another floating dtype (float32 -> float16: round to nearest even, values
+// beyond the narrower range become +-Inf, as a runtime's Cast does). InvalidArgument unless both
+// dtypes are floating.
+Result<Tensor> CastFloating(const Tensor& tensor, DType dtype);
+
 }  // namespace convgate

@@ -36,6 +36,12 @@ std::optional<inputs::Dataset> PrepareDataset(const DataOptions& options,
                                               const HeldOutputs& held, DatasetRecord& record,
                                               std::optional<GateError>& error);
 
+// Casts the inputs of `dataset` that a model declares with another floating dtype (float32 data
+// for an fp16 model without keep-IO-types) to that dtype, each named once in `notes`. Other
+// dtype differences are left for the dataset check to refuse.
+Status CastToDeclared(inputs::Dataset& dataset, const Signature& signature,
+                      std::vector<std::string>& notes);
+
 // The data set a workflow runs `side` on: `provided` (a test case's inputs, the caller's), else
 // the side's Hugging Face inputs (HfModelInputs), else what `data` says (PrepareDataset), with the
 // options for the side's model (ForModel).

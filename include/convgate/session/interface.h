@@ -67,6 +67,9 @@ class InterfaceBinding {
     std::string source;
     std::string target;
     bool transpose = false;
+    // The target declares another floating dtype (an fp16 model without keep-IO-types): each
+    // sample's input is cast to it.
+    std::optional<DType> cast;
   };
   const InterfaceOptions* options_ = nullptr;
   std::vector<InputBinding> inputs_;

@@ -55,7 +55,12 @@ json RulesJson() {
        "max, mean, median or pNN of the errors over finite pairs: the output passes when "
        "S(|target - source|) <= atol or S(rel error) <= rtol (Polygraphy's --check-error-stat "
        "rule); inherited non-finite elements are held to mismatch_ppm"},
-      {"always_fail", "dtype, shape and element-count mismatches; introduced NaN/Inf"},
+      {"always_fail",
+       "shape and element-count mismatches; dtype changes other than a floating-point width "
+       "(all of them with strict_dtype); introduced NaN/Inf"},
+      {"float_width",
+       "a floating output whose width changed (float32 -> float16) is compared by value under "
+       "the lower precision's defaults and noted, unless strict_dtype"},
       {"exact", "integer, bool and string outputs compare exactly; mismatch_ppm applies"},
       {"floors", "min_cosine and min_snr_db apply on top, to floating outputs"},
       {"dtype_defaults",
@@ -99,6 +104,7 @@ void PolicyFields(Io& io, Policy& policy) {
     }
   }
   io.Map("per_output", policy.per_output, settings);
+  io.Bool("strict_dtype", policy.strict_dtype, Default(false));
   io.OptionalObject(
       "conversion_defaults", policy.conversion_defaults, [&settings](auto& part, auto& defaults) {
         part.Text("origin", defaults.origin);
@@ -149,6 +155,7 @@ void OutputPolicyFields(Io& io, OutputPolicy& policy) {
   io.OptionalNumber("min_cosine", policy.min_cosine);
   io.OptionalNumber("min_snr_db", policy.min_snr_db);
   io.OptionalNumber("noise_floor", policy.noise_floor);
+  io.Bool("strict_dtype", policy.strict_dtype, Default(false));
 }
 
 const auto kPolicyFields = [](auto& io, auto& policy) { PolicyFields(io, policy); };
