@@ -14,6 +14,8 @@
 //                     homogeneous, so fp32 computes the same function) - which overflows float16
 //                     once the model is converted
 //   nan-node          insert Log after one Conv: negative activations become NaN
+//   quant-scale       scale one DequantizeLinear's float scale by F (default 4): the corrupted
+//                     scale of an int8 model (a QDQ model, as --to int8-static writes)
 // --node picks the node by name (default: the first node the fault applies to; for fp16-overflow,
 // the first Conv followed by Relu and another Conv). perturb-conv, swap-channels, drop-bias and
 // norm-epsilon also find nodes inside If/Loop/Scan bodies whose weights are main-graph
@@ -97,6 +99,20 @@ void Scale(onnx::GraphProto& graph, const std::string& initializer, double facto
   std::vector<float> values = LoadFloats(*tensor);
   for (float& v : values) v = static_cast<float>(v * factor);
   StoreFloats(*tensor, values);
+}
+
+std::string QuantScale(onnx::GraphProto& graph, const Options& options) {
+  onnx::NodeProto* dequantize =
+      PickNode(graph, {"DequantizeLinear"}, options.node, [&](const auto& n) {
+        const onnx::TensorProto* scale =
+            n.input_size() > 1 ? FindInitializer(graph, n.input(1)) : nullptr;
+        return scale != nullptr && scale->data_type() == onnx::TensorProto::FLOAT;
+      });
+  if (dequantize == nullptr) return "";
+  const double factor = std::isnan(options.factor) ? 4.0 : options.factor;
+  Scale(graph, dequantize->input(1), factor);
+  return dequantize->name() + ": scale '" + dequantize->input(1) + "' times " +
+         std::to_string(factor);
 }
 
 std::string PerturbConv(onnx::GraphProto& graph, const Options& options) {
@@ -239,7 +255,8 @@ int main(int argc, char** argv) {
   const std::map<std::string, std::function<std::string(onnx::GraphProto&, const Options&)>>
       faults = {{"perturb-conv", PerturbConv},   {"swap-channels", SwapChannels},
                 {"drop-bias", DropBias},         {"norm-epsilon", NormEpsilon},
-                {"fp16-overflow", Fp16Overflow}, {"nan-node", NanNode}};
+                {"fp16-overflow", Fp16Overflow}, {"nan-node", NanNode},
+                {"quant-scale", QuantScale}};
   auto fault = faults.find(options.fault);
   if (fault == faults.end()) return Fail("unknown fault '" + options.fault + "'");
   const std::string change = fault->second(*model.mutable_graph(), options);

@@ -30,6 +30,8 @@ const std::vector<EnvironmentVariable>& EnvironmentVariables() {
        "../lib/convgate"},
       // Scripts the binary runs, for a relocated install or a patched copy.
       {"CONVGATE_TORCH_EXPORT_SCRIPT", "runtime/torch_export.py", "The `--to onnx` exporter"},
+      {"CONVGATE_ORT_QUANTIZE_SCRIPT", "runtime/ort_quantize.py",
+       "The int8 quantizer (`--to int8-dynamic`, `--to int8-static`)"},
       {"CONVGATE_OPENVINO_EXPORT_SCRIPT", "runtime/openvino_export.py",
        "The OpenVINO and optimum exporter (`--to openvino*`, `--to optimum-*`)"},
       {"CONVGATE_OPENVINO_RUNNER",

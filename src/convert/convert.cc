@@ -43,6 +43,7 @@ Result<Converter> ResolveConverter(const ConversionRequest& request) {
     return MakeOrtOptimizedConverter(kind.substr(14), request.params);
   }
   if (kind == "onnx") return MakeTorchExportConverter(request);
+  if (kind == "int8-dynamic" || kind == "int8-static") return MakeQuantizeConverter(request);
   if (kind == "openvino" || kind.rfind("openvino:", 0) == 0 || kind == "optimum-openvino" ||
       kind == "optimum-onnx") {
     return MakeOpenvinoConverter(request);

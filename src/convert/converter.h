@@ -67,6 +67,8 @@ Result<Converter> MakeFp16Converter(const Params& params);
 Result<Converter> MakeOrtOptimizedConverter(std::string_view level, const Params& params);
 Result<Converter> MakeTorchExportConverter(const ConversionRequest& request);
 Result<Converter> MakeExternalConverter(const ConversionRequest& request);
+// ort_quantize.cc: "int8-dynamic", "int8-static".
+Result<Converter> MakeQuantizeConverter(const ConversionRequest& request);
 // openvino_export.cc: "openvino", "openvino:fp16", "optimum-openvino", "optimum-onnx".
 Result<Converter> MakeOpenvinoConverter(const ConversionRequest& request);
 

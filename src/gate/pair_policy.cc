@@ -48,6 +48,27 @@ compare::ConversionDefaults WeightCompression(const std::string& format) {
   return defaults;
 }
 
+// The quantization profile (docs/policy.md, "Quantized models"): int8 moves every activation by
+// design, so elementwise differences are counted and reported but do not gate; what gates is the
+// shape of each floating output (cosine, SNR) and, for classifier outputs, the top-1 prediction
+// (verify adds a --agreement check on each). The floors are measured (bench/quantize.sh): ONNX
+// Runtime's int8 of tinycnn and of torchvision resnet18 and mobilenet_v2 (random weights, random
+// inputs: harsher than a trained model on real data) keep cosine >= 0.99 and SNR >= 20 dB; a
+// corrupted scale or weight falls far below.
+compare::ConversionDefaults Quantization(const std::string& kind) {
+  compare::ConversionDefaults defaults;
+  defaults.settings.mismatch_ppm = 1e6;
+  defaults.settings.min_cosine = kQuantizedMinCosine;
+  defaults.settings.min_snr_db = kQuantizedMinSnrDb;
+  defaults.origin = "quantization profile of --to " + kind +
+                    ": floating outputs by cosine >= " + FormatShortest(kQuantizedMinCosine) +
+                    " and SNR >= " + FormatShortest(kQuantizedMinSnrDb) +
+                    " dB, elementwise differences counted, not gating; classifier outputs' top-1 "
+                    "must agree on " +
+                    FormatShortest(kQuantizedMinTop1 * 100) + "% of rows (docs/policy.md)";
+  return defaults;
+}
+
 bool FellBack(const convert::ConversionRecord* record) {
   if (record == nullptr) return false;
   for (const std::string& note : record->notes) {
@@ -103,6 +124,10 @@ std::optional<compare::ConversionDefaults> FromGraphs(const PairFacts& facts) {
 
 }  // namespace
 
+bool IsQuantizedKind(const std::string& kind) {
+  return kind == "int8-dynamic" || kind == "int8-static";
+}
+
 // "int8" or "int4" when the conversion stores compressed weights: asked for, or the int4
 // fallback taken after the fp16 export ran out of memory or time.
 std::string CompressedWeightFormat(const PairFacts& facts) {
@@ -117,6 +142,7 @@ std::string CompressedWeightFormat(const PairFacts& facts) {
 std::optional<compare::ConversionDefaults> DecidePairPolicy(const PairFacts& facts) {
   const bool converted = facts.conversion != nullptr && !facts.conversion->kind.empty();
   if (converted) {
+    if (IsQuantizedKind(facts.conversion->kind)) return Quantization(facts.conversion->kind);
     const std::string format = CompressedWeightFormat(facts);
     if (!format.empty()) {
       compare::ConversionDefaults profile = WeightCompression(format);

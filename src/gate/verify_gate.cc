@@ -2,10 +2,14 @@
 #include <chrono>
 
 #include "convgate/backends/hf_inputs.h"
+#include "convgate/compare/agreement_check.h"
 #include "convgate/core/file_util.h"
+#include "convgate/core/numbers.h"
+#include "convgate/core/temp_dir.h"
 #include "convgate/gate/pair_policy.h"
 #include "convgate/gate/verify.h"
 #include "convgate/graph/onnx_model.h"
+#include "convgate/inputs/dataset.h"
 #include "convgate/session/loaded_models.h"
 #include "convgate/session/save_paths.h"
 #include "gate/verify_path.h"
@@ -121,10 +125,77 @@ void AddFirstStepTop1(const PairFacts& pair, const Signature& source,
   if (top1.ok()) agreement.checks.push_back(std::move(*top1));
 }
 
+// --to int8-static without --param calibration: the activation ranges are calibrated on the
+// gate's own inputs (generated, --load-inputs or --data), every sample, written to `folder`.
+Status SetCalibrationSamples(const internal::SourceFacts& facts, std::optional<TempDir>& folder,
+                             convert::ConversionRequest& request) {
+  if (request.kind != "int8-static" || request.params.count("calibration") > 0) {
+    return Status::OK();
+  }
+  if (!facts.dataset.has_value()) {
+    return Status::InvalidArgument(
+        "--to int8-static needs samples to calibrate on, and this source's inputs are decided by "
+        "the converted model: give --param calibration=inputs.npz or --load-inputs");
+  }
+  inputs::Dataset samples;
+  samples.origin = facts.dataset->origin;
+  for (size_t index = 0; index < facts.dataset->size(); ++index) {
+    if (index < facts.dataset->samples.size()) {
+      samples.samples.push_back(facts.dataset->samples[index].Clone());
+      continue;
+    }
+    std::vector<inputs::DataFile> read;
+    CONVGATE_ASSIGN_OR_RETURN(TensorMap made, facts.dataset->make(index, read));
+    samples.samples.push_back(std::move(made));
+  }
+  CONVGATE_ASSIGN_OR_RETURN(folder, TempDir::Create("calibration"));
+  const std::filesystem::path path = folder->path() / "calibration.npz";
+  CONVGATE_RETURN_IF_ERROR(inputs::SaveDataset(path, samples, facts.signature));
+  request.params.emplace("calibration", path.string());
+  return Status::OK();
+}
+
+// The quantization profile's top-1 rule: int8 may move every score, but the class a classifier
+// picks must stay the same on (nearly) every row. Added on each output of the source that reads
+// as class scores unless the user already put a check on it: one named like logits or
+// probabilities (compare::PredictionKindFor), or, for a model whose task is a classification
+// (graph::DetectTask: torchvision's [batch, 1000] "output"), a floating [N, C >= 2] output.
+void AddQuantizedTop1(const convert::ConversionRequest& conversion, const Signature& source,
+                      const std::optional<graph::DetectedTask>& task,
+                      compare::AgreementConfig& agreement) {
+  if (!IsQuantizedKind(conversion.kind)) return;
+  const bool classifier = task && task->task.ends_with("classification");
+  for (const TensorInfo& output : source.outputs) {
+    if (!output.dtype || !output.has_shape || output.shape.empty()) continue;
+    std::vector<int64_t> dims;
+    for (const Dim& dim : output.shape) dims.push_back(dim.is_fixed() ? dim.value : 1);
+    if (!output.shape.back().is_fixed()) continue;  // the classes must be known
+    Result<Shape> shape = Shape::Make(dims);
+    if (!shape.ok()) continue;
+    const bool scores =
+        compare::PredictionKindFor(output.name, *output.dtype, *shape,
+                                   /*named=*/classifier && dims.size() == 2 && dims.back() >= 2) ==
+        compare::PredictionKind::kScores;
+    if (!scores) continue;
+    bool checked = false;
+    for (const compare::AgreementCheck& check : agreement.checks)
+      checked |= check.output == output.name;
+    if (checked) continue;
+    Result<compare::AgreementCheck> top1 =
+        compare::ParseAgreementCheck(output.name + ":top1>=" + FormatShortest(kQuantizedMinTop1));
+    if (top1.ok()) agreement.checks.push_back(std::move(*top1));
+  }
+}
+
 std::optional<GateError> Convert(const VerifyOptions& options, const internal::SourceFacts& facts,
                                  VerifyReport& report) {
   convert::ConversionRequest request = options.conversion;
   request.source = options.source;
+  std::optional<TempDir> calibration;
+  if (Status set = SetCalibrationSamples(facts, calibration, request); !set.ok()) {
+    return GateError{set.code() == StatusCode::kInvalidArgument ? Stage::kFlags : Stage::kInputs,
+                     set};
+  }
   if (!options.model_type.empty() && request.kind.starts_with("optimum-")) {
     request.params.emplace("model_type", options.model_type);  // --param model_type wins
   }
@@ -304,6 +375,7 @@ VerifyReport VerifyGate(const VerifyOptions& options) {
   compare.calibration.cache_dir = options.conversion.cache_dir;
   if (!options.conversion.use_cache) compare.calibration.use_cache = false;
   report.task = DetectFrom(options.source, report.target, options.model_type);
+  AddQuantizedTop1(chosen, facts.signature, report.task, compare.agreement);
   // The comparison makes its own samples again; the precheck's go to the target's own run. The
   // target the end-to-end run loaded is compared without loading it again.
   session::LoadedModels loaded(compare.backend_factory);

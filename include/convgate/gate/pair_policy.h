@@ -37,8 +37,19 @@ struct PairFacts {
 //   - int8 and int4 weights (optimum-openvino's weight_format, or its int4 fallback) get the
 //     weight-compression profile: floating outputs by cosine and SNR floors with elementwise
 //     differences reported, not gating; generated token ids exact (int8) or at least half equal
-//     (int4). verify adds the first step's top-1 agreement (CompressedWeightFormat).
+//     (int4). verify adds the first step's top-1 agreement (CompressedWeightFormat);
+//   - int8 quantization (int8-dynamic, int8-static) gets the quantization profile: cosine and
+//     SNR floors, elementwise differences reported; verify adds a top-1 agreement check on each
+//     classifier output (kQuantizedMinTop1).
 std::optional<compare::ConversionDefaults> DecidePairPolicy(const PairFacts& facts);
+
+// The quantization profile's floors (measured: pair_policy.cc).
+inline constexpr double kQuantizedMinCosine = 0.99;
+inline constexpr double kQuantizedMinSnrDb = 20.0;
+inline constexpr double kQuantizedMinTop1 = 0.99;
+
+// Whether `kind` quantizes to int8 (the quantization profile).
+bool IsQuantizedKind(const std::string& kind);
 
 // "int8" or "int4" when the pair is judged under the weight-compression profile, else "".
 std::string CompressedWeightFormat(const PairFacts& facts);

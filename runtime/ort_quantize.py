@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""Quantizes an ONNX model to int8 with ONNX Runtime's quantization tools (onnxruntime.quantization,
+the venv's pinned onnxruntime): `convgate convert --to int8-dynamic|int8-static`.
+
+  ort_quantize.py --mode dynamic SRC.onnx OUT.onnx [--weight-type qint8|quint8] [--per-channel]
+  ort_quantize.py --mode static SRC.onnx OUT.onnx --calibration inputs.npz [--format qdq|qoperator]
+
+dynamic: weights quantized ahead, activations at run time (quantize_dynamic), the usual choice for
+transformers and MLPs. static: weights and activations, with activation ranges calibrated on the
+samples of --calibration (an .npz as convgate writes it: flat for one sample, sample_<i>/<input> for
+several; the gate's own inputs, or --data's), in QDQ form by default (quantize_static).
+--op-types limits quantization to those ops (comma-separated). Run with the project's venv python.
+
+Prints one JSON line on stdout: the tool versions, the mode and what was quantized.
+Exit codes: 0 quantized, 1 the quantization failed (message on stderr), 2 usage.
+"""
+
+import argparse
+import json
+import os
+import re
+import sys
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(prog="ort_quantize.py")
+    parser.add_argument("--mode", choices=("dynamic", "static"), required=True)
+    parser.add_argument("source")
+    parser.add_argument("out")
+    parser.add_argument("--weight-type", choices=("qint8", "quint8"), default="qint8")
+    parser.add_argument("--per-channel", action="store_true")
+    parser.add_argument("--op-types", default="")
+    parser.add_argument("--calibration", default="")
+    parser.add_argument("--format", choices=("qdq", "qoperator"), default="qdq")
+    parser.add_argument("--calibrate-method", choices=("minmax", "entropy", "percentile"),
+                        default="minmax")
+    return parser.parse_args(argv)
+
+
+def calibration_samples(path):
+    """The samples of a convgate .npz: [{input: array}, ...]."""
+    import numpy as np
+
+    with np.load(path) as archive:
+        members = {name: archive[name] for name in archive.files}
+    pattern = re.compile(r"^sample_(\d+)/(.+)$")
+    if members and all(pattern.match(name) for name in members):
+        samples = {}
+        for name, array in members.items():
+            index, key = pattern.match(name).groups()
+            samples.setdefault(int(index), {})[key] = array
+        return [samples[i] for i in sorted(samples)]
+    return [members]
+
+
+class NpzReader:
+    """onnxruntime.quantization's CalibrationDataReader over convgate's samples."""
+
+    def __init__(self, samples):
+        self.samples = iter(samples)
+
+    def get_next(self):
+        return next(self.samples, None)
+
+
+def main(argv):
+    args = parse_args(argv)
+    import onnxruntime
+    from onnxruntime import quantization as q
+
+    if not os.path.isfile(args.source):
+        print("ort_quantize.py: no such model: %s" % args.source, file=sys.stderr)
+        return EXIT_USAGE
+    weight_type = q.QuantType.QInt8 if args.weight_type == "qint8" else q.QuantType.QUInt8
+    op_types = [op for op in args.op_types.split(",") if op] or None
+    record = {"onnxruntime_version": onnxruntime.__version__, "mode": args.mode,
+              "weight_type": args.weight_type, "per_channel": args.per_channel}
+    if args.mode == "dynamic":
+        q.quantize_dynamic(args.source, args.out, weight_type=weight_type,
+                           per_channel=args.per_channel, op_types_to_quantize=op_types)
+    else:
+        if not args.calibration:
+            print("ort_quantize.py: --mode static needs --calibration inputs.npz", file=sys.stderr)
+            return EXIT_USAGE
+        samples = calibration_samples(args.calibration)
+        record["calibration_samples"] = len(samples)
+        method = {"minmax": q.CalibrationMethod.MinMax, "entropy": q.CalibrationMethod.Entropy,
+                  "percentile": q.CalibrationMethod.Percentile}[args.calibrate_method]
+        q.quantize_static(args.source, args.out, NpzReader(samples),
+                          quant_format=q.QuantFormat.QDQ if args.format == "qdq"
+                          else q.QuantFormat.QOperator,
+                          weight_type=weight_type, activation_type=q.QuantType.QInt8
+                          if args.weight_type == "qint8" else q.QuantType.QUInt8,
+                          per_channel=args.per_channel, op_types_to_quantize=op_types,
+                          calibrate_method=method)
+        record["format"] = args.format
+    import onnx
+
+    model = onnx.load(args.out, load_external_data=False)
+    ops = {}
+    for node in model.graph.node:
+        ops[node.op_type] = ops.get(node.op_type, 0) + 1
+    record["quantized_ops"] = {op: n for op, n in sorted(ops.items())
+                               if op.startswith(("QLinear", "DynamicQuantize", "MatMulInteger",
+                                                 "ConvInteger", "QuantizeLinear",
+                                                 "DequantizeLinear"))}
+    print(json.dumps(record))
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except SystemExit:
+        raise
+    except Exception as error:  # the message names the model; the exit code says it failed
+        print("ort_quantize.py: %s: %s" % (type(error).__name__, error), file=sys.stderr)
+        sys.exit(EXIT_FAILED)
