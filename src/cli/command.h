@@ -50,6 +50,7 @@ std::unique_ptr<Command> MakeConvertCommand();
 std::unique_ptr<Command> MakeCacheCommand();
 std::unique_ptr<Command> MakeTransformCommand();
 std::unique_ptr<Command> MakeReduceCommand();
+std::unique_ptr<Command> MakeRepairCommand();
 std::unique_ptr<Command> MakeBenchCommand();
 std::unique_ptr<Command> MakeBatchCommand();
 std::unique_ptr<Command> MakeHistoryCommand();

@@ -14,6 +14,7 @@ std::vector<std::unique_ptr<Command>> MakeCommands() {
   commands.push_back(MakeCacheCommand());
   commands.push_back(MakeTransformCommand());
   commands.push_back(MakeReduceCommand());
+  commands.push_back(MakeRepairCommand());
   commands.push_back(MakeBenchCommand());
   commands.push_back(MakePipelineCommand());
   commands.push_back(MakeBatchCommand());

@@ -75,6 +75,27 @@ std::string ConversionParamsHelp() {
   return help;
 }
 
+Flag ParamFlag(convert::ConversionRequest& request) {
+  return Flag{.name = "--param",
+              .value_name = "KEY=VALUE",
+              .help =
+                  "A conversion parameter (repeatable); each kind's parameters and their "
+                  "defaults are listed below",
+              .examples = {"keep_io_types=1", "op_block_list=Resize,TopK"},
+              .arity = FlagArity::kRepeated,
+              .apply = [&request](const std::string& value) -> Status {
+                const size_t equals = value.find('=');
+                if (equals == std::string::npos || equals == 0) {
+                  return Status::InvalidArgument("'" + value + "': expected KEY=VALUE");
+                }
+                const std::string key = value.substr(0, equals);
+                if (!request.params.emplace(key, value.substr(equals + 1)).second) {
+                  return Status::InvalidArgument(key + " is given twice");
+                }
+                return Status::OK();
+              }};
+}
+
 void AddConversionFlags(FlagSet& flags, convert::ConversionRequest& request, ConversionUse use) {
   flags.SetGroup("Conversion");
   const convert::ConversionRequest defaults;
@@ -84,23 +105,7 @@ void AddConversionFlags(FlagSet& flags, convert::ConversionRequest& request, Con
            .help = KindsHelp(use),
            .examples = {"opset:17", "fp16", "ort-optimized:all", "onnx"},
            .apply = StoreNonEmpty("kind", request.kind)},
-      Flag{.name = "--param",
-           .value_name = "KEY=VALUE",
-           .help = "A conversion parameter (repeatable); each kind's parameters and their "
-                   "defaults are listed below",
-           .examples = {"keep_io_types=1", "op_block_list=Resize,TopK"},
-           .arity = FlagArity::kRepeated,
-           .apply = [&request](const std::string& value) -> Status {
-             const size_t equals = value.find('=');
-             if (equals == std::string::npos || equals == 0) {
-               return Status::InvalidArgument("'" + value + "': expected KEY=VALUE");
-             }
-             const std::string key = value.substr(0, equals);
-             if (!request.params.emplace(key, value.substr(equals + 1)).second) {
-               return Status::InvalidArgument(key + " is given twice");
-             }
-             return Status::OK();
-           }},
+      ParamFlag(request),
       Flag{.name = "--converter",
            .value_name = "'CMD {src} {out}'",
            .help = "An external converter command: {src} and {out} become paths; split like a "

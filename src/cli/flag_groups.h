@@ -92,6 +92,8 @@ enum class ConversionUse {
 // --to, --param, --converter, -o/--output, --timeout, --retries, --backoff, --cache-dir,
 // --no-cache. --param keys are checked against the kind's parameters before anything converts.
 void AddConversionFlags(FlagSet& flags, convert::ConversionRequest& request, ConversionUse use);
+// --param KEY=VALUE (repeatable) into request.params; a key given twice is refused.
+Flag ParamFlag(convert::ConversionRequest& request);
 // Every kind's parameters with their defaults, for the help of the commands that convert.
 std::string ConversionParamsHelp();
 

@@ -20,6 +20,13 @@ struct Context {
   // keep_io_types: a float graph input or output -> the float16 value nodes use instead.
   std::unordered_map<std::string, std::string> renames;
   std::unordered_set<std::string> float_values;  // typed float32 before the conversion
+  // A blocked node's float32 output, by the name consumers use: a blocked consumer reads it as
+  // it is, so a chain of blocked nodes stays float32 throughout (no float16 round trip between
+  // them, which would overflow exactly where the chain was kept to avoid it).
+  std::unordered_map<std::string, std::string> float32_outputs;
+  // Initializers only blocked nodes read: they stay float32 (a weight kept in float32 to avoid an
+  // overflow must not overflow on the way), read without a Cast.
+  std::unordered_set<std::string> float32_initializers;
   NameGenerator names;
   Fp16Report report;
 };
@@ -130,13 +137,19 @@ Status ConvertAttributes(onnx::NodeProto& node, Context& ctx) {
   return Status::OK();
 }
 
-// A node kept in float32: float16 inputs are cast to float32 before it, its float32 outputs are
-// written under new names and cast back to float16 under the names consumers use.
+// A node kept in float32: float16 inputs are cast to float32 before it (the float32 output of a
+// blocked producer is taken as it is), its float32 outputs are written under new names and cast
+// back to float16 under the names other consumers use.
 void EmitBlockedNode(onnx::NodeProto node, onnx::GraphProto* graph, Context& ctx) {
   const std::string base = node.name().empty() ? node.op_type() : node.name();
   for (int input_idx = 0; input_idx < node.input_size(); ++input_idx) {
     const std::string original = node.input(input_idx);
     if (original.empty()) continue;
+    if (auto float32 = ctx.float32_outputs.find(original); float32 != ctx.float32_outputs.end()) {
+      node.set_input(input_idx, float32->second);
+      continue;
+    }
+    if (ctx.float32_initializers.count(original) > 0) continue;
     node.set_input(input_idx, Renamed(ctx, original));
     if (ctx.float_values.count(original) == 0) continue;
     const std::string suffix = "_input_cast" + std::to_string(input_idx);
@@ -159,6 +172,7 @@ void EmitBlockedNode(onnx::NodeProto node, onnx::GraphProto* graph, Context& ctx
                                     ctx.names.Unique(base + suffix)));
     AddValueInfo(graph, value, TensorProto::FLOAT);
     node.set_output(output_idx, value);
+    ctx.float32_outputs[original] = value;
     ++ctx.report.casts_inserted;
   }
   ++ctx.report.blocked_nodes;
@@ -215,18 +229,56 @@ std::unordered_set<std::string> KeptIo(const onnx::GraphProto& graph, const Cont
   return keep;
 }
 
+// The initializers of `graph` that only blocked nodes of it read (none when no node is blocked).
+std::unordered_set<std::string> BlockedOnlyInitializers(const onnx::GraphProto& graph,
+                                                        const Context& ctx) {
+  std::unordered_map<std::string, bool> only_blocked;  // initializer -> every reader blocked
+  for (const TensorProto& initializer : graph.initializer()) {
+    if (initializer.data_type() == TensorProto::FLOAT) only_blocked[initializer.name()] = false;
+  }
+  std::unordered_set<std::string> read;
+  for (const onnx::NodeProto& node : graph.node()) {
+    // A subgraph body may read any of them implicitly: then none is kept (converted as before).
+    for (const onnx::AttributeProto& attr : node.attribute()) {
+      if (attr.has_g() || attr.graphs_size() > 0) return {};
+    }
+  }
+  for (const onnx::NodeProto& node : graph.node()) {
+    const bool blocked = IsBlocked(node, ctx.options);
+    for (const std::string& input : node.input()) {
+      auto found = only_blocked.find(input);
+      if (found == only_blocked.end()) continue;
+      found->second = read.insert(input).second ? blocked : (found->second && blocked);
+    }
+  }
+  // Read by a subgraph or a graph output too: converted as before.
+  for (const onnx::ValueInfoProto& output : graph.output()) only_blocked.erase(output.name());
+  std::unordered_set<std::string> kept;
+  for (const auto& [name, blocked] : only_blocked) {
+    if (blocked && read.count(name) > 0) kept.insert(name);
+  }
+  return kept;
+}
+
 Status ConvertGraph(onnx::GraphProto* graph, Context& ctx, bool is_main) {
+  // A body's own set while its nodes are converted; the enclosing graph's again after.
+  std::unordered_set<std::string> enclosing = std::move(ctx.float32_initializers);
+  ctx.float32_initializers = BlockedOnlyInitializers(*graph, ctx);
   for (TensorProto& initializer : *graph->mutable_initializer()) {
+    if (ctx.float32_initializers.count(initializer.name()) > 0) continue;
     CONVGATE_RETURN_IF_ERROR(
         ConvertTensorIfFloat(&initializer, "initializer '" + initializer.name() + "'", ctx));
   }
   // Retype the declared values before the nodes: the Casts around blocked nodes add float32
   // value_info that must stay float32.
-  const std::unordered_set<std::string> keep = KeptIo(*graph, ctx, is_main);
+  std::unordered_set<std::string> keep = KeptIo(*graph, ctx, is_main);
+  keep.insert(ctx.float32_initializers.begin(), ctx.float32_initializers.end());
   RetypeValues(graph->mutable_input(), keep);
   RetypeValues(graph->mutable_output(), keep);
-  RetypeValues(graph->mutable_value_info(), {});
-  return ConvertNodes(graph, ctx);
+  RetypeValues(graph->mutable_value_info(), ctx.float32_initializers);
+  Status converted = ConvertNodes(graph, ctx);
+  ctx.float32_initializers = std::move(enclosing);
+  return converted;
 }
 
 }  // namespace

@@ -28,6 +28,7 @@ const std::map<std::string, std::vector<std::string>>& BaseArguments() {
       {"cache prune", {}},
       {"transform", {"model.onnx", "--pass", "fold_batchnorm", "-o", "out.onnx", "--validate"}},
       {"reduce", {"a.onnx", "b.onnx", "-o", "bug"}},
+      {"repair", {"a.onnx", "--to", "fp16", "-o", "repaired.onnx"}},
       {"bench", {"a.onnx", "b.onnx"}},
       {"batch", {"manifest.yaml"}},
       {"history", {}},

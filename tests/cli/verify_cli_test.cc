@@ -275,6 +275,39 @@ INSTANTIATE_TEST_SUITE_P(Faults, VerifyFaultTest,
                            return name;
                          });
 
+// repair finds the nodes fp16-overflow made overflow (the Conv scaled by 1e5, the Relu after it
+// and the Conv that scales back) and nothing else: the repaired model passes, and its report
+// names them with their op types and the run that blamed each.
+TEST_F(VerifyCliTest, RepairKeepsExactlyTheOverflowingNodesInFloat32) {
+  const std::string rescaled = Inject("resnet18.onnx", "fp16-overflow");
+  const std::string repaired = (dir_ / "repaired.onnx").string();
+  ProcessResult r = Convgate(
+      {"repair", rescaled, "--to", "fp16", "-o", repaired, "--samples", "4", "--out", Out()});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_NE(r.out.find("REPAIRED"), std::string::npos) << r.out;
+  const json repair = ReadJson("report.json")["repair"];
+  std::vector<std::string> kept;
+  for (const json& node : repair["kept_float32"]) kept.push_back(node["node"]);
+  EXPECT_EQ(kept, (std::vector<std::string>{"/model/layer1/layer1.0/conv1/Conv",
+                                            "/model/layer1/layer1.0/relu/Relu",
+                                            "/model/layer1/layer1.0/conv2/Conv"}))
+      << repair.dump(2);
+  EXPECT_EQ(repair["kept_float32"][0]["op_type"], "Conv");
+  EXPECT_EQ(repair["runs"], 4) << repair.dump(2);
+  EXPECT_EQ(ReadJson("verify_result.json")["verify_passed"], true);
+  // The repaired model passes on its own, under the same gate.
+  ProcessResult again =
+      Convgate({"compare", rescaled, repaired, "--samples", "4", "--policy",
+                (fs::path(CONVGATE_SOURCE_DIR) / "examples/policies/fp16-network.yaml").string()});
+  EXPECT_EQ(again.exit_code, 0) << Describe(again);
+  // A budget too small to find all three says so and fails.
+  ProcessResult short_budget =
+      Convgate({"repair", rescaled, "--to", "fp16", "-o", (dir_ / "partial.onnx").string(),
+                "--samples", "4", "--max-runs", "2"});
+  EXPECT_EQ(short_budget.exit_code, 1) << Describe(short_budget);
+  EXPECT_NE(short_budget.out.find("--max-runs 2 reached"), std::string::npos) << short_budget.out;
+}
+
 // fp16-overflow is exact in float32 (the source and the broken model agree) and overflows only
 // once converted: verify --to fp16 must catch the introduced Inf under its float16 defaults.
 TEST_F(VerifyCliTest, AnFp16OverflowIsCaughtAsIntroducedInfinity) {

@@ -1,0 +1,131 @@
+// `convgate repair`: keep the nodes float16 breaks in float32, one run at a time (repair.h).
+#include <chrono>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "convgate/core/join.h"
+#include "convgate/core/numbers.h"
+#include "convgate/gate/repair.h"
+#include "convgate/graph/nodes.h"
+#include "convgate/graph/onnx_model.h"
+
+namespace convgate::gate {
+namespace {
+
+// node name -> op type, for the source's main graph: only its nodes can be kept.
+std::map<std::string, std::string> SourceNodes(const std::string& source) {
+  std::map<std::string, std::string> nodes;
+  Result<std::string> bytes = graph::ReadModelStructureBytes(source);
+  if (!bytes.ok()) return nodes;
+  Result<std::vector<graph::NodeInfo>> listed = graph::ListNodes(*bytes, source);
+  if (!listed.ok()) return nodes;
+  for (const graph::NodeInfo& node : *listed) {
+    if (!node.name.empty()) nodes[node.name] = node.op_type;
+  }
+  return nodes;
+}
+
+// The node the last run blames next, by precedence: the NaN/Inf origin, the culprit, then added
+// error; only nodes of the source not kept yet.
+std::optional<KeptNode> NextToKeep(const PerNodeReport& per_node,
+                                   const std::map<std::string, std::string>& source_nodes,
+                                   const std::set<std::string>& kept) {
+  const auto usable = [&](int index) {
+    if (index < 0 || index >= static_cast<int>(per_node.nodes.size())) return false;
+    const std::string& name = per_node.nodes[index].node;
+    return source_nodes.count(name) > 0 && kept.count(name) == 0;
+  };
+  const auto make = [&](int index, std::string why) {
+    const NodeCheck& node = per_node.nodes[index];
+    return KeptNode{node.node, source_nodes.at(node.node), std::move(why), 0};
+  };
+  if (usable(per_node.non_finite.introduced)) {
+    return make(per_node.non_finite.introduced,
+                "introduced NaN/Inf (sample " +
+                    std::to_string(per_node.non_finite.introduced_sample) + ")");
+  }
+  if (usable(per_node.culprit)) {
+    return make(per_node.culprit,
+                "culprit: max |diff| " +
+                    FormatSignificant(per_node.nodes[per_node.culprit].max_abs_error, 3));
+  }
+  for (int index : per_node.by_added_error) {
+    if (!usable(index) || per_node.nodes[index].status == NodeStatus::kPassed) continue;
+    return make(index,
+                "failed, max |diff| " + FormatSignificant(per_node.nodes[index].max_abs_error, 3));
+  }
+  for (int index = 0; index < static_cast<int>(per_node.nodes.size()); ++index) {
+    if (usable(index) && per_node.nodes[index].status == NodeStatus::kFailed) {
+      return make(index, "the first failing node, max |diff| " +
+                             FormatSignificant(per_node.nodes[index].max_abs_error, 3));
+    }
+  }
+  return std::nullopt;
+}
+
+std::string VerdictWord(const VerifyReport& report) {
+  if (report.verdict == Verdict::kPass) return "PASS";
+  if (report.verdict == Verdict::kFail) return "FAIL";
+  return "ERROR";
+}
+
+}  // namespace
+
+RepairReport RepairGate(const RepairOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  RepairReport report;
+  const std::map<std::string, std::string> source_nodes = SourceNodes(options.verify.source);
+  // Nodes the user blocked already stay blocked; the repair adds to them.
+  std::string given;
+  if (auto found = options.verify.conversion.params.find("node_block_list");
+      found != options.verify.conversion.params.end()) {
+    given = found->second;
+  }
+  std::set<std::string> kept;
+  for (int run = 1; run <= std::max(options.max_runs, 1); ++run) {
+    VerifyOptions verify = options.verify;
+    std::vector<std::string> names;
+    for (const KeptNode& node : report.kept) names.push_back(node.node);
+    std::string list = given;
+    for (const std::string& name : names) list += (list.empty() ? "" : ",") + name;
+    if (!list.empty()) verify.conversion.params["node_block_list"] = list;
+    verify.compare.per_node.enabled = true;
+    report.last = VerifyGate(verify);
+    report.runs = run;
+    std::string step = "run " + std::to_string(run) + ": " + std::to_string(report.kept.size()) +
+                       " node(s) kept in float32: " + VerdictWord(report.last);
+    if (report.repaired() || report.last.verdict == Verdict::kError) {
+      report.steps.push_back(step);
+      break;
+    }
+    std::optional<KeptNode> next;
+    if (report.last.comparison && report.last.comparison->per_node) {
+      next = NextToKeep(*report.last.comparison->per_node, source_nodes, kept);
+    }
+    if (!next) {
+      report.gave_up =
+          "no node of the source left to blame (the errors start in nodes the "
+          "source does not name, or in an output the comparison judges without "
+          "per-node help)";
+      report.steps.push_back(step);
+      break;
+    }
+    if (run == options.max_runs) {
+      report.gave_up = "--max-runs " + std::to_string(options.max_runs) +
+                       " reached (next: " + next->op_type + " '" + next->node + "', " + next->why +
+                       ")";
+      report.steps.push_back(step);
+      break;
+    }
+    next->run = run;
+    step += ", keeping " + next->op_type + " '" + next->node + "' (" + next->why + ")";
+    report.steps.push_back(step);
+    kept.insert(next->node);
+    report.kept.push_back(*next);
+  }
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return report;
+}
+
+}  // namespace convgate::gate
