@@ -13,14 +13,28 @@
 
 namespace {
 
-// One folder per process for the record file: ReadRecord takes the entry's folder.
-const std::filesystem::path& EntryDir() {
-  static const std::filesystem::path dir = [] {
+// One folder per process for the record file: ReadRecord takes the entry's folder. Removed when
+// the process exits, so replaying the corpus in every test run leaves nothing in /tmp.
+class EntryFolder {
+ public:
+  EntryFolder() {
     std::string pattern = (std::filesystem::temp_directory_path() / "cache_record_fuzz.XXXXXX");
     if (::mkdtemp(pattern.data()) == nullptr) std::abort();
-    return std::filesystem::path(pattern);
-  }();
-  return dir;
+    path_ = pattern;
+  }
+  ~EntryFolder() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path_, ignored);
+  }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+const std::filesystem::path& EntryDir() {
+  static const EntryFolder folder;
+  return folder.path();
 }
 
 }  // namespace
