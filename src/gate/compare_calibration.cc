@@ -5,6 +5,7 @@
 
 #include "convgate/compare/noise_floor.h"
 #include "convgate/core/numbers.h"
+#include "gate/calibrate.h"
 
 namespace convgate::gate::internal {
 namespace {
@@ -26,8 +27,15 @@ void Apply(const Calibration& calibration, CompareReport& report) {
   }
 }
 
-}  // namespace
+// What is left to do once StartCalibration has decided.
+struct CalibrationStep {
+  std::optional<BenignVariant> variant;  // set when the floors still have to be measured
+  std::string key;                       // the cache entry (CalibrationKey)
+};
 
+// Records in report.calibration why calibration is skipped (not asked for, no model source, a
+// backend without a benign change), or applies cached floors; otherwise returns the variant to
+// measure under. `source_sha256` is the source file's.
 CalibrationStep StartCalibration(const CompareOptions& options, const session::ResolvedSide& source,
                                  const std::optional<inputs::Dataset>& dataset,
                                  const std::string& source_sha256, CompareReport& report) {
@@ -66,6 +74,8 @@ CalibrationStep StartCalibration(const CompareOptions& options, const session::R
   return step;
 }
 
+// Measures under step.variant against the source's outputs of the first samples, applies the
+// floors to report.policy and caches them.
 void FinishCalibration(const CalibrationStep& step, const CompareOptions& options,
                        const session::ResolvedSide& source, const inputs::Dataset& dataset,
                        const std::vector<TensorMap>& source_outputs, CompareReport& report) {
@@ -83,6 +93,21 @@ void FinishCalibration(const CalibrationStep& step, const CompareOptions& option
   Apply(*measured, report);
   if (!step.key.empty() && options.calibration.use_cache) {
     WriteCachedCalibration(options.calibration.cache_dir, step.key, *measured);
+  }
+}
+
+}  // namespace
+
+void RunAheadAndCalibrate(const CompareOptions& options, session::SidePair& pair,
+                          CompareReport& report) {
+  const CalibrationStep calibration =
+      options.calibration.enabled ? StartCalibration(options, pair.source().resolved,
+                                                     pair.dataset(), pair.SourceSha256(), report)
+                                  : CalibrationStep{};
+  const std::vector<TensorMap>& ahead = pair.RunSourceAhead(calibration.variant.has_value());
+  if (calibration.variant && !pair.ahead_failed() && pair.dataset().has_value()) {
+    FinishCalibration(calibration, options, pair.source().resolved, *pair.dataset(), ahead, report);
+    session::ReleaseFreedMemory();
   }
 }
 

@@ -11,28 +11,17 @@
 #include "convgate/core/tensor.h"
 #include "convgate/gate/results.h"
 #include "convgate/gate/workflows.h"
-#include "gate/calibrate.h"
+#include "convgate/session/side_pair.h"
 
 namespace convgate::gate::internal {
 
-// What is left to do once StartCalibration has decided.
-struct CalibrationStep {
-  std::optional<BenignVariant> variant;  // set when the floors still have to be measured
-  std::string key;                       // the cache entry (CalibrationKey)
-};
-
-// Records in report.calibration why calibration is skipped (not asked for, no model source, a
-// backend without a benign change), or applies cached floors; otherwise returns the variant to
-// measure under. `source_sha256` is the source file's.
-CalibrationStep StartCalibration(const CompareOptions& options, const session::ResolvedSide& source,
-                                 const std::optional<inputs::Dataset>& dataset,
-                                 const std::string& source_sha256, CompareReport& report);
-
-// Measures under step.variant against the source's outputs of the first samples, applies the
-// floors to report.policy and caches them. A variant that cannot load or run leaves the policy
-// uncalibrated, saying why: the gate's own verdict does not depend on it.
-void FinishCalibration(const CalibrationStep& step, const CompareOptions& options,
-                       const session::ResolvedSide& source, const inputs::Dataset& dataset,
-                       const std::vector<TensorMap>& source_outputs, CompareReport& report);
+// Runs the source ahead of the target (session/side_pair.h) and, when calibration is asked for,
+// records why it is skipped, applies cached floors, or measures them under a benign variant
+// against those outputs. The floors go into report.policy before anything is judged; they only
+// change tolerances nobody set. The source's session is let go first, so at most two sessions
+// are ever held. A variant that cannot load or run leaves the policy uncalibrated, saying why:
+// the gate's own verdict does not depend on it.
+void RunAheadAndCalibrate(const CompareOptions& options, session::SidePair& pair,
+                          CompareReport& report);
 
 }  // namespace convgate::gate::internal

@@ -379,7 +379,10 @@ gate::PerNodeReport PerNode() {
   add.node = "";
   add.op_type = "com.example.Add";
   add.tensor = "sum";
-  add.local = gate::LocalError{false, "the node has a subgraph", 1, {}, {}, {}};
+  add.local = gate::LocalError{};
+  add.local->computed = false;
+  add.local->error = "the node has a subgraph";
+  add.local->sample = 1;
   gate::NodeCheck gone;
   gone.node_index = 3;
   gone.node = "out";

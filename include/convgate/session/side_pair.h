@@ -82,6 +82,8 @@ class SidePair {
 
   Side& source() { return source_; }
   Side& target() { return target_; }
+  const Side& source() const { return source_; }
+  const Side& target() const { return target_; }
   const std::optional<inputs::Dataset>& dataset() const { return dataset_; }
   // Whether the target takes the data set's inputs as they are: not renamed or transposed
   // (session/interface.h). REQUIRES: SetUpSamples.
