@@ -2,6 +2,7 @@
 // The scheduling (which side loads when, what runs ahead, which session is let go) is the
 // session's (session/side_pair.h); this file is the workflow's steps and its judging.
 #include <algorithm>
+#include <functional>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -12,7 +13,6 @@
 #include "convgate/gate/judge.h"
 #include "convgate/gate/pair_policy.h"
 #include "convgate/gate/workflows.h"
-#include "convgate/session/save_paths.h"
 #include "convgate/session/side.h"
 #include "convgate/session/side_pair.h"
 #include "gate/compare_calibration.h"
@@ -49,10 +49,6 @@ CompareReport TargetLoadFailed(CompareReport at_load, GateError error) {
 
 CompareReport CompareModels(const CompareOptions& options, session::SidePair& pair) {
   CompareReport report = NewReport(options);
-  if (auto e = session::CheckSavePaths(
-          options.data, {{"the source", options.source}, {"the target", options.target}})) {
-    return Errored(std::move(report), *e);
-  }
   // A target computing in float16 is judged as one whether or not convgate converted it.
   ApplyPairPolicy(PairFacts{.source = options.source, .target = options.target}, report.policy);
   if (auto e = pair.Load(report.source, report.target)) return Errored(std::move(report), *e);
@@ -70,12 +66,8 @@ CompareReport CompareModels(const CompareOptions& options, session::SidePair& pa
   if (auto e = pair.SetUpSamples(report.inputs)) return errored(*e);
   if (auto e = internal::CheckPerNodeStage(options, pair)) return errored(*e);
   internal::RunAheadAndCalibrate(options, pair, report);
-  const auto judge_sample =
-      [&](session::SidePair::SampleOutputs& outputs) -> std::optional<GateError> {
-    judge.Judge(outputs.sample, outputs.source, outputs.target, std::move(outputs.mismatch));
-    return std::nullopt;
-  };
-  if (auto e = pair.RunSamples(judge_sample)) return errored(*e);  // a target that cannot load too
+  if (auto e = pair.RunSamples(std::ref(judge)))
+    return errored(*e);  // a target that cannot load too
   if (auto e = internal::RunPerNodeStage(options, pair, report)) return errored(*e);
   judge.Conclude(pair.samples());
   return report;

@@ -7,10 +7,12 @@
 #include <cstddef>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "convgate/compare/agreement_check.h"
 #include "convgate/core/tensor.h"
 #include "convgate/gate/results.h"
+#include "convgate/session/side_pair.h"
 #include "gate/compare_agreement.h"
 #include "gate/input_coverage.h"
 
@@ -36,6 +38,13 @@ class SampleJudge {
   // One sample's outputs of both sides; `mismatch` is a structure failure found pairing them.
   void Judge(int sample, const TensorMap& source, const TensorMap& target,
              std::optional<std::string> mismatch = std::nullopt);
+
+  // The pair's sink (session::SidePair::RunSamples, given as std::ref): each sample judged as
+  // it arrives.
+  std::optional<GateError> operator()(session::SidePair::SampleOutputs& outputs) {
+    Judge(outputs.sample, outputs.source, outputs.target, std::move(outputs.mismatch));
+    return std::nullopt;
+  }
 
   // The verdict once every sample (and a per-node run) is in: a comparison of nothing fails,
   // coverage findings are added, the checks are finished and agreement judged.

@@ -16,6 +16,7 @@
 #include "convgate/session/data_inputs.h"
 #include "convgate/session/positional.h"
 #include "convgate/session/run_bytes.h"
+#include "convgate/session/save_paths.h"
 #include "session/elapsed.h"
 
 namespace convgate::session {
@@ -216,6 +217,10 @@ SideRequest SidePair::Request(const std::string& path, const std::string& backen
 }
 
 std::optional<GateError> SidePair::Load(SideRecord& source, SideRecord& target) {
+  if (auto e = CheckSavePaths(spec_.data,
+                              {{"the source", spec_.source}, {"the target", spec_.target}})) {
+    return e;
+  }
   source_.record = &source;
   target_.record = &target;
   const bool defer_target = SequentialSides(spec_);

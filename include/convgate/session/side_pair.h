@@ -69,7 +69,8 @@ class SidePair {
   SidePair(const SidePair&) = delete;
   SidePair& operator=(const SidePair&) = delete;
 
-  // Resolves and loads both sides into `source` and `target` (which must outlive the pair), then
+  // Refuses --save-inputs/--save-outputs paths that would overwrite a side (session/save_paths.h);
+  // resolves and loads both sides into `source` and `target` (which must outlive the pair), then
   // reads the saved outputs of the sides that are saved outputs, held together to
   // --max-run-bytes before either is read. The source's error, if any, is the one returned; a
   // target loaded beside a failing source has its record say what a full load would have said.
