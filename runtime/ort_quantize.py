@@ -73,13 +73,64 @@ def main(argv):
     if not os.path.isfile(args.source):
         print("ort_quantize.py: no such model: %s" % args.source, file=sys.stderr)
         return EXIT_USAGE
+    import onnx
+
+    record_extra = {}
+    source = args.source
+    structure = onnx.load(args.source, load_external_data=False)
+    # A source whose weights are external data (every model over protobuf's 2 GB) is quantized
+    # into "<out>.data" beside the output, which the driver keeps with it.
+    external = any(t.data_location == onnx.TensorProto.EXTERNAL
+                   for t in structure.graph.initializer)
+    if not external:
+        moved = constants_to_initializers(structure)
+        if moved:
+            # The quantizer reads weights only from initializers (paddle2onnx stores each in a
+            # Constant node): the same values, moved, in a scratch model beside the output.
+            source = args.out + ".constants.onnx"
+            onnx.save(structure, source)
+            record_extra["constants_to_initializers"] = moved
+    del structure
+    try:
+        return quantize(args, q, onnxruntime, source, external, record_extra)
+    finally:
+        if source != args.source and os.path.exists(source):
+            os.remove(source)
+
+
+def constants_to_initializers(model):
+    """Moves main-graph Constant nodes holding a tensor into initializers; returns how many."""
+    import onnx
+
+    kept = []
+    moved = 0
+    for node in model.graph.node:
+        if (node.op_type == "Constant" and node.domain in ("", "ai.onnx")
+                and len(node.attribute) == 1 and node.attribute[0].name == "value"):
+            tensor = onnx.TensorProto()
+            tensor.CopyFrom(node.attribute[0].t)
+            tensor.name = node.output[0]
+            model.graph.initializer.append(tensor)
+            moved += 1
+        else:
+            kept.append(node)
+    del model.graph.node[:]
+    model.graph.node.extend(kept)
+    return moved
+
+
+def quantize(args, q, onnxruntime, source, external, record_extra):
+    import onnx
+
     weight_type = q.QuantType.QInt8 if args.weight_type == "qint8" else q.QuantType.QUInt8
     op_types = [op for op in args.op_types.split(",") if op] or None
     record = {"onnxruntime_version": onnxruntime.__version__, "mode": args.mode,
               "weight_type": args.weight_type, "per_channel": args.per_channel}
+    record.update(record_extra)
     if args.mode == "dynamic":
-        q.quantize_dynamic(args.source, args.out, weight_type=weight_type,
-                           per_channel=args.per_channel, op_types_to_quantize=op_types)
+        q.quantize_dynamic(source, args.out, weight_type=weight_type,
+                           per_channel=args.per_channel, op_types_to_quantize=op_types,
+                           use_external_data_format=external)
     else:
         if not args.calibration:
             print("ort_quantize.py: --mode static needs --calibration inputs.npz", file=sys.stderr)
@@ -88,16 +139,14 @@ def main(argv):
         record["calibration_samples"] = len(samples)
         method = {"minmax": q.CalibrationMethod.MinMax, "entropy": q.CalibrationMethod.Entropy,
                   "percentile": q.CalibrationMethod.Percentile}[args.calibrate_method]
-        q.quantize_static(args.source, args.out, NpzReader(samples),
+        q.quantize_static(source, args.out, NpzReader(samples),
                           quant_format=q.QuantFormat.QDQ if args.format == "qdq"
                           else q.QuantFormat.QOperator,
                           weight_type=weight_type, activation_type=q.QuantType.QInt8
                           if args.weight_type == "qint8" else q.QuantType.QUInt8,
                           per_channel=args.per_channel, op_types_to_quantize=op_types,
-                          calibrate_method=method)
+                          calibrate_method=method, use_external_data_format=external)
         record["format"] = args.format
-    import onnx
-
     model = onnx.load(args.out, load_external_data=False)
     ops = {}
     for node in model.graph.node:

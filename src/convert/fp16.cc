@@ -51,7 +51,9 @@ Status ConvertGraph(onnx::GraphProto* graph, Context& ctx, bool is_main);
 Status ConvertTensorIfFloat(TensorProto* tensor, const std::string& where, Context& ctx) {
   if (tensor->data_type() != TensorProto::FLOAT) return Status::OK();
   ++ctx.report.converted_tensors;
-  return ConvertTensorToFloat16(tensor, ctx.options.clamp, where, &ctx.report.range);
+  CONVGATE_RETURN_IF_ERROR(
+      ConvertTensorToFloat16(tensor, ctx.options.clamp, where, &ctx.report.range));
+  return ctx.options.converted_sink ? ctx.options.converted_sink(*tensor) : Status::OK();
 }
 
 onnx::AttributeProto* FindAttribute(onnx::NodeProto& node, const std::string& name) {

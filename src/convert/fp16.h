@@ -13,6 +13,7 @@
 #include <onnx/onnx_pb.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -34,6 +35,10 @@ struct Fp16Options {
   std::set<std::string> node_block_list;  // node names
   // Values beyond +-65504 become +-inf in float16 unless clamped to +-65504.
   bool clamp = false;
+  // Called with each tensor once converted, so a model whose weights are external data streams
+  // them to its own data file one at a time (ExternalDataWriter::Place) instead of holding the
+  // converted weights until the end. Unset: converted tensors stay in the model.
+  std::function<Status(onnx::TensorProto&)> converted_sink;
 };
 
 // fp16 parameters: keep_io_types=0|1, op_block_list=A,B (added to the default list, which holds
@@ -60,7 +65,8 @@ struct Fp16Report {
   std::vector<std::string> notes;  // sentences for the conversion record
 };
 
-// Converts `model` in place. Unimplemented for tensors stored as external data;
+// Converts `model` in place. Tensors stored as external data must be anchored first
+// (graph/internal/external_data.h);
 // FailedPrecondition when the result fails ONNX's checker or strict type inference (an op left
 // out of the block list that needs float32, or a bug), with the reason.
 Result<Fp16Report> ConvertModelToFloat16(onnx::ModelProto& model, const Fp16Options& options);

@@ -2,6 +2,7 @@
 #include "convert/converter.h"
 #include "convert/fp16.h"
 #include "convgate/core/file_util.h"
+#include "convgate/graph/internal/external_data.h"
 #include "convgate/graph/internal/model_proto.h"
 #include "convgate/version.h"
 
@@ -19,9 +20,27 @@ Result<std::vector<std::string>> ConvertFile(const std::filesystem::path& source
   CONVGATE_ASSIGN_OR_RETURN(onnx::ModelProto model, graph::ParseModelProto(bytes, source));
   bytes.clear();
   bytes.shrink_to_fit();
-  Result<Fp16Report> report = ConvertModelToFloat16(model, options);
+  if (!graph::HasExternalTensors(model)) {
+    Result<Fp16Report> report = ConvertModelToFloat16(model, options);
+    if (!report.ok()) return report.status().WithContext(source.string());
+    CONVGATE_RETURN_IF_ERROR(WriteFileAtomic(out, model.SerializeAsString()));
+    return std::move(report->notes);
+  }
+  // Weights in a data file: read, converted and written to the output's own data file one tensor
+  // at a time; what the conversion leaves float32 is copied across afterwards.
+  CONVGATE_RETURN_IF_ERROR(graph::AnchorExternalData(model, source));
+  CONVGATE_ASSIGN_OR_RETURN(graph::ExternalDataWriter writer,
+                            graph::ExternalDataWriter::Create(ExternalDataPath(out)));
+  Fp16Options streamed = options;
+  streamed.converted_sink = [&writer](onnx::TensorProto& tensor) { return writer.Place(tensor); };
+  Result<Fp16Report> report = ConvertModelToFloat16(model, streamed);
   if (!report.ok()) return report.status().WithContext(source.string());
+  CONVGATE_RETURN_IF_ERROR(graph::PlaceExternalData(model, writer));
+  CONVGATE_RETURN_IF_ERROR(writer.Commit());
   CONVGATE_RETURN_IF_ERROR(WriteFileAtomic(out, model.SerializeAsString()));
+  report->notes.push_back(
+      "the weights are external data, as in the source: " + std::to_string(writer.bytes()) +
+      " bytes in " + ExternalDataPath(out).filename().string() + ", streamed one tensor at a time");
   return std::move(report->notes);
 }
 

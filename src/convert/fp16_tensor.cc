@@ -5,6 +5,7 @@
 #include "convert/fp16.h"
 #include "convgate/core/float16.h"
 #include "convgate/core/numbers.h"
+#include "convgate/graph/internal/external_data.h"
 
 namespace convgate::convert {
 namespace {
@@ -17,14 +18,16 @@ constexpr double kFloat16FlushBelow = 2.98023223876953125e-08;
 constexpr size_t kTensorsNamed = 5;
 
 Result<std::vector<float>> FloatValues(const onnx::TensorProto& tensor, const std::string& where) {
-  if (tensor.data_location() == onnx::TensorProto::EXTERNAL) {
-    return Status::Unimplemented(where +
-                                 " keeps its data in an external file; fp16 conversion needs the "
-                                 "weights inside the model");
-  }
   std::vector<float> values;
-  if (tensor.has_raw_data()) {
-    const std::string& raw = tensor.raw_data();
+  // Read one tensor at a time from its data file (anchored by the converter: external_data.h).
+  std::string external;
+  if (tensor.data_location() == onnx::TensorProto::EXTERNAL) {
+    Result<std::string> bytes = graph::ReadExternalBytes(tensor);
+    if (!bytes.ok()) return bytes.status().WithContext(where);
+    external = std::move(bytes).value();
+  }
+  if (!external.empty() || tensor.has_raw_data()) {
+    const std::string& raw = external.empty() ? tensor.raw_data() : external;
     if (raw.size() % sizeof(float) != 0) {
       return Status::DataLoss(where + " has " + std::to_string(raw.size()) +
                               " bytes of raw data, not a whole number of float32 values");
@@ -81,6 +84,8 @@ Status ConvertTensorToFloat16(onnx::TensorProto* tensor, bool clamp, const std::
     raw[2 * idx + 1] = static_cast<char>(half >> 8);
   }
   tensor->clear_float_data();
+  tensor->clear_external_data();
+  tensor->set_data_location(onnx::TensorProto::DEFAULT);
   tensor->set_raw_data(std::move(raw));
   tensor->set_data_type(onnx::TensorProto::FLOAT16);
   return Status::OK();

@@ -4,6 +4,8 @@
 #include <vector>
 
 #include "convgate/core/file_util.h"
+#include "convgate/graph/internal/external_data.h"
+#include "convgate/graph/internal/model_proto.h"
 
 namespace convgate::convert {
 namespace {
@@ -33,6 +35,25 @@ Result<std::string> DigestDirectory(const std::filesystem::path& dir) {
   return Sha256Hex(listing);
 }
 
+// An ONNX model's data files are part of it: two models with one graph and different weights
+// must not share a cache entry. A model the structure reader cannot parse keeps its own digest
+// (its converter says what is wrong with it), as does a data file that is missing.
+Result<std::string> WithExternalData(const std::filesystem::path& path, std::string sha) {
+  int64_t size = 0;
+  Result<onnx::ModelProto> model = graph::ParseModelStructureFile(path, &size);
+  if (!model.ok()) return sha;
+  const std::vector<std::string> locations = graph::ExternalDataLocations(*model);
+  if (locations.empty()) return sha;
+  std::string listing;
+  Field(listing, "model", sha);
+  for (const std::string& location : locations) {
+    Result<std::filesystem::path> file = graph::ExternalDataFile(path, location);
+    Result<std::string> data_sha = file.ok() ? Sha256File(*file) : file.status();
+    Field(listing, location, data_sha.ok() ? *data_sha : "unreadable");
+  }
+  return Sha256Hex(listing);
+}
+
 }  // namespace
 
 std::string CacheKey(const KeyMaterial& material) {
@@ -58,7 +79,9 @@ Result<std::string> DigestSource(const std::filesystem::path& path) {
   if (std::filesystem::is_directory(path, error)) return DigestDirectory(path);
   // A FIFO would block the hash forever and /dev/zero never end: a source is a file or a folder.
   CONVGATE_RETURN_IF_ERROR(CheckRegularFile(path));
-  return Sha256File(path);
+  CONVGATE_ASSIGN_OR_RETURN(std::string sha, Sha256File(path));
+  if (path.extension() != ".onnx") return sha;
+  return WithExternalData(path, std::move(sha));
 }
 
 }  // namespace convgate::convert

@@ -6,6 +6,7 @@
 
 #include "convert/converter.h"
 #include "convgate/core/file_util.h"
+#include "convgate/graph/internal/external_data.h"
 #include "convgate/graph/internal/model_proto.h"
 #include "convgate/graph/onnx_model.h"
 
@@ -35,8 +36,6 @@ std::string NewerThanChecker(const onnx::ModelProto& model) {
   return "";
 }
 
-namespace {}  // namespace
-
 Result<std::string> CheckOnnxModelFile(const std::filesystem::path& path) {
   CONVGATE_ASSIGN_OR_RETURN(std::string bytes, ReadModelBytes(path));
   CONVGATE_ASSIGN_OR_RETURN(const onnx::ModelProto model, graph::ParseModelProto(bytes, path));
@@ -60,42 +59,17 @@ Result<bool> HasExternalData(const std::filesystem::path& path) {
   return summary.has_external_data;
 }
 
-namespace {
-
-void RelocateTensor(onnx::TensorProto& tensor, const std::string& from, const std::string& to) {
-  if (tensor.data_location() != onnx::TensorProto::EXTERNAL) return;
-  for (onnx::StringStringEntryProto& entry : *tensor.mutable_external_data()) {
-    if (entry.key() == "location" && entry.value() == from) entry.set_value(to);
-  }
-}
-
-void RelocateGraph(onnx::GraphProto& graph, const std::string& from, const std::string& to) {
-  for (onnx::TensorProto& tensor : *graph.mutable_initializer()) RelocateTensor(tensor, from, to);
-  for (onnx::SparseTensorProto& sparse : *graph.mutable_sparse_initializer()) {
-    RelocateTensor(*sparse.mutable_values(), from, to);
-    RelocateTensor(*sparse.mutable_indices(), from, to);
-  }
-  for (onnx::NodeProto& node : *graph.mutable_node()) {
-    for (onnx::AttributeProto& attribute : *node.mutable_attribute()) {
-      if (attribute.has_t()) RelocateTensor(*attribute.mutable_t(), from, to);
-      for (onnx::TensorProto& tensor : *attribute.mutable_tensors()) {
-        RelocateTensor(tensor, from, to);
-      }
-      if (attribute.has_g()) RelocateGraph(*attribute.mutable_g(), from, to);
-      for (onnx::GraphProto& subgraph : *attribute.mutable_graphs()) {
-        RelocateGraph(subgraph, from, to);
-      }
-    }
-  }
-}
-
-}  // namespace
-
 Result<std::string> RelocateExternalData(const std::filesystem::path& path, const std::string& from,
                                          const std::string& to) {
   CONVGATE_ASSIGN_OR_RETURN(std::string bytes, ReadModelBytes(path));
   CONVGATE_ASSIGN_OR_RETURN(onnx::ModelProto model, graph::ParseModelProto(bytes, path));
-  RelocateGraph(*model.mutable_graph(), from, to);
+  (void)graph::ForEachTensor(*model.mutable_graph(), [&](onnx::TensorProto& tensor) {
+    if (tensor.data_location() != onnx::TensorProto::EXTERNAL) return Status::OK();
+    for (onnx::StringStringEntryProto& entry : *tensor.mutable_external_data()) {
+      if (entry.key() == "location" && entry.value() == from) entry.set_value(to);
+    }
+    return Status::OK();
+  });
   std::string relocated;
   if (!model.SerializeToString(&relocated)) {
     return Status::Internal("cannot serialize " + path.string() + " again");

@@ -3,11 +3,15 @@
 #include <onnx/defs/schema.h>
 #include <onnx/version_converter/convert.h>
 
+#include <algorithm>
 #include <charconv>
 #include <exception>
+#include <map>
+#include <optional>
 
 #include "convert/converter.h"
 #include "convgate/core/file_util.h"
+#include "convgate/graph/internal/external_data.h"
 #include "convgate/graph/internal/model_proto.h"
 
 namespace convgate::convert {
@@ -39,24 +43,67 @@ Result<int64_t> DefaultDomainOpset(const onnx::ModelProto& model,
   return Status::InvalidArgument(path.string() + " imports no opset of the default ONNX domain");
 }
 
-Status RejectExternalData(const onnx::ModelProto& model, const std::filesystem::path& path) {
-  for (const onnx::TensorProto& tensor : model.graph().initializer()) {
-    if (tensor.data_location() == onnx::TensorProto::EXTERNAL) {
-      return Status::Unimplemented(path.string() + " keeps initializer '" + tensor.name() +
-                                   "' in an external file; the built-in conversions need the "
-                                   "weights inside the model");
+// onnx's IR (which the version converter works on) drops where an initializer's data lives, so
+// the large external initializers of the main graph are set aside by name around the conversion
+// (their data never read), and the rest of the external tensors, small or in subgraphs, are read
+// into the model: an adapter may need their values.
+class ExternalStash {
+ public:
+  static constexpr int64_t kSetAsideFrom = int64_t{64} << 10;
+
+  Status Take(onnx::ModelProto& model) {
+    for (onnx::TensorProto& tensor : *model.mutable_graph()->mutable_initializer()) {
+      const std::optional<int64_t> bytes = ExternalLength(tensor);
+      if (bytes && *bytes >= kSetAsideFrom) set_aside_.emplace(tensor.name(), tensor);
     }
+    return graph::ForEachTensor(*model.mutable_graph(), [&](onnx::TensorProto& tensor) {
+      return set_aside_.count(tensor.name()) != 0 ? Status::OK() : graph::LoadExternalData(tensor);
+    });
   }
-  return Status::OK();
-}
+
+  // Puts the set-aside data back into the converted model's initializers of the same name (each
+  // checked to have kept its dtype and dims).
+  Status Restore(onnx::ModelProto& converted) const {
+    for (onnx::TensorProto& tensor : *converted.mutable_graph()->mutable_initializer()) {
+      auto found = set_aside_.find(tensor.name());
+      if (found == set_aside_.end()) continue;
+      const onnx::TensorProto& before = found->second;
+      if (tensor.data_type() != before.data_type() ||
+          !std::equal(tensor.dims().begin(), tensor.dims().end(), before.dims().begin(),
+                      before.dims().end())) {
+        return Status::Unimplemented(
+            "the version converter changed the type or shape of initializer '" + tensor.name() +
+            "', which is external data: convert it with its weights inside the model");
+      }
+      tensor = before;
+    }
+    return Status::OK();
+  }
+
+ private:
+  static std::optional<int64_t> ExternalLength(const onnx::TensorProto& tensor) {
+    if (tensor.data_location() != onnx::TensorProto::EXTERNAL) return std::nullopt;
+    for (const onnx::StringStringEntryProto& entry : tensor.external_data()) {
+      if (entry.key() == "length") return std::stoll(entry.value());  // checked by the anchor
+    }
+    return std::nullopt;
+  }
+
+  std::map<std::string, onnx::TensorProto> set_aside_;
+};
 
 Result<std::vector<std::string>> ConvertOpset(const std::filesystem::path& source,
                                               const std::filesystem::path& out, int target) {
   CONVGATE_ASSIGN_OR_RETURN(std::string bytes, ReadModelBytes(source));
   CONVGATE_ASSIGN_OR_RETURN(onnx::ModelProto model, graph::ParseModelProto(bytes, source));
-  CONVGATE_RETURN_IF_ERROR(RejectExternalData(model, source));
+  const bool external = graph::HasExternalTensors(model);
+  ExternalStash stash;
+  if (external) {
+    CONVGATE_RETURN_IF_ERROR(graph::AnchorExternalData(model, source));
+    CONVGATE_RETURN_IF_ERROR(stash.Take(model));
+  }
   CONVGATE_ASSIGN_OR_RETURN(int64_t current, DefaultDomainOpset(model, source));
-  if (current == target) {
+  if (current == target && !external) {
     CONVGATE_RETURN_IF_ERROR(WriteFileAtomic(out, bytes));
     return std::vector<std::string>{"the source is at opset " + std::to_string(target) +
                                     " already: copied unchanged"};
@@ -77,7 +124,13 @@ Result<std::vector<std::string>> ConvertOpset(const std::filesystem::path& sourc
                     " needs it)");
     converted.set_ir_version(MinIrVersionFor(target));
   }
-  CONVGATE_RETURN_IF_ERROR(WriteFileAtomic(out, converted.SerializeAsString()));
+  if (!external) {
+    CONVGATE_RETURN_IF_ERROR(WriteFileAtomic(out, converted.SerializeAsString()));
+    return notes;
+  }
+  CONVGATE_RETURN_IF_ERROR(stash.Restore(converted).WithContext(source.string()));
+  CONVGATE_RETURN_IF_ERROR(
+      graph::WriteModelWithExternalData(converted, out, ExternalDataPath(out)));
   return notes;
 }
 

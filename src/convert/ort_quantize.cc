@@ -102,6 +102,11 @@ AttemptResult RunScript(const std::vector<std::string>& argv_template,
       }
     }
     attempt.notes.push_back("quantized ops: " + (ops.empty() ? std::string("none") : ops));
+    if (record.contains("constants_to_initializers")) {
+      attempt.notes.push_back(record["constants_to_initializers"].dump() +
+                              " Constant node(s) moved into initializers first (the quantizer "
+                              "reads weights only from initializers)");
+    }
     if (record.contains("calibration_samples")) {
       attempt.notes.push_back("activation ranges calibrated on " +
                               record["calibration_samples"].dump() + " sample(s)");
@@ -121,6 +126,9 @@ Result<Converter> MakeQuantizeConverter(const ConversionRequest& request) {
   converter.tool = "onnxruntime.quantization";
   CONVGATE_ASSIGN_OR_RETURN(converter.tool_version,
                             PythonPackageVersions(python.string(), {"onnxruntime"}));
+  // Part of the cache key: bump whenever ort_quantize.py writes a different model for the same
+  // input (2: Constant nodes moved into initializers first; external data kept external).
+  converter.tool_version += " (ort_quantize.py revision 2)";
   converter.display = std::string("ONNX Runtime's ") +
                       (dynamic ? "quantize_dynamic" : "quantize_static") + " (int8)";
   // The calibration samples decide a static model: their content, not the file's path.

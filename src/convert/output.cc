@@ -8,8 +8,10 @@
 #include <cstring>
 
 #include "convert/cache_internal.h"
+#include "convgate/graph/internal/external_data.h"
 #include "convert/key.h"
 #include "convgate/core/file_util.h"
+#include "convgate/graph/internal/external_data.h"
 
 namespace convgate::convert {
 namespace {
@@ -186,9 +188,7 @@ Status CopyFileAtomic(const std::filesystem::path& from, const std::filesystem::
 }
 
 std::filesystem::path ExternalDataPath(const std::filesystem::path& out) {
-  std::filesystem::path data = out;
-  data += ".data";
-  return data;
+  return graph::DataFileBeside(out);
 }
 
 Status CopyModelAtomic(const std::filesystem::path& from, const std::filesystem::path& to) {

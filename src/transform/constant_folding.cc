@@ -20,6 +20,7 @@
 #include "convgate/backends/registry.h"
 #include "convgate/core/file_util.h"
 #include "convgate/core/temp_dir.h"
+#include "convgate/graph/internal/external_data.h"
 #include "transform/constants.h"
 #include "transform/graph_edit.h"
 #include "transform/pass.h"
@@ -94,6 +95,8 @@ std::optional<onnx::ModelProto> OneNodeModel(const onnx::ModelProto& model,
     onnx::TensorProto* init = body->add_initializer();
     *init = *LookUpConstant(graph, input).proto();
     init->set_name(input);
+    // ONNX Runtime takes the one-node model from memory: external data is read into it.
+    if (!graph::LoadExternalData(*init).ok()) return std::nullopt;
   }
   try {
     onnx::shape_inference::InferShapes(one);

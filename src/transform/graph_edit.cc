@@ -4,6 +4,7 @@
 
 #include <exception>
 
+#include "convgate/graph/internal/external_data.h"
 #include "convgate/io/tensor_proto.h"
 
 namespace convgate::transform {
@@ -67,10 +68,18 @@ const onnx::TensorProto* FindInitializer(const onnx::GraphProto& graph, const st
 }
 
 Result<Tensor> ToTensor(const onnx::TensorProto& proto, const std::string& name) {
-  CONVGATE_ASSIGN_OR_RETURN(
-      io::NamedTensorProto named,
-      io::ParseTensorProto(proto.SerializeAsString(),
-                           "tensor '" + (name.empty() ? proto.name() : name) + "'"));
+  const std::string what = "tensor '" + (name.empty() ? proto.name() : name) + "'";
+  if (proto.data_location() == onnx::TensorProto::EXTERNAL) {
+    // Anchored when the model was loaded (transform.cc): read from its data file now.
+    onnx::TensorProto loaded = proto;
+    Status read = graph::LoadExternalData(loaded);
+    if (!read.ok()) return read.WithContext(what);
+    CONVGATE_ASSIGN_OR_RETURN(io::NamedTensorProto named,
+                              io::ParseTensorProto(loaded.SerializeAsString(), what));
+    return std::move(named.tensor);
+  }
+  CONVGATE_ASSIGN_OR_RETURN(io::NamedTensorProto named,
+                            io::ParseTensorProto(proto.SerializeAsString(), what));
   return std::move(named.tensor);
 }
 

@@ -4,6 +4,7 @@
 #include <exception>
 
 #include "convgate/core/file_util.h"
+#include "convgate/graph/internal/external_data.h"
 #include "transform/legacy_inputs.h"
 #include "transform/pass.h"
 
@@ -18,11 +19,10 @@ Result<onnx::ModelProto> LoadModel(const fs::path& path) {
   if (!model.ParseFromString(bytes) || !model.has_graph()) {
     return Status::DataLoss(path.string() + ": not a parseable ONNX model with a graph");
   }
-  for (const onnx::TensorProto& init : model.graph().initializer()) {
-    if (init.data_location() == onnx::TensorProto::EXTERNAL) {
-      return Status::Unimplemented(path.string() + ": initializer '" + init.name() +
-                                   "' is stored as external data, which transform cannot edit");
-    }
+  // Weights in a data file stay there: a pass reads the ones it needs (ToTensor), and the
+  // output gets a data file of its own (WriteModel).
+  if (graph::HasExternalTensors(model)) {
+    CONVGATE_RETURN_IF_ERROR(graph::AnchorExternalData(model, path));
   }
   return model;
 }
@@ -80,6 +80,7 @@ Result<TransformRecord> TransformModelFile(const fs::path& source, const fs::pat
   record.source = source;
   record.output = output;
   record.nodes_before = model.graph().node_size();
+  const bool source_external = graph::HasExternalTensors(model);
   const bool check = CheckerError(model).empty();
   const std::vector<onnx::ValueInfoProto> inputs = DetachLegacyInitializerInputs(model);
   for (const PassSpec& spec : passes) {
@@ -88,6 +89,11 @@ Result<TransformRecord> TransformModelFile(const fs::path& source, const fs::pat
   }
   ReattachLegacyInitializerInputs(model, inputs);
   record.nodes_after = model.graph().node_size();
+  if (source_external) {
+    CONVGATE_RETURN_IF_ERROR(
+        graph::WriteModelWithExternalData(model, output, graph::DataFileBeside(output)));
+    return record;
+  }
   CONVGATE_RETURN_IF_ERROR(WriteFileAtomic(output, model.SerializeAsString()));
   return record;
 }
