@@ -19,15 +19,22 @@ constexpr size_t kTensorsNamed = 5;
 
 Result<std::vector<float>> FloatValues(const onnx::TensorProto& tensor, const std::string& where) {
   std::vector<float> values;
-  // Read one tensor at a time from its data file (anchored by the converter: external_data.h).
-  std::string external;
   if (tensor.data_location() == onnx::TensorProto::EXTERNAL) {
-    Result<std::string> bytes = graph::ReadExternalBytes(tensor);
-    if (!bytes.ok()) return bytes.status().WithContext(where);
-    external = std::move(bytes).value();
+    // Read from its data file (anchored by the converter: external_data.h) straight into the
+    // values, one tensor at a time.
+    Result<int64_t> length = graph::ExternalLength(tensor);
+    if (!length.ok()) return length.status().WithContext(where);
+    if (*length % static_cast<int64_t>(sizeof(float)) != 0) {
+      return Status::DataLoss(where + " has " + std::to_string(*length) +
+                              " bytes of external data, not a whole number of float32 values");
+    }
+    values.resize(static_cast<size_t>(*length) / sizeof(float));
+    Status read = graph::ReadExternalInto(tensor, reinterpret_cast<char*>(values.data()));
+    if (!read.ok()) return read.WithContext(where);
+    return values;
   }
-  if (!external.empty() || tensor.has_raw_data()) {
-    const std::string& raw = external.empty() ? tensor.raw_data() : external;
+  if (tensor.has_raw_data()) {
+    const std::string& raw = tensor.raw_data();
     if (raw.size() % sizeof(float) != 0) {
       return Status::DataLoss(where + " has " + std::to_string(raw.size()) +
                               " bytes of raw data, not a whole number of float32 values");

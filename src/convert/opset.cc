@@ -103,8 +103,10 @@ Result<std::vector<std::string>> ConvertOpset(const std::filesystem::path& sourc
     CONVGATE_RETURN_IF_ERROR(stash.Take(model));
   }
   CONVGATE_ASSIGN_OR_RETURN(int64_t current, DefaultDomainOpset(model, source));
-  if (current == target && !external) {
-    CONVGATE_RETURN_IF_ERROR(WriteFileAtomic(out, bytes));
+  if (current == target) {
+    CONVGATE_RETURN_IF_ERROR(
+        external ? graph::WriteModelWithExternalData(model, out, ExternalDataPath(out))
+                 : WriteFileAtomic(out, bytes));
     return std::vector<std::string>{"the source is at opset " + std::to_string(target) +
                                     " already: copied unchanged"};
   }

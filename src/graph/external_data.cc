@@ -250,15 +250,25 @@ Status AnchorExternalData(onnx::ModelProto& model, const fs::path& model_path) {
   return Status::OK();
 }
 
-Result<std::string> ReadExternalBytes(const onnx::TensorProto& tensor) {
+Result<int64_t> ExternalLength(const onnx::TensorProto& tensor) {
   CONVGATE_ASSIGN_OR_RETURN(auto span, AnchoredSpan(tensor));
-  std::string bytes;
-  bytes.reserve(static_cast<size_t>(span.second));
-  CONVGATE_RETURN_IF_ERROR(
-      ReadRange(span.first.location, span.first.offset, span.second, [&](std::string_view chunk) {
-        bytes.append(chunk);
-        return Status::OK();
-      }));
+  return span.second;
+}
+
+Status ReadExternalInto(const onnx::TensorProto& tensor, char* dst) {
+  CONVGATE_ASSIGN_OR_RETURN(auto span, AnchoredSpan(tensor));
+  return ReadRange(span.first.location, span.first.offset, span.second,
+                   [&](std::string_view chunk) {
+                     std::memcpy(dst, chunk.data(), chunk.size());
+                     dst += chunk.size();
+                     return Status::OK();
+                   });
+}
+
+Result<std::string> ReadExternalBytes(const onnx::TensorProto& tensor) {
+  CONVGATE_ASSIGN_OR_RETURN(int64_t length, ExternalLength(tensor));
+  std::string bytes(static_cast<size_t>(length), '\0');
+  CONVGATE_RETURN_IF_ERROR(ReadExternalInto(tensor, bytes.data()));
   return bytes;
 }
 

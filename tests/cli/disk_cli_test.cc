@@ -296,5 +296,43 @@ TEST_F(DiskCliTest, OrtOptimizedWritesTheExternalDataBesideTheOutput) {
   EXPECT_EQ(verified.exit_code, 0) << Describe(verified);
 }
 
+// The built-in conversions and transform read a model whose weights are in a data file, and
+// write their own beside the output; each output loads with its data and passes the gate.
+TEST_F(DiskCliTest, BuiltinConversionsAndTransformKeepExternalData) {
+  WriteExternalDataModel(dir_ / "src");
+  const std::string source = Path("src/model.onnx");
+  for (const std::string kind : {"fp16", "opset:16", "opset:17"}) {
+    const std::string out =
+        Path("out/" + kind.substr(0, kind.find(':')) + kind.substr(kind.find(':') + 1) + ".onnx");
+    ProcessResult verified = Convgate({"verify", source, "--to", kind, "-o", out});
+    ASSERT_EQ(verified.exit_code, 0) << kind << ": " << Describe(verified);
+    EXPECT_TRUE(fs::exists(out + ".data")) << kind;
+    EXPECT_NE(verified.out.find("VERIFY PASSED"), std::string::npos) << verified.out;
+  }
+  ProcessResult transformed =
+      Convgate({"transform", source, "--pass", "div_to_mul,eliminate_identity", "-o",
+                Path("out/t.onnx"), "--validate"});
+  ASSERT_EQ(transformed.exit_code, 0) << Describe(transformed);
+  EXPECT_TRUE(fs::exists(Path("out/t.onnx.data")));
+}
+
+// A data location outside the model's folder is refused before anything is read, naming it.
+TEST_F(DiskCliTest, AnExternalDataLocationOutsideTheFolderIsRefused) {
+  WriteExternalDataModel(dir_ / "src");
+  std::ifstream in(Path("src/model.onnx"), std::ios::binary);
+  onnx::ModelProto model;
+  ASSERT_TRUE(model.ParseFromIstream(&in));
+  model.mutable_graph()->mutable_initializer(0)->mutable_external_data(0)->set_value(
+      "../../../../dev/zero");
+  testing::WriteModel(model, dir_ / "src" / "hostile.onnx");
+  ProcessResult r =
+      Convgate({"convert", Path("src/hostile.onnx"), "--to", "fp16", "-o", Path("out/h.onnx")});
+  EXPECT_EQ(r.exit_code, 3) << Describe(r);
+  EXPECT_NE(r.err.find("'../../../../dev/zero' is not a file in the model's folder"),
+            std::string::npos)
+      << r.err;
+  EXPECT_FALSE(fs::exists(Path("out/h.onnx")));
+}
+
 }  // namespace
 }  // namespace convgate

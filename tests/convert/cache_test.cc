@@ -418,6 +418,36 @@ TEST(CacheKeyTest, ADirectorySourceIsDigestedByItsFiles) {
   EXPECT_EQ(DigestSource(dir.path() / "missing").status().code(), StatusCode::kNotFound);
 }
 
+// A model's weights in a data file are part of what was converted: the same graph with other
+// weights is another source, and a location outside the model's folder is never read.
+TEST(CacheKeyTest, AnOnnxModelIsDigestedWithItsExternalData) {
+  testing::ScopedTempDir dir;
+  onnx::ModelProto model = testing::ParseOnnxText(R"(
+    <ir_version: 8, opset_import: ["" : 17]>
+    g (float[1,2] x) => (float[1,2] y) { y = MatMul(x, w) }
+  )");
+  onnx::TensorProto* w = model.mutable_graph()->add_initializer();
+  w->set_name("w");
+  w->set_data_type(onnx::TensorProto::FLOAT);
+  w->add_dims(2);
+  w->add_dims(2);
+  w->set_data_location(onnx::TensorProto::EXTERNAL);
+  onnx::StringStringEntryProto* location = w->add_external_data();
+  location->set_key("location");
+  location->set_value("w.bin");
+  const fs::path path = dir.path() / "model.onnx";
+  testing::WriteModel(model, path);
+  ASSERT_TRUE(WriteFileAtomic(dir.path() / "w.bin", std::string(16, '\1')).ok());
+  Result<std::string> first = DigestSource(path);
+  ASSERT_TRUE(first.ok());
+  EXPECT_NE(*first, Sha256File(path).value());
+  ASSERT_TRUE(WriteFileAtomic(dir.path() / "w.bin", std::string(16, '\2')).ok());
+  EXPECT_NE(*DigestSource(path), *first);
+  location->set_value("/dev/zero");  // would never end if read
+  testing::WriteModel(model, path);
+  EXPECT_TRUE(DigestSource(path).ok());
+}
+
 TEST(RetryTest, OnlyFailuresThatLookTransientAreRetried) {
   SubprocessResult run;
   run.exit_code = 1;

@@ -5,10 +5,12 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <fstream>
 
 #include "convert/convert_test_util.h"
 #include "convgate/convert/kinds.h"
 #include "convgate/core/float16.h"
+#include "convgate/graph/internal/external_data.h"
 #include "graph/onnx_test_util.h"
 
 namespace convgate::convert {
@@ -305,15 +307,48 @@ TEST(Fp16Test, AnOpBlockListAddsToTheDefaultList) {
   EXPECT_EQ(removed->op_block_list.count("Conv"), 1u);
 }
 
-TEST(Fp16Test, ExternalDataIsRefusedNamingTheTensor) {
-  onnx::ModelProto model = ParseOnnxText(kMlp);
+// A weight in a data file is read when its turn comes, converted, and handed to the sink (the
+// converter's writer) at once: the converted weights are never all held.
+TEST(Fp16Test, ExternalWeightsAreReadConvertedAndStreamedOneAtATime) {
+  testing::ScopedTempDir dir;
+  const std::vector<float> values = {0.5f, -2.0f, 1e5f, 3.0f};
+  std::ofstream(dir.path() / "w.bin", std::ios::binary)
+      .write(reinterpret_cast<const char*>(values.data()), sizeof(float) * values.size());
+  onnx::ModelProto model = ParseOnnxText(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[1, 2] x) => (float[1, 2] y) { y = MatMul(x, far) }
+)");
   TensorProto* tensor = model.mutable_graph()->add_initializer();
   tensor->set_name("far");
   tensor->set_data_type(TensorProto::FLOAT);
+  tensor->add_dims(2);
+  tensor->add_dims(2);
   tensor->set_data_location(TensorProto::EXTERNAL);
-  Result<Fp16Report> report = ConvertModelToFloat16(model, Fp16Options());
-  EXPECT_EQ(report.status().code(), StatusCode::kUnimplemented);
-  EXPECT_NE(report.status().message().find("initializer 'far'"), std::string::npos);
+  onnx::StringStringEntryProto* location = tensor->add_external_data();
+  location->set_key("location");
+  location->set_value("w.bin");
+  // Unanchored, a location means nothing: refused, naming the tensor.
+  onnx::ModelProto unanchored = model;
+  Result<Fp16Report> refused = ConvertModelToFloat16(unanchored, Fp16Options());
+  EXPECT_NE(refused.status().message().find("initializer 'far'"), std::string::npos)
+      << refused.status().message();
+  ASSERT_TRUE(graph::AnchorExternalData(model, dir.path() / "model.onnx").ok());
+  Fp16Options options;
+  std::vector<std::string> streamed;
+  options.converted_sink = [&](TensorProto& converted) {
+    EXPECT_EQ(converted.data_type(), TensorProto::FLOAT16);
+    EXPECT_EQ(converted.raw_data().size(), 8u);
+    streamed.push_back(converted.name());
+    return Status::OK();
+  };
+  Result<Fp16Report> report = ConvertModelToFloat16(model, options);
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  EXPECT_EQ(streamed, std::vector<std::string>{"far"});
+  EXPECT_EQ(report->range.overflow_values, 1);  // 1e5 is read from the file too
+  const std::string& half = model.graph().initializer(0).raw_data();
+  uint16_t second = 0;
+  std::memcpy(&second, half.data() + 2, 2);
+  EXPECT_EQ(HalfToFloat(second), -2.0f);
 }
 
 }  // namespace

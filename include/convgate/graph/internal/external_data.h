@@ -50,6 +50,13 @@ Status AnchorExternalData(onnx::ModelProto& model, const std::filesystem::path& 
 // The bytes of an anchored external tensor, read from its file.
 Result<std::string> ReadExternalBytes(const onnx::TensorProto& tensor);
 
+// The length in bytes of an anchored external tensor's data.
+Result<int64_t> ExternalLength(const onnx::TensorProto& tensor);
+
+// Reads an anchored external tensor's data into `dst`, which holds ExternalLength bytes: for a
+// reader that wants the values in a buffer of its own type without a second copy.
+Status ReadExternalInto(const onnx::TensorProto& tensor, char* dst);
+
 // Makes an anchored external tensor an inline one (its bytes in raw_data); nothing for a tensor
 // that is inline already.
 Status LoadExternalData(onnx::TensorProto& tensor);
