@@ -2,6 +2,7 @@
 #include "convert/converter.h"
 #include "convert/fp16.h"
 #include "convgate/core/file_util.h"
+#include "convgate/core/units.h"
 #include "convgate/graph/internal/external_data.h"
 #include "convgate/graph/internal/model_proto.h"
 #include "convgate/version.h"
@@ -38,9 +39,8 @@ Result<std::vector<std::string>> ConvertFile(const std::filesystem::path& source
   CONVGATE_RETURN_IF_ERROR(graph::PlaceExternalData(model, writer));
   CONVGATE_RETURN_IF_ERROR(writer.Commit());
   CONVGATE_RETURN_IF_ERROR(WriteFileAtomic(out, model.SerializeAsString()));
-  report->notes.push_back(
-      "the weights are external data, as in the source: " + std::to_string(writer.bytes()) +
-      " bytes in " + ExternalDataPath(out).filename().string() + ", streamed one tensor at a time");
+  report->notes.push_back("the weights are external data, as in the source: " +
+                          FormatBytes(writer.bytes()) + " written one tensor at a time");
   return std::move(report->notes);
 }
 

@@ -297,6 +297,8 @@ Status ExternalDataWriter::Pad(int64_t length) {
 
 Status ExternalDataWriter::Refer(onnx::TensorProto& tensor, int64_t offset, int64_t length) {
   tensor.clear_external_data();
+  // clear_raw_data() keeps the string's capacity: a converted weight would stay allocated.
+  std::string().swap(*tensor.mutable_raw_data());
   tensor.clear_raw_data();
   tensor.set_data_location(onnx::TensorProto::EXTERNAL);
   for (const auto& [key, value] :
