@@ -1,4 +1,4 @@
-// `convgate repair SOURCE --to fp16 -o OUT`: the nodes to keep in float32 so that the float16
+// `convgate repair SOURCE --to fp16|bf16 -o OUT`: the nodes to keep in float32 so that the float16
 // conversion passes (gate/repair.h). Prints each run, the kept nodes (ONNX node names and op
 // types) and the last verify; --out gets that verify's result files, with a "repair" section in
 // report.json.
@@ -27,7 +27,7 @@ nlohmann::json RepairJson(const gate::RepairReport& repair) {
            repair.gave_up.empty() ? nlohmann::json(nullptr) : nlohmann::json(repair.gave_up)}};
 }
 
-std::string RepairText(const gate::RepairReport& repair) {
+std::string RepairText(const gate::RepairReport& repair, const std::string& kind) {
   std::string text = "\nrepair (" + std::to_string(repair.runs) + " run(s), " +
                      FormatSignificant(repair.seconds, 3) + " s):\n";
   for (const std::string& step : repair.steps) text += "  " + step + "\n";
@@ -44,11 +44,13 @@ std::string RepairText(const gate::RepairReport& repair) {
       text += "  " + node.op_type + " '" + node.node + "': " + node.why + "\n";
     }
   }
-  text += repair.repaired() ? "REPAIRED: the float16 model with those nodes in float32 passes\n"
-                            : "NOT REPAIRED: " +
-                                  (repair.gave_up.empty() ? std::string("the last run errored")
-                                                          : repair.gave_up) +
-                                  "\n";
+  const std::string format = kind == "bf16" ? "bfloat16" : "float16";
+  text +=
+      repair.repaired()
+          ? "REPAIRED: the " + format + " model with those nodes in float32 passes\n"
+          : "NOT REPAIRED: " +
+                (repair.gave_up.empty() ? std::string("the last run errored") : repair.gave_up) +
+                "\n";
   return text;
 }
 
@@ -57,32 +59,33 @@ class RepairCommand : public Command {
   CLI::App* Register(CLI::App& parent) override {
     CLI::App* app = parent.add_subcommand(
         "repair",
-        "Find the nodes to keep in float32 so that SOURCE converted with --to fp16 passes the "
-        "gate: verify with per-node validation, keep the node the error starts at (the NaN/Inf "
-        "origin, then the culprit, then the largest added error) in float32 through the fp16 "
-        "kind's node_block_list, and verify again, until it passes or --max-runs. Exit 0: "
-        "repaired (the model at -o passes); 1: not repaired within the runs");
+        "Find the nodes to keep in float32 so that SOURCE converted with --to fp16 (or bf16) "
+        "passes the gate: verify with per-node validation, keep the node the error starts at "
+        "(the NaN/Inf origin, then the culprit, then the largest added error) in float32 "
+        "through the kind's node_block_list, and verify again, until it passes or --max-runs. "
+        "Exit 0: repaired (the model at -o passes); 1: not repaired within the runs");
     app->add_option("SOURCE", options_.verify.source, "The float32 ONNX model")->required();
-    // fp16 is the one kind with a node_block_list; --to says so, and takes nothing else.
+    // fp16 and bf16 are the kinds with a node_block_list; --to says which.
     options_.verify.conversion.kind = "fp16";
     flags_.SetGroup("Conversion");
     flags_.Add(
         {Flag{.name = "--to",
               .value_name = "KIND",
-              .help = "The conversion to repair: fp16 (the default and, for now, the only "
-                      "kind: nodes are kept float32 through its node_block_list)",
+              .help = "The conversion to repair: fp16 or bf16 (nodes are kept float32 through "
+                      "its node_block_list)",
               .default_text = "fp16",
-              .examples = {"fp16"},
+              .examples = {"fp16", "bf16"},
               .apply = [this](const std::string& value) -> Status {
-                if (value != "fp16") {
+                if (value != "fp16" && value != "bf16") {
                   return Status::InvalidArgument("--to " + value +
                                                  ": repair keeps nodes in float32 for --to fp16 "
-                                                 "(the kind with a node_block_list)");
+                                                 "or bf16 (the kinds with a node_block_list)");
                 }
+                options_.verify.conversion.kind = value;
                 return Status::OK();
               }},
          ParamFlag(options_.verify.conversion),
-         TextFlag("-o,--output", "PATH", "Where the repaired float16 model goes", {"repaired.onnx"},
+         TextFlag("-o,--output", "PATH", "Where the repaired model goes", {"repaired.onnx"},
                   output_path_)});
     flags_.Add(IntegerFlag("--max-runs", "N",
                            "Verify runs at most (each keeps one more node in float32)", {"12"}, 1,
@@ -106,7 +109,7 @@ class RepairCommand : public Command {
     invocation.seconds = ProcessSeconds();
     Rendered rendered{report::Render(repair.last, invocation, UseColor(output_))};
     rendered.report["repair"] = RepairJson(repair);
-    rendered.console += RepairText(repair);
+    rendered.console += RepairText(repair, options_.verify.conversion.kind);
     if (rendered.exit_code == ExitCode::kPassed && !repair.repaired()) {
       rendered.exit_code = ExitCode::kFailed;
     }

@@ -2,6 +2,8 @@
 // output, publish it to the cache and copy it to where it was asked for.
 #include "convgate/convert/convert.h"
 
+#include <onnx/onnx_pb.h>
+
 #include <chrono>
 #include <memory>
 #include <optional>
@@ -38,7 +40,8 @@ Result<Converter> ResolveConverter(const ConversionRequest& request) {
   CONVGATE_RETURN_IF_ERROR(CheckConversionRequest(request));
   const std::string& kind = request.kind;
   if (kind.rfind("opset:", 0) == 0) return MakeOpsetConverter(kind.substr(6), request.params);
-  if (kind == "fp16") return MakeFp16Converter(request.params);
+  if (kind == "fp16") return MakeFp16Converter(request.params, onnx::TensorProto::FLOAT16);
+  if (kind == "bf16") return MakeFp16Converter(request.params, onnx::TensorProto::BFLOAT16);
   if (kind.rfind("ort-optimized:", 0) == 0) {
     return MakeOrtOptimizedConverter(kind.substr(14), request.params);
   }

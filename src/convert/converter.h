@@ -2,6 +2,7 @@
 // key and the record) and one attempt at writing the output (internal to src/convert).
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -63,7 +64,8 @@ struct Converter {
 // One per kind; each validates its parameters (InvalidArgument, a kBadRequest) and finds its
 // tools (NotFound: kConverterMissing) before anything runs.
 Result<Converter> MakeOpsetConverter(std::string_view target, const Params& params);
-Result<Converter> MakeFp16Converter(const Params& params);
+// `half_type`: onnx::TensorProto::FLOAT16 (fp16) or BFLOAT16 (bf16).
+Result<Converter> MakeFp16Converter(const Params& params, int32_t half_type);
 Result<Converter> MakeOrtOptimizedConverter(std::string_view level, const Params& params);
 Result<Converter> MakeTorchExportConverter(const ConversionRequest& request);
 Result<Converter> MakeExternalConverter(const ConversionRequest& request);

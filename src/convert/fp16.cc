@@ -2,8 +2,10 @@
 #include "convert/fp16.h"
 
 #include <onnx/checker.h>
+#include <onnx/defs/schema.h>
 #include <onnx/shape_inference/implementation.h>
 
+#include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -29,6 +31,7 @@ struct Context {
   std::unordered_set<std::string> float32_initializers;
   NameGenerator names;
   Fp16Report report;
+  int64_t opset = 0;  // of the default domain
 };
 
 bool IsFloat(const onnx::ValueInfoProto& info) {
@@ -51,8 +54,8 @@ Status ConvertGraph(onnx::GraphProto* graph, Context& ctx, bool is_main);
 Status ConvertTensorIfFloat(TensorProto* tensor, const std::string& where, Context& ctx) {
   if (tensor->data_type() != TensorProto::FLOAT) return Status::OK();
   ++ctx.report.converted_tensors;
-  CONVGATE_RETURN_IF_ERROR(
-      ConvertTensorToFloat16(tensor, ctx.options.clamp, where, &ctx.report.range));
+  CONVGATE_RETURN_IF_ERROR(ConvertTensorToFloat16(tensor, ctx.options.clamp, where,
+                                                  &ctx.report.range, ctx.options.half_type));
   return ctx.options.converted_sink ? ctx.options.converted_sink(*tensor) : Status::OK();
 }
 
@@ -92,27 +95,27 @@ void NormalizeConstant(onnx::NodeProto& node) {
 
 // Ops whose output element type comes from an attribute rather than from their inputs: a float
 // output there must become float16 too, or its consumers would see float32.
-void RetypeOutputAttributes(onnx::NodeProto& node) {
+void RetypeOutputAttributes(onnx::NodeProto& node, int32_t half) {
   const std::string& op = node.op_type();
   if (op == "Cast") {
     onnx::AttributeProto* to = FindAttribute(node, "to");
-    if (to != nullptr && to->i() == TensorProto::FLOAT) to->set_i(TensorProto::FLOAT16);
+    if (to != nullptr && to->i() == TensorProto::FLOAT) to->set_i(half);
   } else if (op == "RandomNormal" || op == "RandomUniform" || op == "RandomNormalLike" ||
              op == "RandomUniformLike" || op == "EyeLike" || op == "Bernoulli") {
     // RandomNormal and RandomUniform make float32 when `dtype` is absent; the others follow
     // their input then, which is float16 already.
     onnx::AttributeProto* dtype = FindAttribute(node, "dtype");
     if (dtype == nullptr && (op == "RandomNormal" || op == "RandomUniform")) {
-      AddIntAttribute(node, "dtype", TensorProto::FLOAT16);
+      AddIntAttribute(node, "dtype", half);
     } else if (dtype != nullptr && dtype->i() == TensorProto::FLOAT) {
-      dtype->set_i(TensorProto::FLOAT16);
+      dtype->set_i(half);
     }
   } else if (op == "ConstantOfShape" && FindAttribute(node, "value") == nullptr) {
     // Without `value` ConstantOfShape makes float32 zeros; state float16 zeros explicitly.
     onnx::AttributeProto* value = node.add_attribute();
     value->set_name("value");
     value->set_type(onnx::AttributeProto::TENSOR);
-    value->mutable_t()->set_data_type(TensorProto::FLOAT16);
+    value->mutable_t()->set_data_type(half);
     value->mutable_t()->add_dims(1);
     value->mutable_t()->set_raw_data(std::string(2, '\0'));
   } else if (op == "Constant") {
@@ -170,7 +173,7 @@ void EmitBlockedNode(onnx::NodeProto node, onnx::GraphProto* graph, Context& ctx
     if (ctx.float_values.count(original) == 0) continue;
     const std::string suffix = "_output_cast" + std::to_string(output_idx);
     const std::string value = ctx.names.Unique(base + "_output_cast_" + std::to_string(output_idx));
-    output_casts.push_back(MakeCast(value, node.output(output_idx), TensorProto::FLOAT16,
+    output_casts.push_back(MakeCast(value, node.output(output_idx), ctx.options.half_type,
                                     ctx.names.Unique(base + suffix)));
     AddValueInfo(graph, value, TensorProto::FLOAT);
     node.set_output(output_idx, value);
@@ -183,22 +186,45 @@ void EmitBlockedNode(onnx::NodeProto node, onnx::GraphProto* graph, Context& ctx
   for (onnx::NodeProto& cast : output_casts) *graph->add_node() = std::move(cast);
 }
 
-bool IsBlocked(const onnx::NodeProto& node, const Fp16Options& options) {
+// Whether ONNX defines `node`'s op for bfloat16 at the model's opset: every type constraint that
+// admits float32 admits bfloat16 too. Conv, the pools and many others gain bfloat16 only at opset
+// 22, beyond libonnx 1.12's 17: a bfloat16 Conv would be an invalid model there.
+bool HasBfloat16Form(const onnx::NodeProto& node, int64_t opset) {
+  if (!node.domain().empty() && node.domain() != "ai.onnx") return true;  // not ours to judge
+  const onnx::OpSchema* schema =
+      onnx::OpSchemaRegistry::Schema(node.op_type(), static_cast<int>(opset), "");
+  if (schema == nullptr) return true;  // the checker reports an unknown op
+  for (const auto& constraint : schema->typeConstraintParams()) {
+    const auto& allowed = constraint.allowed_type_strs;
+    const bool takes_float =
+        std::find(allowed.begin(), allowed.end(), "tensor(float)") != allowed.end();
+    const bool takes_bf16 =
+        std::find(allowed.begin(), allowed.end(), "tensor(bfloat16)") != allowed.end();
+    if (takes_float && !takes_bf16) return false;
+  }
+  return true;
+}
+
+bool IsBlocked(const onnx::NodeProto& node, const Fp16Options& options, int64_t opset) {
   return options.op_block_list.count(node.op_type()) > 0 ||
-         (!node.name().empty() && options.node_block_list.count(node.name()) > 0);
+         (!node.name().empty() && options.node_block_list.count(node.name()) > 0) ||
+         (options.half_type == TensorProto::BFLOAT16 && !HasBfloat16Form(node, opset));
 }
 
 Status ConvertNodes(onnx::GraphProto* graph, Context& ctx) {
   google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
   nodes.Swap(graph->mutable_node());
   for (onnx::NodeProto& node : nodes) {
-    if (IsBlocked(node, ctx.options)) {
+    if (IsBlocked(node, ctx.options, ctx.opset)) {
+      if (ctx.options.half_type == TensorProto::BFLOAT16 && !HasBfloat16Form(node, ctx.opset)) {
+        ++ctx.report.no_half_form_ops[node.op_type()];
+      }
       EmitBlockedNode(std::move(node), graph, ctx);
       continue;
     }
     for (std::string& input : *node.mutable_input()) input = Renamed(ctx, input);
     for (std::string& output : *node.mutable_output()) output = Renamed(ctx, output);
-    RetypeOutputAttributes(node);
+    RetypeOutputAttributes(node, ctx.options.half_type);
     CONVGATE_RETURN_IF_ERROR(ConvertAttributes(node, ctx));
     *graph->add_node() = std::move(node);
   }
@@ -206,10 +232,10 @@ Status ConvertNodes(onnx::GraphProto* graph, Context& ctx) {
 }
 
 void RetypeValues(google::protobuf::RepeatedPtrField<onnx::ValueInfoProto>* values,
-                  const std::unordered_set<std::string>& keep) {
+                  const std::unordered_set<std::string>& keep, int32_t half) {
   for (onnx::ValueInfoProto& info : *values) {
     if (IsFloat(info) && keep.count(info.name()) == 0) {
-      info.mutable_type()->mutable_tensor_type()->set_elem_type(TensorProto::FLOAT16);
+      info.mutable_type()->mutable_tensor_type()->set_elem_type(half);
     }
   }
 }
@@ -246,7 +272,7 @@ std::unordered_set<std::string> BlockedOnlyInitializers(const onnx::GraphProto& 
     }
   }
   for (const onnx::NodeProto& node : graph.node()) {
-    const bool blocked = IsBlocked(node, ctx.options);
+    const bool blocked = IsBlocked(node, ctx.options, ctx.opset);
     for (const std::string& input : node.input()) {
       auto found = only_blocked.find(input);
       if (found == only_blocked.end()) continue;
@@ -275,9 +301,9 @@ Status ConvertGraph(onnx::GraphProto* graph, Context& ctx, bool is_main) {
   // value_info that must stay float32.
   std::unordered_set<std::string> keep = KeptIo(*graph, ctx, is_main);
   keep.insert(ctx.float32_initializers.begin(), ctx.float32_initializers.end());
-  RetypeValues(graph->mutable_input(), keep);
-  RetypeValues(graph->mutable_output(), keep);
-  RetypeValues(graph->mutable_value_info(), ctx.float32_initializers);
+  RetypeValues(graph->mutable_input(), keep, ctx.options.half_type);
+  RetypeValues(graph->mutable_output(), keep, ctx.options.half_type);
+  RetypeValues(graph->mutable_value_info(), ctx.float32_initializers, ctx.options.half_type);
   Status converted = ConvertNodes(graph, ctx);
   ctx.float32_initializers = std::move(enclosing);
   return converted;
@@ -289,11 +315,18 @@ Result<Fp16Report> ConvertModelToFloat16(onnx::ModelProto& model, const Fp16Opti
   const onnx::ModelProto source = model;
   Context ctx(options, model);
   ctx.float_values = FloatValueNames(model);
+  for (const onnx::OperatorSetIdProto& import : model.opset_import()) {
+    if (import.domain().empty() || import.domain() == "ai.onnx") ctx.opset = import.version();
+  }
+  ctx.report.opset = ctx.opset;
   KeepIoCasts io_casts;
-  if (options.keep_io_types) io_casts = PlanKeepIoCasts(*model.mutable_graph(), ctx.names);
+  if (options.keep_io_types) {
+    io_casts = PlanKeepIoCasts(*model.mutable_graph(), ctx.names, options.half_type);
+  }
   ctx.renames = io_casts.renames;
   CONVGATE_RETURN_IF_ERROR(ConvertGraph(model.mutable_graph(), ctx, true));
-  ctx.report.casts_inserted += ApplyKeepIoCasts(io_casts, *model.mutable_graph());
+  ctx.report.casts_inserted +=
+      ApplyKeepIoCasts(io_casts, *model.mutable_graph(), options.half_type);
   CONVGATE_RETURN_IF_ERROR(ValidateFloat16Model(model, source, ctx.report.notes));
   std::vector<std::string> notes = DescribeFp16(ctx.report, options);
   notes.insert(notes.end(), ctx.report.notes.begin(), ctx.report.notes.end());

@@ -26,7 +26,11 @@ namespace convgate::convert {
 // The ops kept in float32 unless op_block_list says otherwise (fp16.cc explains each).
 const std::set<std::string>& DefaultFp16OpBlockList();
 
+// The half-precision conversion: float16 (`--to fp16`) or bfloat16 (`--to bf16`), one graph walk
+// for both; `half_type` says which.
 struct Fp16Options {
+  // onnx::TensorProto::FLOAT16 or BFLOAT16.
+  int32_t half_type = onnx::TensorProto::FLOAT16;
   // Default true (onnxconverter-common's is false): the converted model then takes and returns
   // what the source did, so it is a drop-in replacement and `convgate compare` can feed both the
   // same inputs.
@@ -44,7 +48,8 @@ struct Fp16Options {
 // fp16 parameters: keep_io_types=0|1, op_block_list=A,B (added to the default list, which holds
 // ops that cannot run in float16; "-A" takes A off it, "none" empties it), node_block_list=a,b,
 // clamp=0|1. InvalidArgument naming an unknown parameter or value.
-Result<Fp16Options> ParseFp16Params(const std::map<std::string, std::string>& params);
+Result<Fp16Options> ParseFp16Params(const std::map<std::string, std::string>& params,
+                                    int32_t half_type = onnx::TensorProto::FLOAT16);
 
 // What the conversion did to float values, per tensor ("initializer 'fc.weight'").
 struct Fp16RangeReport {
@@ -60,6 +65,9 @@ struct Fp16Report {
   int64_t converted_tensors = 0;  // initializers and tensor attributes
   int64_t blocked_nodes = 0;
   std::map<std::string, int64_t> blocked_ops;  // op type -> nodes kept in float32
+  // bf16: op type -> nodes kept because ONNX has no bfloat16 form of the op at the model's opset.
+  std::map<std::string, int64_t> no_half_form_ops;
+  int64_t opset = 0;
   int64_t casts_inserted = 0;
   Fp16RangeReport range;
   std::vector<std::string> notes;  // sentences for the conversion record
@@ -74,9 +82,14 @@ Result<Fp16Report> ConvertModelToFloat16(onnx::ModelProto& model, const Fp16Opti
 // Converts one FLOAT tensor to FLOAT16 in place (raw_data, little-endian), counting what does not
 // fit under `where`. REQUIRES: tensor->data_type() == FLOAT.
 Status ConvertTensorToFloat16(onnx::TensorProto* tensor, bool clamp, const std::string& where,
-                              Fp16RangeReport* range);
+                              Fp16RangeReport* range,
+                              int32_t half_type = onnx::TensorProto::FLOAT16);
 
 // The notes describing `range` (empty when every value fit).
-std::vector<std::string> Fp16RangeNotes(const Fp16RangeReport& range, bool clamp);
+std::vector<std::string> Fp16RangeNotes(const Fp16RangeReport& range, bool clamp,
+                                        int32_t half_type = onnx::TensorProto::FLOAT16);
+
+// "float16" or "bfloat16".
+std::string HalfTypeName(int32_t half_type);
 
 }  // namespace convgate::convert

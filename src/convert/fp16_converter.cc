@@ -1,4 +1,4 @@
-// `--to fp16`: the float16 conversion of fp16.cc as a converter.
+// `--to fp16` and `--to bf16`: the half-precision conversion of fp16.cc as a converter.
 #include "convert/converter.h"
 #include "convert/fp16.h"
 #include "convgate/core/file_util.h"
@@ -46,13 +46,14 @@ Result<std::vector<std::string>> ConvertFile(const std::filesystem::path& source
 
 }  // namespace
 
-Result<Converter> MakeFp16Converter(const Params& params) {
-  CONVGATE_ASSIGN_OR_RETURN(Fp16Options options, ParseFp16Params(params));
+Result<Converter> MakeFp16Converter(const Params& params, int32_t half_type) {
+  CONVGATE_ASSIGN_OR_RETURN(Fp16Options options, ParseFp16Params(params, half_type));
+  const bool bf16 = half_type == onnx::TensorProto::BFLOAT16;
   Converter converter;
-  converter.tool = "convgate fp16";
+  converter.tool = bf16 ? "convgate bf16" : "convgate fp16";
   converter.tool_version =
       std::string(kVersion) + " (fp16 revision " + std::to_string(kFp16Revision) + ")";
-  converter.display = "convgate's float16 conversion";
+  converter.display = std::string("convgate's ") + HalfTypeName(half_type) + " conversion";
   converter.attempt = [options](const std::filesystem::path& source,
                                 const std::filesystem::path& out, double timeout) {
     return RunBuiltinIsolated(

@@ -29,9 +29,11 @@ const std::set<std::string>& DefaultFp16OpBlockList() {
   return kList;
 }
 
-Result<Fp16Options> ParseFp16Params(const std::map<std::string, std::string>& params) {
-  constexpr std::string_view kKind = "fp16";
+Result<Fp16Options> ParseFp16Params(const std::map<std::string, std::string>& params,
+                                    int32_t half_type) {
+  const std::string_view kKind = half_type == onnx::TensorProto::BFLOAT16 ? "bf16" : "fp16";
   Fp16Options options;
+  options.half_type = half_type;
   CONVGATE_ASSIGN_OR_RETURN(options.keep_io_types,
                             BoolParam(params, "keep_io_types", options.keep_io_types, kKind));
   CONVGATE_ASSIGN_OR_RETURN(options.clamp, BoolParam(params, "clamp", options.clamp, kKind));

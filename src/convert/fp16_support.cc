@@ -104,7 +104,8 @@ void AddValueInfo(onnx::GraphProto* graph, const std::string& name, int elem_typ
   info->mutable_type()->mutable_tensor_type()->set_elem_type(elem_type);
 }
 
-KeepIoCasts PlanKeepIoCasts(const onnx::GraphProto& graph, NameGenerator& names) {
+KeepIoCasts PlanKeepIoCasts(const onnx::GraphProto& graph, NameGenerator& names,
+                            int32_t half_type) {
   std::unordered_set<std::string> initializers, produced;
   for (const TensorProto& tensor : graph.initializer()) initializers.insert(tensor.name());
   for (const onnx::NodeProto& node : graph.node()) {
@@ -117,7 +118,7 @@ KeepIoCasts PlanKeepIoCasts(const onnx::GraphProto& graph, NameGenerator& names)
     const std::string value = names.Unique("graph_input_cast_" + std::to_string(input_idx));
     plan.renames[input.name()] = value;
     plan.input_casts.push_back(
-        MakeCast(input.name(), value, TensorProto::FLOAT16,
+        MakeCast(input.name(), value, half_type,
                  names.Unique("graph_input_cast" + std::to_string(input_idx))));
     plan.float16_values.push_back(value);
   }
@@ -135,14 +136,14 @@ KeepIoCasts PlanKeepIoCasts(const onnx::GraphProto& graph, NameGenerator& names)
   return plan;
 }
 
-int64_t ApplyKeepIoCasts(KeepIoCasts& casts, onnx::GraphProto& graph) {
+int64_t ApplyKeepIoCasts(KeepIoCasts& casts, onnx::GraphProto& graph, int32_t half_type) {
   google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
   nodes.Swap(graph.mutable_node());
   for (onnx::NodeProto& cast : casts.input_casts) *graph.add_node() = std::move(cast);
   for (onnx::NodeProto& node : nodes) *graph.add_node() = std::move(node);
   for (onnx::NodeProto& cast : casts.output_casts) *graph.add_node() = std::move(cast);
   for (const std::string& value : casts.float16_values) {
-    AddValueInfo(&graph, value, TensorProto::FLOAT16);
+    AddValueInfo(&graph, value, half_type);
   }
   return static_cast<int64_t>(casts.input_casts.size() + casts.output_casts.size());
 }
@@ -190,10 +191,17 @@ Status ValidateFloat16Model(const onnx::ModelProto& model, const onnx::ModelProt
 std::vector<std::string> DescribeFp16(const Fp16Report& report, const Fp16Options& options) {
   std::vector<std::string> notes;
   notes.push_back("converted " + std::to_string(report.converted_tensors) +
-                  " float32 tensor(s) (initializers and constants) to float16");
+                  " float32 tensor(s) (initializers and constants) to " +
+                  HalfTypeName(options.half_type));
   if (report.blocked_nodes > 0) {
     notes.push_back("kept " + std::to_string(report.blocked_nodes) + " node(s) in float32 (" +
                     Counted(report.blocked_ops) + ")");
+  }
+  if (!report.no_half_form_ops.empty()) {
+    notes.push_back(Counted(report.no_half_form_ops) +
+                    " stay float32: ONNX defines no bfloat16 form of them at opset " +
+                    std::to_string(report.opset) +
+                    " (opset 22 adds one for Conv, the pools and others; libonnx here reaches 17)");
   }
   if (options.keep_io_types) {
     notes.push_back("keep_io_types=1: float inputs and outputs stay float32");
@@ -201,7 +209,7 @@ std::vector<std::string> DescribeFp16(const Fp16Report& report, const Fp16Option
   if (report.casts_inserted > 0) {
     notes.push_back("inserted " + std::to_string(report.casts_inserted) + " Cast node(s)");
   }
-  std::vector<std::string> range = Fp16RangeNotes(report.range, options.clamp);
+  std::vector<std::string> range = Fp16RangeNotes(report.range, options.clamp, options.half_type);
   notes.insert(notes.end(), range.begin(), range.end());
   return notes;
 }

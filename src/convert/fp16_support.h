@@ -41,9 +41,9 @@ struct KeepIoCasts {
   std::vector<onnx::NodeProto> output_casts;
   std::vector<std::string> float16_values;
 };
-KeepIoCasts PlanKeepIoCasts(const onnx::GraphProto& graph, NameGenerator& names);
+KeepIoCasts PlanKeepIoCasts(const onnx::GraphProto& graph, NameGenerator& names, int32_t half_type);
 // Puts the casts first and last in the graph; returns how many were added.
-int64_t ApplyKeepIoCasts(KeepIoCasts& casts, onnx::GraphProto& graph);
+int64_t ApplyKeepIoCasts(KeepIoCasts& casts, onnx::GraphProto& graph, int32_t half_type);
 
 // ONNX's checker, then strict type inference (which catches a float32/float16 mix the checker
 // does not). Strict inference is skipped, with a note, when it already fails on `source`.

@@ -1,4 +1,4 @@
-// float32 tensors to float16, with a count of every value float16 cannot hold.
+// float32 tensors to float16 or bfloat16, with a count of every value the format cannot hold.
 #include <cmath>
 #include <cstring>
 
@@ -10,10 +10,25 @@
 namespace convgate::convert {
 namespace {
 
-// float16's largest finite value, 65504 = (2 - 2^-10) * 2^15 (IEEE 754 binary16).
-constexpr float kFloat16Max = 65504.0f;
-// Half of float16's smallest subnormal (2^-24): nonzero magnitudes up to 2^-25 round to 0.
-constexpr double kFloat16FlushBelow = 2.98023223876953125e-08;
+// What the range report needs of a half-precision format.
+struct HalfFormat {
+  uint16_t (*from_float)(float);
+  uint16_t infinity;       // its +inf bits
+  float max;               // its largest finite value
+  const char* flush_text;  // the magnitudes that round to 0
+};
+
+// float16: largest finite 65504 = (2 - 2^-10) * 2^15 (IEEE 754 binary16); nonzero magnitudes up
+// to half its smallest subnormal (2^-24) round to 0.
+const HalfFormat kFloat16{&FloatToHalf, 0x7c00u, 65504.0f, "2^-25 = 2.98e-08"};
+// bfloat16: float32's exponent with 7 mantissa bits: largest finite (2 - 2^-7) * 2^127; its
+// smallest subnormal is 2^-133.
+const HalfFormat kBFloat16{&FloatToBFloat16, 0x7f80u, 3.3895313892515355e38f, "2^-134 = 4.6e-41"};
+
+const HalfFormat& FormatOf(int32_t half_type) {
+  return half_type == onnx::TensorProto::BFLOAT16 ? kBFloat16 : kFloat16;
+}
+
 // How many tensors a note names before "and N more".
 constexpr size_t kTensorsNamed = 5;
 
@@ -67,22 +82,27 @@ std::string NameTensors(const std::map<std::string, int64_t>& by_tensor) {
 
 }  // namespace
 
+std::string HalfTypeName(int32_t half_type) {
+  return half_type == onnx::TensorProto::BFLOAT16 ? "bfloat16" : "float16";
+}
+
 Status ConvertTensorToFloat16(onnx::TensorProto* tensor, bool clamp, const std::string& where,
-                              Fp16RangeReport* range) {
+                              Fp16RangeReport* range, int32_t half_type) {
+  const HalfFormat& format = FormatOf(half_type);
   CONVGATE_ASSIGN_OR_RETURN(std::vector<float> values, FloatValues(*tensor, where));
   std::string raw(values.size() * 2, '\0');
   for (size_t idx = 0; idx < values.size(); ++idx) {
     float value = values[idx];
-    uint16_t half = FloatToHalf(value);
+    uint16_t half = format.from_float(value);
     const bool finite = std::isfinite(value);
-    if (finite && (half & 0x7fffu) == 0x7c00u) {  // a finite value rounded to +-inf
+    if (finite && (half & 0x7fffu) == format.infinity) {  // a finite value rounded to +-inf
       ++range->overflow_values;
       Count(range->overflow_by_tensor, where);
       if (std::fabs(value) > range->largest_overflow) {
         range->largest_overflow = std::fabs(value);
         range->largest_overflow_tensor = where;
       }
-      if (clamp) half = FloatToHalf(std::copysign(kFloat16Max, value));
+      if (clamp) half = format.from_float(std::copysign(format.max, value));
     } else if (finite && value != 0.0f && (half & 0x7fffu) == 0) {
       ++range->flushed_values;
       Count(range->flushed_by_tensor, where);
@@ -94,27 +114,30 @@ Status ConvertTensorToFloat16(onnx::TensorProto* tensor, bool clamp, const std::
   tensor->clear_external_data();
   tensor->set_data_location(onnx::TensorProto::DEFAULT);
   tensor->set_raw_data(std::move(raw));
-  tensor->set_data_type(onnx::TensorProto::FLOAT16);
+  tensor->set_data_type(half_type);
   return Status::OK();
 }
 
-std::vector<std::string> Fp16RangeNotes(const Fp16RangeReport& range, bool clamp) {
+std::vector<std::string> Fp16RangeNotes(const Fp16RangeReport& range, bool clamp,
+                                        int32_t half_type) {
+  const HalfFormat& format = FormatOf(half_type);
+  const std::string name = HalfTypeName(half_type);
+  const std::string max = FormatSignificant(format.max);
   std::vector<std::string> notes;
   if (range.overflow_values > 0) {
     notes.push_back(std::to_string(range.overflow_values) + " value(s) in " +
-                    std::to_string(range.overflow_by_tensor.size()) +
-                    " tensor(s) are outside float16's range (|x| > 65504): " +
-                    NameTensors(range.overflow_by_tensor) + "; the largest is " +
+                    std::to_string(range.overflow_by_tensor.size()) + " tensor(s) are outside " +
+                    name + "'s range (|x| > " + max +
+                    "): " + NameTensors(range.overflow_by_tensor) + "; the largest is " +
                     FormatSignificant(range.largest_overflow) + " in " +
                     range.largest_overflow_tensor + "; " +
-                    (clamp ? "clamped to +-65504 (clamp=1)"
-                           : "they became +-inf (pass clamp=1 to clamp them to +-65504)"));
+                    (clamp ? "clamped to +-" + max + " (clamp=1)"
+                           : "they became +-inf (pass clamp=1 to clamp them to +-" + max + ")"));
   }
   if (range.flushed_values > 0) {
     notes.push_back(std::to_string(range.flushed_values) + " nonzero value(s) in " +
                     std::to_string(range.flushed_by_tensor.size()) +
-                    " tensor(s) are too small for float16 (|x| <= 2^-25 = " +
-                    FormatSignificant(kFloat16FlushBelow) +
+                    " tensor(s) are too small for " + name + " (|x| <= " + format.flush_text +
                     ") and became 0: " + NameTensors(range.flushed_by_tensor));
   }
   return notes;

@@ -33,6 +33,18 @@ std::vector<ConversionKind> MakeKinds() {
          "-NAME takes one off it, none empties it"},
         {"node_block_list", "(none)", "node names that stay float32"},
         {"clamp", "0", "1: clamp values beyond +-65504 instead of letting them become Inf"}}},
+      {"bf16",
+       "bf16",
+       "float initializers and Constant nodes to bfloat16 (float32's range, 8 significant bits); "
+       "ONNX Runtime's CPU provider has no bfloat16 kernels, so convgate runs such a model "
+       "emulated: float32 compute, every bfloat16 value rounded as it is stored",
+       {{"keep_io_types", "1",
+         "float inputs and outputs stay float32 behind Cast nodes (0: they become bfloat16)"},
+        {"op_block_list", DefaultFp16BlockListText(),
+         "ops that stay float32 between Casts; names given are added to this default list, "
+         "-NAME takes one off it, none empties it"},
+        {"node_block_list", "(none)", "node names that stay float32"},
+        {"clamp", "0", "1: clamp values beyond bfloat16's largest (3.39e38) instead of Inf"}}},
       {"int8-dynamic",
        "int8-dynamic",
        "int8 weights, activations quantized at run time: ONNX Runtime's quantize_dynamic "

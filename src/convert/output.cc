@@ -8,7 +8,6 @@
 #include <cstring>
 
 #include "convert/cache_internal.h"
-#include "convgate/graph/internal/external_data.h"
 #include "convert/key.h"
 #include "convgate/core/file_util.h"
 #include "convgate/graph/internal/external_data.h"

@@ -24,6 +24,23 @@ compare::ConversionDefaults Float16Network(std::string origin) {
   return defaults;
 }
 
+// The network-level bfloat16 profile: examples/policies/bf16-network.yaml's figures. bfloat16
+// keeps 8 significant bits (unit roundoff 2^-8, 8x float16's), so a network rounds every
+// activation 8x coarser than the float16 profile allows for. Measured with `--to bf16` (run
+// emulated: float32 compute, every bfloat16 value rounded as stored) on torchvision resnet18 and
+// mobilenet_v2 (8 samples; at opset 17 their Convs have no bfloat16 form and stay float32, the
+// adds, clips and classifier are bfloat16) and on the zoo's BERT export (every MatMul bfloat16):
+// docs/policy.md, "bfloat16 tolerances".
+compare::ConversionDefaults Bfloat16Network(std::string origin) {
+  compare::ConversionDefaults defaults;
+  defaults.settings.atol = kBfloat16NetworkAtol;
+  defaults.settings.rtol = kBfloat16NetworkRtol;
+  defaults.settings.min_cosine = kBfloat16NetworkMinCosine;
+  defaults.settings.min_snr_db = kBfloat16NetworkMinSnrDb;
+  defaults.origin = std::move(origin);
+  return defaults;
+}
+
 // The weight-compression profiles (docs/policy.md, "Compressed weights"). int8 and int4 weights
 // change every logit a little by design, so the elementwise tolerance is counted and reported but
 // does not gate; what gates is what a user of the compressed model sees: the shape of the
@@ -81,6 +98,7 @@ bool FellBack(const convert::ConversionRecord* record) {
 // default weight format.
 std::string WeightsDescription(const convert::ConversionRequest& request) {
   if (request.kind == "fp16") return "float16 network";
+  if (request.kind == "bf16") return "bfloat16 network";
   if (request.kind == "openvino:fp16") return "float16 weights";
   if (request.kind == "optimum-openvino") {
     auto format = request.params.find("weight_format");
@@ -112,12 +130,19 @@ std::optional<graph::ComputePrecision> PrecisionOf(const std::filesystem::path& 
   return *precision;
 }
 
-// A target computing in float16 from a source that does not: the pair adds float16's rounding.
+// A target computing in float16 or bfloat16 from a source that does not: the pair adds that
+// format's rounding.
 std::optional<compare::ConversionDefaults> FromGraphs(const PairFacts& facts) {
   const std::optional<graph::ComputePrecision> target = PrecisionOf(facts.target);
-  if (!target || target->Reduced() != DType::kFloat16) return std::nullopt;
+  if (!target || !target->Reduced()) return std::nullopt;
+  const DType reduced = *target->Reduced();
   const std::optional<graph::ComputePrecision> source = PrecisionOf(facts.source);
-  if (source && source->Reduced() == DType::kFloat16) return std::nullopt;
+  if (source && source->Reduced() == reduced) return std::nullopt;
+  if (reduced == DType::kBFloat16) {
+    return Bfloat16Network("network-level bfloat16 default: the target computes in bfloat16 (" +
+                           target->Describe() + "; examples/policies/bf16-network.yaml)");
+  }
+  if (reduced != DType::kFloat16) return std::nullopt;
   return Float16Network("network-level float16 default: the target computes in float16 (" +
                         target->Describe() + "; examples/policies/fp16-network.yaml)");
 }
@@ -150,6 +175,10 @@ std::optional<compare::ConversionDefaults> DecidePairPolicy(const PairFacts& fac
       return profile;
     }
     const std::string weights = WeightsDescription(*facts.conversion);
+    if (weights == "bfloat16 network") {
+      return Bfloat16Network("network-level bfloat16 default of --to " + facts.conversion->kind +
+                             " (bfloat16 network; examples/policies/bf16-network.yaml)");
+    }
     if (!weights.empty()) {
       return Float16Network("network-level float16 default of --to " + facts.conversion->kind +
                             " (" + weights + "; examples/policies/fp16-network.yaml)");

@@ -3,6 +3,8 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "convgate/core/join.h"
 #include "convgate/core/numbers.h"
@@ -13,24 +15,58 @@
 namespace convgate::gate {
 namespace {
 
-// node name -> op type, for the source's main graph: only its nodes can be kept.
-std::map<std::string, std::string> SourceNodes(const std::string& source) {
-  std::map<std::string, std::string> nodes;
+// The source's main graph: only its named nodes can be kept.
+struct SourceGraph {
+  std::map<std::string, std::string> op_types;             // node name -> op type
+  std::map<std::string, std::string> producer;             // tensor -> the named node writing it
+  std::map<std::string, std::vector<std::string>> inputs;  // node name -> its inputs
+};
+
+SourceGraph ReadSourceGraph(const std::string& source) {
+  SourceGraph graph;
   Result<std::string> bytes = graph::ReadModelStructureBytes(source);
-  if (!bytes.ok()) return nodes;
+  if (!bytes.ok()) return graph;
   Result<std::vector<graph::NodeInfo>> listed = graph::ListNodes(*bytes, source);
-  if (!listed.ok()) return nodes;
+  if (!listed.ok()) return graph;
   for (const graph::NodeInfo& node : *listed) {
-    if (!node.name.empty()) nodes[node.name] = node.op_type;
+    if (node.name.empty()) continue;
+    graph.op_types[node.name] = node.op_type;
+    graph.inputs[node.name] = node.inputs;
+    for (const std::string& output : node.outputs) {
+      if (!output.empty()) graph.producer[output] = node.name;
+    }
   }
-  return nodes;
+  return graph;
+}
+
+// A node kept in float32 whose output still fails takes its error from its inputs (a
+// cancellation: x + 1000 is close in bfloat16, (x + 1000) - 1000 is not): the producer of its
+// first input not kept yet is next. The failing check is the kept node's output under its
+// original name, written by the Cast the conversion put after it.
+std::optional<KeptNode> UpstreamOfKept(const PerNodeReport& per_node, const SourceGraph& source,
+                                       const std::set<std::string>& kept) {
+  for (const NodeCheck& check : per_node.nodes) {
+    if (check.status != NodeStatus::kFailed) continue;
+    auto writer = source.producer.find(check.tensor);
+    if (writer == source.producer.end() || kept.count(writer->second) == 0) continue;
+    for (const std::string& input : source.inputs.at(writer->second)) {
+      auto producer = source.producer.find(input);
+      if (producer == source.producer.end() || kept.count(producer->second) > 0) continue;
+      return KeptNode{producer->second, source.op_types.at(producer->second),
+                      "feeds " + writer->second + ", which fails in float32 too (max |diff| " +
+                          FormatSignificant(check.max_abs_error, 3) + "): the error comes in '" +
+                          input + "'",
+                      0};
+    }
+  }
+  return std::nullopt;
 }
 
 // The node the last run blames next, by precedence: the NaN/Inf origin, the culprit, then added
 // error; only nodes of the source not kept yet.
-std::optional<KeptNode> NextToKeep(const PerNodeReport& per_node,
-                                   const std::map<std::string, std::string>& source_nodes,
+std::optional<KeptNode> NextToKeep(const PerNodeReport& per_node, const SourceGraph& source,
                                    const std::set<std::string>& kept) {
+  const std::map<std::string, std::string>& source_nodes = source.op_types;
   const auto usable = [&](int index) {
     if (index < 0 || index >= static_cast<int>(per_node.nodes.size())) return false;
     const std::string& name = per_node.nodes[index].node;
@@ -61,7 +97,7 @@ std::optional<KeptNode> NextToKeep(const PerNodeReport& per_node,
                              FormatSignificant(per_node.nodes[index].max_abs_error, 3));
     }
   }
-  return std::nullopt;
+  return UpstreamOfKept(per_node, source, kept);
 }
 
 std::string VerdictWord(const VerifyReport& report) {
@@ -75,7 +111,7 @@ std::string VerdictWord(const VerifyReport& report) {
 RepairReport RepairGate(const RepairOptions& options) {
   const auto start = std::chrono::steady_clock::now();
   RepairReport report;
-  const std::map<std::string, std::string> source_nodes = SourceNodes(options.verify.source);
+  const SourceGraph source = ReadSourceGraph(options.verify.source);
   // Nodes the user blocked already stay blocked; the repair adds to them.
   std::string given;
   if (auto found = options.verify.conversion.params.find("node_block_list");
@@ -101,7 +137,7 @@ RepairReport RepairGate(const RepairOptions& options) {
     }
     std::optional<KeptNode> next;
     if (report.last.comparison && report.last.comparison->per_node) {
-      next = NextToKeep(*report.last.comparison->per_node, source_nodes, kept);
+      next = NextToKeep(*report.last.comparison->per_node, source, kept);
     }
     if (!next) {
       report.gave_up =

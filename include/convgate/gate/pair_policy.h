@@ -31,9 +31,11 @@ struct PairFacts {
 //     gets the network-level float16 profile (examples/policies/fp16-network.yaml), measured on
 //     torchvision networks: no deep network meets single-rounding tolerances after a float16
 //     conversion;
+//   - a conversion to bfloat16 (bf16) gets the network-level bfloat16 profile
+//     (examples/policies/bf16-network.yaml, the kBfloat16Network* constants);
 //   - without a conversion (or after an external one), a target whose floating weights are mostly
-//     float16 (graph/precision.h) from a source whose are not gets the same profile, its origin
-//     saying what was detected;
+//     float16 or bfloat16 (graph/precision.h) from a source whose are not gets that format's
+//     profile, its origin saying what was detected;
 //   - int8 and int4 weights (optimum-openvino's weight_format, or its int4 fallback) get the
 //     weight-compression profile: floating outputs by cosine and SNR floors with elementwise
 //     differences reported, not gating; generated token ids exact (int8) or at least half equal
@@ -42,6 +44,14 @@ struct PairFacts {
 //     SNR floors, elementwise differences reported; verify adds a top-1 agreement check on each
 //     classifier output (kQuantizedMinTop1).
 std::optional<compare::ConversionDefaults> DecidePairPolicy(const PairFacts& facts);
+
+// The network-level bfloat16 profile (measured: pair_policy.cc, docs/policy.md "bfloat16
+// tolerances"): the worst of the measured faithful conversions with the float16 profile's
+// margins (atol 1.6x the largest error, 1 - cosine 10x, SNR 10 dB).
+inline constexpr double kBfloat16NetworkAtol = 0.1;
+inline constexpr double kBfloat16NetworkRtol = 0.04;
+inline constexpr double kBfloat16NetworkMinCosine = 0.99;
+inline constexpr double kBfloat16NetworkMinSnrDb = 18.0;
 
 // The quantization profile's floors (measured: pair_policy.cc).
 inline constexpr double kQuantizedMinCosine = 0.99;

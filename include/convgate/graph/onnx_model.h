@@ -53,6 +53,10 @@ struct ModelSummary {
   int64_t constant_node_parameters = 0;
   int64_t constant_node_bytes = 0;
   bool has_external_data = false;  // some initializer lives in a side file
+  // Some value is bfloat16 (an initializer, a declared value or a Cast's target): ONNX Runtime's
+  // CPU provider has no bfloat16 kernels, so its backend runs such a model emulated
+  // (graph/internal/bfloat16_emulation.h).
+  bool uses_bfloat16 = false;
   // Distinct 'location' entries of those initializers, sorted, as written in the model: paths
   // relative to the model's directory.
   std::vector<std::string> external_data_files;

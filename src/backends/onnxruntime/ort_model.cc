@@ -13,6 +13,9 @@
 #include "convgate/core/temp_dir.h"
 #include "convgate/core/units.h"
 #include "convgate/core/utf8.h"
+#include "convgate/graph/internal/bfloat16_emulation.h"
+#include "convgate/graph/internal/external_data.h"
+#include "convgate/graph/internal/model_proto.h"
 #include "convgate/graph/onnx_model.h"
 
 namespace convgate::backends {
@@ -95,6 +98,7 @@ Result<std::unique_ptr<OrtModel>> OrtModel::Load(const std::filesystem::path& mo
   CONVGATE_ASSIGN_OR_RETURN(summary, graph::SummarizeOnnxModelStructure(model_path));
   model->signature_ = std::move(summary.signature);
   model->has_external_data_ = summary.has_external_data;
+  model->emulate_bfloat16_ = summary.uses_bfloat16;
   CONVGATE_RETURN_IF_ERROR(CheckExternalDataFiles(model_path, summary.external_data_files));
   CONVGATE_RETURN_IF_ERROR(CheckNoNulInNames(model->signature_.inputs, "input", model_path));
   CONVGATE_RETURN_IF_ERROR(CheckNoNulInNames(model->signature_.outputs, "output", model_path));
@@ -192,6 +196,7 @@ Status OrtModel::CheckUnchanged(std::string_view what_to_do) const {
 Result<std::shared_ptr<Ort::Session>> OrtModel::CreateIntermediateSession(
     const std::vector<std::string>& extra_outputs) {
   CONVGATE_RETURN_IF_ERROR(CheckUnchanged("load it again to fetch intermediate values"));
+  if (emulate_bfloat16_) return CreateEmulatedSession(extra_outputs);
   // ORT finds external data beside the file it loads, so such a model is marked in memory and
   // loaded from bytes, given its own folder.
   if (has_external_data_) {
@@ -215,6 +220,7 @@ Result<std::shared_ptr<Ort::Session>> OrtModel::CreateIntermediateSession(
 }
 
 Result<std::shared_ptr<Ort::Session>> OrtModel::CreateSessionFromFile() const {
+  if (emulate_bfloat16_) return CreateEmulatedSession({});
   Result<std::shared_ptr<Ort::Session>> referencing = CreateReferencingSession({});
   if (referencing.ok()) return referencing;
   return CreateOrtSessionFromFile(*env_, SessionConfig());  // and ORT's own errors
@@ -237,6 +243,25 @@ Result<std::shared_ptr<Ort::Session>> OrtModel::CreateReferencingSession(
   config.has_external_data = true;  // found in the model's folder: the model file itself
   config.external_data_folder = file.parent_path();
   return CreateOrtSession(*env_, structure, config);
+}
+
+Result<std::shared_ptr<Ort::Session>> OrtModel::CreateEmulatedSession(
+    const std::vector<std::string>& extra_outputs) const {
+  CONVGATE_ASSIGN_OR_RETURN(std::string bytes, ReadFile(path_));
+  CONVGATE_ASSIGN_OR_RETURN(onnx::ModelProto model, graph::ParseModelProto(bytes, path_));
+  if (has_external_data_) {  // widened in memory: the emulated model holds its weights
+    CONVGATE_RETURN_IF_ERROR(graph::AnchorExternalData(model, path_));
+    CONVGATE_RETURN_IF_ERROR(graph::ForEachTensor(
+        *model.mutable_graph(),
+        [](onnx::TensorProto& tensor) { return graph::LoadExternalData(tensor); }));
+  }
+  CONVGATE_RETURN_IF_ERROR(graph::EmulateBfloat16(model, path_).status());
+  bytes = model.SerializeAsString();
+  model.Clear();
+  if (!extra_outputs.empty()) {
+    CONVGATE_ASSIGN_OR_RETURN(bytes, graph::WithOutputs(bytes, extra_outputs, path_));
+  }
+  return CreateOrtSession(*env_, bytes, SessionConfig());
 }
 
 Status OrtModel::TimedOut(double seconds) const {

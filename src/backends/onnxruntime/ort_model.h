@@ -39,7 +39,10 @@ class OrtModel : public Model, public ReleasableModel {
     return std::string("CPUExecutionProvider, graph optimization ") +
            GraphOptimizationName(options_.graph_optimization) + ", intra-op threads " +
            (intra > 0 ? std::to_string(intra) : std::string("auto")) + ", inter-op " +
-           (inter > 1 ? std::to_string(inter) + " threads (parallel)" : std::string("sequential"));
+           (inter > 1 ? std::to_string(inter) + " threads (parallel)" : std::string("sequential")) +
+           (emulate_bfloat16_ ? ", bfloat16 emulated (float32 compute, every bfloat16 value "
+                                "rounded as stored: the CPU provider has no bfloat16 kernels)"
+                              : "");
   }
   bool concurrent_runs() const override { return true; }
   Status Prepare() override;
@@ -85,6 +88,10 @@ class OrtModel : public Model, public ReleasableModel {
   // the file itself.
   Result<std::shared_ptr<Ort::Session>> CreateReferencingSession(
       const std::vector<std::string>& extra_outputs) const;
+  // A session of the model rewritten to emulate bfloat16 (graph/internal/bfloat16_emulation.h),
+  // with `extra_outputs` added.
+  Result<std::shared_ptr<Ort::Session>> CreateEmulatedSession(
+      const std::vector<std::string>& extra_outputs) const;
   // FailedPrecondition, ending in `what_to_do`, when the file's stamp is not the one taken at
   // load (the file was replaced or modified since).
   Status CheckUnchanged(std::string_view what_to_do) const;
@@ -99,6 +106,7 @@ class OrtModel : public Model, public ReleasableModel {
   Ort::Env* env_ = nullptr;  // process-wide, never destroyed
   Signature signature_;
   bool has_external_data_ = false;
+  bool emulate_bfloat16_ = false;  // some value is bfloat16 (ModelSummary::uses_bfloat16)
   FileStamp stamp_;
 
   std::mutex cache_mutex_;                 // guards session_ and cache_
