@@ -327,7 +327,8 @@ Result<Fp16Report> ConvertModelToFloat16(onnx::ModelProto& model, const Fp16Opti
   CONVGATE_RETURN_IF_ERROR(ConvertGraph(model.mutable_graph(), ctx, true));
   ctx.report.casts_inserted +=
       ApplyKeepIoCasts(io_casts, *model.mutable_graph(), options.half_type);
-  CONVGATE_RETURN_IF_ERROR(ValidateFloat16Model(model, source, ctx.report.notes));
+  CONVGATE_RETURN_IF_ERROR(
+      ValidateFloat16Model(model, source, ctx.report.notes, options.half_type));
   std::vector<std::string> notes = DescribeFp16(ctx.report, options);
   notes.insert(notes.end(), ctx.report.notes.begin(), ctx.report.notes.end());
   ctx.report.notes = std::move(notes);

@@ -149,12 +149,11 @@ int64_t ApplyKeepIoCasts(KeepIoCasts& casts, onnx::GraphProto& graph, int32_t ha
 }
 
 Status ValidateFloat16Model(const onnx::ModelProto& model, const onnx::ModelProto& source,
-                            std::vector<std::string>& notes) {
+                            std::vector<std::string>& notes, int32_t half_type) {
+  const std::string format = HalfTypeName(half_type);
   if (std::string newer = NewerThanChecker(model); !newer.empty()) {
-    notes.push_back(
-        "ONNX's checker and strict type inference (libonnx) were skipped: the float16 "
-        "model has " +
-        newer + "; ONNX Runtime's load of it is the check");
+    notes.push_back("ONNX's checker and strict type inference (libonnx) were skipped: the " +
+                    format + " model has " + newer + "; ONNX Runtime's load of it is the check");
     return Status::OK();
   }
   // With external data the checker looks for the data files beside the model: the in-memory
@@ -162,8 +161,8 @@ Status ValidateFloat16Model(const onnx::ModelProto& model, const onnx::ModelProt
   try {
     if (!graph::HasExternalTensors(model)) onnx::checker::check_model(model);
   } catch (const std::exception& error) {
-    return Status::FailedPrecondition("the float16 model fails ONNX's checker: " +
-                                      std::string(error.what()));
+    return Status::FailedPrecondition("the " + format +
+                                      " model fails ONNX's checker: " + std::string(error.what()));
   }
   const onnx::ShapeInferenceOptions strict(/*check_type=*/true, /*error_mode=*/1);
   onnx::ModelProto copy = model;
@@ -176,14 +175,14 @@ Status ValidateFloat16Model(const onnx::ModelProto& model, const onnx::ModelProt
     try {
       onnx::shape_inference::InferShapes(source_copy, onnx::OpSchemaRegistry::Instance(), strict);
     } catch (const std::exception&) {
-      notes.push_back(
-          "ONNX's strict type inference fails on the source model already, so the float16 model "
-          "was checked with ONNX's checker only");
+      notes.push_back("ONNX's strict type inference fails on the source model already, so the " +
+                      format + " model was checked with ONNX's checker only");
       return Status::OK();
     }
     return Status::FailedPrecondition(
-        "the float16 model fails ONNX's strict type inference (an op that needs float32 "
-        "inputs belongs in op_block_list): " +
+        "the " + format +
+        " model fails ONNX's strict type inference (an op that needs float32 inputs belongs in "
+        "op_block_list): " +
         converted_error);
   }
 }

@@ -48,7 +48,7 @@ int64_t ApplyKeepIoCasts(KeepIoCasts& casts, onnx::GraphProto& graph, int32_t ha
 // ONNX's checker, then strict type inference (which catches a float32/float16 mix the checker
 // does not). Strict inference is skipped, with a note, when it already fails on `source`.
 Status ValidateFloat16Model(const onnx::ModelProto& model, const onnx::ModelProto& source,
-                            std::vector<std::string>& notes);
+                            std::vector<std::string>& notes, int32_t half_type);
 
 // Sentences for the conversion record: tensors converted, nodes kept float32, range problems.
 std::vector<std::string> DescribeFp16(const Fp16Report& report, const Fp16Options& options);
