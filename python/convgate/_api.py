@@ -14,7 +14,7 @@ from ._errors import UsageError, error_for
 from ._policy import policy_flags
 from ._report import Report
 
-_convgate.set_error_type(error_for)
+_convgate.set_error_factory(error_for)
 
 PathLike = Union[str, os.PathLike]
 ArrayDict = Mapping[str, Any]

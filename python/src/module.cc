@@ -217,7 +217,7 @@ void WriteResults(const std::string& dir, const std::string& report, const std::
 NB_MODULE(_convgate, m) {
   using namespace convgate::python;
   m.doc() = "convgate's C++ engine; use the convgate package, not this module.";
-  m.def("set_error_type", [](nb::object make) { g_make_error = std::move(make); });
+  m.def("set_error_factory", [](nb::object make) { g_make_error = std::move(make); });
   m.def("compare_arrays", &CompareArrays, nb::arg("expected"), nb::arg("actual"), nb::arg("flags"),
         nb::arg("expected_name"), nb::arg("actual_name"));
   m.def("run_command", &RunCommand, nb::arg("args"));

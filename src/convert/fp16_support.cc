@@ -84,20 +84,6 @@ std::unordered_set<std::string> FloatValueNames(const onnx::ModelProto& model) {
   return names;
 }
 
-onnx::NodeProto MakeCast(const std::string& input, const std::string& output, int to,
-                         const std::string& name) {
-  onnx::NodeProto cast;
-  cast.set_op_type("Cast");
-  cast.set_name(name);
-  cast.add_input(input);
-  cast.add_output(output);
-  onnx::AttributeProto* attr = cast.add_attribute();
-  attr->set_name("to");
-  attr->set_type(onnx::AttributeProto::INT);
-  attr->set_i(to);
-  return cast;
-}
-
 void AddValueInfo(onnx::GraphProto* graph, const std::string& name, int elem_type) {
   onnx::ValueInfoProto* info = graph->add_value_info();
   info->set_name(name);

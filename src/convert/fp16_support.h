@@ -11,6 +11,7 @@
 
 #include "convert/fp16.h"
 #include "convgate/core/status.h"
+#include "convgate/graph/internal/cast_node.h"
 
 namespace convgate::convert {
 
@@ -29,8 +30,7 @@ class NameGenerator {
 // shape inference finds (on a copy; the converted model gets no inferred value_info).
 std::unordered_set<std::string> FloatValueNames(const onnx::ModelProto& model);
 
-onnx::NodeProto MakeCast(const std::string& input, const std::string& output, int to,
-                         const std::string& name);
+using graph::MakeCast;
 void AddValueInfo(onnx::GraphProto* graph, const std::string& name, int elem_type);
 
 // keep_io_types: a Cast to float16 after each float graph input and a Cast to float32 before

@@ -24,6 +24,7 @@
 
 #include "convgate/core/interrupt.h"
 #include "convgate/core/numbers.h"
+#include "convgate/core/scoped_fd.h"
 #include "convgate/core/units.h"
 #include "core/spawn.h"
 
@@ -50,26 +51,9 @@ double SecondsSince(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-class Fd {
- public:
-  Fd() = default;
-  explicit Fd(int fd) : fd_(fd) {}
-  ~Fd() { Reset(); }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return fd_; }
-  void Reset(int fd = -1) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = fd;
-  }
-
- private:
-  int fd_ = -1;
-};
-
 struct Pipe {
-  Fd read;
-  Fd write;
+  ScopedFd read;
+  ScopedFd write;
 };
 
 Status MakePipe(Pipe& pipe) {
@@ -307,8 +291,8 @@ Result<pid_t> SpawnArgv(const std::vector<std::string>& argv, const SubprocessOp
   if (::pipe2(exec_error, O_CLOEXEC) != 0) {
     return Status::Unavailable(std::string("cannot create a pipe: ") + std::strerror(errno));
   }
-  Fd error_read(exec_error[0]);
-  Fd error_write(exec_error[1]);
+  ScopedFd error_read(exec_error[0]);
+  ScopedFd error_write(exec_error[1]);
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) return Status::Unavailable(std::string("cannot fork: ") + std::strerror(errno));
@@ -428,7 +412,7 @@ SubprocessResult WaitAndCapture(pid_t pid, Pipe& out, Pipe& err, const Subproces
                                 Clock::time_point start) {
   out.write.Reset();
   err.write.Reset();
-  Fd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
+  ScopedFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
   SubprocessResult result;
   Capture capture;
   {

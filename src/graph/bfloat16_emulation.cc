@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "convgate/core/float16.h"
+#include "convgate/graph/internal/cast_node.h"
 #include "graph/onnx_types.h"
 
 namespace convgate::graph {
@@ -92,16 +93,7 @@ Status Widen(TensorProto& tensor, const std::string& what) {
 }
 
 onnx::NodeProto Cast(const std::string& input, const std::string& output, int to) {
-  onnx::NodeProto cast;
-  cast.set_op_type("Cast");
-  cast.set_name(output + "/bf16_emulation");
-  cast.add_input(input);
-  cast.add_output(output);
-  onnx::AttributeProto* attr = cast.add_attribute();
-  attr->set_name("to");
-  attr->set_type(onnx::AttributeProto::INT);
-  attr->set_i(to);
-  return cast;
+  return MakeCast(input, output, to, output + "/bf16_emulation");
 }
 
 // The element type of every value of the main graph that shape inference or a declaration types.

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "convgate/core/numbers.h"
+#include "convgate/core/scoped_fd.h"
 #include "graph/onnx_types.h"
 
 namespace convgate::graph {
@@ -133,24 +134,10 @@ Status Anchor(onnx::TensorProto& tensor, const fs::path& model_path) {
   return SetLocation(tensor, file.string());
 }
 
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() {
-    if (fd_ >= 0) ::close(fd_);
-  }
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
-
 // Reads [offset, offset + length) of `path` in chunks, handing each to `sink`.
 Status ReadRange(const std::string& path, int64_t offset, int64_t length,
                  const std::function<Status(std::string_view)>& sink) {
-  Fd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  ScopedFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
   if (fd.get() < 0) {
     return Status::Unavailable("cannot open " + path + ": " + std::strerror(errno));
   }

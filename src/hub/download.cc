@@ -13,6 +13,7 @@
 #include <memory>
 
 #include "convgate/core/file_util.h"
+#include "convgate/core/scoped_fd.h"
 #include "convgate/core/utf8.h"
 #include "hub/names.h"
 #include "hub/retry.h"
@@ -21,21 +22,6 @@ namespace convgate::hub {
 namespace {
 
 std::string Errno(const fs::path& path) { return path.string() + ": " + std::strerror(errno); }
-
-// An open descriptor closed on scope exit.
-class Fd {
- public:
-  explicit Fd(int fd) : fd_(fd) {}
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() {
-    if (fd_ >= 0) close(fd_);
-  }
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 // A file convgate writes in the shared cache (a lock, a download in progress), opened without
 // following a symlink and only when it is a regular file: a link planted there (to a victim's
@@ -62,10 +48,10 @@ std::string RefusedLink(const fs::path& path) {
 
 // The blob's lock, as huggingface_hub's filelock takes it (flock on <etag>.lock), so the two tools
 // never write one .incomplete file at the same time.
-Result<std::unique_ptr<Fd>> LockBlob(const fs::path& lock_path) {
+Result<std::unique_ptr<ScopedFd>> LockBlob(const fs::path& lock_path) {
   std::error_code ec;
   fs::create_directories(lock_path.parent_path(), ec);
-  auto fd = std::make_unique<Fd>(OpenCacheFile(lock_path, O_RDWR));
+  auto fd = std::make_unique<ScopedFd>(OpenCacheFile(lock_path, O_RDWR));
   if (fd->get() < 0) return Status::Unavailable("cannot open lock " + RefusedLink(lock_path));
   while (flock(fd->get(), LOCK_EX) != 0) {
     if (errno != EINTR) return Status::Unavailable("cannot lock " + Errno(lock_path));
@@ -106,7 +92,7 @@ Result<HttpResponse> GetIntoIncomplete(const HubOptions& options, const RepoCach
                                        const BlobSpec& blob) {
   const fs::path incomplete = cache.Incomplete(blob.etag);
   return WithRetries(options.retry, "GET " + blob.file, [&]() -> Result<HttpResponse> {
-    Fd fd(OpenCacheFile(incomplete, O_WRONLY | O_APPEND));
+    ScopedFd fd(OpenCacheFile(incomplete, O_WRONLY | O_APPEND));
     if (fd.get() < 0) return Status::Unavailable("cannot write " + RefusedLink(incomplete));
     uint64_t offset = FileSize(incomplete);
     if (offset >= blob.size) offset = 0;  // complete or too long already: start over
@@ -247,7 +233,7 @@ Status DownloadBlob(const HubOptions& options, const RepoCache& cache, const Blo
   fs::create_directories(cache.Blob(blob.etag).parent_path(), ec);
   if (ec)
     return Status::Unavailable("cannot create " + cache.repo.string() + "/blobs: " + ec.message());
-  CONVGATE_ASSIGN_OR_RETURN(std::unique_ptr<Fd> lock, LockBlob(cache.Lock(blob.etag)));
+  CONVGATE_ASSIGN_OR_RETURN(std::unique_ptr<ScopedFd> lock, LockBlob(cache.Lock(blob.etag)));
   // Another process may have finished it while this one waited for the lock.
   if (fs::is_regular_file(cache.Blob(blob.etag), ec) &&
       FileSize(cache.Blob(blob.etag)) == blob.size) {

@@ -265,16 +265,19 @@ std::optional<inputs::Dataset> PrepareSideDataset(const DataOptions& data, const
                         error);
 }
 
+std::optional<DType> FloatingCast(DType given, const TensorInfo& declared) {
+  if (!declared.dtype || *declared.dtype == given) return std::nullopt;
+  if (!IsFloating(given) || !IsFloating(*declared.dtype)) return std::nullopt;
+  return declared.dtype;
+}
+
 Status CastToDeclared(inputs::Dataset& dataset, const Signature& signature,
                       std::vector<std::string>& notes) {
   std::vector<std::pair<std::string, DType>> casts;  // input -> the dtype the model declares
   if (dataset.samples.empty()) return Status::OK();
   for (const TensorInfo& declared : signature.inputs) {
     const Tensor* given = dataset.samples.front().Find(declared.name);
-    if (given == nullptr || !declared.dtype || given->dtype() == *declared.dtype ||
-        !IsFloating(given->dtype()) || !IsFloating(*declared.dtype)) {
-      continue;
-    }
+    if (given == nullptr || !FloatingCast(given->dtype(), declared)) continue;
     notes.push_back("input '" + declared.name + "' cast " + std::string(DTypeName(given->dtype())) +
                     " -> " + std::string(DTypeName(*declared.dtype)) + " (the model declares " +
                     std::string(DTypeName(*declared.dtype)) + ")");

@@ -5,6 +5,7 @@
 
 #include "convgate/core/join.h"
 #include "convgate/core/tensor_copy.h"
+#include "convgate/session/data_inputs.h"
 
 namespace convgate::session {
 namespace {
@@ -53,15 +54,6 @@ const std::string* MappedTarget(const InterfaceOptions& options, const std::stri
     if (from == source) return &to;
   }
   return nullptr;
-}
-
-// The dtype a data set's input is cast to for a target that declares another floating dtype
-// (float32 data for a float16 input); nullopt when it is taken as it is, or when the change is not
-// a floating-point width (the dataset check then says so).
-std::optional<DType> FloatingCast(DType given, const TensorInfo& declared) {
-  if (!declared.dtype || *declared.dtype == given) return std::nullopt;
-  if (!IsFloating(given) || !IsFloating(*declared.dtype)) return std::nullopt;
-  return declared.dtype;
 }
 
 }  // namespace

@@ -36,6 +36,11 @@ std::optional<inputs::Dataset> PrepareDataset(const DataOptions& options,
                                               const HeldOutputs& held, DatasetRecord& record,
                                               std::optional<GateError>& error);
 
+// The dtype data of `given` dtype is cast to for an input declared `declared` with another
+// floating dtype (float32 data for a float16 input); nullopt when it is taken as it is, or when
+// the change is not a floating-point width (the dataset check then says so).
+std::optional<DType> FloatingCast(DType given, const TensorInfo& declared);
+
 // Casts the inputs of `dataset` that a model declares with another floating dtype (float32 data
 // for an fp16 model without keep-IO-types) to that dtype, each named once in `notes`. Other
 // dtype differences are left for the dataset check to refuse.
