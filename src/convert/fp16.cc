@@ -319,6 +319,14 @@ Result<Fp16Report> ConvertModelToFloat16(onnx::ModelProto& model, const Fp16Opti
     if (import.domain().empty() || import.domain() == "ai.onnx") ctx.opset = import.version();
   }
   ctx.report.opset = ctx.opset;
+  // ONNX has bfloat16 from opset 13 (Cast, and every op that takes it): before, not even the
+  // Casts keep_io_types inserts are valid.
+  if (options.half_type == TensorProto::BFLOAT16 && ctx.opset > 0 && ctx.opset < 13) {
+    return Status::FailedPrecondition(
+        "the model is at opset " + std::to_string(ctx.opset) +
+        ", and ONNX has bfloat16 only from opset 13 (Cast to bfloat16 included): convert it "
+        "with --to opset:13 (or later) first, then --to bf16");
+  }
   KeepIoCasts io_casts;
   if (options.keep_io_types) {
     io_casts = PlanKeepIoCasts(*model.mutable_graph(), ctx.names, options.half_type);

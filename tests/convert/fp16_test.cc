@@ -6,6 +6,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <map>
 
 #include "convert/convert_test_util.h"
 #include "convgate/convert/kinds.h"
@@ -305,6 +306,38 @@ TEST(Fp16Test, AnOpBlockListAddsToTheDefaultList) {
   ASSERT_TRUE(removed.ok());
   EXPECT_EQ(removed->op_block_list.count("Resize"), 0u);
   EXPECT_EQ(removed->op_block_list.count("Conv"), 1u);
+}
+
+// bfloat16 exists in ONNX from opset 13: an older model is refused with the way forward, and a
+// Conv (no bfloat16 form before opset 22) stays float32, counted as such.
+TEST(Fp16Test, Bfloat16NeedsOpset13AndKeepsOpsWithoutABfloat16FormInFloat32) {
+  onnx::ModelProto old = ParseOnnxText(R"(
+<ir_version: 7, opset_import: ["" : 11]>
+g (float[1, 4] x) => (float[1, 4] y) { y = Relu(x) }
+)");
+  Fp16Options bf16;
+  bf16.half_type = TensorProto::BFLOAT16;
+  Result<Fp16Report> refused = ConvertModelToFloat16(old, bf16);
+  EXPECT_EQ(refused.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(refused.status().message().find("--to opset:13"), std::string::npos)
+      << refused.status().message();
+  onnx::ModelProto conv = ParseOnnxText(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[1, 1, 4, 4] x) => (float[1, 1, 4, 4] y) {
+  w = Constant <value = float[1, 1, 1, 1] {2.0}> ()
+  c = Conv (x, w)
+  y = Relu (c)
+}
+)");
+  Result<Fp16Report> report = ConvertModelToFloat16(conv, bf16);
+  ASSERT_TRUE(report.ok()) << report.status().message();
+  EXPECT_EQ(report->no_half_form_ops, (std::map<std::string, int64_t>{{"Conv", 1}}));
+  EXPECT_EQ(report->blocked_ops, (std::map<std::string, int64_t>{{"Conv", 1}}));
+  bool output_float32 = false;
+  for (const onnx::ValueInfoProto& value : conv.graph().output()) {
+    output_float32 = output_float32 || value.type().tensor_type().elem_type() == TensorProto::FLOAT;
+  }
+  EXPECT_TRUE(output_float32);  // keep_io_types: the output stays float32 behind a Cast
 }
 
 // A weight in a data file is read when its turn comes, converted, and handed to the sink (the
