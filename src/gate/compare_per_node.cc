@@ -45,14 +45,14 @@ std::optional<GateError> CheckPerNodeStage(const CompareOptions& options,
                                            const session::SidePair& pair) {
   if (!options.per_node.enabled) return std::nullopt;
   if (auto e = CheckPerNodeSides(pair.source(), pair.target())) return e;
-  // The same named inputs on both: a target that takes them renamed or transposed (--map, ':0',
-  // position, --target-layout) is not supported there yet.
+  // The same named inputs on both: a target that takes them renamed, transposed or cast (--map,
+  // ':0', position, --target-layout, a float16 or bfloat16 input) is not supported there yet.
   if (pair.target_takes_inputs_as_they_are()) return std::nullopt;
   return GateError{Stage::kFlags,
                    Status::InvalidArgument(
                        "--per-node needs a target that takes the source's inputs as they are; "
-                       "this one takes them renamed or transposed (see the target's notes): "
-                       "compare its outputs without --per-node")};
+                       "this one takes them renamed, transposed or cast to another dtype (see the "
+                       "target's notes): compare its outputs without --per-node")};
 }
 
 std::optional<GateError> RunPerNodeStage(const CompareOptions& options, session::SidePair& pair,
