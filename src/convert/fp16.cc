@@ -205,20 +205,28 @@ bool HasBfloat16Form(const onnx::NodeProto& node, int64_t opset) {
   return true;
 }
 
-bool IsBlocked(const onnx::NodeProto& node, const Fp16Options& options, int64_t opset) {
+// bf16: ONNX has no bfloat16 form of the node's op at the model's opset.
+bool LacksHalfForm(const onnx::NodeProto& node, const Fp16Options& options, int64_t opset) {
+  return options.half_type == TensorProto::BFLOAT16 && !HasBfloat16Form(node, opset);
+}
+
+// Named by op_block_list or node_block_list.
+bool InBlockLists(const onnx::NodeProto& node, const Fp16Options& options) {
   return options.op_block_list.count(node.op_type()) > 0 ||
-         (!node.name().empty() && options.node_block_list.count(node.name()) > 0) ||
-         (options.half_type == TensorProto::BFLOAT16 && !HasBfloat16Form(node, opset));
+         (!node.name().empty() && options.node_block_list.count(node.name()) > 0);
+}
+
+bool IsBlocked(const onnx::NodeProto& node, const Fp16Options& options, int64_t opset) {
+  return InBlockLists(node, options) || LacksHalfForm(node, options, opset);
 }
 
 Status ConvertNodes(onnx::GraphProto* graph, Context& ctx) {
   google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
   nodes.Swap(graph->mutable_node());
   for (onnx::NodeProto& node : nodes) {
-    if (IsBlocked(node, ctx.options, ctx.opset)) {
-      if (ctx.options.half_type == TensorProto::BFLOAT16 && !HasBfloat16Form(node, ctx.opset)) {
-        ++ctx.report.no_half_form_ops[node.op_type()];
-      }
+    const bool lacks_half_form = LacksHalfForm(node, ctx.options, ctx.opset);
+    if (lacks_half_form || InBlockLists(node, ctx.options)) {
+      if (lacks_half_form) ++ctx.report.no_half_form_ops[node.op_type()];
       EmitBlockedNode(std::move(node), graph, ctx);
       continue;
     }

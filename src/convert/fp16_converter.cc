@@ -1,4 +1,6 @@
 // `--to fp16` and `--to bf16`: the half-precision conversion of fp16.cc as a converter.
+#include <optional>
+
 #include "convert/converter.h"
 #include "convert/fp16.h"
 #include "convgate/core/file_util.h"
@@ -21,26 +23,27 @@ Result<std::vector<std::string>> ConvertFile(const std::filesystem::path& source
   CONVGATE_ASSIGN_OR_RETURN(onnx::ModelProto model, graph::ParseModelProto(bytes, source));
   bytes.clear();
   bytes.shrink_to_fit();
-  if (!graph::HasExternalTensors(model)) {
-    Result<Fp16Report> report = ConvertModelToFloat16(model, options);
-    if (!report.ok()) return report.status().WithContext(source.string());
-    CONVGATE_RETURN_IF_ERROR(WriteFileAtomic(out, model.SerializeAsString()));
-    return std::move(report->notes);
+  // Weights in a data file are read, converted and written to the output's own data file one
+  // tensor at a time; what the conversion leaves float32 is copied across afterwards.
+  std::optional<graph::ExternalDataWriter> writer;
+  Fp16Options run = options;
+  if (graph::HasExternalTensors(model)) {
+    CONVGATE_RETURN_IF_ERROR(graph::AnchorExternalData(model, source));
+    Result<graph::ExternalDataWriter> created =
+        graph::ExternalDataWriter::Create(ExternalDataPath(out));
+    if (!created.ok()) return created.status();
+    writer.emplace(std::move(created).value());
+    run.converted_sink = [&writer](onnx::TensorProto& tensor) { return writer->Place(tensor); };
   }
-  // Weights in a data file: read, converted and written to the output's own data file one tensor
-  // at a time; what the conversion leaves float32 is copied across afterwards.
-  CONVGATE_RETURN_IF_ERROR(graph::AnchorExternalData(model, source));
-  CONVGATE_ASSIGN_OR_RETURN(graph::ExternalDataWriter writer,
-                            graph::ExternalDataWriter::Create(ExternalDataPath(out)));
-  Fp16Options streamed = options;
-  streamed.converted_sink = [&writer](onnx::TensorProto& tensor) { return writer.Place(tensor); };
-  Result<Fp16Report> report = ConvertModelToFloat16(model, streamed);
+  Result<Fp16Report> report = ConvertModelToFloat16(model, run);
   if (!report.ok()) return report.status().WithContext(source.string());
-  CONVGATE_RETURN_IF_ERROR(graph::PlaceExternalData(model, writer));
-  CONVGATE_RETURN_IF_ERROR(writer.Commit());
+  if (writer) {
+    CONVGATE_RETURN_IF_ERROR(graph::PlaceExternalData(model, *writer));
+    CONVGATE_RETURN_IF_ERROR(writer->Commit());
+    report->notes.push_back("the weights are external data, as in the source: " +
+                            FormatBytes(writer->bytes()) + " written one tensor at a time");
+  }
   CONVGATE_RETURN_IF_ERROR(WriteFileAtomic(out, model.SerializeAsString()));
-  report->notes.push_back("the weights are external data, as in the source: " +
-                          FormatBytes(writer.bytes()) + " written one tensor at a time");
   return std::move(report->notes);
 }
 

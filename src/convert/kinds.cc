@@ -14,6 +14,20 @@ std::string DefaultFp16BlockListText() {
   return text;
 }
 
+// fp16's and bf16's parameters: one walk, one list; `format` names the narrow type, `largest`
+// its largest finite value.
+std::vector<ConversionParam> HalfPrecisionParams(const std::string& format,
+                                                 const std::string& largest) {
+  return {
+      {"keep_io_types", "1",
+       "float inputs and outputs stay float32 behind Cast nodes (0: they become " + format + ")"},
+      {"op_block_list", DefaultFp16BlockListText(),
+       "ops that stay float32 between Casts; names given are added to this default list, "
+       "-NAME takes one off it, none empties it"},
+      {"node_block_list", "(none)", "node names that stay float32"},
+      {"clamp", "0", "1: clamp values beyond " + largest + " instead of letting them become Inf"}};
+}
+
 std::vector<ConversionKind> MakeKinds() {
   // A TorchScript source's IR inputs (openvino_export.py native).
   const std::vector<ConversionParam> kOpenvinoInputParams = {
@@ -23,28 +37,13 @@ std::vector<ConversionKind> MakeKinds() {
       {"input_dtype", "float32", "TorchScript: dtype of each input, in order"}};
   return {
       {"opset", "opset:N", "onnx's version converter (libonnx 1.12: opsets up to 17)", {}},
-      {"fp16",
-       "fp16",
-       "float initializers and Constant nodes to float16 (If/Loop/Scan bodies too)",
-       {{"keep_io_types", "1",
-         "float inputs and outputs stay float32 behind Cast nodes (0: they become float16)"},
-        {"op_block_list", DefaultFp16BlockListText(),
-         "ops that stay float32 between Casts; names given are added to this default list, "
-         "-NAME takes one off it, none empties it"},
-        {"node_block_list", "(none)", "node names that stay float32"},
-        {"clamp", "0", "1: clamp values beyond +-65504 instead of letting them become Inf"}}},
-      {"bf16",
-       "bf16",
+      {"fp16", "fp16", "float initializers and Constant nodes to float16 (If/Loop/Scan bodies too)",
+       HalfPrecisionParams("float16", "+-65504")},
+      {"bf16", "bf16",
        "float initializers and Constant nodes to bfloat16 (float32's range, 8 significant bits); "
        "ONNX Runtime's CPU provider has no bfloat16 kernels, so convgate runs such a model "
        "emulated: float32 compute, every bfloat16 value rounded as it is stored",
-       {{"keep_io_types", "1",
-         "float inputs and outputs stay float32 behind Cast nodes (0: they become bfloat16)"},
-        {"op_block_list", DefaultFp16BlockListText(),
-         "ops that stay float32 between Casts; names given are added to this default list, "
-         "-NAME takes one off it, none empties it"},
-        {"node_block_list", "(none)", "node names that stay float32"},
-        {"clamp", "0", "1: clamp values beyond bfloat16's largest (3.39e38) instead of Inf"}}},
+       HalfPrecisionParams("bfloat16", "bfloat16's largest (+-3.39e38)")},
       {"int8-dynamic",
        "int8-dynamic",
        "int8 weights, activations quantized at run time: ONNX Runtime's quantize_dynamic "

@@ -7,7 +7,6 @@
 #include <charconv>
 #include <exception>
 #include <map>
-#include <optional>
 
 #include "convert/converter.h"
 #include "convgate/core/file_util.h"
@@ -51,10 +50,12 @@ class ExternalStash {
  public:
   static constexpr int64_t kSetAsideFrom = int64_t{64} << 10;
 
+  // REQUIRES: the model's external data anchored (graph::AnchorExternalData).
   Status Take(onnx::ModelProto& model) {
     for (onnx::TensorProto& tensor : *model.mutable_graph()->mutable_initializer()) {
-      const std::optional<int64_t> bytes = ExternalLength(tensor);
-      if (bytes && *bytes >= kSetAsideFrom) set_aside_.emplace(tensor.name(), tensor);
+      if (tensor.data_location() != onnx::TensorProto::EXTERNAL) continue;
+      CONVGATE_ASSIGN_OR_RETURN(int64_t bytes, graph::ExternalLength(tensor));
+      if (bytes >= kSetAsideFrom) set_aside_.emplace(tensor.name(), tensor);
     }
     return graph::ForEachTensor(*model.mutable_graph(), [&](onnx::TensorProto& tensor) {
       return set_aside_.count(tensor.name()) != 0 ? Status::OK() : graph::LoadExternalData(tensor);
@@ -81,14 +82,6 @@ class ExternalStash {
   }
 
  private:
-  static std::optional<int64_t> ExternalLength(const onnx::TensorProto& tensor) {
-    if (tensor.data_location() != onnx::TensorProto::EXTERNAL) return std::nullopt;
-    for (const onnx::StringStringEntryProto& entry : tensor.external_data()) {
-      if (entry.key() == "length") return std::stoll(entry.value());  // checked by the anchor
-    }
-    return std::nullopt;
-  }
-
   std::map<std::string, onnx::TensorProto> set_aside_;
 };
 

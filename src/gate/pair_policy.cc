@@ -98,7 +98,6 @@ bool FellBack(const convert::ConversionRecord* record) {
 // default weight format.
 std::string WeightsDescription(const convert::ConversionRequest& request) {
   if (request.kind == "fp16") return "float16 network";
-  if (request.kind == "bf16") return "bfloat16 network";
   if (request.kind == "openvino:fp16") return "float16 weights";
   if (request.kind == "optimum-openvino") {
     auto format = request.params.find("weight_format");
@@ -174,11 +173,11 @@ std::optional<compare::ConversionDefaults> DecidePairPolicy(const PairFacts& fac
       profile.origin = WeightCompressionOrigin(facts, format, profile);
       return profile;
     }
-    const std::string weights = WeightsDescription(*facts.conversion);
-    if (weights == "bfloat16 network") {
+    if (facts.conversion->kind == "bf16") {
       return Bfloat16Network("network-level bfloat16 default of --to " + facts.conversion->kind +
                              " (bfloat16 network; examples/policies/bf16-network.yaml)");
     }
+    const std::string weights = WeightsDescription(*facts.conversion);
     if (!weights.empty()) {
       return Float16Network("network-level float16 default of --to " + facts.conversion->kind +
                             " (" + weights + "; examples/policies/fp16-network.yaml)");

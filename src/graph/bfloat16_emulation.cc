@@ -34,6 +34,8 @@ const std::set<std::string>& MovesOnly() {
 
 bool HasBfloat16Subgraph(const onnx::GraphProto& graph);
 
+}  // namespace
+
 bool UsesBfloat16(const onnx::GraphProto& graph) {
   for (const TensorProto& tensor : graph.initializer()) {
     if (tensor.data_type() == TensorProto::BFLOAT16) return true;
@@ -53,6 +55,8 @@ bool UsesBfloat16(const onnx::GraphProto& graph) {
   }
   return HasBfloat16Subgraph(graph);
 }
+
+namespace {
 
 bool HasBfloat16Subgraph(const onnx::GraphProto& graph) {
   for (const onnx::NodeProto& node : graph.node()) {
@@ -129,7 +133,10 @@ class Emulator {
  public:
   Emulator(onnx::ModelProto& model, const std::filesystem::path& path)
       : model_(model), path_(path), types_(ValueTypes(model)) {
-    for (const TensorProto& tensor : model.graph().initializer()) taken_.insert(tensor.name());
+    for (const TensorProto& tensor : model.graph().initializer()) {
+      taken_.insert(tensor.name());
+      initializers_.insert(tensor.name());
+    }
     for (const onnx::NodeProto& node : model.graph().node()) {
       for (const std::string& output : node.output()) taken_.insert(output);
     }
@@ -154,7 +161,7 @@ class Emulator {
     nodes.Swap(graph.mutable_node());
     // bfloat16 graph inputs enter as float32 under a new name.
     for (const onnx::ValueInfoProto& input : graph.input()) {
-      if (!IsBf16(input.name()) || IsInitializer(input.name())) continue;
+      if (!IsBf16(input.name()) || initializers_.count(input.name()) > 0) continue;
       const std::string widened = Unique(input.name() + "/float32");
       renames_[input.name()] = widened;
       *graph.add_node() = Cast(input.name(), widened, TensorProto::FLOAT);
@@ -170,12 +177,6 @@ class Emulator {
   bool IsBf16(const std::string& name) const {
     auto found = types_.find(name);
     return found != types_.end() && found->second == TensorProto::BFLOAT16;
-  }
-  bool IsInitializer(const std::string& name) const {
-    for (const TensorProto& tensor : model_.graph().initializer()) {
-      if (tensor.name() == name) return true;
-    }
-    return false;
   }
   std::string Unique(const std::string& base) {
     std::string name = base;
@@ -224,6 +225,7 @@ class Emulator {
   const std::filesystem::path& path_;
   std::unordered_map<std::string, int> types_;
   std::unordered_set<std::string> taken_;
+  std::unordered_set<std::string> initializers_;
   std::unordered_map<std::string, std::string> renames_;
   Bfloat16Emulation result_;
 };

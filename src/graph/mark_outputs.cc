@@ -108,17 +108,23 @@ Result<std::vector<onnx::ValueInfoProto>> NewOutputs(
 
 }  // namespace
 
+Result<bool> AddOutputs(onnx::ModelProto& model, const std::vector<std::string>& output_names,
+                        const std::filesystem::path& model_path_for_messages) {
+  CONVGATE_ASSIGN_OR_RETURN(std::vector<onnx::ValueInfoProto> outputs,
+                            NewOutputs(model, output_names, model_path_for_messages));
+  for (onnx::ValueInfoProto& output : outputs) {
+    *model.mutable_graph()->add_output() = std::move(output);
+  }
+  return !outputs.empty();
+}
+
 Result<std::string> WithOutputs(const std::string& model_bytes,
                                 const std::vector<std::string>& output_names,
                                 const std::filesystem::path& model_path_for_messages) {
   CONVGATE_ASSIGN_OR_RETURN(onnx::ModelProto model,
                             ParseModelProto(model_bytes, model_path_for_messages));
-  CONVGATE_ASSIGN_OR_RETURN(std::vector<onnx::ValueInfoProto> outputs,
-                            NewOutputs(model, output_names, model_path_for_messages));
-  if (outputs.empty()) return model_bytes;
-  for (onnx::ValueInfoProto& output : outputs) {
-    *model.mutable_graph()->add_output() = std::move(output);
-  }
+  CONVGATE_ASSIGN_OR_RETURN(bool added, AddOutputs(model, output_names, model_path_for_messages));
+  if (!added) return model_bytes;
   std::string serialized;
   if (!model.SerializeToString(&serialized)) {
     return Status::Unimplemented(model_path_for_messages.string() +

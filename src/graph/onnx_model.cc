@@ -9,6 +9,7 @@
 
 #include "convgate/core/file_util.h"
 #include "convgate/core/numbers.h"
+#include "convgate/graph/internal/bfloat16_emulation.h"
 #include "convgate/graph/internal/model_proto.h"
 #include "graph/config_hints.h"
 #include "graph/input_hints.h"
@@ -125,35 +126,9 @@ bool IsConstantNode(const onnx::NodeProto& node) {
 
 // Counts nodes, initializers and Constant nodes of `graph` and, recursively, of the subgraphs in
 // node attributes (If branches, Loop and Scan bodies, and GRAPHS attributes of custom ops).
-bool IsBfloat16(const onnx::ValueInfoProto& value) {
-  return value.type().tensor_type().elem_type() == onnx::TensorProto::BFLOAT16;
-}
-
-bool CastsToBfloat16(const onnx::NodeProto& node) {
-  if (node.op_type() != "Cast" || !IsDefaultDomain(node)) return false;
-  for (const onnx::AttributeProto& attribute : node.attribute()) {
-    if (attribute.name() == "to") return attribute.i() == onnx::TensorProto::BFLOAT16;
-  }
-  return false;
-}
-
-void NoteBfloat16(const onnx::GraphProto& graph, ModelSummary* summary) {
-  for (const auto* values : {&graph.input(), &graph.output(), &graph.value_info()}) {
-    for (const onnx::ValueInfoProto& value : *values) {
-      summary->uses_bfloat16 = summary->uses_bfloat16 || IsBfloat16(value);
-    }
-  }
-  for (const onnx::TensorProto& tensor : graph.initializer()) {
-    summary->uses_bfloat16 =
-        summary->uses_bfloat16 || tensor.data_type() == onnx::TensorProto::BFLOAT16;
-  }
-}
-
 void CountGraph(const onnx::GraphProto& graph, ModelSummary* summary) {
   for (const onnx::TensorProto& tensor : graph.initializer()) AddInitializer(tensor, summary);
-  NoteBfloat16(graph, summary);
   for (const onnx::NodeProto& node : graph.node()) {
-    summary->uses_bfloat16 = summary->uses_bfloat16 || CastsToBfloat16(node);
     ++summary->node_count;
     ++summary->op_histogram[OpKey(node)];
     if (IsConstantNode(node)) AddConstantNode(node, summary);
@@ -197,6 +172,7 @@ ModelSummary Summarize(const onnx::ModelProto& model, int64_t file_bytes,
   AddInputHints(model.graph(), summary.signature);
   if (!path.empty()) AddConfigHints(path.parent_path(), summary.signature);
   CountGraph(model.graph(), &summary);
+  summary.uses_bfloat16 = UsesBfloat16(model.graph());
   summary.parameter_count =
       SaturatingAdd(summary.initializer_parameters, summary.constant_node_parameters);
   summary.parameter_bytes = SaturatingAdd(summary.initializer_bytes, summary.constant_node_bytes);

@@ -247,8 +247,8 @@ Result<std::shared_ptr<Ort::Session>> OrtModel::CreateReferencingSession(
 
 Result<std::shared_ptr<Ort::Session>> OrtModel::CreateEmulatedSession(
     const std::vector<std::string>& extra_outputs) const {
-  CONVGATE_ASSIGN_OR_RETURN(std::string bytes, ReadFile(path_));
-  CONVGATE_ASSIGN_OR_RETURN(onnx::ModelProto model, graph::ParseModelProto(bytes, path_));
+  int64_t size = 0;
+  CONVGATE_ASSIGN_OR_RETURN(onnx::ModelProto model, graph::ParseModelProtoFile(path_, &size));
   if (has_external_data_) {  // widened in memory: the emulated model holds its weights
     CONVGATE_RETURN_IF_ERROR(graph::AnchorExternalData(model, path_));
     CONVGATE_RETURN_IF_ERROR(graph::ForEachTensor(
@@ -256,11 +256,13 @@ Result<std::shared_ptr<Ort::Session>> OrtModel::CreateEmulatedSession(
         [](onnx::TensorProto& tensor) { return graph::LoadExternalData(tensor); }));
   }
   CONVGATE_RETURN_IF_ERROR(graph::EmulateBfloat16(model, path_).status());
-  bytes = model.SerializeAsString();
-  model.Clear();
-  if (!extra_outputs.empty()) {
-    CONVGATE_ASSIGN_OR_RETURN(bytes, graph::WithOutputs(bytes, extra_outputs, path_));
+  CONVGATE_RETURN_IF_ERROR(graph::AddOutputs(model, extra_outputs, path_).status());
+  std::string bytes;
+  if (!model.SerializeToString(&bytes)) {
+    return Status::Unimplemented(path_.string() +
+                                 ": the bfloat16 emulation is over protobuf's 2 GB limit");
   }
+  model.Clear();
   return CreateOrtSession(*env_, bytes, SessionConfig());
 }
 

@@ -14,6 +14,10 @@
 
 namespace convgate::graph {
 
+// Whether `graph` (its subgraphs included) has a bfloat16 value: an initializer, a declared value,
+// or a Cast/RandomX/... producing one (`to`/`dtype` attributes).
+bool UsesBfloat16(const onnx::GraphProto& graph);
+
 struct Bfloat16Emulation {
   int rounded_values = 0;        // node outputs rounded to bfloat16 (a Cast pair each)
   int widened_initializers = 0;  // bfloat16 weights held as float32 (exact)

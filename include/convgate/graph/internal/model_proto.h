@@ -68,4 +68,9 @@ Status ReferenceTensorData(const std::filesystem::path& path, const std::string&
                            const std::vector<SkippedTensorData>& skipped,
                            onnx::TensorProto& tensor);
 
+// WithOutputs (onnx_model.h) on a parsed model: adds the outputs in place; true when it added
+// any.
+Result<bool> AddOutputs(onnx::ModelProto& model, const std::vector<std::string>& output_names,
+                        const std::filesystem::path& model_path_for_messages);
+
 }  // namespace convgate::graph
