@@ -304,6 +304,12 @@ RunOptions E2eOptions(const CompareOptions& compare, std::optional<inputs::Datas
   run.backend_factory = compare.backend_factory;
   run.data.save_inputs.reset();
   run.data.save_outputs.reset();
+  // The precheck's samples are the loaded files already: read again, they would lose the cast a
+  // float16 or bfloat16 input gets (session::CastToDeclared), and be read twice.
+  if (run.inputs) {
+    run.data.load_inputs.reset();
+    run.data.loaders.specs.clear();
+  }
   return run;
 }
 

@@ -163,6 +163,15 @@ TEST_F(VerifyCliTest, Fp16WithFloat16InputsAndOutputsIsGatedByValue) {
   EXPECT_EQ(strict.exit_code, 1) << Describe(strict);
   EXPECT_NE(strict.out.find("dtype mismatch: source float32, target float16"), std::string::npos)
       << strict.out;
+
+  // Loaded float32 samples are cast for the target's own run too (it once read the file again,
+  // uncast: "is float32, the model wants float16", exit 3).
+  const std::string samples = (dir_ / "samples.npz").string();
+  ASSERT_EQ(Convgate({"run", model, "--samples", "2", "--save-inputs", samples}).exit_code, 0);
+  ProcessResult loaded =
+      Verify({model, "--to", "fp16", "--param", "keep_io_types=0", "--load-inputs", samples});
+  EXPECT_EQ(loaded.exit_code, 0) << Describe(loaded);
+  EXPECT_EQ(ReadJson("verify_result.json")["e2e_passed"], true);
 }
 
 // Path B of the verify-conversion gate: ONNX -> OpenVINO IR through openvino.convert_model, run
