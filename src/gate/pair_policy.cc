@@ -72,17 +72,21 @@ compare::ConversionDefaults WeightCompression(const std::string& format) {
 // Runtime's int8 of tinycnn and of torchvision resnet18 and mobilenet_v2 (random weights, random
 // inputs: harsher than a trained model on real data) keep cosine >= 0.99 and SNR >= 20 dB; a
 // corrupted scale or weight falls far below.
-compare::ConversionDefaults Quantization(const std::string& kind) {
+// `verified`: verify converted it and adds the top-1 check on each classifier output; a pair
+// recognised from its graphs (compare) gets top-1 checks only when --agreement asks.
+compare::ConversionDefaults Quantization(const std::string& why, bool verified) {
   compare::ConversionDefaults defaults;
   defaults.settings.mismatch_ppm = 1e6;
   defaults.settings.min_cosine = kQuantizedMinCosine;
   defaults.settings.min_snr_db = kQuantizedMinSnrDb;
-  defaults.origin = "quantization profile of --to " + kind +
+  const std::string top1 = FormatShortest(kQuantizedMinTop1 * 100) + "% of rows";
+  defaults.origin = "quantization profile " + why +
                     ": floating outputs by cosine >= " + FormatShortest(kQuantizedMinCosine) +
                     " and SNR >= " + FormatShortest(kQuantizedMinSnrDb) +
-                    " dB, elementwise differences counted, not gating; classifier outputs' top-1 "
-                    "must agree on " +
-                    FormatShortest(kQuantizedMinTop1 * 100) + "% of rows (docs/policy.md)";
+                    " dB, elementwise differences counted, not gating; " +
+                    (verified ? "classifier outputs' top-1 must agree on " + top1
+                              : "add --agreement OUTPUT:top1>=0.99 to gate a classifier's top-1") +
+                    " (docs/policy.md)";
   return defaults;
 }
 
@@ -133,9 +137,15 @@ std::optional<graph::ComputePrecision> PrecisionOf(const std::filesystem::path& 
 // format's rounding.
 std::optional<compare::ConversionDefaults> FromGraphs(const PairFacts& facts) {
   const std::optional<graph::ComputePrecision> target = PrecisionOf(facts.target);
-  if (!target || !target->Reduced()) return std::nullopt;
-  const DType reduced = *target->Reduced();
+  if (!target) return std::nullopt;
   const std::optional<graph::ComputePrecision> source = PrecisionOf(facts.source);
+  if (target->quantization_ops > 0 && (!source || source->quantization_ops == 0)) {
+    return Quantization("(the target quantizes: " + std::to_string(target->quantization_ops) +
+                            " quantization ops, the source none)",
+                        false);
+  }
+  if (!target->Reduced()) return std::nullopt;
+  const DType reduced = *target->Reduced();
   if (source && source->Reduced() == reduced) return std::nullopt;
   if (reduced == DType::kBFloat16) {
     return Bfloat16Network("network-level bfloat16 default: the target computes in bfloat16 (" +
@@ -166,7 +176,9 @@ std::string CompressedWeightFormat(const PairFacts& facts) {
 std::optional<compare::ConversionDefaults> DecidePairPolicy(const PairFacts& facts) {
   const bool converted = facts.conversion != nullptr && !facts.conversion->kind.empty();
   if (converted) {
-    if (IsQuantizedKind(facts.conversion->kind)) return Quantization(facts.conversion->kind);
+    if (IsQuantizedKind(facts.conversion->kind)) {
+      return Quantization("of --to " + facts.conversion->kind, true);
+    }
     const std::string format = CompressedWeightFormat(facts);
     if (!format.empty()) {
       compare::ConversionDefaults profile = WeightCompression(format);

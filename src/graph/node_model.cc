@@ -42,12 +42,14 @@ const onnx::TensorProto* FindInitializer(const onnx::GraphProto& graph, const st
   return nullptr;
 }
 
-// Adds the node's inputs that `added` does not hold yet (and records them there).
+// Adds the node's inputs that `added` does not hold yet (and records them there); inputs in
+// `internal` are produced by another node of the cut.
 Status AddNodeInputs(const onnx::GraphProto& source, const onnx::NodeProto& node,
-                     const TensorMap& feeds, const std::filesystem::path& path,
-                     onnx::GraphProto& graph, std::set<std::string>& added) {
+                     const TensorMap& feeds, const std::set<std::string>& internal,
+                     const std::filesystem::path& path, onnx::GraphProto& graph,
+                     std::set<std::string>& added) {
   for (const std::string& name : node.input()) {
-    if (name.empty() || !added.insert(name).second) continue;
+    if (name.empty() || internal.count(name) != 0 || !added.insert(name).second) continue;
     // A fed tensor wins over an initializer of the same name: a converter may have folded into a
     // constant what the source computes, and the caller feeds the source's value.
     if (const Tensor* fed = feeds.Find(name)) {
@@ -127,11 +129,16 @@ onnx::ModelProto EmptyModelLike(const onnx::ModelProto& model, const std::string
   return cut;
 }
 
-Status CheckNodeIndex(const onnx::GraphProto& graph, size_t node_index,
-                      const std::filesystem::path& path) {
-  if (node_index < static_cast<size_t>(graph.node_size())) return Status::OK();
-  return Status::InvalidArgument(path.string() + ": no node " + std::to_string(node_index) +
-                                 " (the graph has " + std::to_string(graph.node_size()) + ")");
+Status CheckUnit(const onnx::GraphProto& graph, const std::vector<size_t>& unit,
+                 const std::filesystem::path& path) {
+  if (unit.empty()) return Status::InvalidArgument(path.string() + ": no node to cut");
+  for (size_t node_index : unit) {
+    if (node_index >= static_cast<size_t>(graph.node_size())) {
+      return Status::InvalidArgument(path.string() + ": no node " + std::to_string(node_index) +
+                                     " (the graph has " + std::to_string(graph.node_size()) + ")");
+    }
+  }
+  return Status::OK();
 }
 
 Result<std::string> Serialize(const onnx::ModelProto& model, const std::filesystem::path& path,
@@ -143,21 +150,35 @@ Result<std::string> Serialize(const onnx::ModelProto& model, const std::filesyst
   return bytes;
 }
 
-Result<onnx::ModelProto> CutNode(const onnx::ModelProto& model, size_t node_index,
+// The values the unit's nodes produce.
+std::set<std::string> ProducedBy(const onnx::GraphProto& source, const std::vector<size_t>& unit) {
+  std::set<std::string> produced;
+  for (size_t node_index : unit) {
+    for (const std::string& output : source.node(static_cast<int>(node_index)).output()) {
+      if (!output.empty()) produced.insert(output);
+    }
+  }
+  return produced;
+}
+
+Result<onnx::ModelProto> CutUnit(const onnx::ModelProto& model, const std::vector<size_t>& unit,
                                  const TensorMap& feeds, const std::filesystem::path& path) {
   const onnx::GraphProto& source = model.graph();
-  CONVGATE_RETURN_IF_ERROR(CheckNodeIndex(source, node_index, path));
+  CONVGATE_RETURN_IF_ERROR(CheckUnit(source, unit, path));
   onnx::ModelProto single = EmptyModelLike(model, "single_node");
   onnx::GraphProto& graph = *single.mutable_graph();
-  const onnx::NodeProto& node = source.node(static_cast<int>(node_index));
-  *graph.add_node() = node;
+  const std::set<std::string> internal = ProducedBy(source, unit);
   std::set<std::string> added;
-  CONVGATE_RETURN_IF_ERROR(AddNodeInputs(source, node, feeds, path, graph, added));
   std::vector<std::string> output_names;
-  for (const std::string& output : node.output()) {
-    if (output.empty()) continue;
-    graph.add_output()->set_name(output);
-    output_names.push_back(output);
+  for (size_t node_index : unit) {
+    const onnx::NodeProto& node = source.node(static_cast<int>(node_index));
+    CONVGATE_RETURN_IF_ERROR(AddNodeInputs(source, node, feeds, internal, path, graph, added));
+    *graph.add_node() = node;
+    for (const std::string& output : node.output()) {
+      if (output.empty()) continue;
+      graph.add_output()->set_name(output);
+      output_names.push_back(output);
+    }
   }
   TypeOutputs(source, output_names, single);
   return single;
@@ -176,7 +197,7 @@ std::set<std::string> ValueNames(const onnx::GraphProto& graph) {
 }
 
 Result<onnx::ModelProto> CutSideBySide(const onnx::ModelProto& model,
-                                       const std::vector<size_t>& node_indexes,
+                                       const std::vector<std::vector<size_t>>& units,
                                        const TensorMap& feeds, const std::filesystem::path& path) {
   const onnx::GraphProto& source = model.graph();
   onnx::ModelProto cut = EmptyModelLike(model, "side_by_side");
@@ -184,21 +205,29 @@ Result<onnx::ModelProto> CutSideBySide(const onnx::ModelProto& model,
   const std::set<std::string> taken = ValueNames(source);
   std::set<std::string> inputs_added;  // graph inputs and initializers, each once
   std::vector<std::string> original_names;
-  for (size_t copy_idx = 0; copy_idx < node_indexes.size(); ++copy_idx) {
-    CONVGATE_RETURN_IF_ERROR(CheckNodeIndex(source, node_indexes[copy_idx], path));
-    const onnx::NodeProto& node = source.node(static_cast<int>(node_indexes[copy_idx]));
-    CONVGATE_RETURN_IF_ERROR(AddNodeInputs(source, node, feeds, path, graph, inputs_added));
-    onnx::NodeProto& copy = *graph.add_node() = node;
-    copy.set_name(SideBySideOutputName(copy_idx, node.name()));
-    for (std::string& output : *copy.mutable_output()) {
-      if (output.empty()) continue;
-      original_names.push_back(output);
-      output = SideBySideOutputName(copy_idx, output);
-      if (taken.count(output) != 0) {
-        return Status::InvalidArgument(path.string() + ": cannot rename '" + original_names.back() +
-                                       "' to '" + output + "', a value of the graph");
+  for (size_t copy_idx = 0; copy_idx < units.size(); ++copy_idx) {
+    CONVGATE_RETURN_IF_ERROR(CheckUnit(source, units[copy_idx], path));
+    const std::set<std::string> internal = ProducedBy(source, units[copy_idx]);
+    for (size_t node_index : units[copy_idx]) {
+      const onnx::NodeProto& node = source.node(static_cast<int>(node_index));
+      CONVGATE_RETURN_IF_ERROR(
+          AddNodeInputs(source, node, feeds, internal, path, graph, inputs_added));
+      onnx::NodeProto& copy = *graph.add_node() = node;
+      copy.set_name(SideBySideOutputName(copy_idx, node.name()));
+      for (std::string& input : *copy.mutable_input()) {
+        if (internal.count(input) != 0) input = SideBySideOutputName(copy_idx, input);
       }
-      graph.add_output()->set_name(output);
+      for (std::string& output : *copy.mutable_output()) {
+        if (output.empty()) continue;
+        original_names.push_back(output);
+        output = SideBySideOutputName(copy_idx, output);
+        if (taken.count(output) != 0) {
+          return Status::InvalidArgument(path.string() + ": cannot rename '" +
+                                         original_names.back() + "' to '" + output +
+                                         "', a value of the graph");
+        }
+        graph.add_output()->set_name(output);
+      }
     }
   }
   TypeOutputs(source, original_names, cut);
@@ -233,7 +262,7 @@ Result<std::string> RestoreAndSerialize(const ModelStructure& structure,
 Result<std::string> SingleNodeModel(std::string_view model_bytes, size_t node_index,
                                     const TensorMap& feeds, const std::filesystem::path& path) {
   CONVGATE_ASSIGN_OR_RETURN(onnx::ModelProto model, ParseModelProto(model_bytes, path));
-  CONVGATE_ASSIGN_OR_RETURN(onnx::ModelProto cut, CutNode(model, node_index, feeds, path));
+  CONVGATE_ASSIGN_OR_RETURN(onnx::ModelProto cut, CutUnit(model, {node_index}, feeds, path));
   return Serialize(cut, path, "node '" + cut.graph().node(0).name() + "'");
 }
 
@@ -245,29 +274,30 @@ Result<NodeModelCutter> NodeModelCutter::Open(const std::filesystem::path& path)
   return cutter;
 }
 
-Result<std::string> NodeModelCutter::Cut(size_t node_index, const TensorMap& feeds,
+Result<std::string> NodeModelCutter::Cut(const std::vector<size_t>& unit, const TensorMap& feeds,
                                          const std::string& weights_location) const {
-  CONVGATE_ASSIGN_OR_RETURN(onnx::ModelProto cut,
-                            CutNode(structure_->model, node_index, feeds, path_));
-  const std::string what = "node '" + cut.graph().node(0).name() + "'";
+  CONVGATE_ASSIGN_OR_RETURN(onnx::ModelProto cut, CutUnit(structure_->model, unit, feeds, path_));
+  const std::string what = "node '" + cut.graph().node(cut.graph().node_size() - 1).name() + "'";
   return RestoreAndSerialize(*structure_, path_, std::move(cut), weights_location, what);
 }
 
-Result<std::string> NodeModelCutter::CutSideBySide(const std::vector<size_t>& node_indexes,
+Result<std::string> NodeModelCutter::CutSideBySide(const std::vector<std::vector<size_t>>& units,
                                                    const TensorMap& feeds,
                                                    const std::string& weights_location) const {
   CONVGATE_ASSIGN_OR_RETURN(onnx::ModelProto cut,
-                            graph::CutSideBySide(structure_->model, node_indexes, feeds, path_));
+                            graph::CutSideBySide(structure_->model, units, feeds, path_));
   return RestoreAndSerialize(*structure_, path_, std::move(cut), weights_location,
                              "the side-by-side nodes");
 }
 
-int64_t NodeModelCutter::InitializerBytes(size_t node_index) const {
+int64_t NodeModelCutter::InitializerBytes(const std::vector<size_t>& unit) const {
   const onnx::GraphProto& graph = structure_->model.graph();
-  if (node_index >= static_cast<size_t>(graph.node_size())) return 0;
   std::set<std::string> inputs;
-  for (const std::string& input : graph.node(static_cast<int>(node_index)).input()) {
-    inputs.insert(input);
+  for (size_t node_index : unit) {
+    if (node_index >= static_cast<size_t>(graph.node_size())) return 0;
+    for (const std::string& input : graph.node(static_cast<int>(node_index)).input()) {
+      inputs.insert(input);
+    }
   }
   int64_t bytes = 0;
   for (int idx = 0; idx < graph.initializer_size(); ++idx) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <limits>
+#include <set>
 #include <string_view>
 
 #include "convgate/core/file_util.h"
@@ -59,6 +60,7 @@ ComputePrecision FromOnnx(const onnx::GraphProto& graph) {
     AddWeights(initializer.data_type(), ElementsOf(initializer), precision);
   }
   for (const onnx::NodeProto& node : graph.node()) {
+    if (IsQuantizationOp(node.op_type())) ++precision.quantization_ops;
     for (const onnx::AttributeProto& attr : node.attribute()) {
       if (node.op_type() == "Constant" && attr.has_t()) {
         AddWeights(attr.t().data_type(), ElementsOf(attr.t()), precision);
@@ -101,6 +103,7 @@ ComputePrecision FromIrText(std::string_view xml) {
     const size_t tag_end = xml.find('>', at);
     if (tag_end == std::string_view::npos) break;
     const std::string_view type = Attribute(xml.substr(at, tag_end - at), "type");
+    if (type == "FakeQuantize" || type == "FakeConvert") ++precision.quantization_ops;
     if (type != "Const" && type != "Convert") continue;
     const size_t data = xml.find("<data ", tag_end);
     const size_t next_layer = xml.find("<layer ", tag_end);
@@ -154,6 +157,30 @@ std::string ComputePrecision::Describe() const {
   const int64_t casts = bf16 ? casts_to_bfloat16 : casts_to_float16;
   return std::string(percent) + " of " + Count(total) + " floating weights are " + name + ", " +
          std::to_string(casts) + (casts == 1 ? " cast" : " casts") + " to " + name;
+}
+
+bool IsQuantizationOp(std::string_view op_type) {
+  static const std::set<std::string_view> kOps = {"QuantizeLinear",
+                                                  "DequantizeLinear",
+                                                  "DynamicQuantizeLinear",
+                                                  "MatMulInteger",
+                                                  "ConvInteger",
+                                                  "QLinearConv",
+                                                  "QLinearMatMul",
+                                                  "QLinearAdd",
+                                                  "QLinearMul",
+                                                  "QLinearConcat",
+                                                  "QLinearGlobalAveragePool",
+                                                  "QLinearSigmoid",
+                                                  "QLinearLeakyRelu",
+                                                  "QLinearAveragePool",
+                                                  "QLinearSoftmax",
+                                                  "DynamicQuantizeMatMul",
+                                                  "MatMulIntegerToFloat",
+                                                  "QGemm",
+                                                  "QAttention"};
+  const size_t dot = op_type.rfind('.');  // "com.microsoft.QLinearAdd"
+  return kOps.count(dot == std::string_view::npos ? op_type : op_type.substr(dot + 1)) != 0;
 }
 
 ComputePrecision IrComputePrecision(std::string_view xml) { return FromIrText(xml); }

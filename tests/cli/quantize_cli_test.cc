@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -93,6 +94,65 @@ TEST_F(QuantizeCliTest, ACorruptedScaleFailsTheProfile) {
                               "--mismatch-ppm", "1000000", "--min-cosine", "0.99", "--min-snr-db",
                               "20", "--agreement", "logits:top1>=0.99"});
   EXPECT_EQ(r.exit_code, 1) << Describe(r);
+}
+
+// compare of a source and its int8 model, no conversion said: the pair is recognised from the
+// target's quantization ops and judged by the quantization profile, not float32's elementwise
+// tolerances. Per-node compares each tensor with what the QDQ target's consumers read (its
+// DequantizeLinear output) and runs each quantized layer with its QuantizeLinear/DequantizeLinear
+// on the source's tensors, so a corrupted scale is blamed on the layer that reads it.
+TEST_F(QuantizeCliTest, PerNodeNamesTheLayerWhoseQuantizationIsBroken) {
+  ProcessResult made = Verify("int8-static");
+  ASSERT_EQ(made.exit_code, 0) << Describe(made);
+  const std::vector<std::string> per_node = {"--dim", "batch=8",    "--samples",
+                                             "4",     "--per-node", "--local-error",
+                                             "all",   "--out",      Path("pn")};
+  auto compare = [&](const std::string& target) {
+    std::vector<std::string> args = {"compare", kTinyCnn, target};
+    args.insert(args.end(), per_node.begin(), per_node.end());
+    return Convgate(args);
+  };
+  auto report = [&] {
+    std::ifstream in(dir_ / "pn" / "report.json");
+    return json::parse(in);
+  };
+  ProcessResult clean = compare(Path("int8-static.onnx"));
+  ASSERT_EQ(clean.exit_code, 0) << Describe(clean);
+  EXPECT_NE(clean.out.find("quantization profile (the target quantizes:"), std::string::npos)
+      << clean.out;
+  json nodes = report()["per_node"]["nodes"];
+  int dequantized = 0;
+  for (const json& node : nodes) {
+    EXPECT_EQ(node["status"], "passed") << node.dump();
+    const std::string target = node.value("target_tensor", "");
+    if (!target.empty()) {
+      EXPECT_EQ(target, node["tensor"].get<std::string>() + "_DequantizeLinear_Output");
+      ++dequantized;
+    }
+  }
+  EXPECT_GE(dequantized, 2) << nodes.dump();
+
+  const std::string broken = Path("broken.onnx");
+  ProcessResult injected = testing::RunProcess(
+      {kInjectFault.string(), Path("int8-static.onnx"), broken, "--fault", "quant-scale"});
+  ASSERT_EQ(injected.exit_code, 0) << Describe(injected);
+  // {"change": "bn.bias_DequantizeLinear: scale '...' times 4"}: the DequantizeLinear corrupted.
+  const std::string change = json::parse(injected.out)["change"];
+  const std::string corrupted = change.substr(0, change.find(':'));
+  ProcessResult r = compare(broken);
+  EXPECT_EQ(r.exit_code, 1) << Describe(r);
+  const json result = report()["per_node"];
+  EXPECT_TRUE(result["quantized"].get<bool>());
+  ASSERT_FALSE(result["by_added_error"].empty()) << result.dump();
+  const int worst = result["by_added_error"][0]["index"];
+  const json& blamed = result["nodes"][worst];
+  const std::vector<std::string> run_with = blamed["local"]["run_with"];
+  EXPECT_NE(std::find(run_with.begin(), run_with.end(), corrupted), run_with.end())
+      << corrupted << " not run with the worst layer " << blamed.dump();
+  EXPECT_FALSE(blamed["local"]["passed"].get<bool>()) << blamed.dump();
+  EXPECT_EQ(result["culprit"]["index"], worst) << result.dump();
+  EXPECT_NE(r.out.find("error added by each quantized layer (lowest SNR first"), std::string::npos)
+      << r.out;
 }
 
 TEST_F(QuantizeCliTest, BadParametersAreUsageErrors) {

@@ -185,14 +185,14 @@ TEST(NodeModelCutter, CutsFromTheStructureEqualCutsFromTheWholeModel) {
               std::move(Tensor::Allocate(DType::kFloat32, Shape::Of({kWeightElements}))).value())
           .ok());
   for (size_t node : {size_t{1}}) {
-    Result<std::string> from_structure = cutter->Cut(node, feeds);
+    Result<std::string> from_structure = cutter->Cut({node}, feeds);
     Result<std::string> from_whole = SingleNodeModel(whole, node, feeds, file.path);
     ASSERT_TRUE(from_structure.ok()) << from_structure.status().ToString();
     ASSERT_TRUE(from_whole.ok()) << from_whole.status().ToString();
     EXPECT_EQ(*from_structure, *from_whole);
   }
   // With a weights location the cut references the file rather than carrying the weights.
-  Result<std::string> referencing = cutter->Cut(1, feeds, "target.onnx");
+  Result<std::string> referencing = cutter->Cut({1}, feeds, "target.onnx");
   ASSERT_TRUE(referencing.ok());
   onnx::ModelProto cut;
   ASSERT_TRUE(cut.ParseFromString(*referencing));
@@ -200,7 +200,7 @@ TEST(NodeModelCutter, CutsFromTheStructureEqualCutsFromTheWholeModel) {
   EXPECT_EQ(cut.graph().initializer(0).name(), "packed");
   EXPECT_EQ(cut.graph().initializer(0).data_location(), onnx::TensorProto::EXTERNAL);
   EXPECT_LT(referencing->size(), 1024u);
-  EXPECT_EQ(cutter->InitializerBytes(1),
+  EXPECT_EQ(cutter->InitializerBytes({1}),
             static_cast<int64_t>(Named(file.model.graph(), "packed").ByteSizeLong()));
 }
 

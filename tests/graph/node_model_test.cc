@@ -104,7 +104,7 @@ TEST(CutSideBySide, EachCopyKeepsItsInputsAndRenamesItsOutputs) {
   ASSERT_TRUE(
       feeds.Insert("u", std::move(Tensor::Allocate(DType::kFloat32, Shape::Of({3, 2}))).value())
           .ok());
-  Result<std::string> cut = cutter->CutSideBySide({1, 2, 1}, feeds);
+  Result<std::string> cut = cutter->CutSideBySide({{1}, {2}, {1}}, feeds);
   ASSERT_TRUE(cut.ok()) << cut.status().ToString();
   const onnx::ModelProto model = Parse(*cut);
   ASSERT_EQ(model.graph().node_size(), 3);
@@ -121,7 +121,7 @@ TEST(CutSideBySide, EachCopyKeepsItsInputsAndRenamesItsOutputs) {
     EXPECT_EQ(output.type().tensor_type().shape().dim(0).dim_value(), 3) << output.name();
   }
   // Each copy alone is what Cut gives for its node, outputs renamed.
-  const onnx::ModelProto alone = Parse(*cutter->Cut(2, feeds));
+  const onnx::ModelProto alone = Parse(*cutter->Cut({2}, feeds));
   EXPECT_EQ(alone.graph().node(0).SerializeAsString(), [&] {
     onnx::NodeProto copy = model.graph().node(1);
     copy.clear_name();  // the chain's nodes have none; the copy's is made up
@@ -135,22 +135,40 @@ TEST(CutSideBySide, ErrorsAreCutsErrorsNamingTheModel) {
   ChainFile file;
   Result<NodeModelCutter> cutter = NodeModelCutter::Open(file.path);
   ASSERT_TRUE(cutter.ok());
-  Result<std::string> missing = cutter->CutSideBySide({0, 1}, Feeds("x", {1, 2}));
+  Result<std::string> missing = cutter->CutSideBySide({{0}, {1}}, Feeds("x", {1, 2}));
   ASSERT_FALSE(missing.ok());
   EXPECT_EQ(missing.status().code(), StatusCode::kNotFound);
   EXPECT_NE(missing.status().message().find("chain.onnx"), std::string::npos);
   EXPECT_NE(missing.status().message().find("'t'"), std::string::npos);
-  EXPECT_EQ(cutter->CutSideBySide({0, 9}, Feeds("x", {1, 2})).status().code(),
+  EXPECT_EQ(cutter->CutSideBySide({{0}, {9}}, Feeds("x", {1, 2})).status().code(),
             StatusCode::kInvalidArgument);
+}
+
+// A quantized layer is cut as one unit: the values its nodes pass each other stay inside it.
+TEST(NodeModelCutter, AUnitKeepsItsInternalValuesAndIsFedTheRest) {
+  ChainFile file;
+  Result<NodeModelCutter> cutter = NodeModelCutter::Open(file.path);
+  ASSERT_TRUE(cutter.ok());
+  const onnx::ModelProto unit = Parse(*cutter->Cut({1, 2}, Feeds("t", {3, 2})));
+  ASSERT_EQ(unit.graph().node_size(), 2);
+  EXPECT_EQ(Names(unit.graph().input()), (std::vector<std::string>{"t"}));  // u is produced
+  EXPECT_EQ(Names(unit.graph().output()), (std::vector<std::string>{"u", "y"}));
+  // Side by side, a copy's internal value is renamed with its outputs, so copies stay apart.
+  const onnx::ModelProto both = Parse(*cutter->CutSideBySide({{1, 2}, {1, 2}}, Feeds("t", {3, 2})));
+  ASSERT_EQ(both.graph().node_size(), 4);
+  EXPECT_EQ(both.graph().node(1).input(0), SideBySideOutputName(0, "u"));
+  EXPECT_EQ(both.graph().node(3).input(0), SideBySideOutputName(1, "u"));
+  EXPECT_EQ(Names(both.graph().input()), (std::vector<std::string>{"t"}));
 }
 
 TEST(NodeModelCutter, InitializerBytesCountsWhatACutCopies) {
   ChainFile file;
   Result<NodeModelCutter> cutter = NodeModelCutter::Open(file.path);
   ASSERT_TRUE(cutter.ok());
-  EXPECT_GT(cutter->InitializerBytes(0), int64_t{8});  // w: two floats and its header
-  EXPECT_EQ(cutter->InitializerBytes(1), 0);           // Relu reads no initializer
-  EXPECT_EQ(cutter->InitializerBytes(9), 0);
+  EXPECT_GT(cutter->InitializerBytes({0}), int64_t{8});  // w: two floats and its header
+  EXPECT_EQ(cutter->InitializerBytes({1}), 0);           // Relu reads no initializer
+  EXPECT_EQ(cutter->InitializerBytes({1, 2}), cutter->InitializerBytes({0}));  // w once
+  EXPECT_EQ(cutter->InitializerBytes({9}), 0);
 }
 
 TEST(InferValueBytes, SizesValuesOnceSymbolicDimsAreBound) {

@@ -32,7 +32,8 @@ struct NodeSampleResult {
   double max_rel_error = 0.0;
   double p99_abs_error = 0.0;
   double cosine = 0.0;
-  double atol = 0.0;  // the tolerance the tensor was judged under
+  double snr_db = 0.0;  // +Inf when equal; -1e300 when not computed (non-floating)
+  double atol = 0.0;    // the tolerance the tensor was judged under
   double rtol = 0.0;
   // Calibrated (PerNodeOptions::calibrate): max_abs_error over the tensor's noise floor (its
   // NoiseFloor::max_abs; +Inf when the floor is 0 and the error is not); -1 uncalibrated.
@@ -63,6 +64,11 @@ struct LocalError {
   // casts round it), "'Resize_output_cast_0' <- the source's 'r'" (a Cast's input the source has
   // no tensor for: the value the Cast passes on, which the source has under its output's name).
   std::vector<std::string> inputs_cast;
+  // Target nodes run with the node, in file order, when its inputs or its output pass through
+  // quantization the source does not have (a QDQ target's QuantizeLinear and DequantizeLinear
+  // around a Conv, an int8-dynamic target's DynamicQuantizeLinear, ConvInteger and rescaling):
+  // the quantized layer is run as one unit on the source's tensors, so its error is its own.
+  std::vector<std::string> run_with;
   // Every element of the node's output alone is within half an ulp (of `rounding_dtype`, the
   // narrowest floating type among its fed inputs and its output) of the source's value: the node
   // computes as exactly as that dtype can, so it is never the culprit, whatever the tolerance
@@ -80,7 +86,12 @@ struct NodeCheck {
   std::string node;                 // the target node's name; may be empty in ONNX
   std::string op_type;              // "Conv"; "<domain>.<op>" outside the default domain
   std::vector<std::string> inputs;  // the node's input tensor names ("" = omitted optional)
-  std::string tensor;               // the output compared
+  std::string tensor;               // the output compared (the source's name)
+  // The target's tensor holding `tensor`'s value when it has another name: in a QDQ-quantized
+  // target, T's consumers read T_DequantizeLinear_Output (T quantized and dequantized), and a
+  // quantizer may have dropped a Relu whose clamp the QuantizeLinear now does, so T itself is not
+  // the source's value. Empty: the same name.
+  std::string target_tensor;
   // An OpenVINO IR target: the source nodes whose computation this layer carries, in the source's
   // order (the IR's rt_info fused_names, and source nodes whose tensors the IR no longer has and
   // which only feed this layer). Empty for ONNX targets.
@@ -95,6 +106,8 @@ struct NodeCheck {
   // compare::kNoiseFloorFactor times the floor's max_abs.
   std::optional<compare::NoiseFloor> noise_floor;
   std::optional<LocalError> local;
+
+  const std::string& TargetTensor() const { return target_tensor.empty() ? tensor : target_tensor; }
 };
 
 // LEAPP's summary, counted over matched tensors (unmatched: named by one side only).
@@ -165,6 +178,10 @@ struct PerNodeReport {
   // one ("no local test against an OpenVINO IR"); then culprit is -1 without meaning that no node
   // fails by itself.
   std::string culprit_not_determined;
+  // The target quantizes and the source does not (an int8 conversion): by_added_error ranks
+  // nodes by the SNR of their own error (lowest first), which compares the layers' quantization
+  // noise across their magnitudes; the absolute error ranks otherwise.
+  bool quantized = false;
   std::vector<int> by_added_error;  // indices of nodes with a local error, largest first
   NonFiniteOrigin non_finite;
   std::vector<std::string> notes;

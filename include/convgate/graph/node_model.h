@@ -39,27 +39,31 @@ class NodeModelCutter {
   // Errors name `path`: those of reading it, DataLoss for a file that is not a model.
   static Result<NodeModelCutter> Open(const std::filesystem::path& path);
 
-  // SingleNodeModel of node `node_index` of the file. With a `weights_location`, the cut's
-  // initializers stored as raw bytes are not copied into it but are external data in the file of
-  // that name (relative to the folder the cut is loaded from): the cutter's file, hard-linked
-  // there (graph/internal/model_proto.h ReferenceTensorData). A runtime that reads ONNX external
-  // data then reads them straight from the file.
-  Result<std::string> Cut(size_t node_index, const TensorMap& feeds,
+  // SingleNodeModel of a unit of the file's nodes (indexes in file order, usually one): the
+  // unit's inputs that no node of it produces are fed or carried as SingleNodeModel's are, and
+  // every output of its nodes is a graph output. A quantized layer (QuantizeLinear,
+  // DequantizeLinear, the Conv between them) is cut as one unit. With a `weights_location`, the
+  // cut's initializers stored as raw bytes are not copied into it but are external data in the
+  // file of that name (relative to the folder the cut is loaded from): the cutter's file,
+  // hard-linked there (graph/internal/model_proto.h ReferenceTensorData). A runtime that reads
+  // ONNX external data then reads them straight from the file.
+  Result<std::string> Cut(const std::vector<size_t>& unit, const TensorMap& feeds,
                           const std::string& weights_location = {}) const;
 
-  // One model holding copy k of node `node_indexes[k]` for every k, side by side: each copy is
-  // what Cut gives for its node, with its outputs (and its name) renamed to
-  // SideBySideOutputName(k, name), so no copy feeds another and a node may appear twice. Inputs
-  // that several copies share are one graph input (or initializer). One runtime session then runs
-  // every node alone, each on its own inputs: building one session per node took most of
-  // per-node validation's time. Cut's errors, and InvalidArgument when a renamed output would
-  // clash with a value of the graph. `weights_location` as for Cut.
-  Result<std::string> CutSideBySide(const std::vector<size_t>& node_indexes, const TensorMap& feeds,
+  // One model holding copy k of unit `units[k]` for every k, side by side: each copy is what Cut
+  // gives for its unit, with its nodes' outputs (and names) renamed to SideBySideOutputName(k,
+  // name), so no copy feeds another and a unit may appear twice. Inputs that several copies share
+  // are one graph input (or initializer). One runtime session then runs every unit alone, each on
+  // its own inputs: building one session per node took most of per-node validation's time. Cut's
+  // errors, and InvalidArgument when a renamed output would clash with a value of the graph.
+  // `weights_location` as for Cut.
+  Result<std::string> CutSideBySide(const std::vector<std::vector<size_t>>& units,
+                                    const TensorMap& feeds,
                                     const std::string& weights_location = {}) const;
 
-  // Serialized size of the initializers node `node_index` reads (0 for a bad index): what a cut
-  // of it copies without a weights_location, whatever is fed.
-  int64_t InitializerBytes(size_t node_index) const;
+  // Serialized size of the initializers the unit's nodes read (0 for a bad index): what a cut of
+  // it copies without a weights_location, whatever is fed.
+  int64_t InitializerBytes(const std::vector<size_t>& unit) const;
 
  private:
   std::shared_ptr<const ModelStructure> structure_;

@@ -23,12 +23,20 @@ struct ComputePrecision {
   // ONNX Cast nodes to, or IR Convert layers with destination type, float16 / bfloat16.
   int64_t casts_to_float16 = 0;
   int64_t casts_to_bfloat16 = 0;
+  // Nodes that quantize, dequantize or compute on quantized integers (IsQuantizationOp), or an
+  // IR's FakeQuantize and FakeConvert layers (NNCF's int8).
+  int64_t quantization_ops = 0;
 
   // float16 or bfloat16 when most floating weights are in it; nullopt otherwise.
   std::optional<DType> Reduced() const;
   // "81% of 11.7M floating weights are float16, 4 Casts to float16"
   std::string Describe() const;
 };
+
+// An op that exists to quantize or dequantize, or to compute on quantized integers: ONNX's
+// QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, MatMulInteger, ConvInteger, QLinear*,
+// and ONNX Runtime's contrib forms of them (any domain).
+bool IsQuantizationOp(std::string_view op_type);
 
 // Reads an ONNX model's structure (no weight data) or an OpenVINO IR's .xml. DataLoss / NotFound
 // naming `path` when it is neither readable.

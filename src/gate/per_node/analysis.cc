@@ -50,10 +50,12 @@ bool LocallyFails(const NodeCheck& node) {
 // Local errors compared across nodes of different magnitudes: how far past its allowance the
 // node's worst element is would be fairer, but the absolute error is what a reader checks first
 // and what the console prints, so the ranking uses it; NaN/Inf introduced locally ranks first.
-double AddedError(const NodeCheck& node) {
+// A quantized target's layers all add error, of every magnitude: the one whose own error is
+// largest against its signal (the lowest SNR) is the one whose quantization dominates.
+double AddedError(const NodeCheck& node, bool quantized) {
   const NodeSampleResult& local = node.local->result;
   if (local.introduced_non_finite > 0) return std::numeric_limits<double>::infinity();
-  return local.max_abs_error;
+  return quantized ? -local.snr_db : local.max_abs_error;
 }
 
 }  // namespace
@@ -75,7 +77,8 @@ void AnalyzePerNode(PerNodeReport& report) {
   }
   std::stable_sort(report.by_added_error.begin(), report.by_added_error.end(),
                    [&](int lhs, int rhs) {
-                     return AddedError(report.nodes[lhs]) > AddedError(report.nodes[rhs]);
+                     return AddedError(report.nodes[lhs], report.quantized) >
+                            AddedError(report.nodes[rhs], report.quantized);
                    });
   // Under --strict, matching nothing fails too: the intermediates the user asked to gate on were
   // never compared.

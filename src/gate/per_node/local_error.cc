@@ -11,6 +11,7 @@
 #include "convgate/core/scratch_file.h"
 #include "convgate/core/temp_dir.h"
 #include "convgate/graph/node_model.h"
+#include "convgate/graph/precision.h"
 #include "gate/per_node/run.h"
 
 namespace convgate::gate::internal {
@@ -19,7 +20,9 @@ namespace {
 // What one node needs fetched: its inputs from the source (or, lacking a source counterpart, from
 // the target) and its output from the source, as the reference.
 struct LocalNeeds {
-  size_t node = 0;  // index into PerNodeReport::nodes
+  size_t node = 0;                  // index into PerNodeReport::nodes
+  std::vector<size_t> unit;         // target nodes run as one (UnitOf), in file order
+  std::vector<std::string> inputs;  // the unit's inputs that none of its nodes produces
   std::vector<std::string> from_source;
   std::vector<std::string> from_target;
   // An input only the target names -> the source tensor (or graph input) holding its value, when
@@ -31,13 +34,66 @@ struct LocalNeeds {
   std::map<std::string, std::string> counterparts;
 };
 
+// The target nodes run as one with `node`, in file order: the node alone, unless the target
+// quantizes and the node's inputs or its output pass through quantization (a QDQ Conv reads its
+// input and weight through DequantizeLinear, and its output is read quantized and dequantized).
+// Then the unit is every target node between the tensors the source has (or the sample's inputs
+// and the initializers) and the value compared, so the quantized layer runs on the source's
+// tensors as the target computes them: fed the target's own quantized inputs, it would be charged
+// with the error upstream of it. Bounded: a longer chain runs the node alone, as before.
+std::vector<size_t> UnitOf(const PerNodeContext& context, const TensorMap& sample,
+                           const NodeCheck& node) {
+  const size_t own = static_cast<size_t>(node.node_index);
+  if (!context.quantized) return {own};
+  constexpr size_t kMaxUnit = 16;
+  std::set<size_t> unit;
+  std::set<std::string> seen;
+  std::vector<std::string> pending = {node.TargetTensor()};
+  bool quantizes = false;
+  while (!pending.empty()) {
+    const std::string value = std::move(pending.back());
+    pending.pop_back();
+    if (value.empty() || !seen.insert(value).second || sample.Contains(value)) continue;
+    if (value != node.tensor && context.source_produced.count(value) != 0) continue;  // fed
+    const auto producer = context.target_producer.find(value);
+    if (producer == context.target_producer.end()) continue;  // an initializer, carried
+    if (!unit.insert(producer->second).second) continue;
+    if (unit.size() > kMaxUnit) return {own};
+    const graph::NodeInfo& info = context.target_nodes[producer->second];
+    quantizes = quantizes || graph::IsQuantizationOp(info.op_type);
+    pending.insert(pending.end(), info.inputs.begin(), info.inputs.end());
+  }
+  if (!quantizes || unit.count(own) == 0) return {own};
+  return {unit.begin(), unit.end()};
+}
+
+// The unit's inputs that none of its nodes produces, each once, in order.
+std::vector<std::string> UnitInputs(const PerNodeContext& context,
+                                    const std::vector<size_t>& unit) {
+  std::set<std::string> produced;
+  for (size_t idx : unit) {
+    const std::vector<std::string>& outputs = context.target_nodes[idx].outputs;
+    produced.insert(outputs.begin(), outputs.end());
+  }
+  std::vector<std::string> inputs;
+  std::set<std::string> seen;
+  for (size_t idx : unit) {
+    for (const std::string& input : context.target_nodes[idx].inputs) {
+      if (produced.count(input) == 0 && seen.insert(input).second) inputs.push_back(input);
+    }
+  }
+  return inputs;
+}
+
 LocalNeeds NeedsOf(const PerNodeContext& context, const TensorMap& sample, const NodeCheck& node,
                    size_t node_idx) {
   LocalNeeds needs;
   needs.node = node_idx;
+  needs.unit = UnitOf(context, sample, node);
+  needs.inputs = needs.unit.size() == 1 ? node.inputs : UnitInputs(context, needs.unit);
   needs.from_source.push_back(node.tensor);
   std::set<std::string> seen;
-  for (const std::string& input : node.inputs) {
+  for (const std::string& input : needs.inputs) {
     if (input.empty() || sample.Contains(input) || !seen.insert(input).second) continue;
     if (context.source_produced.count(input) != 0) {
       needs.from_source.push_back(input);
@@ -90,12 +146,11 @@ Result<Tensor> AsTargetFeeds(const PerNodeContext& context, const std::string& i
 }
 
 // The feeds of the one-node model: graph inputs from the sample, the rest as fetched.
-Result<TensorMap> FeedsOf(const PerNodeContext& context, const NodeCheck& node,
-                          const TensorMap& sample, const TensorMap& from_source,
-                          const TensorMap& from_target, const LocalNeeds& needs,
-                          LocalError& local) {
+Result<TensorMap> FeedsOf(const PerNodeContext& context, const TensorMap& sample,
+                          const TensorMap& from_source, const TensorMap& from_target,
+                          const LocalNeeds& needs, LocalError& local) {
   TensorMap feeds;
-  for (const std::string& input : node.inputs) {
+  for (const std::string& input : needs.inputs) {
     if (input.empty() || feeds.Contains(input)) continue;
     const Tensor* tensor = sample.Find(input);
     if (tensor == nullptr) tensor = from_source.Find(input);
@@ -134,18 +189,18 @@ class TargetCutter {
   explicit TargetCutter(const std::filesystem::path& path) : path_(path) {}
 
   const std::filesystem::path& path() const { return path_; }
-  Result<std::string> Cut(size_t node_index, const TensorMap& feeds,
+  Result<std::string> Cut(const std::vector<size_t>& unit, const TensorMap& feeds,
                           const std::string& weights_location) {
     CONVGATE_RETURN_IF_ERROR(Open());
-    return cutter_->Cut(node_index, feeds, weights_location);
+    return cutter_->Cut(unit, feeds, weights_location);
   }
-  Result<std::string> CutSideBySide(const std::vector<size_t>& node_indexes, const TensorMap& feeds,
-                                    const std::string& weights_location) {
+  Result<std::string> CutSideBySide(const std::vector<std::vector<size_t>>& units,
+                                    const TensorMap& feeds, const std::string& weights_location) {
     CONVGATE_RETURN_IF_ERROR(Open());
-    return cutter_->CutSideBySide(node_indexes, feeds, weights_location);
+    return cutter_->CutSideBySide(units, feeds, weights_location);
   }
-  int64_t InitializerBytes(size_t node_index) {
-    return Open().ok() ? cutter_->InitializerBytes(node_index) : 0;
+  int64_t InitializerBytes(const std::vector<size_t>& unit) {
+    return Open().ok() ? cutter_->InitializerBytes(unit) : 0;
   }
 
  private:
@@ -191,18 +246,18 @@ Result<TensorMap> RunCut(const PerNodeContext& context, TargetCutter& cutter, co
   return model->Run(feeds, names);
 }
 
-// Runs one node alone on `feeds`.
+// Runs one node (its unit) alone on `feeds`.
 Result<TensorMap> RunAlone(const PerNodeContext& context, TargetCutter& cutter,
-                           const NodeCheck& node, const TensorMap& feeds) {
-  const CutFn cut = [&](const std::string& location) {
-    return cutter.Cut(static_cast<size_t>(node.node_index), feeds, location);
-  };
-  return RunCut(context, cutter, cut, feeds, {node.tensor});
+                           const NodeCheck& node, const std::vector<size_t>& unit,
+                           const TensorMap& feeds) {
+  const CutFn cut = [&](const std::string& location) { return cutter.Cut(unit, feeds, location); };
+  return RunCut(context, cutter, cut, feeds, {node.TargetTensor()});
 }
 
 // One node's re-run: the error it adds alone, once its feeds are gathered and it has run.
 struct AloneRun {
   size_t node = 0;  // index into PerNodeReport::nodes
+  std::vector<size_t> unit;
   LocalError local;
   Result<TensorMap> feeds = TensorMap();
   const Tensor* reference = nullptr;  // the source's value of the node's tensor
@@ -217,10 +272,16 @@ AloneRun PrepareOne(const PerNodeContext& context, int sample_idx, const LocalNe
   const NodeCheck& node = report.nodes[needs.node];
   AloneRun run;
   run.node = needs.node;
+  run.unit = needs.unit;
   run.local.sample = sample_idx;
+  for (size_t idx : needs.unit) {
+    if (idx == static_cast<size_t>(node.node_index)) continue;
+    const graph::NodeInfo& info = context.target_nodes[idx];
+    run.local.run_with.push_back(info.name.empty() ? info.op_type : info.name);
+  }
   const TensorMap& sample = (*context.samples)[sample_idx];
   run.reference = from_source.Find(node.tensor);
-  run.feeds = FeedsOf(context, node, sample, from_source, from_target, needs, run.local);
+  run.feeds = FeedsOf(context, sample, from_source, from_target, needs, run.local);
   if (!run.feeds.ok()) run.outputs = run.feeds.status();
   return run;
 }
@@ -289,9 +350,9 @@ void FinishOne(const PerNodeContext& context, AloneRun& run, PerNodeReport& repo
   NodeCheck& node = report.nodes[run.node];
   LocalError& local = run.local;
   ++report.runs;  // one run of the node alone, whether or not it shared a session
-  const Tensor* alone = run.outputs.ok() ? run.outputs->Find(node.tensor) : nullptr;
+  const Tensor* alone = run.outputs.ok() ? run.outputs->Find(node.TargetTensor()) : nullptr;
   if (alone == nullptr) {
-    local.error = run.outputs.ok() ? "the node alone did not produce '" + node.tensor + "'"
+    local.error = run.outputs.ok() ? "the node alone did not produce '" + node.TargetTensor() + "'"
                                    : run.outputs.status().ToString();
   } else {
     local.computed = true;
@@ -311,20 +372,20 @@ void FinishOne(const PerNodeContext& context, AloneRun& run, PerNodeReport& repo
 // message).
 bool RunSideBySide(const PerNodeContext& context, TargetCutter& cutter,
                    std::vector<AloneRun*>& batch, const PerNodeReport& report) {
-  std::vector<size_t> node_indexes;
+  std::vector<std::vector<size_t>> units;
   std::vector<std::string> names;
   TensorMap feeds;
   for (size_t copy_idx = 0; copy_idx < batch.size(); ++copy_idx) {
     const NodeCheck& node = report.nodes[batch[copy_idx]->node];
-    node_indexes.push_back(static_cast<size_t>(node.node_index));
-    names.push_back(graph::SideBySideOutputName(copy_idx, node.tensor));
+    units.push_back(batch[copy_idx]->unit);
+    names.push_back(graph::SideBySideOutputName(copy_idx, node.TargetTensor()));
     // The same name is the same fetched tensor for every node (FeedsOf).
     for (const TensorMap::Entry& entry : *batch[copy_idx]->feeds) {
       if (!feeds.Contains(entry.name)) feeds.InsertOrAssign(entry.name, ViewOf(entry.tensor));
     }
   }
   const CutFn cut = [&](const std::string& location) {
-    return cutter.CutSideBySide(node_indexes, feeds, location);
+    return cutter.CutSideBySide(units, feeds, location);
   };
   Result<TensorMap> outputs = RunCut(context, cutter, cut, feeds, names);
   if (!outputs.ok()) return false;
@@ -332,7 +393,7 @@ bool RunSideBySide(const PerNodeContext& context, TargetCutter& cutter,
     Tensor* tensor = outputs->Find(names[copy_idx]);
     if (tensor == nullptr) return false;
     TensorMap alone;
-    alone.InsertOrAssign(report.nodes[batch[copy_idx]->node].tensor, std::move(*tensor));
+    alone.InsertOrAssign(report.nodes[batch[copy_idx]->node].TargetTensor(), std::move(*tensor));
     batch[copy_idx]->outputs = std::move(alone);
   }
   return true;
@@ -348,8 +409,7 @@ std::vector<std::vector<AloneRun*>> Batches(const PerNodeContext& context, Targe
   for (AloneRun& run : runs) {
     if (!run.runnable()) continue;
     runnable.push_back(&run);
-    weights.push_back(
-        cutter.InitializerBytes(static_cast<size_t>(report.nodes[run.node].node_index)));
+    weights.push_back(cutter.InitializerBytes(run.unit));
   }
   std::vector<std::vector<AloneRun*>> batches;
   for (const std::vector<size_t>& planned : PlanChunks(weights, context.budget / 4)) {
@@ -366,7 +426,7 @@ void RunChunkAlone(const PerNodeContext& context, TargetCutter& cutter, std::vec
   for (std::vector<AloneRun*>& batch : Batches(context, cutter, runs, report)) {
     if (batch.size() == 1 || !RunSideBySide(context, cutter, batch, report)) {
       for (AloneRun* run : batch) {
-        run->outputs = RunAlone(context, cutter, report.nodes[run->node], *run->feeds);
+        run->outputs = RunAlone(context, cutter, report.nodes[run->node], run->unit, *run->feeds);
       }
     }
     for (AloneRun* run : batch) FinishOne(context, *run, report);

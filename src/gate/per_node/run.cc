@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <set>
+#include <string_view>
 
 #include "convgate/backends/releasable.h"
 #include "convgate/compare/tensor_compare.h"
@@ -16,6 +18,7 @@
 #include "convgate/graph/nodes.h"
 #include "convgate/graph/onnx_model.h"
 #include "convgate/graph/openvino_ir.h"
+#include "convgate/graph/precision.h"
 #include "convgate/session/side.h"
 
 namespace convgate::gate::internal {
@@ -39,6 +42,7 @@ NodeSampleResult Condense(int sample, const OutputCheck& check) {
   result.max_rel_error = comparison.errors.max_rel_error;
   result.p99_abs_error = comparison.errors.abs_error_percentiles[3];  // kPercentiles[3] is 99
   result.cosine = comparison.metrics.cosine;
+  result.snr_db = comparison.metrics.snr_db;
   result.atol = check.tolerance.atol;
   result.rtol = check.tolerance.rtol;
   const compare::ValueSummary& source = comparison.source_values;
@@ -57,6 +61,22 @@ NodeSampleResult Condense(int sample, const OutputCheck& check) {
   return result;
 }
 
+// The tensor a QDQ target's consumers read for `tensor`: the output of the DequantizeLinear fed
+// by a QuantizeLinear of it. Empty when it is not quantized that way.
+std::string DequantizedOf(const PerNodeContext& context, const std::string& tensor) {
+  auto consumer_of = [&](const std::string& value, std::string_view op) -> const graph::NodeInfo* {
+    for (const graph::NodeInfo& info : context.target_nodes) {
+      if (info.op_type != op || info.inputs.empty() || info.inputs.front() != value) continue;
+      if (!info.outputs.empty() && !info.outputs.front().empty()) return &info;
+    }
+    return nullptr;
+  };
+  const graph::NodeInfo* quantize = consumer_of(tensor, "QuantizeLinear");
+  if (quantize == nullptr) return {};
+  const graph::NodeInfo* dequantize = consumer_of(quantize->outputs.front(), "DequantizeLinear");
+  return dequantize == nullptr ? std::string() : dequantize->outputs.front();
+}
+
 // Target nodes' outputs in topological order; those the source also produces become NodeChecks.
 void MatchTensors(const PerNodeContext& context, PerNodeReport& report) {
   for (size_t node_idx = 0; node_idx < context.target_nodes.size(); ++node_idx) {
@@ -73,6 +93,7 @@ void MatchTensors(const PerNodeContext& context, PerNodeReport& report) {
       check.op_type = info.op_type;
       check.inputs = info.inputs;
       check.tensor = output;
+      if (context.quantized) check.target_tensor = DequantizedOf(context, output);
       report.nodes.push_back(std::move(check));
     }
   }
@@ -115,14 +136,14 @@ void JudgeChunk(PerNodeContext& context, int sample_idx, const std::vector<size_
   for (size_t node_idx : chunk) {
     NodeCheck& node = report.nodes[node_idx];
     const Tensor* source = source_side.tensors.Find(node.tensor);
-    const Tensor* target = target_side.tensors.Find(node.tensor);
+    const Tensor* target = target_side.tensors.Find(node.TargetTensor());
     if (source == nullptr || target == nullptr) {
       MarkErrored(node, "sample " + std::to_string(sample_idx) + ": " +
-                            (source ? "target: " + target_side.errors[node.tensor]
+                            (source ? "target: " + target_side.errors[node.TargetTensor()]
                                     : "source: " + source_side.errors[node.tensor]));
       continue;
     }
-    context.target_dtypes[node.tensor] = target->dtype();
+    context.target_dtypes[node.TargetTensor()] = target->dtype();
     Record(node, CompareNodeTensor(sample_idx, node.tensor, *source, *target, *context.policy,
                                    context.FloorOf(node.tensor)));
   }
@@ -134,8 +155,11 @@ void JudgeChunk(PerNodeContext& context, int sample_idx, const std::vector<size_
 // weights) are never held at once; otherwise both sides run each sample in turn.
 void CompareChunk(PerNodeContext& context, const std::vector<size_t>& chunk, int64_t chunk_bytes,
                   PerNodeReport& report) {
-  std::vector<std::string> names;
-  for (size_t node_idx : chunk) names.push_back(report.nodes[node_idx].tensor);
+  std::vector<std::string> names, target_names;
+  for (size_t node_idx : chunk) {
+    names.push_back(report.nodes[node_idx].tensor);
+    target_names.push_back(report.nodes[node_idx].TargetTensor());
+  }
   const std::vector<TensorMap>& samples = *context.samples;
   // The plan counts both sides of one sample: held ahead are every sample's source tensors and
   // one sample's target tensors. A tensor over the budget has a chunk of its own, over it anyway.
@@ -147,7 +171,7 @@ void CompareChunk(PerNodeContext& context, const std::vector<size_t>& chunk, int
   if (!ahead) {
     for (size_t sample_idx = 0; sample_idx < samples.size(); ++sample_idx) {
       Fetched source = FetchChunk(context.source, samples[sample_idx], names, report.runs);
-      Fetched target = FetchChunk(context.target, samples[sample_idx], names, report.runs);
+      Fetched target = FetchChunk(context.target, samples[sample_idx], target_names, report.runs);
       JudgeChunk(context, static_cast<int>(sample_idx), chunk, source, target, report);
     }
     return;
@@ -159,7 +183,7 @@ void CompareChunk(PerNodeContext& context, const std::vector<size_t>& chunk, int
   ReleaseSide(context.source);
   context.last_source_chunk.clear();
   for (size_t sample_idx = 0; sample_idx < samples.size(); ++sample_idx) {
-    Fetched target = FetchChunk(context.target, samples[sample_idx], names, report.runs);
+    Fetched target = FetchChunk(context.target, samples[sample_idx], target_names, report.runs);
     // The next chunk, or local errors, start with the source; the last sample is judged without
     // the target's session (its weights and buffers), which only the tensors outlive.
     if (sample_idx + 1 == samples.size()) ReleaseSide(context.target);
@@ -222,6 +246,12 @@ Status LoadGraphs(PerNodeContext& context) {
       context.target_producer.emplace(output, idx);
     }
   }
+  auto quantizes = [](const std::vector<graph::NodeInfo>& nodes) {
+    return std::any_of(nodes.begin(), nodes.end(), [](const graph::NodeInfo& info) {
+      return graph::IsQuantizationOp(info.op_type);
+    });
+  };
+  context.quantized = quantizes(context.target_nodes) && !quantizes(context.source_nodes);
   return Status::OK();
 }
 
@@ -451,6 +481,7 @@ Result<PerNodeReport> RunPerNode(const PerNodeSide& source,
   // Not held while the models run: local errors parse the file again, once (NodeModelCutter).
   context.target_bytes = std::string();
   MatchTensors(context, report);
+  report.quantized = context.quantized;
   ApplyFusion(context, report);
   if (report.nodes.empty()) {
     report.notes.push_back(

@@ -46,6 +46,10 @@ struct PerNodeContext {
   // The dtype each target value has (shape inference on an ONNX target, then what was fetched):
   // a node run alone is fed the source's tensors cast to these, as the target computes them.
   std::map<std::string, DType> target_dtypes;
+  // The target quantizes (QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, ...) and the
+  // source does not: matched tensors are compared as the target's consumers read them
+  // (NodeCheck::target_tensor), and a node is run alone with its quantization (local_error.cc).
+  bool quantized = false;
   int64_t fallback_size = 0;  // for tensors shape inference could not size
   int64_t budget = 0;
   // The source's tensors of the last chunk, per sample, when it ran ahead (run.cc CompareChunk):

@@ -27,6 +27,7 @@ void SampleFields(Io& io, Result& result) {
   io.Number("max_rel_error", result.max_rel_error);
   io.Number("p99_abs_error", result.p99_abs_error);
   io.Number("cosine", result.cosine);
+  io.Number("snr_db", result.snr_db, Default(0.0));
   io.Number("atol", result.atol);
   io.Number("rtol", result.rtol);
   io.Number("floor_multiple", result.floor_multiple, Default(-1.0));
@@ -51,6 +52,7 @@ void LocalFields(Io& io, Local& local) {
   io.Texts("inputs_from_source", local.inputs_from_source);
   io.Texts("inputs_from_target", local.inputs_from_target);
   io.Texts("inputs_cast", local.inputs_cast, Default(std::vector<std::string>{}));
+  io.Texts("run_with", local.run_with, Default(std::vector<std::string>{}));
   io.Bool("within_rounding", local.within_rounding, Default(false));
   io.Text("rounding_dtype", local.rounding_dtype, Default(std::string()));
   io.Text("error", local.error, LeftOutIf(local.computed, std::string()));
@@ -68,6 +70,7 @@ void NodeIdentityFields(Io& io, Node& node) {
   io.Text("op_type", node.op_type);
   io.Texts("inputs", node.inputs);
   io.Text("tensor", node.tensor);
+  io.Text("target_tensor", node.target_tensor, Default(std::string()));
   io.Texts("fused", node.fused, Default(std::vector<std::string>{}));
   io.Choice("status", node.status, kStatuses);
   if (node.local && node.local->computed) {
@@ -170,6 +173,7 @@ void PerNodeFields(Io& io, PerNode& per_node) {
                  per_node.nodes);
     OriginFields(part, "inherited_from", origin.inherited, origin.inherited_sample, per_node.nodes);
   });
+  io.Bool("quantized", per_node.quantized, Default(false));
   io.Objects("by_added_error", per_node.by_added_error,
              [&](auto& part, auto& index) { NodeRefFields(part, index, per_node.nodes); });
   io.Texts("unmatched_target", per_node.unmatched_target);

@@ -143,8 +143,13 @@ std::string CulpritLine(const gate::PerNodeReport& per_node) {
     fed += (fed.empty() ? "" : "; ") + std::string("the target's ") +
            JoinQuoted(local.inputs_from_target) + " (no source counterpart)";
   }
-  return "  culprit: " + NodeLabel(node) + " " + LocalErrorText(local.result) + ", run alone on " +
-         (fed.empty() ? "its initializers" : fed) + "\n";
+  const std::string with = local.run_with.empty()
+                               ? ""
+                               : " with the " + std::to_string(local.run_with.size()) +
+                                     " quantization node(s) around it (" +
+                                     JoinQuoted(local.run_with) + ")";
+  return "  culprit: " + NodeLabel(node) + " " + LocalErrorText(local.result) + ", run alone" +
+         with + " on " + (fed.empty() ? "its initializers" : fed) + "\n";
 }
 
 std::string NonFiniteLines(const gate::PerNodeReport& per_node) {
@@ -169,7 +174,11 @@ std::string NonFiniteLines(const gate::PerNodeReport& per_node) {
 
 std::string AddedErrorTable(const gate::PerNodeReport& per_node, bool color) {
   if (per_node.by_added_error.empty()) return "";
-  Table table({"node", "op", "tensor", "added max|diff|", "alone", "max|diff| in model"});
+  // A quantized target ranks by the SNR of each layer's own error (analysis.cc), shown beside.
+  std::vector<std::string> header = {"node", "op", "tensor", "added max|diff|"};
+  if (per_node.quantized) header.push_back("SNR alone");
+  header.insert(header.end(), {"alone", "max|diff| in model"});
+  Table table(header);
   for (size_t rank = 0; rank < per_node.by_added_error.size() && rank < kTopAddedErrorRows;
        ++rank) {
     const gate::NodeCheck& node = per_node.nodes[per_node.by_added_error[rank]];
@@ -178,12 +187,18 @@ std::string AddedErrorTable(const gate::PerNodeReport& per_node, bool color) {
     const bool rounding = !passed && node.local->within_rounding;
     const std::string verdict =
         passed ? "pass" : (rounding ? node.local->rounding_dtype + " rounding" : "FAIL");
-    table.AddRow(
-        {node.node.empty() ? "#" + std::to_string(node.node_index) : node.node, node.op_type,
-         node.tensor, ErrorCell(node.local->result), verdict, ModelErrorCell(node)},
-        passed || rounding ? "" : kRed);
+    std::vector<std::string> row = {
+        node.node.empty() ? "#" + std::to_string(node.node_index) : node.node, node.op_type,
+        node.tensor, ErrorCell(node.local->result)};
+    if (per_node.quantized) row.push_back(Short(node.local->result.snr_db) + " dB");
+    row.insert(row.end(), {verdict, ModelErrorCell(node)});
+    table.AddRow(row, passed || rounding ? "" : kRed);
   }
-  return "  error added by each node (largest first):\n" + table.Render(color);
+  return per_node.quantized
+             ? "  error added by each quantized layer (lowest SNR first: its own error against its "
+               "signal, run alone on the source's tensors):\n" +
+                   table.Render(color)
+             : "  error added by each node (largest first):\n" + table.Render(color);
 }
 
 // One row per If/Loop/Scan node: what became of it and how many of its bodies' values were
@@ -283,7 +298,9 @@ std::string NodeLabel(const gate::NodeCheck& node) {
   std::string fused;
   for (const std::string& source : node.fused) fused += (fused.empty() ? "" : " + ") + source;
   if (!fused.empty()) fused = ", fused " + fused;
-  return "node " + name + " (" + node.op_type + fused + ") -> '" + node.tensor + "'";
+  const std::string read_as =
+      node.target_tensor.empty() ? "" : " (the target's '" + node.target_tensor + "')";
+  return "node " + name + " (" + node.op_type + fused + ") -> '" + node.tensor + "'" + read_as;
 }
 
 std::string PerNodeSection(const gate::CompareReport& report, bool color) {
