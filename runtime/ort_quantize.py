@@ -32,6 +32,7 @@ def parse_args(argv):
     parser.add_argument("--weight-type", choices=("qint8", "quint8"), default="qint8")
     parser.add_argument("--per-channel", action="store_true")
     parser.add_argument("--op-types", default="")
+    parser.add_argument("--nodes-to-exclude", default="")
     parser.add_argument("--calibration", default="")
     parser.add_argument("--format", choices=("qdq", "qoperator"), default="qdq")
     parser.add_argument("--calibrate-method", choices=("minmax", "entropy", "percentile"),
@@ -124,13 +125,23 @@ def quantize(args, q, onnxruntime, source, external, record_extra):
 
     weight_type = q.QuantType.QInt8 if args.weight_type == "qint8" else q.QuantType.QUInt8
     op_types = [op for op in args.op_types.split(",") if op] or None
+    excluded = [name for name in args.nodes_to_exclude.split(",") if name]
+    if excluded:
+        # ONNX Runtime ignores a name no node has; a misspelt block list would quantize silently.
+        names = {node.name for node in onnx.load(source, load_external_data=False).graph.node}
+        unknown = [name for name in excluded if name not in names]
+        if unknown:
+            print("ort_quantize.py: node_block_list names no node of the model: %s"
+                  % ", ".join(unknown), file=sys.stderr)
+            return EXIT_USAGE
+        record_extra = dict(record_extra, nodes_excluded=len(excluded))
     record = {"onnxruntime_version": onnxruntime.__version__, "mode": args.mode,
               "weight_type": args.weight_type, "per_channel": args.per_channel}
     record.update(record_extra)
     if args.mode == "dynamic":
         q.quantize_dynamic(source, args.out, weight_type=weight_type,
                            per_channel=args.per_channel, op_types_to_quantize=op_types,
-                           use_external_data_format=external)
+                           nodes_to_exclude=excluded, use_external_data_format=external)
     else:
         if not args.calibration:
             print("ort_quantize.py: --mode static needs --calibration inputs.npz", file=sys.stderr)
@@ -145,7 +156,8 @@ def quantize(args, q, onnxruntime, source, external, record_extra):
                           weight_type=weight_type, activation_type=q.QuantType.QInt8
                           if args.weight_type == "qint8" else q.QuantType.QUInt8,
                           per_channel=args.per_channel, op_types_to_quantize=op_types,
-                          calibrate_method=method, use_external_data_format=external)
+                          nodes_to_exclude=excluded, calibrate_method=method,
+                          use_external_data_format=external)
         record["format"] = args.format
     model = onnx.load(args.out, load_external_data=False)
     ops = {}

@@ -1,7 +1,7 @@
-// `convgate repair SOURCE --to fp16|bf16 -o OUT`: the nodes to keep in float32 so that the float16
-// conversion passes (gate/repair.h). Prints each run, the kept nodes (ONNX node names and op
-// types) and the last verify; --out gets that verify's result files, with a "repair" section in
-// report.json.
+// `convgate repair SOURCE --to fp16|bf16|int8-dynamic|int8-static -o OUT`: the nodes to keep in
+// float32 so that the reduced-precision conversion passes (gate/repair.h). Prints each run, the
+// kept nodes (ONNX node names and op types) and the last verify; --out gets that verify's result
+// files, with a "repair" section in report.json.
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
@@ -44,7 +44,8 @@ std::string RepairText(const gate::RepairReport& repair, const std::string& kind
       text += "  " + node.op_type + " '" + node.node + "': " + node.why + "\n";
     }
   }
-  const std::string format = kind == "bf16" ? "bfloat16" : "float16";
+  const std::string format =
+      kind == "bf16" ? "bfloat16" : (kind.rfind("int8", 0) == 0 ? "int8" : "float16");
   text +=
       repair.repaired()
           ? "REPAIRED: the " + format + " model with those nodes in float32 passes\n"
@@ -59,27 +60,31 @@ class RepairCommand : public Command {
   CLI::App* Register(CLI::App& parent) override {
     CLI::App* app = parent.add_subcommand(
         "repair",
-        "Find the nodes to keep in float32 so that SOURCE converted with --to fp16 (or bf16) "
-        "passes the gate: verify with per-node validation, keep the node the error starts at "
-        "(the NaN/Inf origin, then the culprit, then the largest added error) in float32 "
+        "Find the nodes to keep in float32 so that SOURCE converted with --to fp16 (or bf16, "
+        "int8-dynamic, int8-static) passes the gate: verify with per-node validation, keep the "
+        "node the error starts at (the NaN/Inf origin, then the culprit, then the largest added "
+        "error; for int8 the quantized layer whose own error has the lowest SNR) in float32 "
         "through the kind's node_block_list, and verify again, until it passes or --max-runs. "
         "Exit 0: repaired (the model at -o passes); 1: not repaired within the runs");
     app->add_option("SOURCE", options_.verify.source, "The float32 ONNX model")->required();
-    // fp16 and bf16 are the kinds with a node_block_list; --to says which.
+    // The kinds with a node_block_list; --to says which.
     options_.verify.conversion.kind = "fp16";
     flags_.SetGroup("Conversion");
     flags_.Add(
         {Flag{.name = "--to",
               .value_name = "KIND",
-              .help = "The conversion to repair: fp16 or bf16 (nodes are kept float32 through "
-                      "its node_block_list)",
+              .help = "The conversion to repair: fp16, bf16, int8-dynamic or int8-static (nodes "
+                      "are kept float32 through its node_block_list; int8's is ONNX Runtime's "
+                      "nodes_to_exclude)",
               .default_text = "fp16",
-              .examples = {"fp16", "bf16"},
+              .examples = {"fp16", "bf16", "int8-static"},
               .apply = [this](const std::string& value) -> Status {
-                if (value != "fp16" && value != "bf16") {
-                  return Status::InvalidArgument("--to " + value +
-                                                 ": repair keeps nodes in float32 for --to fp16 "
-                                                 "or bf16 (the kinds with a node_block_list)");
+                if (value != "fp16" && value != "bf16" && value != "int8-dynamic" &&
+                    value != "int8-static") {
+                  return Status::InvalidArgument(
+                      "--to " + value +
+                      ": repair keeps nodes in float32 for --to fp16, bf16, int8-dynamic or "
+                      "int8-static (the kinds with a node_block_list)");
                 }
                 options_.verify.conversion.kind = value;
                 return Status::OK();

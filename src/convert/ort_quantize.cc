@@ -47,6 +47,9 @@ Result<std::vector<std::string>> ScriptArgv(const std::string& python, bool dyna
   if (auto found = params.find("op_types"); found != params.end()) {
     argv.insert(argv.end(), {"--op-types", found->second});
   }
+  if (auto found = params.find("node_block_list"); found != params.end()) {
+    argv.insert(argv.end(), {"--nodes-to-exclude", found->second});
+  }
   if (dynamic) {
     for (const char* only_static : {"calibration", "format", "calibrate_method"}) {
       if (params.count(only_static) > 0) {
@@ -128,7 +131,7 @@ Result<Converter> MakeQuantizeConverter(const ConversionRequest& request) {
                             PythonPackageVersions(python.string(), {"onnxruntime"}));
   // Part of the cache key: bump whenever ort_quantize.py writes a different model for the same
   // input (2: Constant nodes moved into initializers first; external data kept external).
-  converter.tool_version += " (ort_quantize.py revision 2)";
+  converter.tool_version += " (ort_quantize.py revision 3)";
   converter.display = std::string("ONNX Runtime's ") +
                       (dynamic ? "quantize_dynamic" : "quantize_static") + " (int8)";
   // The calibration samples decide a static model: their content, not the file's path.

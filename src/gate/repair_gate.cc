@@ -62,24 +62,41 @@ std::optional<KeptNode> UpstreamOfKept(const PerNodeReport& per_node, const Sour
   return std::nullopt;
 }
 
+// The source node a check blames: the target node itself when the source names it (float16
+// keeps the names; ONNX Runtime's QDQ quantizer keeps its Convs'), else, in a quantized target
+// whose layer ends in a node of its own (int8-dynamic's rescaling Add after ConvInteger), the
+// source node writing the tensor compared. "" when neither.
+std::string SourceNodeOf(const PerNodeReport& per_node, int index, const SourceGraph& source) {
+  if (index < 0 || index >= static_cast<int>(per_node.nodes.size())) return "";
+  const NodeCheck& check = per_node.nodes[index];
+  if (source.op_types.count(check.node) > 0) return check.node;
+  if (!per_node.quantized) return "";
+  auto writer = source.producer.find(check.tensor);
+  return writer == source.producer.end() ? "" : writer->second;
+}
+
 // The node the last run blames next, by precedence: the NaN/Inf origin, the culprit, then added
 // error; only nodes of the source not kept yet.
 std::optional<KeptNode> NextToKeep(const PerNodeReport& per_node, const SourceGraph& source,
                                    const std::set<std::string>& kept) {
-  const std::map<std::string, std::string>& source_nodes = source.op_types;
   const auto usable = [&](int index) {
-    if (index < 0 || index >= static_cast<int>(per_node.nodes.size())) return false;
-    const std::string& name = per_node.nodes[index].node;
-    return source_nodes.count(name) > 0 && kept.count(name) == 0;
+    const std::string name = SourceNodeOf(per_node, index, source);
+    return !name.empty() && kept.count(name) == 0;
   };
   const auto make = [&](int index, std::string why) {
-    const NodeCheck& node = per_node.nodes[index];
-    return KeptNode{node.node, source_nodes.at(node.node), std::move(why), 0};
+    const std::string name = SourceNodeOf(per_node, index, source);
+    return KeptNode{name, source.op_types.at(name), std::move(why), 0};
   };
   if (usable(per_node.non_finite.introduced)) {
     return make(per_node.non_finite.introduced,
                 "introduced NaN/Inf (sample " +
                     std::to_string(per_node.non_finite.introduced_sample) + ")");
+  }
+  // In an int8 model a node left in float32 still reads its inputs as their producers' outputs
+  // were quantized: when it still fails, its producer's quantization is the next suspect, before
+  // any other layer.
+  if (per_node.quantized) {
+    if (std::optional<KeptNode> upstream = UpstreamOfKept(per_node, source, kept)) return upstream;
   }
   if (usable(per_node.culprit)) {
     return make(per_node.culprit,

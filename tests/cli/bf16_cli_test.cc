@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "graph/onnx_test_util.h"
+#include "cli/cancellation_model.h"
 #include "testing/cli_fixture.h"
 
 namespace convgate {
@@ -31,31 +31,7 @@ class Bf16CliTest : public testing::TorchCliTest {
   }
   std::string Out() const { return (dir_ / "out").string(); }
 
-  // y = ((x + 1000) - 1000) @ w: exact in float32 for x in [0, 1), while bfloat16 holds
-  // x + 1000 only to a multiple of 4, so the subtraction leaves 0 or 4 instead of x.
-  std::string CancellationModel() {
-    onnx::ModelProto model = testing::ParseOnnxText(R"(
-      <ir_version: 8, opset_import: ["" : 17]>
-      cancel (float[1, 64] x) => (float[1, 8] y) {
-        c = Constant <value = float[1] {1000.0}> ()
-        shifted = Add(x, c)
-        back = Sub(shifted, c)
-        y = MatMul(back, w)
-      }
-    )");
-    onnx::TensorProto* w = model.mutable_graph()->add_initializer();
-    w->set_name("w");
-    w->set_data_type(onnx::TensorProto::FLOAT);
-    w->add_dims(64);
-    w->add_dims(8);
-    for (int i = 0; i < 64 * 8; ++i) w->add_float_data(0.05f * static_cast<float>(i % 7) - 0.15f);
-    model.mutable_graph()->mutable_node(1)->set_name("shift");
-    model.mutable_graph()->mutable_node(2)->set_name("unshift");
-    model.mutable_graph()->mutable_node(3)->set_name("project");
-    const fs::path path = dir_ / "cancel.onnx";
-    testing::WriteModel(model, path);
-    return path.string();
-  }
+  std::string CancellationModel() { return testing::WriteCancellationModel(dir_ / "cancel.onnx"); }
 };
 
 TEST_F(Bf16CliTest, TorchvisionModelsPassUnderTheBfloat16NetworkProfile) {

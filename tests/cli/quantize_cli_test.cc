@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/cancellation_model.h"
 #include "testing/cli_fixture.h"
 
 namespace convgate {
@@ -153,6 +154,33 @@ TEST_F(QuantizeCliTest, PerNodeNamesTheLayerWhoseQuantizationIsBroken) {
   EXPECT_EQ(result["culprit"]["index"], worst) << result.dump();
   EXPECT_NE(r.out.find("error added by each quantized layer (lowest SNR first"), std::string::npos)
       << r.out;
+}
+
+// int8 loses x in (x + 1000) - 1000 (its steps are about 4 there). repair --to int8-static keeps
+// the Sub first (the culprit: it fails run alone with the quantization around it), then, since
+// the Sub kept in float32 still reads 'shifted' quantized, the Add writing it; the MatMul stays
+// int8.
+TEST_F(QuantizeCliTest, RepairKeepsTheCancellationInFloat32) {
+  const std::string model = testing::WriteCancellationModel(dir_ / "cancel.onnx");
+  ProcessResult plain = Convgate({"verify", model, "--to", "int8-static", "--samples", "4"});
+  EXPECT_EQ(plain.exit_code, 1) << Describe(plain);
+  const std::string repaired = Path("repaired.onnx");
+  ProcessResult r = Convgate({"repair", model, "--to", "int8-static", "-o", repaired, "--samples",
+                              "4", "--out", Path("out")});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_NE(r.out.find("REPAIRED: the int8 model"), std::string::npos) << r.out;
+  const json repair = Report()["repair"];
+  std::vector<std::string> kept;
+  for (const json& node : repair["kept_float32"]) kept.push_back(node["node"]);
+  EXPECT_EQ(kept, (std::vector<std::string>{"unshift", "shift"})) << r.out;
+  EXPECT_EQ(repair["runs"], 3) << repair.dump(2);
+  ProcessResult again = Convgate({"compare", model, repaired, "--samples", "4"});
+  EXPECT_EQ(again.exit_code, 0) << Describe(again);
+  // A block list naming no node is refused, not ignored as ONNX Runtime would.
+  ProcessResult misspelt = Convgate({"convert", model, "--to", "int8-dynamic", "--param",
+                                     "node_block_list=unshfit", "-o", Path("m.onnx")});
+  EXPECT_NE(misspelt.exit_code, 0);
+  EXPECT_NE(misspelt.err.find("unshfit"), std::string::npos) << Describe(misspelt);
 }
 
 TEST_F(QuantizeCliTest, BadParametersAreUsageErrors) {
