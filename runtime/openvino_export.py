@@ -5,6 +5,8 @@ Run with the python of the venv scripts/setup.sh creates (openvino, optimum, opt
 optimum-onnx, transformers, torch: scripts/python-requirements.txt).
 
   openvino_export.py native --source model.onnx --out model.xml [--fp16]
+                     [--int8 --calibration samples.npz [--preset performance|mixed]
+                      [--ignored-nodes a,b]]
                      [--input-names a,b] [--input-shape 1x3x224x224 ...] [--input-dtype float32 ...]
   openvino_export.py optimum --exporter openvino --model DIR --out OUT_DIR --task TASK
                      [--weight-format fp16|int8|int4] [--group-size N]
@@ -12,7 +14,9 @@ optimum-onnx, transformers, torch: scripts/python-requirements.txt).
 
 native: the verify-conversion seed's Path B. An ONNX file or a TorchScript file (.pt, .pth, .ts)
 goes through openvino.convert_model and openvino.save_model (IR: OUT.xml with OUT.bin beside it;
-float weights stay float32 unless --fp16); a TensorFlow SavedModel folder goes through `ovc`; a
+float weights stay float32 unless --fp16; --int8 quantizes weights and activations with NNCF's
+post-training quantization, nncf.quantize, calibrated on the samples of a convgate .npz); a
+TensorFlow SavedModel folder goes through `ovc`; a
 Hugging Face model folder of a task that does not generate (classification, fill-mask, ...) is
 loaded by transformers and traced by convert_model on the inputs convgate's hf backend makes.
 A TorchScript model's IR inputs are named after forward()'s arguments (or --input-names) instead
@@ -75,6 +79,14 @@ def parse_args(argv):
     native.add_argument("--source", required=True)
     native.add_argument("--out", required=True, metavar="OUT.xml")
     native.add_argument("--fp16", action="store_true", help="compress weights to float16")
+    native.add_argument("--int8", action="store_true",
+                        help="NNCF post-training int8 quantization (needs --calibration)")
+    native.add_argument("--calibration", metavar="SAMPLES.npz",
+                        help="--int8: the samples activation ranges are calibrated on")
+    native.add_argument("--preset", choices=("performance", "mixed"), default="performance",
+                        help="--int8: NNCF's preset (mixed: asymmetric activations)")
+    native.add_argument("--ignored-nodes", default="",
+                        help="--int8: node names left in float32 (NNCF's IgnoredScope)")
     native.add_argument("--input-names", help="TorchScript: comma-separated names of the IR's "
                         "inputs (default: forward()'s argument names)")
     native.add_argument("--input-shape", action="append", metavar="DxDx...",
@@ -169,9 +181,41 @@ def convert_native(args):
     else:
         model = ov.convert_model(source)  # ONNX, or any format OpenVINO's frontends read
         path = "convert_model"
+    if args.int8:
+        model = quantize_int8(model, args)
+        path += " + nncf.quantize"
     write_ir_atomically(args.out,
                         lambda tmp: ov.save_model(model, tmp, compress_to_fp16=args.fp16))
     return path
+
+
+def quantize_int8(model, args):
+    """NNCF's post-training quantization of an OpenVINO model: FakeQuantize on weights and
+    activations, activation ranges from the calibration samples (every one of them)."""
+    if not args.calibration:
+        raise UsageError("--int8 calibrates activation ranges on samples: give --calibration")
+    import nncf
+    from ort_quantize import calibration_samples  # the one reader of convgate's .npz samples
+
+    samples = calibration_samples(args.calibration)
+    # A port may carry several tensor names (OpenVINO folds x + c - c into x, and x's port is
+    # named 'back' too): the one the samples use.
+    names = [next((name for name in sorted(port.get_names()) if name in samples[0]),
+                  port.get_any_name()) for port in model.inputs]
+    missing = [name for name in names if name not in samples[0]]
+    if missing:
+        raise UsageError(f"--calibration {args.calibration} has no input {', '.join(missing)} "
+                         f"(the model's inputs: {', '.join(names)})")
+    ignored = [name for name in args.ignored_nodes.split(",") if name]
+    scope = nncf.IgnoredScope(names=ignored, validate=True) if ignored else None
+    preset = (nncf.QuantizationPreset.MIXED if args.preset == "mixed"
+              else nncf.QuantizationPreset.PERFORMANCE)
+    dataset = nncf.Dataset(samples, lambda sample: {name: sample[name] for name in names})
+    args.calibration_count = len(samples)
+    kwargs = {"subset_size": len(samples), "preset": preset}
+    if scope is not None:
+        kwargs["ignored_scope"] = scope
+    return nncf.quantize(model, dataset, **kwargs)
 
 
 def parse_shape(text):
@@ -359,6 +403,9 @@ def main(argv):
     record = {"source": args.source, "out": args.out, "path": path, "compress_to_fp16": args.fp16,
               "seconds": round(time.monotonic() - start, 3)}
     record.update(versions("openvino", "tensorflow-cpu" if path == "ovc" else "torch"))
+    if getattr(args, "int8", False):
+        record.update(versions("nncf"))
+        record["calibration_samples"] = getattr(args, "calibration_count", 0)
     emit_record(record, args.record)
     return EXIT_OK
 

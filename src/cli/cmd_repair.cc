@@ -1,7 +1,7 @@
-// `convgate repair SOURCE --to fp16|bf16|int8-dynamic|int8-static -o OUT`: the nodes to keep in
-// float32 so that the reduced-precision conversion passes (gate/repair.h). Prints each run, the
-// kept nodes (ONNX node names and op types) and the last verify; --out gets that verify's result
-// files, with a "repair" section in report.json.
+// `convgate repair SOURCE --to fp16|bf16|int8-dynamic|int8-static -o OUT`: the nodes
+// to keep in float32 so that the reduced-precision conversion passes (gate/repair.h). Prints each
+// run, the kept nodes (ONNX node names and op types) and the last verify; --out gets that verify's
+// result files, with a "repair" section in report.json.
 #include <nlohmann/json.hpp>
 
 #include "cli/command.h"
@@ -45,7 +45,7 @@ std::string RepairText(const gate::RepairReport& repair, const std::string& kind
     }
   }
   const std::string format =
-      kind == "bf16" ? "bfloat16" : (kind.rfind("int8", 0) == 0 ? "int8" : "float16");
+      kind == "bf16" ? "bfloat16" : (kind.find("int8") != std::string::npos ? "int8" : "float16");
   text +=
       repair.repaired()
           ? "REPAIRED: the " + format + " model with those nodes in float32 passes\n"
@@ -61,7 +61,8 @@ class RepairCommand : public Command {
     CLI::App* app = parent.add_subcommand(
         "repair",
         "Find the nodes to keep in float32 so that SOURCE converted with --to fp16 (or bf16, "
-        "int8-dynamic, int8-static) passes the gate: verify with per-node validation, keep the "
+        "int8-dynamic, int8-static) passes the gate: verify with per-node "
+        "validation, keep the "
         "node the error starts at (the NaN/Inf origin, then the culprit, then the largest added "
         "error; for int8 the quantized layer whose own error has the lowest SNR) in float32 "
         "through the kind's node_block_list, and verify again, until it passes or --max-runs. "
@@ -84,7 +85,8 @@ class RepairCommand : public Command {
                   return Status::InvalidArgument(
                       "--to " + value +
                       ": repair keeps nodes in float32 for --to fp16, bf16, int8-dynamic or "
-                      "int8-static (the kinds with a node_block_list)");
+                      "int8-static (the kinds whose node_block_list per-node blame can fill; "
+                      "an OpenVINO IR has no local errors to rank)");
                 }
                 options_.verify.conversion.kind = value;
                 return Status::OK();

@@ -92,6 +92,20 @@ std::vector<ConversionKind> MakeKinds() {
       {"openvino", "openvino:fp16",
        "the same with float16-compressed weights (save_model compress_to_fp16=True)",
        kOpenvinoInputParams},
+      {"openvino", "openvino:int8",
+       "the same, then int8 weights and activations (FakeQuantize) by NNCF's post-training "
+       "quantization (nncf.quantize) calibrated on samples; verify calibrates on its own inputs "
+       "(or --data's); judged by the quantization profile",
+       [&] {
+         std::vector<ConversionParam> params = {
+             {"calibration", "(verify: the gate's inputs)",
+              "an .npz of samples (flat, or sample_<i>/<input>) to calibrate on"},
+             {"preset", "performance", "NNCF's preset: performance or mixed"},
+             {"node_block_list", "(none)",
+              "node names left in float32 (NNCF's IgnoredScope)"}};
+         params.insert(params.end(), kOpenvinoInputParams.begin(), kOpenvinoInputParams.end());
+         return params;
+       }()},
       {"optimum-openvino",
        "optimum-openvino",
        "a Hugging Face model folder (config.json + weights) through optimum-cli export openvino; "
@@ -143,6 +157,11 @@ const std::vector<ConversionKind>& ConversionKinds() {
 const ConversionKind* FindConversionKind(std::string_view to) {
   const std::string_view name = to.substr(0, to.find(':'));
   const bool has_argument = to.find(':') != std::string_view::npos;
+  // A spelling of its own ("openvino:int8", with parameters of its own) before the pattern
+  // ("opset:N").
+  for (const ConversionKind& kind : ConversionKinds()) {
+    if (kind.spelling == to) return &kind;
+  }
   for (const ConversionKind& kind : ConversionKinds()) {
     const bool takes_argument = kind.spelling.find(':') != std::string::npos;
     if (kind.name == name && takes_argument == has_argument) return &kind;

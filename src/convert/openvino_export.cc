@@ -38,7 +38,12 @@ enum class Flavor { kNative, kOptimumOpenvino, kOptimumOnnx };
 
 struct Plan {
   Flavor flavor = Flavor::kNative;
-  bool fp16 = false;          // native: compress_to_fp16
+  bool fp16 = false;  // native: compress_to_fp16
+  // native, openvino:int8: NNCF's post-training quantization, calibrated on these samples (an
+  // .npz); script flags for its preset and the nodes it leaves in float32.
+  bool int8 = false;
+  std::string calibration;
+  std::vector<std::string> int8_flags;
   std::string task = "auto";  // optimum's task; "auto": ResolveTask
   std::string task_evidence;  // why that task: a note in the record
   std::string model_type;     // declared (the model_type parameter): steers task=auto
@@ -67,19 +72,50 @@ bool IsTorchScriptFile(const std::filesystem::path& source) {
          extension == ".torchscript";
 }
 
+// openvino:int8's parameters: the calibration samples (verify writes its own), NNCF's preset, and
+// the nodes left in float32.
+Status ReadInt8Params(const Params& params, const std::string& kind, Plan& plan) {
+  auto calibration = params.find("calibration");
+  if (calibration == params.end()) {
+    return Status::InvalidArgument(
+        "--to " + kind +
+        " calibrates activation ranges on samples: give --param calibration=inputs.npz (verify "
+        "uses its own inputs, or --data's)");
+  }
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(calibration->second, error)) {
+    return Status::InvalidArgument("parameter calibration='" + calibration->second + "' for --to " +
+                                   kind + ": no such file");
+  }
+  plan.calibration = calibration->second;
+  if (auto preset = params.find("preset"); preset != params.end()) {
+    if (preset->second != "performance" && preset->second != "mixed") {
+      return Status::InvalidArgument("parameter preset='" + preset->second + "' for --to " + kind +
+                                     ": performance or mixed");
+    }
+    plan.int8_flags.insert(plan.int8_flags.end(), {"--preset", preset->second});
+  }
+  if (auto ignored = params.find("node_block_list"); ignored != params.end()) {
+    plan.int8_flags.insert(plan.int8_flags.end(), {"--ignored-nodes", ignored->second});
+  }
+  return Status::OK();
+}
+
 Result<Plan> ReadPlan(const ConversionRequest& request) {
   Plan plan;
   const std::string& kind = request.kind;
-  if (kind.rfind("openvino:", 0) == 0 && kind != "openvino:fp16") {
+  if (kind.rfind("openvino:", 0) == 0 && kind != "openvino:fp16" && kind != "openvino:int8") {
     return Status::InvalidArgument("--to " + kind +
                                    ": the OpenVINO conversions are openvino "
-                                   "(float32 weights) and openvino:fp16");
+                                   "(float32 weights), openvino:fp16 and openvino:int8");
   }
   plan.flavor = kind == "optimum-openvino" ? Flavor::kOptimumOpenvino
                 : kind == "optimum-onnx"   ? Flavor::kOptimumOnnx
                                            : Flavor::kNative;
   plan.fp16 = kind == "openvino:fp16";
+  plan.int8 = kind == "openvino:int8";
   const Params& params = request.params;
+  if (plan.int8) CONVGATE_RETURN_IF_ERROR(ReadInt8Params(params, kind, plan));
   if (auto task = params.find("task"); task != params.end()) plan.task = task->second;
   if (auto type = params.find("model_type"); type != params.end()) plan.model_type = type->second;
   if (auto format = params.find("weight_format"); format != params.end()) {
@@ -162,6 +198,10 @@ std::vector<std::string> BaseArgv(const std::string& python, const std::string& 
   if (plan.flavor == Flavor::kNative) {
     std::vector<std::string> argv = {python, script, "native"};
     if (plan.fp16) argv.push_back("--fp16");
+    if (plan.int8) {
+      argv.insert(argv.end(), {"--int8", "--calibration", plan.calibration});
+      argv.insert(argv.end(), plan.int8_flags.begin(), plan.int8_flags.end());
+    }
     argv.insert(argv.end(), plan.input_flags.begin(), plan.input_flags.end());
     return argv;
   }
@@ -361,6 +401,10 @@ class OpenvinoAttempt {
     if (JsonTextOr(record, "path", "") == "ovc") {
       attempt.notes.push_back("converted by ovc (a TensorFlow SavedModel)");
     }
+    if (record.contains("calibration_samples")) {
+      attempt.notes.push_back("int8 by nncf.quantize: activation ranges calibrated on " +
+                              record["calibration_samples"].dump() + " sample(s)");
+    }
   }
 
   // A folder export must hold a model; the note lists them when there are several.
@@ -415,7 +459,7 @@ std::string ToolName(Flavor flavor, const std::filesystem::path& source) {
 // ~1.5 s). Unset when this build has no OpenVINO runtime or the source is not such a file.
 std::optional<Converter> InProcessIrConverter(const ConversionRequest& request, const Plan& plan) {
   std::error_code error;
-  if (plan.flavor != Flavor::kNative || !backends::OpenVinoInProcess() ||
+  if (plan.flavor != Flavor::kNative || plan.int8 || !backends::OpenVinoInProcess() ||
       !std::filesystem::is_regular_file(request.source, error) ||
       IsTorchScriptFile(request.source) || IsExportedProgramFile(request.source)) {
     return std::nullopt;
@@ -468,6 +512,7 @@ Result<Converter> MakeOpenvinoConverter(const ConversionRequest& request) {
       saved_model ? std::vector<std::string>{"openvino", "tensorflow-cpu"}
       : plan.flavor == Flavor::kNative && hf_folder
           ? std::vector<std::string>{"openvino", "torch", "transformers"}
+      : plan.int8 ? std::vector<std::string>{"openvino", "nncf", "torch"}
       : plan.flavor == Flavor::kNative
           ? std::vector<std::string>{"openvino", "torch"}
           : std::vector<std::string>{"optimum",      "optimum-intel", "optimum-onnx",
@@ -482,6 +527,14 @@ Result<Converter> MakeOpenvinoConverter(const ConversionRequest& request) {
   // The resolved task too: the key must change if the rule resolving "auto" ever does.
   converter.identity =
       "script " + script_sha + "\npython " + python.string() + "\ntask " + plan.task + "\n";
+  // The calibration samples decide an int8 model: their content, not the file's path.
+  if (plan.int8) {
+    CONVGATE_ASSIGN_OR_RETURN(std::string calibration_sha, Sha256File(plan.calibration));
+    CONVGATE_ASSIGN_OR_RETURN(std::string quantize_sha,
+                              Sha256File(script.parent_path() / "ort_quantize.py"));
+    converter.identity +=
+        "calibration sha256 " + calibration_sha + "\nsamples reader " + quantize_sha + "\n";
+  }
   converter.layout =
       plan.flavor == Flavor::kNative ? OutputLayout::kOpenvinoIr : OutputLayout::kFolder;
   // An optimum-intel folder is what the hf backend runs (an OpenVINO runtime reading one .xml

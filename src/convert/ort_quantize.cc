@@ -130,7 +130,8 @@ Result<Converter> MakeQuantizeConverter(const ConversionRequest& request) {
   CONVGATE_ASSIGN_OR_RETURN(converter.tool_version,
                             PythonPackageVersions(python.string(), {"onnxruntime"}));
   // Part of the cache key: bump whenever ort_quantize.py writes a different model for the same
-  // input (2: Constant nodes moved into initializers first; external data kept external).
+  // input (2: Constant nodes moved into initializers first; external data kept external; 3:
+  // node_block_list).
   converter.tool_version += " (ort_quantize.py revision 3)";
   converter.display = std::string("ONNX Runtime's ") +
                       (dynamic ? "quantize_dynamic" : "quantize_static") + " (int8)";

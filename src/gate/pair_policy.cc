@@ -159,7 +159,7 @@ std::optional<compare::ConversionDefaults> FromGraphs(const PairFacts& facts) {
 }  // namespace
 
 bool IsQuantizedKind(const std::string& kind) {
-  return kind == "int8-dynamic" || kind == "int8-static";
+  return kind == "int8-dynamic" || kind == "int8-static" || kind == "openvino:int8";
 }
 
 // "int8" or "int4" when the conversion stores compressed weights: asked for, or the int4

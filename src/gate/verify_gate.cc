@@ -44,7 +44,7 @@ std::string ConversionPath(const convert::ConversionRecord& record) {
 // else the kind's name without its argument ("opset:17" -> "opset").
 std::string ReferencePath(const std::string& kind, const std::string& tool) {
   if (kind == "optimum-openvino" || kind == "optimum-onnx") return "optimum-cli";
-  if (kind == "openvino" || kind == "openvino:fp16") {
+  if (kind == "openvino" || kind == "openvino:fp16" || kind == "openvino:int8") {
     return tool.rfind("ovc", 0) == 0 ? "ovc" : "convert_model";
   }
   return kind.substr(0, kind.find(':'));
@@ -79,7 +79,8 @@ bool IsTorchScript(const std::filesystem::path& source) {
 // decided, under forward()'s argument names (the IR's inputs are named so, not x.1). A --param
 // that says otherwise is a contradiction the user must resolve.
 Status SetExportInputs(const internal::SourceFacts& facts, convert::ConversionRequest& request) {
-  const bool torchscript_to_ir = (request.kind == "openvino" || request.kind == "openvino:fp16") &&
+  const bool torchscript_to_ir = (request.kind == "openvino" || request.kind == "openvino:fp16" ||
+                                  request.kind == "openvino:int8") &&
                                  IsTorchScript(request.source);
   // A torch.export program (.pt2) carries its own input names, shapes and dynamic dims.
   const bool exported_program = request.source.extension() == ".pt2";
@@ -129,13 +130,13 @@ void AddFirstStepTop1(const PairFacts& pair, const Signature& source,
 // gate's own inputs (generated, --load-inputs or --data), every sample, written to `folder`.
 Status SetCalibrationSamples(const internal::SourceFacts& facts, std::optional<TempDir>& folder,
                              convert::ConversionRequest& request) {
-  if (request.kind != "int8-static" || request.params.count("calibration") > 0) {
-    return Status::OK();
-  }
+  const bool calibrated = request.kind == "int8-static" || request.kind == "openvino:int8";
+  if (!calibrated || request.params.count("calibration") > 0) return Status::OK();
   if (!facts.dataset.has_value()) {
     return Status::InvalidArgument(
-        "--to int8-static needs samples to calibrate on, and this source's inputs are decided by "
-        "the converted model: give --param calibration=inputs.npz or --load-inputs");
+        "--to " + request.kind +
+        " needs samples to calibrate on, and this source's inputs are decided by the converted "
+        "model: give --param calibration=inputs.npz or --load-inputs");
   }
   inputs::Dataset samples;
   samples.origin = facts.dataset->origin;

@@ -220,13 +220,39 @@ TEST_F(OpenvinoCliTest, Fp16CompressesTheWeights) {
   EXPECT_EQ(Python(kConstantTypes, {Path("fp16.xml")}), "f16 i64");
 }
 
+// NNCF's post-training int8, calibrated on verify's own inputs, judged by the quantization
+// profile; compare recognises the FakeQuantize layers of the IR without being told.
+TEST_F(OpenvinoCliTest, Int8QuantizesWithNncfAndPassesTheQuantizationProfile) {
+  const std::string ir = Path("int8.xml");
+  ProcessResult r = Convgate({"verify", kTinyCnn, "--to", "openvino:int8", "--dim", "batch=8",
+                              "--samples", "4", "-o", ir});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_NE(r.out.find("int8 by nncf.quantize: activation ranges calibrated on 4 sample(s)"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("quantization profile of --to openvino:int8"), std::string::npos) << r.out;
+  std::ifstream xml(ir);
+  const std::string text((std::istreambuf_iterator<char>(xml)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("\"FakeQuantize\""), std::string::npos);
+  ProcessResult compared =
+      Convgate({"compare", kTinyCnn, ir, "--dim", "batch=8", "--samples", "4"});
+  EXPECT_EQ(compared.exit_code, 0) << Describe(compared);
+  EXPECT_NE(compared.out.find("quantization profile (the target quantizes:"), std::string::npos)
+      << compared.out;
+}
+
 TEST_F(OpenvinoCliTest, AnIrGoesToAnXmlPathAndOtherVariantsAreUsageErrors) {
   ProcessResult onnx = Convgate({"convert", kTinyCnn, "--to", "openvino", "-o", Path("x.onnx")});
   EXPECT_EQ(onnx.exit_code, 2) << Describe(onnx);
   EXPECT_NE(onnx.err.find("must end in .xml"), std::string::npos) << onnx.err;
+  ProcessResult int4 =
+      Convgate({"convert", kTinyCnn, "--to", "openvino:int4", "-o", Path("x.xml")});
+  EXPECT_EQ(int4.exit_code, 2) << Describe(int4);
+  // int8 calibrates on samples: convert must be given them (verify uses its own inputs).
   ProcessResult int8 =
       Convgate({"convert", kTinyCnn, "--to", "openvino:int8", "-o", Path("x.xml")});
   EXPECT_EQ(int8.exit_code, 2) << Describe(int8);
+  EXPECT_NE(int8.err.find("calibration=inputs.npz"), std::string::npos) << int8.err;
   ProcessResult folder =
       Convgate({"convert", kTinyCnn, "--to", "optimum-openvino", "-o", Path("out")});
   EXPECT_EQ(folder.exit_code, 2) << Describe(folder);

@@ -97,8 +97,12 @@ TEST_F(OpenvinoConvertTest, UnknownParametersAndValuesAreBadRequests) {
     ConversionRecord record = ExpectFailure(bad, ConversionError::kBadRequest);
     EXPECT_NE(record.error_message.find(param), std::string::npos) << record.error_message;
   }
-  ConversionRecord variant = ExpectFailure(Request("openvino:int8"), ConversionError::kBadRequest);
+  ConversionRecord variant = ExpectFailure(Request("openvino:int4"), ConversionError::kBadRequest);
   EXPECT_NE(variant.error_message.find("openvino:fp16"), std::string::npos);
+  // openvino:int8 calibrates on samples, which convert is given as a parameter.
+  ConversionRecord int8 = ExpectFailure(Request("openvino:int8"), ConversionError::kBadRequest);
+  EXPECT_NE(int8.error_message.find("calibration=inputs.npz"), std::string::npos)
+      << int8.error_message;
 }
 
 TEST_F(OpenvinoConvertTest, SourcesOfTheWrongShapeAreBadRequests) {
