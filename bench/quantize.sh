@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The quantization profile's floors, measured: for tinycnn and the torchvision fixtures
 # (scripts/make_torch_fixtures.sh), `verify --to int8-dynamic` and `--to int8-static` (ONNX
-# Runtime's quantization, static calibrated on the gate's inputs), then the static model with one
+# Runtime's quantization, static calibrated on the gate's inputs) and `--to openvino:int8` (NNCF's
+# nncf.quantize, calibrated the same way), then the static model with one
 # DequantizeLinear scale corrupted (convgate-inject-fault quant-scale, x4) compared under the same
 # floors. Prints, per model and conversion, the worst output's cosine and SNR, the top-1 agreement
 # of the classifier outputs, the verdict and the seconds taken.
@@ -65,11 +66,13 @@ dims() {
 printf "%-22s %-14s %s\n" model conversion "worst cosine / SNR, classifier top-1, verdict, seconds"
 for model in "${MODELS[@]}"; do
   source="$(model_path "$model")"
-  for kind in int8-dynamic int8-static; do
+  for kind in int8-dynamic int8-static openvino:int8; do
+    extension=onnx
+    [ "$kind" = openvino:int8 ] && extension=xml
     start=$(date +%s.%N)
     # shellcheck disable=SC2046
     "$CONVGATE" verify "$source" --to "$kind" $(dims "$model") --samples "$SAMPLES" \
-      -o "$WORK/$model-$kind.onnx" --out "$WORK/$model-$kind" >/dev/null 2>&1 || true
+      -o "$WORK/$model-$kind.$extension" --out "$WORK/$model-$kind" >/dev/null 2>&1 || true
     seconds=$(echo "$(date +%s.%N) - $start" | bc)
     printf "%-22s %-14s %s  %.1f s\n" "$model" "$kind" "$(summary "$WORK/$model-$kind/report.json")" "$seconds"
   done
