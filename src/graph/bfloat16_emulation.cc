@@ -100,7 +100,27 @@ onnx::NodeProto Cast(const std::string& input, const std::string& output, int to
   return MakeCast(input, output, to, output + "/bf16_emulation");
 }
 
-// The element type of every value of the main graph that shape inference or a declaration types.
+// Records the element type of every value of `graph` and of its If/Loop/Scan bodies that a
+// declaration (or shape inference, which types bodies too) gives.
+void AddValueTypes(const onnx::GraphProto& graph, std::unordered_map<std::string, int>& types) {
+  for (const auto* values : {&graph.input(), &graph.output(), &graph.value_info()}) {
+    for (const onnx::ValueInfoProto& value : *values) {
+      if (value.type().has_tensor_type())
+        types[value.name()] = value.type().tensor_type().elem_type();
+    }
+  }
+  for (const TensorProto& tensor : graph.initializer()) types[tensor.name()] = tensor.data_type();
+  for (const onnx::NodeProto& node : graph.node()) {
+    for (const onnx::AttributeProto& attribute : node.attribute()) {
+      if (attribute.has_g()) AddValueTypes(attribute.g(), types);
+      for (const onnx::GraphProto& body : attribute.graphs()) AddValueTypes(body, types);
+    }
+  }
+}
+
+// The element type of every value, bodies included, that shape inference or a declaration types.
+// Value names are unique across a model's scopes in the exporters seen (a body shadowing an outer
+// name would share its type here).
 std::unordered_map<std::string, int> ValueTypes(const onnx::ModelProto& model) {
   onnx::ModelProto inferred = model;
   try {
@@ -109,15 +129,21 @@ std::unordered_map<std::string, int> ValueTypes(const onnx::ModelProto& model) {
     // Declared types only.
   }
   std::unordered_map<std::string, int> types;
-  const onnx::GraphProto& graph = inferred.graph();
-  for (const auto* values : {&graph.input(), &graph.output(), &graph.value_info()}) {
-    for (const onnx::ValueInfoProto& value : *values) {
-      if (value.type().has_tensor_type())
-        types[value.name()] = value.type().tensor_type().elem_type();
+  AddValueTypes(inferred.graph(), types);
+  return types;
+}
+
+// Every value name of `graph` and its bodies, so the names the emulation adds are new.
+void AddNames(const onnx::GraphProto& graph, std::unordered_set<std::string>& taken) {
+  for (const TensorProto& tensor : graph.initializer()) taken.insert(tensor.name());
+  for (const onnx::ValueInfoProto& input : graph.input()) taken.insert(input.name());
+  for (const onnx::NodeProto& node : graph.node()) {
+    for (const std::string& output : node.output()) taken.insert(output);
+    for (const onnx::AttributeProto& attribute : node.attribute()) {
+      if (attribute.has_g()) AddNames(attribute.g(), taken);
+      for (const onnx::GraphProto& body : attribute.graphs()) AddNames(body, taken);
     }
   }
-  for (const TensorProto& tensor : graph.initializer()) types[tensor.name()] = tensor.data_type();
-  return types;
 }
 
 void RetypeAttributes(onnx::NodeProto& node) {
@@ -134,25 +160,14 @@ class Emulator {
   Emulator(onnx::ModelProto& model, const std::filesystem::path& path)
       : model_(model), path_(path), types_(ValueTypes(model)) {
     for (const TensorProto& tensor : model.graph().initializer()) {
-      taken_.insert(tensor.name());
       initializers_.insert(tensor.name());
     }
-    for (const onnx::NodeProto& node : model.graph().node()) {
-      for (const std::string& output : node.output()) taken_.insert(output);
-    }
-    for (const onnx::ValueInfoProto& input : model.graph().input()) taken_.insert(input.name());
+    AddNames(model.graph(), taken_);
   }
 
   Result<Bfloat16Emulation> Run() {
     onnx::GraphProto& graph = *model_.mutable_graph();
-    if (HasBfloat16Subgraph(graph)) {
-      return Status::Unimplemented(path_.string() +
-                                   ": bfloat16 inside an If/Loop/Scan body is not emulated");
-    }
-    for (TensorProto& tensor : *graph.mutable_initializer()) {
-      if (tensor.data_type() == TensorProto::BFLOAT16) ++result_.widened_initializers;
-      CONVGATE_RETURN_IF_ERROR(Widen(tensor, "initializer '" + tensor.name() + "'"));
-    }
+    CONVGATE_RETURN_IF_ERROR(WidenInitializers(graph));
     std::unordered_set<std::string> outputs;
     for (const onnx::ValueInfoProto& output : graph.output()) {
       if (IsBf16(output.name())) outputs.insert(output.name());
@@ -186,6 +201,34 @@ class Emulator {
     return name;
   }
 
+  Status WidenInitializers(onnx::GraphProto& graph) {
+    for (TensorProto& tensor : *graph.mutable_initializer()) {
+      if (tensor.data_type() == TensorProto::BFLOAT16) ++result_.widened_initializers;
+      CONVGATE_RETURN_IF_ERROR(Widen(tensor, "initializer '" + tensor.name() + "'"));
+    }
+    return Status::OK();
+  }
+
+  // An If/Loop/Scan body computes in float32 like the main graph: its bfloat16 inputs and outputs
+  // (a Loop's carried state, the branches' results) become float32, every bfloat16 value its nodes
+  // compute is rounded as stored, and its outputs too (a body's outputs are no interface: the
+  // node's outputs in the outer graph are rounded again, or cast back where they leave the model).
+  Status RewriteBody(onnx::GraphProto& body) {
+    CONVGATE_RETURN_IF_ERROR(WidenInitializers(body));
+    for (auto* values : {body.mutable_input(), body.mutable_output()}) {
+      for (onnx::ValueInfoProto& value : *values) {
+        if (!value.type().has_tensor_type()) continue;  // untyped: left for the runtime to infer
+        onnx::TypeProto::Tensor* type = value.mutable_type()->mutable_tensor_type();
+        if (type->elem_type() == TensorProto::BFLOAT16) type->set_elem_type(TensorProto::FLOAT);
+      }
+    }
+    google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
+    nodes.Swap(body.mutable_node());
+    for (onnx::NodeProto& node : nodes) CONVGATE_RETURN_IF_ERROR(Rewrite(node, {}, body));
+    body.clear_value_info();
+    return Status::OK();
+  }
+
   Status Rewrite(onnx::NodeProto& node, const std::unordered_set<std::string>& graph_outputs,
                  onnx::GraphProto& graph) {
     for (std::string& input : *node.mutable_input()) {
@@ -195,6 +238,10 @@ class Emulator {
     for (onnx::AttributeProto& attribute : *node.mutable_attribute()) {
       if (attribute.has_t()) {
         CONVGATE_RETURN_IF_ERROR(Widen(*attribute.mutable_t(), node.op_type() + " attribute"));
+      }
+      if (attribute.has_g()) CONVGATE_RETURN_IF_ERROR(RewriteBody(*attribute.mutable_g()));
+      for (onnx::GraphProto& body : *attribute.mutable_graphs()) {
+        CONVGATE_RETURN_IF_ERROR(RewriteBody(body));
       }
     }
     const bool moves_only = MovesOnly().count(node.op_type()) > 0;

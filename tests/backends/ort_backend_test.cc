@@ -205,6 +205,52 @@ g (float[2, 3] x, int64[2] shape) => (float[?, ?] y) { y = Reshape(x, shape) }
   EXPECT_TRUE(Contains(outputs.status(), "reshape_node")) << outputs.status().ToString();
 }
 
+// The CPU provider has no bfloat16 kernels, so a bfloat16 model runs emulated: float32 compute,
+// each bfloat16 value rounded as stored, inside If bodies as in the main graph (silero VAD's
+// bfloat16 conversion computes in its If branches). bfloat16 holds 1000.3 as 1000 (its spacing
+// there is 4), so the then-branch's (x + 1000) - 1000 is 0, where float32 would keep 0.3.
+TEST_F(OrtTest, Bfloat16IsEmulatedInsideIfBodiesToo) {
+  onnx::ModelProto proto = testing::ParseOnnxText(R"(
+<ir_version: 8, opset_import: ["" : 17]>
+g (float[4] x, bool cond) => (float[4] y) <float[1] k32 = {1000.0}> {
+  xb = Cast <to = 16> (x)
+  kb = Cast <to = 16> (k32)
+  out = If <
+    then_branch = then_g () => (bfloat16[4] o) {
+      t = Add(xb, kb)
+      o = Sub(t, kb)
+    },
+    else_branch = else_g () => (bfloat16[4] o) { o = Identity(xb) }
+  > (cond)
+  y = Cast <to = 1> (out)
+}
+)");
+  Result<std::unique_ptr<Model>> model = Load(Write(proto, "if_bf16.onnx"));
+  ASSERT_TRUE(model.ok()) << model.status().ToString();
+  for (const bool cond : {true, false}) {
+    TensorMap inputs;
+    ASSERT_TRUE(inputs
+                    .Insert("x", Tensor::FromVector<float>(DType::kFloat32, Shape::Of({4}),
+                                                           {0.3f, 1.0f, 2.5f, 3.0f}))
+                    .ok());
+    ASSERT_TRUE(
+        inputs.Insert("cond", Tensor::FromVector<uint8_t>(DType::kBool, Shape::Of({}), {cond}))
+            .ok());
+    Result<TensorMap> outputs = (*model)->Run(inputs, {});
+    ASSERT_TRUE(outputs.ok()) << outputs.status().ToString();
+    const Tensor* y = outputs->Find("y");
+    ASSERT_NE(y, nullptr);
+    if (cond) {
+      // 1000.3 and 1001 round to 1000, 1002.5 and 1003 to 1004 (bfloat16's spacing there is 4).
+      const std::vector<double> want = {0.0, 0.0, 4.0, 4.0};
+      for (int64_t i = 0; i < 4; ++i) EXPECT_EQ(y->GetDouble(i), want[i]) << i;
+    } else {
+      EXPECT_EQ(y->GetDouble(0), 0.30078125);  // 0.3 rounded to bfloat16
+      EXPECT_EQ(y->GetDouble(2), 2.5);
+    }
+  }
+}
+
 TEST_F(OrtTest, SequenceOutputIsUnimplementedNamingIt) {
   onnx::ModelProto proto = testing::ParseOnnxText(R"(
 <ir_version: 8, opset_import: ["" : 17]>

@@ -28,8 +28,9 @@ struct Bfloat16Emulation {
 // bfloat16 and back (moves of data, such as Reshape or Transpose, need no rounding), a bfloat16
 // graph input is cast to float32 as it enters, and a bfloat16 graph output is cast to bfloat16 as
 // it leaves, so the model keeps its interface. Value names are kept: intermediate values are
-// the rounded ones. Unimplemented for bfloat16 inside If/Loop/Scan bodies and for external data
-// not loaded first (`path` names the model in errors).
+// the rounded ones. If/Loop/Scan bodies are rewritten the same way, their bfloat16 inputs and
+// outputs made float32 (a body's outputs are rounded too, being no interface). Unimplemented for
+// external data not loaded first (`path` names the model in errors).
 Result<Bfloat16Emulation> EmulateBfloat16(onnx::ModelProto& model,
                                           const std::filesystem::path& path);
 
