@@ -5,16 +5,30 @@ on the same model, inputs and gate:
   convgate repair                     per-node blame, one node kept per run
   onnxconverter-common                auto_convert_mixed_precision (pinned in the venv), its own
                                       validation function on the first sample
+  ModelOpt AutoCast                   modelopt.onnx.autocast.convert_to_mixed_precision (pinned in
+                                      the venv, CPU): one reference run on the first sample, nodes
+                                      whose inputs or outputs exceed its data_max (512) or whose
+                                      weights exceed float16's range stay float32
   bisection                           Polygraphy-style (`debug precision`): the shortest prefix of
                                       the topological order kept in float32 that passes
 
-The model is torchvision resnet18 (scripts/make_torch_fixtures.sh) with one layer rescaled by 1e5
-and back (convgate-inject-fault --fault fp16-overflow): exact in float32, overflowing in float16.
+Fixtures (--fixture):
+  overflow      torchvision resnet18 (scripts/make_torch_fixtures.sh) with one layer rescaled by 1e5
+                and back (convgate-inject-fault --fault fp16-overflow): exact in float32,
+                overflowing in float16.
+  underflow     the same rescaling by 1e-6 and back: the first Conv's weights (~5e-8) fall below
+                float16's smallest subnormal (6e-8) and flush to 0 or 6e-8, while every value of
+                the model stays far inside float16's range.
+  cancellation  resnet18 whose input first passes through ((x * 0.01 + 100) - 100) * 100 (nodes
+                scale_down, shift, unshift, scale_up): exact enough in float32, while float16
+                holds 100 + x * 0.01 only to a multiple of 0.0625, so the input is lost; no value
+                exceeds 100, so a magnitude rule sees nothing.
 Every result is judged by the same gate: `convgate compare SOURCE RESULT --load-inputs inputs.npz
 --policy examples/policies/fp16-network.yaml`. Prints per tool: nodes kept in float32, model
 conversions, seconds, and whether the result passes that gate.
 
 Usage: ~/.cache/convgate-deps/venv/bin/python bench/repair_peers.py [--samples N] [--model NAME]
+       [--fixture overflow|cancellation]
 (BUILD_DIR: default build)
 """
 import argparse
@@ -105,6 +119,48 @@ def onnxconverter(source, inputs, work):
     return float32_nodes(out, names), conversions[0], seconds, out
 
 
+def autocast(source, inputs, work):
+    import logging
+    from modelopt.onnx.autocast import convert_to_mixed_precision
+    logging.getLogger("modelopt").setLevel(logging.WARNING)
+    with np.load(inputs) as archive:
+        first = {name.split("/", 1)[1]: archive[name] for name in archive.files
+                 if name.startswith("sample_0/")}
+    calibration = os.path.join(work, "autocast-calibration.npz")
+    np.savez(calibration, **first)
+    start = time.perf_counter()
+    try:
+        result = convert_to_mixed_precision(source, low_precision_type="fp16", keep_io_types=True,
+                                            calibration_data=calibration)
+    except Exception as error:
+        return None, 1, time.perf_counter() - start, str(error)[:80]
+    seconds = time.perf_counter() - start
+    out = os.path.join(work, "autocast.onnx")
+    onnx.save(result, out)
+    names = {node.name for node in onnx.load(source).graph.node}
+    return float32_nodes(out, names), 1, seconds, out
+
+
+def with_cancellation(resnet, out):
+    """resnet18 fed ((x * 0.01 + 100) - 100) * 100: float16 holds 100 + x * 0.01 only to a
+    multiple of 0.0625, so every input becomes 0 (or 6.25), while no value exceeds 100."""
+    model = onnx.load(resnet)
+    graph = model.graph
+    name = graph.input[0].name
+    for node in graph.node:
+        node.input[:] = [name + "_back" if i == name else i for i in node.input]
+    for constant, value in (("c_0_01", 0.01), ("c_100", 100.0)):
+        graph.initializer.append(
+            onnx.numpy_helper.from_array(np.array([value], dtype=np.float32), constant))
+    steps = [("Mul", "scale_down", [name, "c_0_01"], name + "_small"),
+             ("Add", "shift", [name + "_small", "c_100"], name + "_shifted"),
+             ("Sub", "unshift", [name + "_shifted", "c_100"], name + "_unshifted"),
+             ("Mul", "scale_up", [name + "_unshifted", "c_100"], name + "_back")]
+    for position, (op, node_name, inputs, output) in enumerate(steps):
+        graph.node.insert(position, onnx.helper.make_node(op, inputs, [output], name=node_name))
+    onnx.save(model, out)
+
+
 def bisection(source, inputs, work):
     names = [node.name for node in onnx.load(source).graph.node if node.name]
     cache = os.path.join(work, "cache-bisect")
@@ -129,27 +185,34 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--samples", type=int, default=4)
     parser.add_argument("--model", default="resnet18")
+    parser.add_argument("--fixture", choices=("overflow", "underflow", "cancellation"),
+                        default="overflow")
     args = parser.parse_args()
     fixtures = run([os.path.join(ROOT, "scripts", "make_torch_fixtures.sh")]).stdout
     fixtures = fixtures.strip().splitlines()[-1]
     work = tempfile.mkdtemp(prefix="repair-peers-")
-    source = os.path.join(work, "overflow.onnx")
-    made = run([os.path.join(BUILD, "convgate-inject-fault"),
-                os.path.join(fixtures, args.model + ".onnx"), source, "--fault", "fp16-overflow"])
-    if made.returncode != 0:
-        sys.exit(made.stderr)
+    source = os.path.join(work, args.fixture + ".onnx")
+    if args.fixture in ("overflow", "underflow"):
+        factor = "1e5" if args.fixture == "overflow" else "1e-6"
+        made = run([os.path.join(BUILD, "convgate-inject-fault"),
+                    os.path.join(fixtures, args.model + ".onnx"), source, "--fault",
+                    "fp16-overflow", "--factor", factor])
+        if made.returncode != 0:
+            sys.exit(made.stderr)
+    else:
+        with_cancellation(os.path.join(fixtures, args.model + ".onnx"), source)
     rng = np.random.default_rng(1)
     inputs = os.path.join(work, "inputs.npz")
     np.savez(inputs, **{"sample_%d/input" % i: rng.random((1, 3, 224, 224), dtype=np.float32)
                         for i in range(args.samples)})
     plain = os.path.join(work, "plain.onnx")
     fp16_with(source, plain, [], os.path.join(work, "cache-plain"))
-    print("%s with fp16-overflow, %d samples; plain fp16 passes the gate: %s" %
-          (args.model, args.samples, gate(source, plain, inputs)))
+    print("%s with the %s fixture, %d samples; plain fp16 passes the gate: %s" %
+          (args.model, args.fixture, args.samples, gate(source, plain, inputs)))
     print("%-22s %12s %12s %9s %s" % ("tool", "kept fp32", "conversions", "seconds",
                                        "passes the gate"))
     for name, tool in (("convgate repair", repair), ("onnxconverter-common", onnxconverter),
-                       ("bisection", bisection)):
+                       ("ModelOpt AutoCast", autocast), ("bisection", bisection)):
         kept, conversions, seconds, out = tool(source, inputs, work)
         passes = gate(source, out, inputs) if kept is not None else "gave up: " + out
         print("%-22s %12s %12d %9.1f %s" % (name, kept, conversions, seconds, passes))

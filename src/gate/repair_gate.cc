@@ -39,27 +39,69 @@ SourceGraph ReadSourceGraph(const std::string& source) {
   return graph;
 }
 
+// The first node not kept yet up the inputs of `node`, walking through kept nodes (inputs in
+// order, nearest first), and the tensor through which it feeds them.
+std::optional<std::pair<std::string, std::string>> UnkeptAbove(const SourceGraph& source,
+                                                               const std::string& node,
+                                                               const std::set<std::string>& kept) {
+  std::vector<std::string> frontier = {node};
+  std::set<std::string> seen = {node};
+  for (size_t at = 0; at < frontier.size(); ++at) {
+    auto inputs = source.inputs.find(frontier[at]);
+    if (inputs == source.inputs.end()) continue;
+    for (const std::string& input : inputs->second) {
+      auto producer = source.producer.find(input);
+      if (producer == source.producer.end() || !seen.insert(producer->second).second) continue;
+      if (kept.count(producer->second) == 0) return std::make_pair(producer->second, input);
+      frontier.push_back(producer->second);
+    }
+  }
+  return std::nullopt;
+}
+
+// The node up the inputs of the kept node writing `check` (UnkeptAbove), blamed for the error
+// that node, in float32, still passes on; nullopt when `check` is not a kept node's output.
+std::optional<KeptNode> AboveKept(const NodeCheck& check, const SourceGraph& source,
+                                  const std::set<std::string>& kept) {
+  auto writer = source.producer.find(check.tensor);
+  if (writer == source.producer.end() || kept.count(writer->second) == 0) return std::nullopt;
+  std::optional<std::pair<std::string, std::string>> above =
+      UnkeptAbove(source, writer->second, kept);
+  if (!above) return std::nullopt;
+  return KeptNode{above->first, source.op_types.at(above->first),
+                  "feeds " + writer->second + ", which fails in float32 too (max |diff| " +
+                      FormatSignificant(check.max_abs_error, 3) + "): the error comes in '" +
+                      above->second + "'",
+                  0};
+}
+
 // A node kept in float32 whose output still fails takes its error from its inputs (a
-// cancellation: x + 1000 is close in bfloat16, (x + 1000) - 1000 is not): the producer of its
-// first input not kept yet is next. The failing check is the kept node's output under its
-// original name, written by the Cast the conversion put after it.
+// cancellation: x + 1000 is close in bfloat16, (x + 1000) - 1000 is not): the nearest node above
+// it not kept yet is next. The failing check is the kept node's output under its original name,
+// written by the Cast the conversion put after it.
 std::optional<KeptNode> UpstreamOfKept(const PerNodeReport& per_node, const SourceGraph& source,
                                        const std::set<std::string>& kept) {
   for (const NodeCheck& check : per_node.nodes) {
     if (check.status != NodeStatus::kFailed) continue;
-    auto writer = source.producer.find(check.tensor);
-    if (writer == source.producer.end() || kept.count(writer->second) == 0) continue;
-    for (const std::string& input : source.inputs.at(writer->second)) {
-      auto producer = source.producer.find(input);
-      if (producer == source.producer.end() || kept.count(producer->second) > 0) continue;
-      return KeptNode{producer->second, source.op_types.at(producer->second),
-                      "feeds " + writer->second + ", which fails in float32 too (max |diff| " +
-                          FormatSignificant(check.max_abs_error, 3) + "): the error comes in '" +
-                          input + "'",
-                      0};
-    }
+    if (std::optional<KeptNode> above = AboveKept(check, source, kept)) return above;
   }
   return std::nullopt;
+}
+
+// The model first diverges at the output of a node already kept in float32, finite: the error
+// came in through its inputs, from a node whose own tensor passes the tolerance only because it
+// is small (weights that underflow float16 make a layer's output ~1e-6, all of it within atol,
+// before the next layer scales it back up). A non-finite value there is the kept node's own
+// output overflowing its Cast back, which the next node in float32 resolves instead.
+std::optional<KeptNode> AboveFirstDivergent(const PerNodeReport& per_node,
+                                            const SourceGraph& source,
+                                            const std::set<std::string>& kept) {
+  if (per_node.first_divergent < 0) return std::nullopt;
+  const NodeCheck& check = per_node.nodes[per_node.first_divergent];
+  for (const NodeSampleResult& sample : check.samples) {
+    if (sample.introduced_non_finite > 0 || sample.target_non_finite > 0) return std::nullopt;
+  }
+  return AboveKept(check, source, kept);
 }
 
 // The source node a check blames: the target node itself when the source names it (float16
@@ -98,6 +140,7 @@ std::optional<KeptNode> NextToKeep(const PerNodeReport& per_node, const SourceGr
   if (per_node.quantized) {
     if (std::optional<KeptNode> upstream = UpstreamOfKept(per_node, source, kept)) return upstream;
   }
+  if (std::optional<KeptNode> above = AboveFirstDivergent(per_node, source, kept)) return above;
   if (usable(per_node.culprit)) {
     return make(per_node.culprit,
                 "culprit: max |diff| " +

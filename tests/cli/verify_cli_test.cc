@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -315,6 +316,30 @@ TEST_F(VerifyCliTest, RepairKeepsExactlyTheOverflowingNodesInFloat32) {
                 "--samples", "4", "--max-runs", "2"});
   EXPECT_EQ(short_budget.exit_code, 1) << Describe(short_budget);
   EXPECT_NE(short_budget.out.find("--max-runs 2 reached"), std::string::npos) << short_budget.out;
+}
+
+// The rescaling by 1e-6 instead: the first Conv's weights (~5e-8) underflow float16, its output
+// (~1e-6) passes any absolute tolerance however wrong it is, and only the next Conv, scaling by
+// 1e6, shows the error. Kept in float32 for its own overflow first, that Conv still fails: repair
+// walks up its inputs (Relu, then the underflowing Conv) instead of keeping every later node.
+TEST_F(VerifyCliTest, RepairWalksUpFromAKeptNodeThatStillFails) {
+  const std::string rescaled = (dir_ / "underflow.onnx").string();
+  ProcessResult made =
+      testing::RunProcess({kInjectFault.string(), Fixture("resnet18.onnx"), rescaled, "--fault",
+                           "fp16-overflow", "--factor", "1e-6"});
+  ASSERT_EQ(made.exit_code, 0) << Describe(made);
+  ProcessResult r = Convgate({"repair", rescaled, "--to", "fp16", "-o",
+                              (dir_ / "repaired.onnx").string(), "--samples", "4", "--out", Out()});
+  ASSERT_EQ(r.exit_code, 0) << Describe(r);
+  const json repair = ReadJson("report.json")["repair"];
+  std::vector<std::string> kept;
+  for (const json& node : repair["kept_float32"]) kept.push_back(node["node"]);
+  std::sort(kept.begin(), kept.end());
+  EXPECT_EQ(kept, (std::vector<std::string>{"/model/layer1/layer1.0/conv1/Conv",
+                                            "/model/layer1/layer1.0/conv2/Conv",
+                                            "/model/layer1/layer1.0/relu/Relu"}))
+      << repair.dump(2);
+  EXPECT_EQ(repair["runs"], 4) << repair.dump(2);
 }
 
 // fp16-overflow is exact in float32 (the source and the broken model agree) and overflows only
