@@ -97,6 +97,10 @@ class RepairCommand : public Command {
     flags_.Add(IntegerFlag("--max-runs", "N",
                            "Verify runs at most (each keeps one more node in float32)", {"12"}, 1,
                            1000, options_.max_runs));
+    flags_.Add(DurationFlag("--max-seconds",
+                            "A time budget for the whole repair: no verify run starts once it is "
+                            "spent, and the repair stops saying what it would keep next (0: none)",
+                            {"10m", "600"}, options_.max_seconds));
     AddToleranceFlags(flags_, options_.verify.compare.policy);
     AddDataFlags(flags_, options_.verify.compare.data);
     AddLimitFlags(flags_, options_.verify.compare.data.limits, LimitUse::kRuns);

@@ -179,6 +179,9 @@ RepairReport RepairGate(const RepairOptions& options) {
     given = found->second;
   }
   std::set<std::string> kept;
+  const auto elapsed = [&start] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
   for (int run = 1; run <= std::max(options.max_runs, 1); ++run) {
     VerifyOptions verify = options.verify;
     std::vector<std::string> names;
@@ -207,10 +210,13 @@ RepairReport RepairGate(const RepairOptions& options) {
       report.steps.push_back(step);
       break;
     }
-    if (run == options.max_runs) {
-      report.gave_up = "--max-runs " + std::to_string(options.max_runs) +
-                       " reached (next: " + next->op_type + " '" + next->node + "', " + next->why +
-                       ")";
+    const bool out_of_time = options.max_seconds > 0.0 && elapsed() >= options.max_seconds;
+    if (run == options.max_runs || out_of_time) {
+      report.gave_up = (out_of_time ? "--max-seconds " + FormatShortest(options.max_seconds) +
+                                          " spent after " + std::to_string(run) + " run(s)"
+                                    : "--max-runs " + std::to_string(options.max_runs) +
+                                          " reached") +
+                       " (next: " + next->op_type + " '" + next->node + "', " + next->why + ")";
       report.steps.push_back(step);
       break;
     }
@@ -220,7 +226,7 @@ RepairReport RepairGate(const RepairOptions& options) {
     kept.insert(next->node);
     report.kept.push_back(*next);
   }
-  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  report.seconds = elapsed();
   return report;
 }
 

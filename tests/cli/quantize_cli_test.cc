@@ -176,6 +176,14 @@ TEST_F(QuantizeCliTest, RepairKeepsTheCancellationInFloat32) {
   EXPECT_EQ(repair["runs"], 3) << repair.dump(2);
   ProcessResult again = Convgate({"compare", model, repaired, "--samples", "4"});
   EXPECT_EQ(again.exit_code, 0) << Describe(again);
+  // A time budget spent stops the search before the next run and says what would come next.
+  ProcessResult budget = Convgate({"repair", model, "--to", "int8-static", "-o", Path("b.onnx"),
+                                   "--samples", "4", "--max-seconds", "0.001"});
+  EXPECT_EQ(budget.exit_code, 1) << Describe(budget);
+  EXPECT_NE(budget.out.find("NOT REPAIRED: --max-seconds 0.001 spent after 1 run(s) (next: Sub "
+                            "'unshift'"),
+            std::string::npos)
+      << budget.out;
   // A block list naming no node is refused, not ignored as ONNX Runtime would.
   ProcessResult misspelt = Convgate({"convert", model, "--to", "int8-dynamic", "--param",
                                      "node_block_list=unshfit", "-o", Path("m.onnx")});

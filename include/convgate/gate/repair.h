@@ -19,6 +19,9 @@ struct RepairOptions {
   // per-node validation is turned on by the repair.
   VerifyOptions verify;
   int max_runs = 8;
+  // A budget for the whole repair: no run starts once it is spent (0: none). A run under way
+  // finishes (its own limits are --run-timeout's and the conversion's --timeout).
+  double max_seconds = 0.0;
 };
 
 struct KeptNode {
