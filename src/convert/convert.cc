@@ -212,6 +212,15 @@ Status ConversionRun::ChooseExtension() {
   const std::string asked = request_.output.extension().string();
   switch (converter_->layout) {
     case OutputLayout::kFile:
+      // A file named without an extension is written, then nothing can tell its format to load
+      // it (verify's own run stopped there, after the conversion): refused before converting.
+      if (!request_.output.empty() && asked.empty()) {
+        return Fail(ConversionError::kBadRequest,
+                    "-o " + request_.output.string() +
+                        " has no extension, so no backend could tell the converted model's "
+                        "format: name it OUT.onnx (or with the extension of the converter's "
+                        "format)");
+      }
       extension_ = asked.empty() ? ".onnx" : asked;
       return Status::OK();
     case OutputLayout::kOpenvinoIr:

@@ -92,6 +92,12 @@ std::string SummaryLine(const gate::PerNodeReport& per_node) {
          " runs, memory budget " + FormatBytes(per_node.memory_budget_bytes) + ")\n";
 }
 
+// "[0, 6.53]"; "no finite value" when every element is NaN or Inf (the range of none read [0, 0]).
+std::string RangeText(double min, double max, int64_t non_finite, int64_t elements) {
+  if (elements > 0 && non_finite >= elements) return "no finite value";
+  return "[" + Short(min) + ", " + Short(max) + "]";
+}
+
 std::string FirstDivergentLine(const gate::PerNodeReport& per_node) {
   if (per_node.first_divergent < 0) return "  first divergent: none\n";
   const gate::NodeCheck& node = per_node.nodes[per_node.first_divergent];
@@ -106,8 +112,11 @@ std::string FirstDivergentLine(const gate::PerNodeReport& per_node) {
     }
     // A percentile of the finite errors says little beside NaN/Inf.
     if (NonFiniteText(result).empty()) line += ", p99 " + Short(result.p99_abs_error);
-    line += ", source [" + Short(result.source_min) + ", " + Short(result.source_max) +
-            "], target [" + Short(result.target_min) + ", " + Short(result.target_max) + "]";
+    line +=
+        ", source " +
+        RangeText(result.source_min, result.source_max, result.source_non_finite, result.elements) +
+        ", target " +
+        RangeText(result.target_min, result.target_max, result.target_non_finite, result.elements);
     if (!result.failures.empty()) line += "\n    - " + result.failures.front();
     break;
   }
