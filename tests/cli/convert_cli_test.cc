@@ -46,6 +46,18 @@ class ConvertCliTest : public testing::CliTest {
   }
 };
 
+// A model file named without an extension could be written but not loaded (no backend can tell
+// its format): refused before anything runs, with nothing written.
+TEST_F(ConvertCliTest, AnOutputWithoutAnExtensionIsRefusedBeforeConverting) {
+  for (const std::string& command : {"convert", "verify"}) {
+    ProcessResult r = Convgate({command, kTinyCnn, "--to", "fp16", "-o", Path("no_extension")});
+    EXPECT_EQ(r.exit_code, 2) << Describe(r);
+    EXPECT_NE(r.err.find("-o " + Path("no_extension") + " has no extension"), std::string::npos)
+        << r.err;
+    EXPECT_FALSE(fs::exists(Path("no_extension")));
+  }
+}
+
 TEST_F(ConvertCliTest, OpsetUpgradePassesCompare) {
   ProcessResult r =
       Convgate({"convert", kTinyCnn, "--to", "opset:17", "-o", Path("tinycnn_opset17.onnx")});
