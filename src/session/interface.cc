@@ -221,6 +221,13 @@ InterfaceBinding InterfaceBinding::OutputsOnly(const InterfaceOptions& options) 
   return binding;
 }
 
+bool InterfaceBinding::names_kept() const {
+  for (const InputBinding& input : inputs_) {
+    if (input.source != input.target || input.transpose) return false;
+  }
+  return true;
+}
+
 Result<TensorMap> InterfaceBinding::TargetInputs(const TensorMap& sample) const {
   TensorMap out;
   for (const InputBinding& input : inputs_) {

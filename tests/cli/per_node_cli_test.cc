@@ -77,6 +77,27 @@ TEST_F(PerNodeCliTest, PerturbedConvIsFirstDivergentAndCulprit) {
   EXPECT_EQ(per_node["by_added_error"][0]["node"], "Conv_conv");
 }
 
+// A float16 model without keep-IO-types takes its inputs as float16: per-node feeds it the
+// samples cast, as the comparison does, and matches its intermediates by name. A broken
+// convolution in it is still the culprit (it was refused: "needs a target that takes the source's
+// inputs as they are").
+TEST_F(PerNodeCliTest, AFloat16InterfaceIsFedItsInputsCast) {
+  for (const bool broken : {false, true}) {
+    const std::string source = broken ? Inject("perturb-conv", "1.5") : kTinyCnn;
+    const std::string fp16 = Path(broken ? "broken_fp16io.onnx" : "fp16io.onnx");
+    ProcessResult made =
+        Convgate({"convert", source, "--to", "fp16", "--param", "keep_io_types=0", "-o", fp16});
+    ASSERT_EQ(made.exit_code, 0) << Describe(made);
+    json per_node = PerNode(fp16, {"--dim", "batch=4", "--local-error", "all"}, broken ? 1 : 0);
+    EXPECT_GT(per_node["summary"]["matched"].get<int>(), 4) << per_node.dump(1);
+    if (!broken) {
+      EXPECT_EQ(per_node["summary"]["failed"], 0) << per_node.dump(1);
+      continue;
+    }
+    EXPECT_EQ(per_node["culprit"]["node"], "Conv_conv") << per_node.dump(1);
+  }
+}
+
 // Issue 24: a float16 conversion keeps a node in float32 by casting around it; the Cast after it,
 // fed the target's already-wrong tensor, took the blame for an upstream fault (culprit
 // 'Resize__163_output_cast0'). Now each node alone is fed the source's values rounded as the

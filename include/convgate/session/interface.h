@@ -50,6 +50,10 @@ class InterfaceBinding {
 
   // Whether the target takes the data set as it is.
   bool identity() const { return identity_; }
+  // Whether the target takes each input under its own name, untransposed, at most cast to another
+  // floating dtype (an fp16 model without keep-IO-types): its intermediates still carry the
+  // source's names, so they can be compared by name once its inputs are cast.
+  bool names_kept() const;
   // One sample's inputs as the target takes them (copies; the source's stay as they are).
   Result<TensorMap> TargetInputs(const TensorMap& sample) const;
   // The target's outputs under the source's names, transposed back where the layout differs; on

@@ -89,6 +89,8 @@ class SidePair {
   // Whether the target takes the data set's inputs as they are: not renamed or transposed
   // (session/interface.h). REQUIRES: SetUpSamples.
   bool target_takes_inputs_as_they_are() const { return !binding_ || binding_->identity(); }
+  // The binding of the data set to the target; nullptr before SetUpSamples or for saved outputs.
+  const InterfaceBinding* binding() const { return binding_ ? &*binding_ : nullptr; }
   size_t samples() const { return samples_; }
 
   // Runs the source ahead of the target (when the target's session waits for it, or `wanted`:

@@ -474,7 +474,9 @@ void ComputeChunk(PerNodeContext& context, TargetCutter& cutter, int sample_idx,
   const TensorMap& sample = (*context.samples)[sample_idx];
   std::map<std::string, std::string> errors;
   FetchTensors(*context.source.model, sample, source_names, from_source, errors, report.runs);
-  FetchTensors(*context.target.model, sample, target_names, from_target, errors, report.runs);
+  FetchTensors(*context.target.model,
+               SampleFor(context.target, *context.samples, static_cast<size_t>(sample_idx)),
+               target_names, from_target, errors, report.runs);
   // The one-node models run beside the fetched tensors and the parsed graph, not the sessions.
   ReleaseSide(context.source);
   ReleaseSide(context.target);

@@ -171,7 +171,8 @@ void CompareChunk(PerNodeContext& context, const std::vector<size_t>& chunk, int
   if (!ahead) {
     for (size_t sample_idx = 0; sample_idx < samples.size(); ++sample_idx) {
       Fetched source = FetchChunk(context.source, samples[sample_idx], names, report.runs);
-      Fetched target = FetchChunk(context.target, samples[sample_idx], target_names, report.runs);
+      Fetched target = FetchChunk(context.target, SampleFor(context.target, samples, sample_idx),
+                                  target_names, report.runs);
       JudgeChunk(context, static_cast<int>(sample_idx), chunk, source, target, report);
     }
     return;
@@ -183,7 +184,8 @@ void CompareChunk(PerNodeContext& context, const std::vector<size_t>& chunk, int
   ReleaseSide(context.source);
   context.last_source_chunk.clear();
   for (size_t sample_idx = 0; sample_idx < samples.size(); ++sample_idx) {
-    Fetched target = FetchChunk(context.target, samples[sample_idx], target_names, report.runs);
+    Fetched target = FetchChunk(context.target, SampleFor(context.target, samples, sample_idx),
+                                target_names, report.runs);
     // The next chunk, or local errors, start with the source; the last sample is judged without
     // the target's session (its weights and buffers), which only the tensors outlive.
     if (sample_idx + 1 == samples.size()) ReleaseSide(context.target);

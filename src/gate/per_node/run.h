@@ -26,7 +26,16 @@ struct PerNodeSide {
   backends::Model* model = nullptr;
   std::filesystem::path path;  // the ONNX file (its graph names the intermediates)
   std::string role;            // "source", "target"
+  // The samples as this side takes them, when not the data set's as they are (a float16 target
+  // without keep-IO-types takes its inputs cast): same names, same order. Not owned.
+  const std::vector<TensorMap>* inputs = nullptr;
 };
+
+// Sample `index` as `side` takes it: its own inputs, or the data set's.
+inline const TensorMap& SampleFor(const PerNodeSide& side, const std::vector<TensorMap>& samples,
+                                  size_t index) {
+  return side.inputs != nullptr ? (*side.inputs)[index] : samples[index];
+}
 
 // Everything the steps share; built once by RunPerNode.
 struct PerNodeContext {

@@ -424,7 +424,8 @@ Result<PerNodeReport> RunPerNodeWithSubgraphs(
   // Expanded models live in a private folder that goes with the run (temp_dir.h).
   CONVGATE_ASSIGN_OR_RETURN(TempDir dir, TempDir::Create("subgraphs"));
   SideExpander source_side(source, source_load, samples, policy, dir.path());
-  SideExpander target_side(target, target_load, samples, policy, dir.path());
+  SideExpander target_side(target, target_load, target.inputs ? *target.inputs : samples, policy,
+                           dir.path());
   int runs = 0;
   CONVGATE_RETURN_IF_ERROR(source_side.Run(runs));
   CONVGATE_RETURN_IF_ERROR(target_side.Run(runs));
