@@ -101,8 +101,7 @@ std::vector<ConversionKind> MakeKinds() {
              {"calibration", "(verify: the gate's inputs)",
               "an .npz of samples (flat, or sample_<i>/<input>) to calibrate on"},
              {"preset", "performance", "NNCF's preset: performance or mixed"},
-             {"node_block_list", "(none)",
-              "node names left in float32 (NNCF's IgnoredScope)"}};
+             {"node_block_list", "(none)", "node names left in float32 (NNCF's IgnoredScope)"}};
          params.insert(params.end(), kOpenvinoInputParams.begin(), kOpenvinoInputParams.end());
          return params;
        }()},

@@ -75,24 +75,9 @@ bool IsTorchScriptFile(const std::filesystem::path& source) {
 // openvino:int8's parameters: the calibration samples (verify writes its own), NNCF's preset, and
 // the nodes left in float32.
 Status ReadInt8Params(const Params& params, const std::string& kind, Plan& plan) {
-  auto calibration = params.find("calibration");
-  if (calibration == params.end()) {
-    return Status::InvalidArgument(
-        "--to " + kind +
-        " calibrates activation ranges on samples: give --param calibration=inputs.npz (verify "
-        "uses its own inputs, or --data's)");
-  }
-  std::error_code error;
-  if (!std::filesystem::is_regular_file(calibration->second, error)) {
-    return Status::InvalidArgument("parameter calibration='" + calibration->second + "' for --to " +
-                                   kind + ": no such file");
-  }
-  plan.calibration = calibration->second;
+  CONVGATE_ASSIGN_OR_RETURN(plan.calibration, CalibrationParam(params, kind));
+  CONVGATE_RETURN_IF_ERROR(CheckChoice(params, "preset", {"performance", "mixed"}, kind));
   if (auto preset = params.find("preset"); preset != params.end()) {
-    if (preset->second != "performance" && preset->second != "mixed") {
-      return Status::InvalidArgument("parameter preset='" + preset->second + "' for --to " + kind +
-                                     ": performance or mixed");
-    }
     plan.int8_flags.insert(plan.int8_flags.end(), {"--preset", preset->second});
   }
   if (auto ignored = params.find("node_block_list"); ignored != params.end()) {

@@ -19,20 +19,6 @@ std::filesystem::path ScriptPath() {
   return RuntimeScript("ort_quantize.py", "CONVGATE_ORT_QUANTIZE_SCRIPT");
 }
 
-Status CheckChoice(const Params& params, const std::string& name,
-                   std::initializer_list<std::string_view> choices, std::string_view kind) {
-  auto found = params.find(name);
-  if (found == params.end()) return Status::OK();
-  for (std::string_view choice : choices) {
-    if (found->second == choice) return Status::OK();
-  }
-  std::string known;
-  for (std::string_view choice : choices)
-    known += (known.empty() ? "" : ", ") + std::string(choice);
-  return Status::InvalidArgument("parameter " + name + "='" + found->second + "' for --to " +
-                                 std::string(kind) + ": one of " + known);
-}
-
 // The script's command line, {src} and {out} left for the attempt.
 Result<std::vector<std::string>> ScriptArgv(const std::string& python, bool dynamic,
                                             const Params& params, std::string_view kind) {
@@ -63,18 +49,8 @@ Result<std::vector<std::string>> ScriptArgv(const std::string& python, bool dyna
   CONVGATE_RETURN_IF_ERROR(CheckChoice(params, "format", {"qdq", "qoperator"}, kind));
   CONVGATE_RETURN_IF_ERROR(
       CheckChoice(params, "calibrate_method", {"minmax", "entropy", "percentile"}, kind));
-  auto calibration = params.find("calibration");
-  if (calibration == params.end()) {
-    return Status::InvalidArgument(
-        "--to int8-static calibrates activation ranges on samples: give --param "
-        "calibration=inputs.npz (verify uses its own inputs, or --data's)");
-  }
-  std::error_code error;
-  if (!std::filesystem::is_regular_file(calibration->second, error)) {
-    return Status::InvalidArgument("parameter calibration='" + calibration->second +
-                                   "' for --to int8-static: no such file");
-  }
-  argv.insert(argv.end(), {"--calibration", calibration->second});
+  CONVGATE_ASSIGN_OR_RETURN(const std::string calibration, CalibrationParam(params, kind));
+  argv.insert(argv.end(), {"--calibration", calibration});
   for (const auto& [param, flag] :
        {std::pair{"format", "--format"}, {"calibrate_method", "--calibrate-method"}}) {
     if (auto found = params.find(param); found != params.end()) {

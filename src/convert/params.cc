@@ -1,6 +1,8 @@
 #include "convert/params.h"
 
 #include <charconv>
+#include <filesystem>
+#include <system_error>
 
 namespace convgate::convert {
 namespace {
@@ -61,6 +63,37 @@ std::vector<std::string> SplitList(std::string_view text) {
     text.remove_prefix(comma + 1);
   }
   return items;
+}
+
+Status CheckChoice(const Params& params, const std::string& name,
+                   std::initializer_list<std::string_view> choices, std::string_view kind) {
+  auto found = params.find(name);
+  if (found == params.end()) return Status::OK();
+  for (std::string_view choice : choices) {
+    if (found->second == choice) return Status::OK();
+  }
+  std::string known;
+  for (std::string_view choice : choices) {
+    known += (known.empty() ? "" : ", ") + std::string(choice);
+  }
+  return Status::InvalidArgument("parameter " + name + "='" + found->second + "' for --to " +
+                                 std::string(kind) + ": one of " + known);
+}
+
+Result<std::string> CalibrationParam(const Params& params, std::string_view kind) {
+  auto calibration = params.find("calibration");
+  if (calibration == params.end()) {
+    return Status::InvalidArgument(
+        "--to " + std::string(kind) +
+        " calibrates activation ranges on samples: give --param calibration=inputs.npz (verify "
+        "uses its own inputs, or --data's)");
+  }
+  std::error_code error;
+  if (!std::filesystem::is_regular_file(calibration->second, error)) {
+    return Status::InvalidArgument("parameter calibration='" + calibration->second + "' for --to " +
+                                   std::string(kind) + ": no such file");
+  }
+  return calibration->second;
 }
 
 }  // namespace convgate::convert

@@ -137,9 +137,12 @@ std::optional<graph::ComputePrecision> PrecisionOf(const std::filesystem::path& 
 // format's rounding.
 std::optional<compare::ConversionDefaults> FromGraphs(const PairFacts& facts) {
   const std::optional<graph::ComputePrecision> target = PrecisionOf(facts.target);
-  if (!target) return std::nullopt;
+  const bool quantizes = target && target->quantization_ops > 0;
+  // A float32 target (most pairs) decides alone: the source is read only when there is a
+  // reduced precision to compare it with.
+  if (!target || (!quantizes && !target->Reduced())) return std::nullopt;
   const std::optional<graph::ComputePrecision> source = PrecisionOf(facts.source);
-  if (target->quantization_ops > 0 && (!source || source->quantization_ops == 0)) {
+  if (quantizes && (!source || source->quantization_ops == 0)) {
     return Quantization("(the target quantizes: " + std::to_string(target->quantization_ops) +
                             " quantization ops, the source none)",
                         false);

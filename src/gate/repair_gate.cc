@@ -212,11 +212,11 @@ RepairReport RepairGate(const RepairOptions& options) {
     }
     const bool out_of_time = options.max_seconds > 0.0 && elapsed() >= options.max_seconds;
     if (run == options.max_runs || out_of_time) {
-      report.gave_up = (out_of_time ? "--max-seconds " + FormatShortest(options.max_seconds) +
-                                          " spent after " + std::to_string(run) + " run(s)"
-                                    : "--max-runs " + std::to_string(options.max_runs) +
-                                          " reached") +
-                       " (next: " + next->op_type + " '" + next->node + "', " + next->why + ")";
+      report.gave_up =
+          (out_of_time ? "--max-seconds " + FormatShortest(options.max_seconds) + " spent after " +
+                             std::to_string(run) + " run(s)"
+                       : "--max-runs " + std::to_string(options.max_runs) + " reached") +
+          " (next: " + next->op_type + " '" + next->node + "', " + next->why + ")";
       report.steps.push_back(step);
       break;
     }

@@ -6,8 +6,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <set>
-#include <string_view>
 
 #include "convgate/backends/releasable.h"
 #include "convgate/compare/tensor_compare.h"
@@ -61,24 +59,30 @@ NodeSampleResult Condense(int sample, const OutputCheck& check) {
   return result;
 }
 
-// The tensor a QDQ target's consumers read for `tensor`: the output of the DequantizeLinear fed
-// by a QuantizeLinear of it. Empty when it is not quantized that way.
-std::string DequantizedOf(const PerNodeContext& context, const std::string& tensor) {
-  auto consumer_of = [&](const std::string& value, std::string_view op) -> const graph::NodeInfo* {
-    for (const graph::NodeInfo& info : context.target_nodes) {
-      if (info.op_type != op || info.inputs.empty() || info.inputs.front() != value) continue;
-      if (!info.outputs.empty() && !info.outputs.front().empty()) return &info;
+// For each tensor a QDQ target quantizes, what its consumers read: the output of the first
+// DequantizeLinear fed by the first QuantizeLinear of it (T -> T_DequantizeLinear_Output).
+std::map<std::string, std::string> DequantizedTensors(const std::vector<graph::NodeInfo>& nodes) {
+  std::map<std::string, std::string> quantized, dequantized;  // input -> output, per op
+  for (const graph::NodeInfo& info : nodes) {
+    if (info.inputs.empty() || info.outputs.empty() || info.outputs.front().empty()) continue;
+    if (info.op_type == "QuantizeLinear") quantized.emplace(info.inputs.front(), info.outputs[0]);
+    if (info.op_type == "DequantizeLinear") {
+      dequantized.emplace(info.inputs.front(), info.outputs[0]);
     }
-    return nullptr;
-  };
-  const graph::NodeInfo* quantize = consumer_of(tensor, "QuantizeLinear");
-  if (quantize == nullptr) return {};
-  const graph::NodeInfo* dequantize = consumer_of(quantize->outputs.front(), "DequantizeLinear");
-  return dequantize == nullptr ? std::string() : dequantize->outputs.front();
+  }
+  std::map<std::string, std::string> read;
+  for (const auto& [tensor, quantized_output] : quantized) {
+    auto found = dequantized.find(quantized_output);
+    if (found != dequantized.end()) read.emplace(tensor, found->second);
+  }
+  return read;
 }
 
 // Target nodes' outputs in topological order; those the source also produces become NodeChecks.
 void MatchTensors(const PerNodeContext& context, PerNodeReport& report) {
+  const std::map<std::string, std::string> dequantized =
+      context.quantized ? DequantizedTensors(context.target_nodes)
+                        : std::map<std::string, std::string>();
   for (size_t node_idx = 0; node_idx < context.target_nodes.size(); ++node_idx) {
     const graph::NodeInfo& info = context.target_nodes[node_idx];
     for (const std::string& output : info.outputs) {
@@ -93,7 +97,9 @@ void MatchTensors(const PerNodeContext& context, PerNodeReport& report) {
       check.op_type = info.op_type;
       check.inputs = info.inputs;
       check.tensor = output;
-      if (context.quantized) check.target_tensor = DequantizedOf(context, output);
+      if (auto read = dequantized.find(output); read != dequantized.end()) {
+        check.target_tensor = read->second;
+      }
       report.nodes.push_back(std::move(check));
     }
   }
